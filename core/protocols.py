@@ -1,0 +1,153 @@
+"""The small interfaces every pipeline stage sits behind, so a backend can be swapped alone.
+
+Implementations live in their own modules (models/, knowledge/, checking/); the pipeline, the TUI
+and the CLI only talk to these Protocols.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from .session import Entity, Evidence, Verdict
+
+
+# --------------------------------------------------------------------------- generation
+
+
+@dataclass
+class DecodingParams:
+    """Decoding defaults from the semantic-drift paper: 500 tokens, T=0.6, top-p 0.9, fixed seed."""
+    max_tokens: int = 500
+    temperature: float = 0.6
+    top_p: float = 0.9
+    seed: int = 0
+    greedy: bool = False
+    repetition_penalty: float = 1.0
+    stop_on_repeat: bool = True      # stop when a sentence repeats an earlier one
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Chunk:
+    """A piece of streamed text. The last chunk of a stream has `done=True` and a `stop_reason`."""
+    text: str
+    tokens: int = 1
+    logprob: float | None = None      # summed log-probability of the chunk's tokens, when known
+    entropy: float | None = None      # mean next-token entropy over the chunk, when known
+    done: bool = False
+    stop_reason: str | None = None    # eos | max_tokens | user | repetition | drift | error
+
+
+@dataclass
+class Progress:
+    """Progress of long work (first-run model preparation, downloads, indexing)."""
+    stage: str
+    done: float
+    total: float | None = None
+    message: str = ""
+
+
+class MfactError(Exception):
+    """An error meant for the user: one line naming the cause, and what to do."""
+
+    def __init__(self, message: str, hint: str = ""):
+        self.message = message
+        self.hint = hint
+        super().__init__(message + (f" ({hint})" if hint else ""))
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@runtime_checkable
+class Generator(Protocol):
+    backend: str            # "transformers", "openai", "fake", ...
+    model: str              # model id, path or server model name
+
+    def default_prompt(self, entity: str, lang: str) -> str:
+        """The prompt for a biography of `entity` in `lang` (completion or chat style)."""
+
+    def stream(self, prompt: str, params: DecodingParams,
+               stop: threading.Event | None = None) -> Iterator[Chunk]:
+        """Stream the continuation. Setting `stop` ends it within one token (reason `user`).
+        Raises MfactError for a missing model, unreachable server, out of memory, ..."""
+
+
+# --------------------------------------------------------------------------- embeddings and language
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """L2-normalised float32 array (len(texts), dim)."""
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """L2-normalised float32 array (len(texts), dim)."""
+
+
+@runtime_checkable
+class LanguageDetector(Protocol):
+    name: str
+
+    def detect(self, text: str) -> tuple[str, float]:
+        """(ISO 639-1 code, confidence in [0, 1])."""
+
+
+# --------------------------------------------------------------------------- knowledge and retrieval
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    def retrieve(self, entity: Entity, fact: str, langs: Sequence[str], k: int = 8) -> list[Evidence]:
+        """The top-k passages for `fact` about `entity`, best first, each with source and score."""
+
+
+# --------------------------------------------------------------------------- checking
+
+
+@dataclass
+class Sentence:
+    index: int
+    start: int
+    end: int                 # [start, end) into the full text
+    text: str
+
+
+@dataclass
+class ExtractedFact:
+    text: str
+    span: tuple[int, int]    # [start, end) into the full text, inside the sentence
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    name: str
+
+    def extract(self, sentence: Sentence, full_text: str, lang: str, entity: str) -> list[ExtractedFact]:
+        """Atomic facts of one sentence, in order, each anchored to a span of the text."""
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    name: str
+    version: str
+
+    def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
+        """Label S / NS / IR with confidence, the evidence ids used and a short reason."""
+
+
+@dataclass
+class StageInfo:
+    """What one stage is, recorded in a session's config so runs can be reproduced."""
+    kind: str
+    name: str
+    version: str = ""
+    options: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,359 @@
+"""The typed model of one checking session and its JSON form (`"schema": "mfact.session/1"`).
+
+Everything mfact produces or reads about a checked text goes through these classes: the store keeps
+them as rows, the CLI exports and imports them, the TUI renders them. `Session.from_dict` validates
+untrusted JSON and raises `SessionFormatError` naming the field that is wrong.
+"""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+SCHEMA = "mfact.session/1"
+LABELS = ("S", "NS", "IR")
+STOP_REASONS = ("eos", "max_tokens", "drift", "repetition", "user", "error", "imported")
+
+
+class SessionFormatError(ValueError):
+    """A session document is malformed. `where` names the field (e.g. `facts[3].span`)."""
+
+    def __init__(self, where: str, message: str):
+        self.where = where
+        self.message = message
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+# --------------------------------------------------------------------------- parts
+
+
+@dataclass
+class Entity:
+    name: str
+    qid: str | None = None
+    titles: dict[str, str] = field(default_factory=dict)   # lang -> page title
+    attributes: dict[str, Any] = field(default_factory=dict)  # e.g. rarity, region
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "qid": self.qid, "titles": dict(self.titles),
+                "attributes": dict(self.attributes)}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str = "entity") -> "Entity":
+        d = _obj(d, where)
+        return cls(
+            name=_str(d, "name", where),
+            qid=_opt_str(d, "qid", where),
+            titles={str(k): str(v) for k, v in _obj(d.get("titles") or {}, f"{where}.titles").items()},
+            attributes=dict(_obj(d.get("attributes") or {}, f"{where}.attributes")),
+        )
+
+
+@dataclass
+class GeneratorInfo:
+    backend: str = "none"
+    model: str = ""
+    prompt: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+
+    def to_dict(self) -> dict:
+        return {"backend": self.backend, "model": self.model, "prompt": self.prompt,
+                "params": dict(self.params), "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str = "generator") -> "GeneratorInfo":
+        d = _obj(d or {}, where)
+        seed = d.get("seed")
+        if seed is not None and not isinstance(seed, int):
+            raise SessionFormatError(f"{where}.seed", "must be an integer or null")
+        return cls(backend=str(d.get("backend", "none")), model=str(d.get("model", "")),
+                   prompt=str(d.get("prompt", "")),
+                   params=dict(_obj(d.get("params") or {}, f"{where}.params")), seed=seed)
+
+
+@dataclass
+class Verdict:
+    label: str
+    confidence: float = 1.0
+    verifier: str = ""
+    evidence: list[str] = field(default_factory=list)
+    reason: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"label": self.label, "confidence": self.confidence, "verifier": self.verifier,
+                "evidence": list(self.evidence), "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str) -> "Verdict":
+        d = _obj(d, where)
+        conf = d.get("confidence", 1.0)
+        if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not 0.0 <= conf <= 1.0:
+            raise SessionFormatError(f"{where}.confidence", f"must be a number in [0, 1], got {conf!r}")
+        ev = d.get("evidence") or []
+        if not isinstance(ev, list):
+            raise SessionFormatError(f"{where}.evidence", "must be a list of evidence ids")
+        return cls(label=_label(d.get("label"), f"{where}.label"), confidence=float(conf),
+                   verifier=str(d.get("verifier", "")), evidence=[str(e) for e in ev],
+                   reason=_opt_str(d, "reason", where))
+
+
+@dataclass
+class HumanLabel:
+    label: str
+    time: str = field(default_factory=now_iso)
+
+    def to_dict(self) -> dict:
+        return {"label": self.label, "time": self.time}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str) -> "HumanLabel":
+        d = _obj(d, where)
+        return cls(label=_label(d.get("label"), f"{where}.label"), time=str(d.get("time") or now_iso()))
+
+
+@dataclass
+class Fact:
+    id: str
+    text: str
+    sentence: int
+    span: tuple[int, int]
+    auto: Verdict | None = None
+    human: HumanLabel | None = None
+
+    @property
+    def label(self) -> str | None:
+        """The effective label: the human one when set, else the automatic one (None: pending)."""
+        if self.human is not None:
+            return self.human.label
+        if self.auto is not None:
+            return self.auto.label
+        return None
+
+    @property
+    def disagrees(self) -> bool:
+        return self.human is not None and self.auto is not None and self.human.label != self.auto.label
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "text": self.text, "sentence": self.sentence,
+                "span": [self.span[0], self.span[1]],
+                "auto": self.auto.to_dict() if self.auto else None,
+                "human": self.human.to_dict() if self.human else None}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str, text_len: int) -> "Fact":
+        d = _obj(d, where)
+        span = d.get("span")
+        if (not isinstance(span, (list, tuple)) or len(span) != 2
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
+            raise SessionFormatError(f"{where}.span", "must be [start, end) as two integers")
+        start, end = span
+        if not 0 <= start <= end <= text_len:
+            raise SessionFormatError(
+                f"{where}.span", f"[{start}, {end}) lies outside the text (length {text_len})")
+        sent = d.get("sentence", 0)
+        if not isinstance(sent, int) or isinstance(sent, bool) or sent < 0:
+            raise SessionFormatError(f"{where}.sentence", "must be a non-negative integer")
+        auto = d.get("auto")
+        human = d.get("human")
+        return cls(id=_str(d, "id", where), text=_str(d, "text", where), sentence=sent,
+                   span=(start, end),
+                   auto=Verdict.from_dict(auto, f"{where}.auto") if auto is not None else None,
+                   human=HumanLabel.from_dict(human, f"{where}.human") if human is not None else None)
+
+
+@dataclass
+class Evidence:
+    id: str
+    source: str          # wikipedia, zim, web, factscore-db, offline-vital, cache, ...
+    lang: str
+    title: str
+    text: str
+    url: str = ""
+    section: str = ""
+    score: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "source": self.source, "lang": self.lang, "title": self.title,
+                "url": self.url, "section": self.section, "text": self.text, "score": self.score}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str) -> "Evidence":
+        d = _obj(d, where)
+        score = d.get("score", 0.0)
+        if not isinstance(score, (int, float)) or isinstance(score, bool):
+            raise SessionFormatError(f"{where}.score", "must be a number")
+        return cls(id=_str(d, "id", where), source=_str(d, "source", where),
+                   lang=str(d.get("lang", "")), title=str(d.get("title", "")),
+                   text=_str(d, "text", where), url=str(d.get("url") or ""),
+                   section=str(d.get("section") or ""), score=float(score))
+
+
+# --------------------------------------------------------------------------- session
+
+
+@dataclass
+class Session:
+    language: str
+    entity: Entity
+    id: str = field(default_factory=new_id)
+    created_at: str = field(default_factory=now_iso)
+    name: str = ""                     # user-visible title (rename); defaults to entity/lang
+    generator: GeneratorInfo = field(default_factory=GeneratorInfo)
+    text: str = ""                     # the text that was checked (cleaned of model markup)
+    raw_text: str | None = None        # the model's raw output when it differs from `text`
+    tokens: int = 0
+    stop_reason: str | None = None
+    facts: list[Fact] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+    checks: dict[str, Any] = field(default_factory=dict)    # language check, repetition, ...
+    metrics: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)    # knowledge sources, verifier, versions
+    status: str = "done"               # "running" while a pipeline still writes it
+
+    @property
+    def title(self) -> str:
+        return self.name or f"{self.entity.name} ({self.language})"
+
+    @property
+    def abstained(self) -> bool:
+        """A text with no facts ("I don't know") is an abstention: counted apart, not scored."""
+        return not self.facts
+
+    def fact(self, fact_id: str) -> Fact:
+        for f in self.facts:
+            if f.id == fact_id:
+                return f
+        raise KeyError(fact_id)
+
+    def evidence_by_id(self) -> dict[str, Evidence]:
+        return {e.id: e for e in self.evidence}
+
+    def sort_facts(self) -> None:
+        self.facts.sort(key=lambda f: (f.span[0], f.sentence, f.span[1]))
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": SCHEMA,
+            "id": self.id,
+            "created_at": self.created_at,
+            "name": self.name,
+            "language": self.language,
+            "entity": self.entity.to_dict(),
+            "generator": self.generator.to_dict(),
+            "text": self.text,
+            "raw_text": self.raw_text,
+            "tokens": self.tokens,
+            "stop_reason": self.stop_reason,
+            "status": self.status,
+            "facts": [f.to_dict() for f in self.facts],
+            "evidence": [e.to_dict() for e in self.evidence],
+            "checks": self.checks,
+            "metrics": self.metrics,
+            "config": self.config,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str = "") -> "Session":
+        """Validate and build a session from untrusted JSON data."""
+        pre = f"{where}." if where else ""
+        d = _obj(d, where or "session")
+        schema = d.get("schema")
+        if schema != SCHEMA:
+            raise SessionFormatError(
+                f"{pre}schema", f"expected {SCHEMA!r}, got {schema!r}"
+                + (" (a newer mfact wrote this file?)" if isinstance(schema, str)
+                   and schema.startswith("mfact.session/") else ""))
+        text = d.get("text", "")
+        if not isinstance(text, str):
+            raise SessionFormatError(f"{pre}text", "must be a string")
+        lang = _str(d, "language", where or "session")
+        from .languages import UnknownLanguage, get_language
+        try:
+            get_language(lang)
+        except UnknownLanguage as exc:
+            raise SessionFormatError(f"{pre}language", str(exc)) from None
+        facts_raw = d.get("facts") or []
+        if not isinstance(facts_raw, list):
+            raise SessionFormatError(f"{pre}facts", "must be a list")
+        ev_raw = d.get("evidence") or []
+        if not isinstance(ev_raw, list):
+            raise SessionFormatError(f"{pre}evidence", "must be a list")
+        tokens = d.get("tokens", 0)
+        if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0:
+            raise SessionFormatError(f"{pre}tokens", "must be a non-negative integer")
+        stop = d.get("stop_reason")
+        if stop is not None and stop not in STOP_REASONS:
+            raise SessionFormatError(f"{pre}stop_reason",
+                                     f"unknown stop reason {stop!r}; one of {', '.join(STOP_REASONS)}")
+        s = cls(
+            id=_str(d, "id", where or "session"),
+            created_at=str(d.get("created_at") or now_iso()),
+            name=str(d.get("name") or ""),
+            language=get_language(lang).code,
+            entity=Entity.from_dict(d.get("entity"), f"{pre}entity"),
+            generator=GeneratorInfo.from_dict(d.get("generator"), f"{pre}generator"),
+            text=text,
+            raw_text=d.get("raw_text") if isinstance(d.get("raw_text"), str) else None,
+            tokens=tokens,
+            stop_reason=stop,
+            facts=[Fact.from_dict(f, f"{pre}facts[{i}]", len(text)) for i, f in enumerate(facts_raw)],
+            evidence=[Evidence.from_dict(e, f"{pre}evidence[{i}]") for i, e in enumerate(ev_raw)],
+            checks=dict(_obj(d.get("checks") or {}, f"{pre}checks")),
+            metrics=dict(_obj(d.get("metrics") or {}, f"{pre}metrics")),
+            config=dict(_obj(d.get("config") or {}, f"{pre}config")),
+            status=str(d.get("status") or "done"),
+        )
+        ids = [f.id for f in s.facts]
+        if len(set(ids)) != len(ids):
+            raise SessionFormatError(f"{pre}facts", "fact ids must be unique")
+        ev_ids = {e.id for e in s.evidence}
+        for i, f in enumerate(s.facts):
+            if f.auto:
+                missing = [e for e in f.auto.evidence if e not in ev_ids]
+                if missing:
+                    raise SessionFormatError(f"{pre}facts[{i}].auto.evidence",
+                                             f"unknown evidence id {missing[0]!r}")
+        s.sort_facts()
+        return s
+
+
+# --------------------------------------------------------------------------- validation helpers
+
+
+def _obj(d: Any, where: str) -> dict:
+    if not isinstance(d, dict):
+        raise SessionFormatError(where, f"must be an object, got {type(d).__name__}")
+    return d
+
+
+def _str(d: dict, key: str, where: str) -> str:
+    v = d.get(key)
+    if not isinstance(v, str) or (key in ("id", "name", "language") and not v.strip()):
+        raise SessionFormatError(f"{where}.{key}" if where else key, "must be a non-empty string"
+                                 if key in ("id", "name", "language") else "must be a string")
+    return v
+
+
+def _opt_str(d: dict, key: str, where: str) -> str | None:
+    v = d.get(key)
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        raise SessionFormatError(f"{where}.{key}", "must be a string or null")
+    return v
+
+
+def _label(v: Any, where: str) -> str:
+    if v not in LABELS:
+        raise SessionFormatError(where, f"unknown label {v!r}; one of S, NS, IR")
+    return v

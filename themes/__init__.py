@@ -1,0 +1,1 @@
+"""mfact themes: .tcss stylesheets and Textual themes."""

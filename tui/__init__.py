@@ -1,0 +1,1 @@
+"""mfact terminal app (Textual)."""

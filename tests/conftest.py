@@ -1,0 +1,33 @@
+"""Shared test setup: every test gets its own MFACT_HOME, and nothing reaches the network."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+if not SHARED.exists():  # CI clones into a folder with shared/ beside it, as here
+    SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(autouse=True)
+def mfact_home(tmp_path, monkeypatch) -> Path:
+    home = tmp_path / "mfact-home"
+    home.mkdir()
+    monkeypatch.setenv("MFACT_HOME", str(home))
+    for var in list(os.environ):
+        if var.startswith("MFACT_") and var != "MFACT_HOME":
+            monkeypatch.delenv(var, raising=False)
+    return home
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    if not SHARED.exists():
+        pytest.skip("../shared is not beside the checkout")
+    return SHARED

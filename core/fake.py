@@ -231,6 +231,10 @@ class FakeVerifier:
         self.fail_on = re.compile(fail_on) if fail_on else None
         self.confidence = confidence
         self.calls = 0
+        # the version names the rules, so the verdict cache never mixes two fakes' verdicts
+        spec = repr((sorted(self.labels.items()), None if callable(rules) else list(rules or []),
+                     id(rules) if callable(rules) else None, default, threshold))
+        self.version = "1-" + hashlib.sha1(spec.encode("utf-8")).hexdigest()[:8]
         for lab in list(self.labels.values()) + [default]:
             if lab not in LABELS:
                 raise ValueError(f"unknown label {lab!r}")

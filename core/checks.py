@@ -1,0 +1,83 @@
+"""CaLMScore surface checks of one text (science.md section 3): non-empty, in the requested language,
+not repetitive (a run of >= 20 tokens of `o200k_base` occurring >= 4 times).
+
+The `o200k_base` encoding is loaded offline from the `bpe-openai` package, which ships the file
+tiktoken would otherwise download.
+"""
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from typing import Iterable
+
+REPEAT_RUN = 20
+REPEAT_TIMES = 4
+
+_lock = threading.Lock()
+_encoding = None
+
+
+def _o200k():
+    global _encoding
+    with _lock:
+        if _encoding is None:
+            import bpe_openai
+
+            _encoding = bpe_openai.get_encoding("o200k_base")
+        return _encoding
+
+
+def tokenize(text: str) -> list[int]:
+    """Token ids of `o200k_base` (offline)."""
+    if not text:
+        return []
+    return list(_o200k().encode(text))
+
+
+def repeated_run(tokens: Iterable[int], run: int = REPEAT_RUN, times: int = REPEAT_TIMES) -> tuple[int, ...] | None:
+    """The first run of `run` consecutive tokens that occurs at least `times` times (occurrences may
+    overlap: "a a a a ..." repeats too), or None. Any longer repeated run contains such a run."""
+    toks = list(tokens)
+    if run <= 0 or len(toks) < run:
+        return None
+    seen: Counter = Counter()
+    for i in range(len(toks) - run + 1):
+        key = tuple(toks[i:i + run])
+        seen[key] += 1
+        if seen[key] >= times:
+            return key
+    return None
+
+
+def is_repetitive(text: str, run: int = REPEAT_RUN, times: int = REPEAT_TIMES) -> bool:
+    return repeated_run(tokenize(text), run, times) is not None
+
+
+def _norm_lang(code: str) -> str:
+    code = (code or "").strip().lower().replace("_", "-")
+    return code.split("-")[0]
+
+
+def calm_checks(text: str, lang: str) -> dict:
+    """CaLMScore checks of one answer in the requested language `lang`.
+
+    Returns {non_empty, detected_language, language_prob, language_ok, repetitive, passed}:
+    `passed` is what CaLMScore counts (non-empty, right language, not repetitive). An empty text is
+    not in the right language and not repetitive."""
+    from .langid import detect
+
+    non_empty = bool(text and text.strip())
+    if non_empty:
+        detected, prob = detect(text)
+    else:
+        detected, prob = "", 0.0
+    language_ok = non_empty and _norm_lang(detected) == _norm_lang(lang)
+    repetitive = non_empty and is_repetitive(text)
+    return {
+        "non_empty": non_empty,
+        "detected_language": detected or None,
+        "language_prob": round(float(prob), 4),
+        "language_ok": bool(language_ok),
+        "repetitive": bool(repetitive),
+        "passed": bool(non_empty and language_ok and not repetitive),
+    }

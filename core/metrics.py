@@ -1,0 +1,378 @@
+"""The figures mfact reports, as pure functions (science.md sections 1, 2 and 4).
+
+Labels are the strings "S" (supported), "NS" (not supported) and "IR" (irrelevant); `None` is a
+fact still waiting for its verdict and is left out of every figure. All figures are fractions in
+[0, 1], or `None` when they cannot be computed (then a `*_reason` says why where it matters).
+
+Conventions (documented in docs/foundation.md):
+- FActScore of one text = S / (S + NS + IR): FActScore's own convention, IR counts as not supported.
+  `factscore_relevant_only` = S / (S + NS). The length penalty multiplies by exp(1 - gamma / n)
+  when n < gamma (gamma = 10).
+- Semantic drift: IR counts as not supported (1 only for S), like FActScore. A text needs at least
+  2 * max(m, 1) labelled facts to have a drift score; below that SD is `None` (not 0), so that short
+  texts do not pull the mean down.
+- A text with no facts is an abstention: counted apart, never scored.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, NamedTuple, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .session import Session
+
+GAMMA = 10
+DRIFT_MARGIN = 3
+DRIFT_THRESHOLD = 0.75
+PERMUTATIONS = 1000
+PERMUTATION_SEED = 0
+MIN_RELABELS = 30
+
+_EPS = 1e-12
+
+
+# --------------------------------------------------------------------------- FActScore
+
+
+def _counts(labels: Iterable[str | None]) -> tuple[int, int, int]:
+    s = ns = ir = 0
+    for lab in labels:
+        if lab == "S":
+            s += 1
+        elif lab == "NS":
+            ns += 1
+        elif lab == "IR":
+            ir += 1
+        elif lab is not None:
+            raise ValueError(f"unknown label {lab!r}; one of S, NS, IR")
+    return s, ns, ir
+
+
+def factscore(labels: Iterable[str | None]) -> float | None:
+    """S / (S + NS + IR) over labelled facts; None when no fact is labelled."""
+    s, ns, ir = _counts(labels)
+    n = s + ns + ir
+    return s / n if n else None
+
+
+def factscore_relevant_only(labels: Iterable[str | None]) -> float | None:
+    """S / (S + NS): IR facts left out; None when no fact is S or NS."""
+    s, ns, _ = _counts(labels)
+    return s / (s + ns) if s + ns else None
+
+
+def gamma_penalty(n: int, gamma: int = GAMMA) -> float:
+    """FActScore's length penalty exp(1 - gamma / n) for 0 < n < gamma, else 1 (0 for n = 0)."""
+    if n <= 0:
+        return 0.0
+    return math.exp(1.0 - gamma / n) if n < gamma else 1.0
+
+
+def factscore_gamma(labels: Iterable[str | None], gamma: int = GAMMA) -> float | None:
+    """FActScore with the length penalty; n = number of labelled facts."""
+    labels = list(labels)
+    fs = factscore(labels)
+    if fs is None:
+        return None
+    n = sum(1 for lab in labels if lab is not None)
+    return fs * gamma_penalty(n, gamma)
+
+
+def mean(values: Iterable[float | None]) -> float | None:
+    """Mean of the values that are not None; None when there are none."""
+    vals = [float(v) for v in values if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+# --------------------------------------------------------------------------- semantic drift
+
+
+class Drift(NamedTuple):
+    """Result of `semantic_drift`. `score` is SD_m in [0, 1] (None: too few facts), `point` the
+    drift point k (facts [0, k) before, [k, N) after), with the two shares that make up the score."""
+    score: float | None
+    point: int | None
+    supported_before: float | None
+    unsupported_after: float | None
+
+
+def _binary(labels: Iterable[Any]) -> list[int]:
+    """Labels to 1 (supported) / 0 (not: NS and IR); pending (None) facts are dropped."""
+    out: list[int] = []
+    for lab in labels:
+        if lab is None:
+            continue
+        if lab in ("S", 1, True):
+            out.append(1)
+        elif lab in ("NS", "IR", 0, False):
+            out.append(0)
+        else:
+            raise ValueError(f"unknown label {lab!r}; one of S, NS, IR")
+    return out
+
+
+def _split_range(n: int, m: int) -> range:
+    lo = max(m, 1)
+    return range(lo, n - lo + 1)
+
+
+def semantic_drift(labels: Sequence[Any], m: int = DRIFT_MARGIN) -> Drift:
+    """SD_m(P) = max_k 1/2 (mean(s_0..s_{k-1}) + mean(1 - s_k..s_{N-1})), k in max(m,1)..N-max(m,1).
+
+    Labels in generation order ("S"/"NS"/"IR" or 1/0; IR counts as not supported; None skipped).
+    The first k reaching the maximum is the drift point."""
+    if m < 0:
+        raise ValueError("margin m must be >= 0")
+    s = _binary(labels)
+    n = len(s)
+    ks = _split_range(n, m)
+    if n < 2 * m or len(ks) == 0:
+        return Drift(None, None, None, None)
+    prefix = [0]
+    for v in s:
+        prefix.append(prefix[-1] + v)
+    total = prefix[-1]
+    best = (-1.0, 0, 0.0, 0.0)
+    for k in ks:
+        before = prefix[k] / k
+        after = 1.0 - (total - prefix[k]) / (n - k)
+        sd = 0.5 * (before + after)
+        if sd > best[0] + _EPS:
+            best = (sd, k, before, after)
+    return Drift(best[0], best[1], best[2], best[3])
+
+
+def _sd_batch(batch, m: int):
+    """SD_m of every row of a 0/1 matrix (rows = label sequences of the same length)."""
+    import numpy as np
+
+    n = batch.shape[1]
+    ks = np.arange(max(m, 1), n - max(m, 1) + 1)
+    cs = np.cumsum(batch, axis=1, dtype=np.float64)
+    total = cs[:, -1:]
+    before_sum = cs[:, ks - 1]
+    before = before_sum / ks
+    after = 1.0 - (total - before_sum) / (n - ks)
+    return 0.5 * (before + after).max(axis=1)
+
+
+def drift_p_value(labels: Sequence[Any], m: int = DRIFT_MARGIN, n_permutations: int = PERMUTATIONS,
+                  seed: int = PERMUTATION_SEED) -> float | None:
+    """Permutation test: share of `n_permutations` seeded shuffles of the labels whose SD_m is at
+    least the observed one. None when the text has no drift score."""
+    import numpy as np
+
+    observed = semantic_drift(labels, m)
+    if observed.score is None:
+        return None
+    s = np.asarray(_binary(labels), dtype=np.int8)
+    rng = np.random.default_rng(seed)
+    shuffled = rng.permuted(np.broadcast_to(s, (n_permutations, s.size)).copy(), axis=1)
+    sds = _sd_batch(shuffled, m)
+    return float(np.mean(sds >= observed.score - 1e-9))
+
+
+# --------------------------------------------------------------------------- agreement
+
+
+@dataclass
+class Agreement:
+    n: int
+    accuracy: float | None
+    kappa: float | None
+    reason: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"n": self.n, "accuracy": self.accuracy, "kappa": self.kappa, "reason": self.reason}
+
+
+def agreement(pairs: Iterable[tuple[str, str]]) -> Agreement:
+    """Accuracy and Cohen's kappa between (human, automatic) label pairs."""
+    pairs = [(h, a) for h, a in pairs if h is not None and a is not None]
+    n = len(pairs)
+    if n == 0:
+        return Agreement(0, None, None, "no fact has both a human and an automatic label")
+    po = sum(1 for h, a in pairs if h == a) / n
+    cats = sorted({x for p in pairs for x in p})
+    pe = sum((sum(1 for h, _ in pairs if h == c) / n) * (sum(1 for _, a in pairs if a == c) / n)
+             for c in cats)
+    if abs(1.0 - pe) < _EPS:
+        # both raters used one and the same label throughout: kappa is undefined
+        return Agreement(n, po, None, "kappa undefined: both sides used a single label")
+    return Agreement(n, po, (po - pe) / (1.0 - pe))
+
+
+# --------------------------------------------------------------------------- hallucination rate
+
+_TOKEN_RE = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]|\w+|[^\w\s]", re.UNICODE)
+
+
+def text_tokens(text: str) -> list[tuple[int, int]]:
+    """Word-level tokens (start, end) of a text: runs of word characters, single punctuation marks,
+    and single characters of scripts written without spaces (Han, kana, Hangul, Thai)."""
+    return [m.span() for m in _TOKEN_RE.finditer(text)]
+
+
+def hallucinated_tokens(text: str, facts: Sequence[tuple[tuple[int, int], str | None]]) -> tuple[float, int]:
+    """(H, N): the token-weighted count of not-supported text and the number of tokens.
+
+    Each token of the text is shared equally among the labelled facts whose span covers it; it counts
+    as hallucinated in proportion to the NS facts among them (a sentence of 10 tokens with 4 facts,
+    one of them NS, contributes 2.5 tokens). Tokens no labelled fact covers count as not
+    hallucinated."""
+    toks = text_tokens(text)
+    labelled = [(span, lab) for span, lab in facts if lab is not None]
+    if not toks or not labelled:
+        return 0.0, len(toks)
+    h = 0.0
+    for start, end in toks:
+        cover = [lab for (a, b), lab in labelled if a < end and start < b]
+        if cover:
+            h += sum(1 for lab in cover if lab == "NS") / len(cover)
+    return h, len(toks)
+
+
+@dataclass
+class Calibration:
+    """The automatic verifier's precision and recall for NS, measured on facts a person labelled."""
+    n: int
+    precision: float | None
+    recall: float | None
+    reason: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.precision is not None and self.recall is not None and self.recall > 0
+
+    def to_dict(self) -> dict:
+        return {"n": self.n, "precision": self.precision, "recall": self.recall, "reason": self.reason}
+
+
+def ns_calibration(pairs: Iterable[tuple[str, str]], min_relabels: int = MIN_RELABELS) -> Calibration:
+    """Precision/recall of the automatic NS against the human label, from (human, auto) pairs."""
+    pairs = [(h, a) for h, a in pairs if h is not None and a is not None]
+    n = len(pairs)
+    if n < min_relabels:
+        return Calibration(n, None, None, f"not enough relabels ({n} < {min_relabels})")
+    tp = sum(1 for h, a in pairs if h == "NS" and a == "NS")
+    auto_ns = sum(1 for _, a in pairs if a == "NS")
+    human_ns = sum(1 for h, _ in pairs if h == "NS")
+    precision = tp / auto_ns if auto_ns else None
+    recall = tp / human_ns if human_ns else None
+    reason = None
+    if precision is None:
+        reason = "the verifier labelled no relabelled fact NS"
+    elif recall is None:
+        reason = "no relabelled fact is NS for the person"
+    elif recall == 0:
+        reason = "recall is 0: the verifier found none of the person's NS facts"
+    return Calibration(n, precision, recall, reason)
+
+
+def hallucination_rate(h_det: float, n_tokens: int, calibration: Calibration | None) -> float | None:
+    """HR_est = (P * H_det) / (R * N) (science.md section 4); without calibration (labels known
+    true, e.g. all set by a person) the plain share H / N. Clipped to [0, 1]."""
+    if n_tokens <= 0:
+        return None
+    if calibration is None:
+        return min(1.0, h_det / n_tokens)
+    if not calibration.usable:
+        return None
+    return min(1.0, max(0.0, calibration.precision * h_det / (calibration.recall * n_tokens)))
+
+
+# --------------------------------------------------------------------------- one session
+
+
+def labels_of(session: "Session") -> list[str | None]:
+    """Effective labels in text order (human when set, else automatic, None while pending)."""
+    return [f.label for f in sorted(session.facts, key=lambda f: (f.span[0], f.sentence, f.span[1]))]
+
+
+def all_human(session: "Session") -> bool:
+    """True when every labelled fact carries a human label (imported human-labelled data)."""
+    labelled = [f for f in session.facts if f.label is not None]
+    return bool(labelled) and all(f.human is not None for f in labelled)
+
+
+def relabel_pairs(session: "Session") -> list[tuple[str, str]]:
+    return [(f.human.label, f.auto.label) for f in session.facts
+            if f.human is not None and f.auto is not None]
+
+
+def session_hallucination(session: "Session", calibration: Calibration | None = None,
+                          min_relabels: int = MIN_RELABELS) -> dict:
+    """Hallucination-rate estimate for one session. With no `calibration` given, the labels are
+    taken as truth when a person set all of them; otherwise the session's own relabels calibrate
+    (usually too few: None with the reason)."""
+    h, n = hallucinated_tokens(session.text, [(f.span, f.label) for f in session.facts])
+    raw = (h / n) if n else None
+    if calibration is None:
+        if all_human(session):
+            return {"hallucination_rate": raw, "hallucination_rate_raw": raw,
+                    "hallucination_rate_reason": "all labels set by a person: no correction needed",
+                    "hallucination_precision": None, "hallucination_recall": None}
+        calibration = ns_calibration(relabel_pairs(session), min_relabels)
+    rate = hallucination_rate(h, n, calibration)
+    reason = None
+    if rate is None:
+        reason = calibration.reason or ("empty text" if not n else "not computable")
+    return {"hallucination_rate": rate, "hallucination_rate_raw": raw,
+            "hallucination_rate_reason": reason,
+            "hallucination_precision": calibration.precision, "hallucination_recall": calibration.recall}
+
+
+def session_metrics(session: "Session", *, p_value: bool = True, m: int = DRIFT_MARGIN,
+                    gamma: int = GAMMA, checks: dict | None = None,
+                    calibration: Calibration | None = None,
+                    n_permutations: int = PERMUTATIONS) -> dict:
+    """Every figure of one session from its effective labels.
+
+    Keys: factscore, factscore_relevant_only, factscore_gamma, semantic_drift, drift_point,
+    drift_p_value, calm {language_ok, detected_language, repetitive, non_empty}, hallucination_rate,
+    plus n_facts, n_labelled, counts, supported_before, unsupported_after, drifting, abstained,
+    hallucination_rate_raw/_reason, agreement.
+
+    `checks`: CaLMScore checks already computed (`checks.calm_checks`); when None they are taken from
+    `session.checks` if present, else computed. `p_value=False` skips the permutation test (cheap
+    enough to run after every verdict); the p-value is then None."""
+    labels = labels_of(session)
+    s, ns, ir = _counts(labels)
+    labelled = s + ns + ir
+    drift = semantic_drift(labels, m)
+    pv = None
+    if p_value and drift.score is not None:
+        pv = drift_p_value(labels, m, n_permutations)
+    if checks is None:
+        checks = session.checks if _has_calm(session.checks) else None
+    if checks is None:
+        from .checks import calm_checks
+        checks = calm_checks(session.text, session.language)
+    calm = {k: checks.get(k) for k in ("language_ok", "detected_language", "repetitive", "non_empty")}
+    out: dict[str, Any] = {
+        "factscore": factscore(labels),
+        "factscore_relevant_only": factscore_relevant_only(labels),
+        "factscore_gamma": factscore_gamma(labels, gamma),
+        "semantic_drift": drift.score,
+        "drift_point": drift.point,
+        "drift_position": (drift.point / labelled) if drift.point is not None and labelled else None,
+        "supported_before": drift.supported_before,
+        "unsupported_after": drift.unsupported_after,
+        "drifting": (drift.score >= DRIFT_THRESHOLD) if drift.score is not None else None,
+        "drift_p_value": pv,
+        "calm": calm,
+        "n_facts": len(session.facts),
+        "n_labelled": labelled,
+        "counts": {"S": s, "NS": ns, "IR": ir, "pending": len(labels) - labelled},
+        "abstained": not session.facts,
+        "agreement": agreement(relabel_pairs(session)).to_dict(),
+    }
+    out.update(session_hallucination(session, calibration))
+    return out
+
+
+def _has_calm(checks: dict | None) -> bool:
+    return bool(checks) and all(k in checks for k in ("language_ok", "repetitive", "non_empty"))

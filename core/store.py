@@ -1,0 +1,478 @@
+"""The session store: one SQLite file (WAL) in the user data dir, sessions, facts, labels and evidence
+as rows.
+
+- `set_human_label` commits at once: killing the process at any moment loses no label it returned
+  from. Each relabel is also written to `label_history`, so the TUI can undo (`undo_label`).
+- The schema version is kept in the `meta` table. A store written by a newer mfact is refused with a
+  clear MfactError before anything is written to it.
+- One connection per Store, usable from several threads (calls are serialised by a lock); several
+  processes may share the file (WAL, busy timeout).
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from .protocols import MfactError
+from .session import (LABELS, Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict,
+                      now_iso)
+
+SCHEMA_VERSION = 1
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    id          TEXT PRIMARY KEY,
+    name        TEXT NOT NULL DEFAULT '',
+    language    TEXT NOT NULL,
+    entity      TEXT NOT NULL,
+    entity_json TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    model       TEXT NOT NULL DEFAULT '',
+    status      TEXT NOT NULL DEFAULT 'done',
+    n_facts     INTEGER NOT NULL DEFAULT 0,
+    factscore   REAL,
+    generator_json TEXT NOT NULL DEFAULT '{}',
+    text        TEXT NOT NULL DEFAULT '',
+    raw_text    TEXT,
+    tokens      INTEGER NOT NULL DEFAULT 0,
+    stop_reason TEXT,
+    checks_json TEXT NOT NULL DEFAULT '{}',
+    metrics_json TEXT NOT NULL DEFAULT '{}',
+    config_json TEXT NOT NULL DEFAULT '{}',
+    updated_at  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_lang ON sessions(language, created_at);
+CREATE TABLE IF NOT EXISTS facts (
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    id          TEXT NOT NULL,
+    pos         INTEGER NOT NULL,
+    text        TEXT NOT NULL,
+    sentence    INTEGER NOT NULL,
+    span_start  INTEGER NOT NULL,
+    span_end    INTEGER NOT NULL,
+    auto_label  TEXT,
+    auto_confidence REAL,
+    auto_verifier TEXT,
+    auto_evidence TEXT,
+    auto_reason TEXT,
+    human_label TEXT,
+    human_time  TEXT,
+    PRIMARY KEY (session_id, id)
+);
+CREATE TABLE IF NOT EXISTS evidence (
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    id          TEXT NOT NULL,
+    pos         INTEGER NOT NULL,
+    source      TEXT NOT NULL,
+    lang        TEXT NOT NULL,
+    title       TEXT NOT NULL,
+    url         TEXT NOT NULL,
+    section     TEXT NOT NULL,
+    text        TEXT NOT NULL,
+    score       REAL NOT NULL,
+    PRIMARY KEY (session_id, id)
+);
+CREATE TABLE IF NOT EXISTS label_history (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id  TEXT NOT NULL,
+    fact_id     TEXT NOT NULL,
+    old_label   TEXT,
+    old_time    TEXT,
+    new_label   TEXT,
+    time        TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS label_history_session ON label_history(session_id, seq);
+"""
+
+
+@dataclass
+class SessionSummary:
+    """One row of `list_sessions`: what a session list shows without loading facts."""
+    id: str
+    name: str
+    title: str
+    entity: str
+    language: str
+    created_at: str
+    n_facts: int
+    factscore: float | None
+    model: str
+    status: str
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class LabelChange:
+    """One entry of the label history (newest first from `label_history`)."""
+    seq: int
+    session_id: str
+    fact_id: str
+    old_label: str | None
+    new_label: str | None
+    time: str
+
+
+class Store:
+    """SQLite store of sessions. `Store()` opens (creating if needed) `paths.store_file()`."""
+
+    def __init__(self, path: str | Path | None = None):
+        from . import paths
+
+        self.path = Path(path) if path is not None else paths.store_file()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        try:
+            self._db = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None,
+                                       check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise MfactError(f"cannot open the session store {self.path}: {exc}",
+                             "check the path and its permissions") from None
+        try:
+            self._check_version()
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA busy_timeout=30000")
+            self._db.executescript(_DDL)
+            self._db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+                             (str(SCHEMA_VERSION),))
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise MfactError(f"the session store {self.path} is not a readable mfact store: {exc}",
+                             "move the file away or use another --home") from None
+        except MfactError:
+            self._db.close()
+            raise
+
+    # ------------------------------------------------------------------ housekeeping
+
+    def _check_version(self) -> None:
+        has_meta = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+        if not has_meta:
+            return
+        row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is None:
+            return
+        try:
+            version = int(row[0])
+        except ValueError:
+            raise MfactError(f"the session store {self.path} has an unreadable schema version {row[0]!r}",
+                             "move the file away or use another --home") from None
+        if version > SCHEMA_VERSION:
+            raise MfactError(
+                f"the session store {self.path} was written by a newer mfact (schema {version},"
+                f" this mfact knows {SCHEMA_VERSION}); it was left untouched",
+                "upgrade mfact, or use another --home / MFACT_HOME")
+
+    @property
+    def schema_version(self) -> int:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            return int(row[0])
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                self._db.close()
+            except sqlite3.Error:  # pragma: no cover
+                pass
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _tx(self):
+        return _Transaction(self._db, self._lock)
+
+    # ------------------------------------------------------------------ writing
+
+    def save_session(self, s: Session) -> None:
+        """Insert or replace the whole session (facts and evidence included) in one transaction.
+        The label history is kept, and so are human labels the store has for facts that the given
+        copy leaves unlabelled (labels are cleared through `set_human_label`, not by saving)."""
+        from .metrics import factscore
+
+        now = now_iso()
+        with self._tx() as db:
+            # Human labels are written by `set_human_label` (the TUI) while a pipeline may still save
+            # its own copy of the session: a label the store has and the copy lacks is kept.
+            stored = {fid: (hl, ht) for fid, hl, ht in db.execute(
+                "SELECT id, human_label, human_time FROM facts WHERE session_id=? AND human_label"
+                " IS NOT NULL", (s.id,))}
+            for f in s.facts:
+                if f.human is None and f.id in stored:
+                    f.human = HumanLabel(label=stored[f.id][0], time=stored[f.id][1] or now)
+            if not s.name:
+                row = db.execute("SELECT name FROM sessions WHERE id=?", (s.id,)).fetchone()
+                if row and row[0]:
+                    s.name = row[0]
+            fs = factscore(f.label for f in s.facts)
+            db.execute("DELETE FROM facts WHERE session_id=?", (s.id,))
+            db.execute("DELETE FROM evidence WHERE session_id=?", (s.id,))
+            db.execute(
+                "INSERT OR REPLACE INTO sessions(id, name, language, entity, entity_json, created_at,"
+                " model, status, n_facts, factscore, generator_json, text, raw_text, tokens,"
+                " stop_reason, checks_json, metrics_json, config_json, updated_at)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (s.id, s.name, s.language, s.entity.name, _dump(s.entity.to_dict()), s.created_at,
+                 s.generator.model, s.status, len(s.facts), fs, _dump(s.generator.to_dict()), s.text,
+                 s.raw_text, s.tokens, s.stop_reason, _dump(s.checks), _dump(s.metrics),
+                 _dump(s.config), now))
+            db.executemany(
+                "INSERT INTO facts(session_id, id, pos, text, sentence, span_start, span_end,"
+                " auto_label, auto_confidence, auto_verifier, auto_evidence, auto_reason,"
+                " human_label, human_time) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [(s.id, f.id, i, f.text, f.sentence, f.span[0], f.span[1],
+                  f.auto.label if f.auto else None, f.auto.confidence if f.auto else None,
+                  f.auto.verifier if f.auto else None, _dump(f.auto.evidence) if f.auto else None,
+                  f.auto.reason if f.auto else None,
+                  f.human.label if f.human else None, f.human.time if f.human else None)
+                 for i, f in enumerate(s.facts)])
+            db.executemany(
+                "INSERT INTO evidence(session_id, id, pos, source, lang, title, url, section, text,"
+                " score) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                [(s.id, e.id, i, e.source, e.lang, e.title, e.url, e.section, e.text, e.score)
+                 for i, e in enumerate(s.evidence)])
+
+    def save_sessions(self, sessions: list[Session]) -> None:
+        """Save several sessions in one transaction: all or nothing (imports)."""
+        with self._tx():
+            for s in sessions:
+                self.save_session(s)
+
+    def set_human_label(self, session_id: str, fact_id: str, label: str | None) -> str | None:
+        """Set (or clear, with None) a person's label on a fact; committed before returning.
+        Returns the previous human label (None when there was none), for undo."""
+        if label is not None and label not in LABELS:
+            raise MfactError(f"unknown label {label!r}", "one of S, NS, IR")
+        with self._tx() as db:
+            row = db.execute("SELECT human_label, human_time FROM facts WHERE session_id=? AND id=?",
+                             (session_id, fact_id)).fetchone()
+            if row is None:
+                self._missing(db, session_id, fact_id)
+            old, old_time = row
+            now = now_iso()
+            db.execute("UPDATE facts SET human_label=?, human_time=? WHERE session_id=? AND id=?",
+                       (label, now if label else None, session_id, fact_id))
+            db.execute("INSERT INTO label_history(session_id, fact_id, old_label, old_time, new_label,"
+                       " time) VALUES (?,?,?,?,?,?)", (session_id, fact_id, old, old_time, label, now))
+            self._refresh_score(db, session_id)
+        return old
+
+    def label_history(self, session_id: str, limit: int | None = None) -> list[LabelChange]:
+        """The relabels of a session, newest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, session_id, fact_id, old_label, new_label, time FROM label_history"
+                " WHERE session_id=? ORDER BY seq DESC" + (" LIMIT ?" if limit else ""),
+                (session_id, limit) if limit else (session_id,)).fetchall()
+        return [LabelChange(*r) for r in rows]
+
+    def undo_label(self, session_id: str) -> LabelChange | None:
+        """Undo the newest relabel of a session: restore the fact's previous human label and drop
+        the history entry. Returns the undone change (None when there is nothing to undo)."""
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT seq, session_id, fact_id, old_label, new_label, time, old_time FROM label_history"
+                " WHERE session_id=? ORDER BY seq DESC LIMIT 1", (session_id,)).fetchone()
+            if row is None:
+                return None
+            seq, sid, fid, old, new, t, old_time = row
+            db.execute("UPDATE facts SET human_label=?, human_time=? WHERE session_id=? AND id=?",
+                       (old, old_time if old else None, sid, fid))
+            db.execute("DELETE FROM label_history WHERE seq=?", (seq,))
+            self._refresh_score(db, sid)
+        return LabelChange(seq, sid, fid, old, new, t)
+
+    def _refresh_score(self, db: sqlite3.Connection, session_id: str) -> None:
+        from .metrics import factscore
+
+        labels = [r[0] for r in db.execute(
+            "SELECT COALESCE(human_label, auto_label) FROM facts WHERE session_id=?", (session_id,))]
+        db.execute("UPDATE sessions SET factscore=?, updated_at=? WHERE id=?",
+                   (factscore(labels), now_iso(), session_id))
+
+    def _missing(self, db: sqlite3.Connection, session_id: str, fact_id: str):
+        if db.execute("SELECT 1 FROM sessions WHERE id=?", (session_id,)).fetchone() is None:
+            raise MfactError(f"no session {session_id!r} in the store", "see `mfact sessions list`")
+        raise MfactError(f"session {session_id!r} has no fact {fact_id!r}")
+
+    def delete_session(self, session_id: str) -> None:
+        with self._tx() as db:
+            cur = db.execute("DELETE FROM sessions WHERE id=?", (session_id,))
+            if cur.rowcount == 0:
+                raise MfactError(f"no session {session_id!r} in the store", "see `mfact sessions list`")
+            db.execute("DELETE FROM facts WHERE session_id=?", (session_id,))
+            db.execute("DELETE FROM evidence WHERE session_id=?", (session_id,))
+            db.execute("DELETE FROM label_history WHERE session_id=?", (session_id,))
+
+    def rename_session(self, session_id: str, name: str) -> None:
+        name = (name or "").strip()
+        if not name:
+            raise MfactError("a session name cannot be empty")
+        with self._tx() as db:
+            cur = db.execute("UPDATE sessions SET name=?, updated_at=? WHERE id=?",
+                             (name, now_iso(), session_id))
+            if cur.rowcount == 0:
+                raise MfactError(f"no session {session_id!r} in the store", "see `mfact sessions list`")
+
+    # ------------------------------------------------------------------ reading
+
+    def has_session(self, session_id: str) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM sessions WHERE id=?", (session_id,)).fetchone() is not None
+
+    def resolve_id(self, prefix: str) -> str:
+        """A full session id from an id or a unique prefix of one (as `git` does)."""
+        with self._lock:
+            if self._db.execute("SELECT 1 FROM sessions WHERE id=?", (prefix,)).fetchone():
+                return prefix
+            rows = self._db.execute("SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 3",
+                                    (_like_prefix(prefix),)).fetchall()
+        if len(rows) == 1:
+            return rows[0][0]
+        if not rows:
+            raise MfactError(f"no session {prefix!r} in the store", "see `mfact sessions list`")
+        raise MfactError(f"session id prefix {prefix!r} is ambiguous", "give more characters")
+
+    def get_session(self, session_id: str) -> Session:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, name, language, entity_json, created_at, status, generator_json, text,"
+                " raw_text, tokens, stop_reason, checks_json, metrics_json, config_json"
+                " FROM sessions WHERE id=?", (session_id,)).fetchone()
+            if row is None:
+                raise MfactError(f"no session {session_id!r} in the store", "see `mfact sessions list`")
+            facts = self._db.execute(
+                "SELECT id, text, sentence, span_start, span_end, auto_label, auto_confidence,"
+                " auto_verifier, auto_evidence, auto_reason, human_label, human_time"
+                " FROM facts WHERE session_id=? ORDER BY pos", (session_id,)).fetchall()
+            evidence = self._db.execute(
+                "SELECT id, source, lang, title, url, section, text, score FROM evidence"
+                " WHERE session_id=? ORDER BY pos", (session_id,)).fetchall()
+        return _session_from_rows(row, facts, evidence)
+
+    def list_sessions(self, language: str | None = None, limit: int | None = None) -> list[SessionSummary]:
+        """Summaries, newest first."""
+        sql = ("SELECT id, name, entity, language, created_at, n_facts, factscore, model, status"
+               " FROM sessions")
+        args: list[Any] = []
+        if language:
+            sql += " WHERE language=?"
+            args.append(language)
+        sql += " ORDER BY created_at DESC, rowid DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(int(limit))
+        with self._lock:
+            rows = self._db.execute(sql, args).fetchall()
+        out = []
+        for sid, name, entity, lang, created, n, fs, model, status in rows:
+            out.append(SessionSummary(id=sid, name=name, title=name or f"{entity} ({lang})",
+                                      entity=entity, language=lang, created_at=created, n_facts=n,
+                                      factscore=fs, model=model, status=status))
+        return out
+
+    def iter_sessions(self, language: str | None = None) -> Iterator[Session]:
+        """Every session (oldest first), loaded one at a time."""
+        sql = "SELECT id FROM sessions" + (" WHERE language=?" if language else "") + \
+              " ORDER BY created_at, rowid"
+        with self._lock:
+            ids = [r[0] for r in self._db.execute(sql, (language,) if language else ())]
+        for sid in ids:
+            try:
+                yield self.get_session(sid)
+            except MfactError:  # deleted meanwhile
+                continue
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+class _Transaction:
+    """`BEGIN IMMEDIATE` ... `COMMIT` (or `ROLLBACK`), re-entrant within one thread."""
+
+    def __init__(self, db: sqlite3.Connection, lock: threading.RLock):
+        self.db = db
+        self.lock = lock
+        self.outer = False
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.lock.acquire()
+        self.outer = not self.db.in_transaction
+        if self.outer:
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                self.lock.release()
+                raise
+        return self.db
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if self.outer:
+                if exc_type is None:
+                    self.db.execute("COMMIT")
+                else:
+                    self.db.execute("ROLLBACK")
+        finally:
+            self.lock.release()
+
+
+def _dump(v: Any) -> str:
+    return json.dumps(v, ensure_ascii=False, default=str)
+
+
+def _load(v: str | None, default: Any) -> Any:
+    if v is None:
+        return default
+    try:
+        return json.loads(v)
+    except json.JSONDecodeError:
+        return default
+
+
+def _like_prefix(prefix: str) -> str:
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _session_from_rows(row, facts, evidence) -> Session:
+    (sid, name, language, entity_json, created_at, status, generator_json, text, raw_text, tokens,
+     stop_reason, checks_json, metrics_json, config_json) = row
+    ent = _load(entity_json, {})
+    gen = _load(generator_json, {})
+    fact_objs = []
+    for (fid, ftext, sentence, a, b, al, ac, av, ae, ar, hl, ht) in facts:
+        auto = Verdict(label=al, confidence=ac if ac is not None else 1.0, verifier=av or "",
+                       evidence=list(_load(ae, [])), reason=ar) if al else None
+        human = HumanLabel(label=hl, time=ht or "") if hl else None
+        fact_objs.append(Fact(id=fid, text=ftext, sentence=sentence, span=(a, b), auto=auto, human=human))
+    return Session(
+        id=sid, name=name, language=language,
+        entity=Entity(name=ent.get("name", ""), qid=ent.get("qid"), titles=dict(ent.get("titles") or {}),
+                      attributes=dict(ent.get("attributes") or {})),
+        created_at=created_at, status=status,
+        generator=GeneratorInfo(backend=gen.get("backend", "none"), model=gen.get("model", ""),
+                                prompt=gen.get("prompt", ""), params=dict(gen.get("params") or {}),
+                                seed=gen.get("seed")),
+        text=text, raw_text=raw_text, tokens=tokens, stop_reason=stop_reason, facts=fact_objs,
+        evidence=[Evidence(id=e[0], source=e[1], lang=e[2], title=e[3], url=e[4], section=e[5],
+                           text=e[6], score=e[7]) for e in evidence],
+        checks=_load(checks_json, {}), metrics=_load(metrics_json, {}), config=_load(config_json, {}))

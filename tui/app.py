@@ -1,23 +1,285 @@
-"""mfact-tui entry point (placeholder until the terminal-app issue lands)."""
+"""mfact-tui: the terminal app. `main(argv)` takes the same options as `mfact check` plus
+`--lang`, `--entity` (start checking at once) and `--open ID|FILE.json` (reopen a session).
+
+The app holds the configuration, the store and the pipeline (built once, off the UI thread, on
+first use); screens render what the pipeline's events say and write labels to the store.
+"""
 from __future__ import annotations
 
+import argparse
+import json
+import logging
+import os
 import sys
+import threading
+import time
+from functools import partial
+from pathlib import Path
+from typing import Callable, Iterable
+
+from textual.app import App, SystemCommand
+from textual.screen import Screen
+
+from mfact.core.config import Config
+from mfact.core.protocols import MfactError, Progress
+from mfact.core.session import Entity, Session, SessionFormatError
+from mfact.themes import STYLESHEET, THEME_NAMES, THEMES
+
+from .keys import ACTIONS, bindings, validate_keymap
+
+log = logging.getLogger("mfact.tui")
+
+PipelineFactory = Callable[[Config, Callable[[Progress], None] | None], object]
+SuggestFn = Callable[[str, str, Config, int], list[str]]
+
+
+def _default_pipeline_factory(cfg: Config, on_progress=None):
+    from mfact.core.pipeline import build_pipeline
+    return build_pipeline(cfg, on_progress)
+
+
+def _default_resolve(name: str, lang: str, cfg: Config):
+    from mfact.core.knowledge import resolve_entity
+    return resolve_entity(name, lang, cfg)
+
+
+def _default_suggest(prefix: str, lang: str, cfg: Config, limit: int = 10) -> list[str]:
+    from mfact.core.knowledge import suggest
+    return suggest(prefix, lang, cfg, limit=limit)
+
+
+class MfactApp(App):
+    """The mfact terminal workbench."""
+
+    TITLE = "mfact"
+    SUB_TITLE = "check the facts in what language models write"
+    CSS_PATH = str(STYLESHEET)
+    BINDINGS = bindings("app")
+    ENABLE_COMMAND_PALETTE = True
+
+    def __init__(self, cfg: Config | None = None, *, store=None,
+                 pipeline_factory: PipelineFactory | None = None,
+                 suggest: SuggestFn | None = None, resolve: Callable | None = None,
+                 lang: str | None = None, entity: str | None = None,
+                 session: Session | None = None, export_dir: str | Path | None = None,
+                 suggest_delay: float = 0.25):
+        super().__init__()
+        self.cfg = cfg or Config()
+        self._store = store
+        self._store_failed = False
+        self.pipeline_factory = pipeline_factory or _default_pipeline_factory
+        self.suggest_fn = suggest or _default_suggest
+        self.resolve_fn = resolve or _default_resolve
+        self.suggest_delay = suggest_delay
+        self.initial = {"lang": lang, "entity": entity, "session": session}
+        self.export_dir = Path(export_dir) if export_dir else None
+        self._pipeline = None
+        self._pipeline_lock = threading.Lock()
+        self.keymap = validate_keymap(self.cfg.keys)
+        for theme in THEMES:
+            self.register_theme(theme)
+        self.theme = self.cfg.theme if self.cfg.theme in THEME_NAMES or \
+            self.cfg.theme in self.available_themes else "mfact-dark"
+
+    # ------------------------------------------------------------------ shared services
+
+    @property
+    def store(self):
+        """The session store, opened on first use (None, with a toast, when it cannot be opened)."""
+        if self._store is None and not self._store_failed:
+            try:
+                from mfact.core.store import Store
+                self._store = Store()
+            except Exception as exc:  # noqa: BLE001 - the app still works, it cannot save
+                self._store_failed = True
+                log.exception("cannot open the store")
+                self.notify(f"Sessions cannot be saved: {exc}", severity="error", markup=False)
+        return self._store
+
+    def get_pipeline(self, on_progress=None):
+        """The pipeline, built once (called from worker threads; model loading happens here)."""
+        with self._pipeline_lock:
+            if self._pipeline is None:
+                self._pipeline = self.pipeline_factory(self.cfg, on_progress)
+            return self._pipeline
+
+    def reset_pipeline(self) -> None:
+        """Forget the pipeline so the next check rebuilds it (after options changed)."""
+        with self._pipeline_lock:
+            self._pipeline = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def on_mount(self) -> None:
+        from .screens.start import StartScreen
+
+        if self.keymap:
+            self.set_keymap(self.keymap)
+        self.push_screen(StartScreen())
+        s = self.initial.get("session")
+        if s is not None:
+            self.open_session(s)
+        elif self.initial.get("entity") and self.initial.get("lang"):
+            self.start_check(self.initial["entity"], self.initial["lang"])
+
+    def start_check(self, entity: Entity | str, lang: str, text: str | None = None) -> None:
+        from .screens.check import CheckScreen
+        self.push_screen(CheckScreen(entity=entity, lang=lang, text=text))
+
+    def open_session(self, session: Session) -> None:
+        from .screens.check import CheckScreen
+        self.push_screen(CheckScreen(session=session))
+
+    def pop_to_start(self) -> None:
+        from .screens.start import StartScreen
+        while len(self.screen_stack) > 2 and not isinstance(self.screen, StartScreen):
+            self.pop_screen()
+        if isinstance(self.screen, StartScreen):
+            self.screen.refresh_recent()
+        elif len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def check_screens(self) -> list[Screen]:
+        from .screens.check import CheckScreen
+        return [s for s in self.screen_stack if isinstance(s, CheckScreen)]
+
+    def shutdown(self) -> None:
+        """Stop running checks and save everything (quitting)."""
+        for screen in self.check_screens():
+            try:
+                screen.shutdown()
+            except Exception:  # noqa: BLE001 - keep quitting; the log has it
+                log.exception("saving on quit failed")
+
+    # ------------------------------------------------------------------ app actions
+
+    async def action_quit_app(self) -> None:
+        self.shutdown()
+        self.exit()
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_report(self) -> None:
+        from .screens.report import ReportScreen
+        if not isinstance(self.screen, ReportScreen):
+            self.push_screen(ReportScreen())
+
+    def action_cycle_theme(self) -> None:
+        names = list(THEME_NAMES)
+        i = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(i + 1) % len(names)]
+        self.notify(f"Theme: {self.theme}", timeout=2)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        scope = getattr(screen, "SCOPE", None)
+        for a in ACTIONS:
+            if a.scope not in ("app", scope) or a.id == "palette":
+                continue
+            target = self if a.action.startswith("app.") else screen
+            action = a.action[4:] if a.action.startswith("app.") else a.action
+            yield SystemCommand(a.help, f"{a.id} ({self.keymap.get(a.id, a.keys)})",
+                                partial(self._palette_run, target, action))
+        for name in THEME_NAMES:
+            yield SystemCommand(f"Theme: {name}", "switch the colours",
+                                partial(setattr, self, "theme", name))
+        yield SystemCommand("Screenshot", "Save an SVG screenshot of this screen",
+                            lambda: self.set_timer(0.1, self.deliver_screenshot))
+
+    def _palette_run(self, target, action: str) -> None:
+        self.call_later(self.run_action, action, target)
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from mfact.core.config import (add_checking_options, add_global_options,
+                                   add_knowledge_options, add_model_options)
+
+    p = argparse.ArgumentParser(
+        prog="mfact-tui", description="The mfact terminal workbench: pick a language and a person, "
+        "watch the biography stream and its facts get checked, relabel with single keys.")
+    add_global_options(p)
+    p.add_argument("--lang", help="language code (e.g. en, es, bn); with --entity starts at once")
+    p.add_argument("--entity", help="the person to write about, e.g. 'Marie Curie'")
+    p.add_argument("--open", dest="open_session", metavar="ID|FILE.json",
+                   help="reopen a saved session (id or id prefix) or an exported JSON file")
+    p.add_argument("--theme", choices=list(THEME_NAMES), help="colour theme")
+    add_model_options(p)
+    add_knowledge_options(p)
+    add_checking_options(p)
+    return p
+
+
+def load_session_arg(ref: str, store=None) -> Session:
+    """A session from `--open`: an exported JSON file, or an id (prefix) in the store."""
+    path = Path(os.path.expanduser(ref))
+    if path.suffix.lower() == ".json" or path.is_file():
+        if not path.is_file():
+            raise MfactError(f"no such file: {path}", "give an exported .json file or a session id")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise MfactError(f"cannot read {path}: {exc}", "is it a file written by `mfact export`?") \
+                from None
+        try:
+            return Session.from_dict(data)
+        except SessionFormatError as exc:
+            raise MfactError(f"{path}: {exc}", "the file is not an mfact session") from None
+    if store is None:
+        from mfact.core.store import Store
+        store = Store()
+    sid = store.resolve_id(ref) if hasattr(store, "resolve_id") else ref
+    return store.get_session(sid)
 
 
 def main(argv: list[str] | None = None) -> int:
-    from textual.app import App
-    from textual.widgets import Footer, Header, Static
+    from mfact.core.config import apply_global_options, config_from_args
+    from mfact.core.languages import UnknownLanguage, get_language
+    from mfact.core.logs import setup_logging
 
-    class MfactApp(App):
-        TITLE = "mfact"
-
-        def compose(self):
-            yield Header()
-            yield Static("mfact: checking facts in what language models write.")
-            yield Footer()
-
-    MfactApp().run()
-    return 0
+    args = build_parser().parse_args(argv)
+    apply_global_options(args)
+    setup_logging(verbose=bool(getattr(args, "verbose", False)), console=False)
+    try:
+        cfg = config_from_args(args)
+        if args.theme:
+            cfg.theme = args.theme
+        validate_keymap(cfg.keys)
+        lang = None
+        if args.lang:
+            try:
+                lang = get_language(args.lang).code
+            except UnknownLanguage as exc:
+                raise MfactError(str(exc), "run `mfact languages` for the list") from None
+        if args.entity is not None and not args.entity.strip():
+            raise MfactError("--entity is empty", "name the person, e.g. --entity 'Marie Curie'")
+        if args.entity and not lang:
+            lang = "en"
+        session = load_session_arg(args.open_session) if args.open_session else None
+    except (MfactError, SessionFormatError) as exc:
+        hint = getattr(exc, "hint", "")
+        print(f"mfact-tui: error: {getattr(exc, 'message', exc)}" + (f" ({hint})" if hint else ""),
+              file=sys.stderr)
+        return 1
+    app = MfactApp(cfg, lang=lang, entity=args.entity.strip() if args.entity else None,
+                   session=session)
+    app.run()
+    # Worker threads that still run (a model mid-token) must not hold the exit: everything was
+    # saved by the quit action, so leave within a second.
+    deadline = time.monotonic() + 0.8
+    others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    for t in others:
+        t.join(max(0.0, deadline - time.monotonic()))
+    if any(t.is_alive() for t in others):
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(app.return_code or 0)
+    return app.return_code or 0
 
 
 if __name__ == "__main__":  # pragma: no cover

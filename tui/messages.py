@@ -1,0 +1,34 @@
+"""The vocabulary of the app: the messages its widgets, screens and workers exchange."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.message import Message
+
+
+@dataclass
+class PipelineWake(Message):
+    """Events are waiting in the check screen's queue (posted at most once per drain)."""
+
+
+@dataclass
+class FactClicked(Message):
+    """A fact span was clicked in the text pane."""
+    fact_id: str
+
+
+@dataclass
+class MetricsReady(Message):
+    """Metrics recomputed off the UI thread after a relabel."""
+    session_id: str
+    generation: int
+    metrics: dict = field(default_factory=dict)
+
+
+@dataclass
+class SuggestionsReady(Message):
+    """Entity suggestions for `prefix` arrived from the knowledge source."""
+    prefix: str
+    lang: str
+    items: list[str] = field(default_factory=list)
+    error: str = ""

@@ -1,0 +1,151 @@
+"""Turning untrusted text and labels into Rich `Text` objects, literally and safely.
+
+Model output and Wikipedia passages are never parsed as markup: every string enters through
+`safe()` (control characters, terminal escapes and bidi overrides become spaces, so offsets into
+the text stay valid) and is appended to a `Text` with a style object, never formatted into markup.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable, Sequence
+
+from rich.style import Style
+from rich.text import Text
+
+# C0 controls except newline, DEL, C1 controls, bidi embeddings/overrides/isolates.
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+GLYPHS = {"S": "✓", "NS": "✗", "IR": "○", None: "…"}
+LABEL_NAMES = {"S": "supported", "NS": "not supported", "IR": "irrelevant", None: "pending"}
+
+
+def safe(s: object) -> str:
+    """The string with every control/bidi-control character replaced by a space (same length)."""
+    return _CONTROL.sub(" ", "" if s is None else str(s))
+
+
+def one_line(s: object, limit: int | None = None) -> str:
+    t = " ".join(safe(s).split())
+    if limit is not None and len(t) > limit:
+        t = t[: max(0, limit - 1)] + "…"
+    return t
+
+
+class Palette:
+    """Label colours taken from the active Textual theme (success / error / secondary)."""
+
+    def __init__(self, supported: str = "#4caf50", not_supported: str = "#e05252",
+                 irrelevant: str = "#8a8a8a", pending: str = "#9e9e9e", drift: str = "#d4a017",
+                 select_bg: str = "#3a3f58", highlight_bg: str = "#5c4b00"):
+        self.colors = {"S": supported, "NS": not_supported, "IR": irrelevant, None: pending}
+        self.drift = drift
+        self.select_bg = select_bg
+        self.highlight_bg = highlight_bg
+
+    @classmethod
+    def from_theme(cls, theme) -> "Palette":
+        if theme is None:
+            return cls()
+        v = getattr(theme, "variables", {}) or {}
+        return cls(supported=v.get("label-supported") or theme.success or "#4caf50",
+                   not_supported=v.get("label-not-supported") or theme.error or "#e05252",
+                   irrelevant=v.get("label-irrelevant") or "#8a8a8a",
+                   pending=v.get("label-pending") or "#9e9e9e",
+                   drift=v.get("drift-marker") or theme.warning or "#d4a017",
+                   select_bg=v.get("fact-selected") or "#3a3f58",
+                   highlight_bg=v.get("match-highlight") or "#5c4b00")
+
+    def label_style(self, label: str | None) -> Style:
+        if label is None:
+            return Style(color=self.colors[None], italic=True)
+        return Style(color=self.colors[label])
+
+
+def label_text(label: str | None, palette: Palette, confidence: float | None = None,
+               long: bool = False) -> Text:
+    """`✓ S 0.91` in the label's colour (the glyph carries the meaning without colour)."""
+    t = Text()
+    name = LABEL_NAMES[label] if long else (label or "…")
+    t.append(f"{GLYPHS.get(label, '?')} {name}", style=palette.label_style(label))
+    if confidence is not None and label is not None:
+        t.append(f" {confidence:.2f}", style=Style(dim=True))
+    return t
+
+
+def fact_text(full: str, facts: Sequence, palette: Palette, selected: str | None = None,
+              drift_point: int | None = None, show_drift: bool = True) -> Text:
+    """The checked text with each fact's span coloured by its effective label, a glyph after each
+    span, the selected fact emphasised and the drift point drawn as a marker before fact k."""
+    body = safe(full)
+    n = len(body)
+    text = Text(body)
+    inserts: dict[int, list[Text]] = {}
+    for f in facts:
+        a, b = max(0, min(f.span[0], n)), max(0, min(f.span[1], n))
+        label = f.label
+        style = palette.label_style(label) + Style(underline=label is None, meta={"fact": f.id})
+        if f.id == selected:
+            style = style + Style(bgcolor=palette.select_bg, bold=True)
+        if b > a:
+            text.stylize(style, a, b)
+        g = Text(GLYPHS.get(label, "?"), style=palette.label_style(label) + Style(meta={"fact": f.id}))
+        inserts.setdefault(b, []).append(g)
+    if show_drift and drift_point is not None and 0 < drift_point < len(facts):
+        pos = max(0, min(facts[drift_point].span[0], n))
+        marker = Text("▼drift ", style=Style(color=palette.drift, bold=True, reverse=True))
+        inserts.setdefault(pos, []).append(marker)
+    if not inserts:
+        return text
+    cuts = sorted(inserts)
+    pieces = text.divide([c for c in cuts if 0 < c < n]) if n else [Text()]
+    out = Text()
+    starts = [0] + [c for c in cuts if 0 < c < n]
+    for start, piece in zip(starts, pieces):
+        if start == 0 and 0 in inserts:
+            for t in inserts[0]:
+                out.append_text(t)
+        elif start in inserts:
+            for t in inserts[start]:
+                out.append_text(t)
+        out.append_text(piece)
+    if n in inserts and n > 0:
+        for t in inserts[n]:
+            out.append_text(t)
+    return out
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP = {"the", "and", "was", "his", "her", "she", "for", "with", "that", "this", "from", "has",
+         "had", "were", "are", "who", "which", "also", "de", "la", "el", "en", "le", "les", "des",
+         "del", "los", "las", "et", "un", "une", "por", "con", "est", "fue", "une"}
+
+
+def match_terms(fact: str) -> list[str]:
+    """Words of the fact worth highlighting in evidence (case-insensitive, stop words dropped)."""
+    terms = []
+    for w in _WORD.findall(fact or ""):
+        lw = w.lower()
+        if lw in _STOP:
+            continue
+        if len(w) >= 3 or (len(w) >= 1 and not w.isascii()) or w.isdigit():
+            terms.append(lw)
+    return sorted(set(terms), key=len, reverse=True)
+
+
+def highlight_terms(text: Text, terms: Iterable[str], style: Style) -> Text:
+    terms = [t for t in terms if t]
+    if not terms:
+        return text
+    pattern = re.compile("|".join(re.escape(t) for t in terms), re.IGNORECASE)
+    plain = text.plain
+    for m in pattern.finditer(plain):
+        text.stylize(style, m.start(), m.end())
+    return text
+
+
+def fmt_pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}"
+
+
+def fmt_num(x: float | None, nd: int = 2) -> str:
+    return "—" if x is None else f"{x:.{nd}f}"

@@ -1,0 +1,1 @@
+"""Screens of the mfact app, one per file."""

@@ -1,0 +1,137 @@
+"""Export the session to a path the user confirms: mfact JSON (read back by `mfact import`) or
+FActScore's labelled-data format (one JSON line)."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet
+
+from mfact.core.protocols import MfactError
+from mfact.core.session import Session
+
+
+def factscore_record(session: Session) -> dict:
+    """The session in FActScore's labelled format: facts grouped by sentence, labels effective."""
+    groups: dict[int, list] = {}
+    for f in session.facts:
+        groups.setdefault(f.sentence, []).append(f)
+    annotations = []
+    for _, facts in sorted(groups.items()):
+        a = min(f.span[0] for f in facts)
+        b = max(f.span[1] for f in facts)
+        annotations.append({
+            "text": session.text[a:b],
+            "is-relevant": any(f.label != "IR" for f in facts),
+            "model-atomic-facts": [{"text": f.text} for f in facts],
+            "human-atomic-facts": [{"text": f.text, "label": f.label} for f in facts
+                                   if f.label is not None],
+        })
+    return {"input": session.generator.prompt or f"Question: Tell me a bio of {session.entity.name}.",
+            "output": session.text, "topic": session.entity.name, "lang": session.language,
+            "cat": [], "annotations": annotations}
+
+
+def export_session(session: Session, path: str | Path, fmt: str = "json",
+                   overwrite: bool = False) -> Path:
+    """Write the session to `path`. Raises MfactError with what to do on any problem."""
+    p = Path(os.path.expanduser(str(path).strip()))
+    if not str(path).strip():
+        raise MfactError("no file name given", "type a path, e.g. marie-curie.json")
+    if p.is_dir():
+        raise MfactError(f"{p} is a folder", "add a file name to the path")
+    if p.exists() and not overwrite:
+        raise MfactError(f"{p} exists", "press Export again to overwrite it, or change the path")
+    if not p.parent.exists():
+        raise MfactError(f"folder {p.parent} does not exist", "create it first or pick another path")
+    if fmt == "factscore":
+        data = json.dumps(factscore_record(session), ensure_ascii=False) + "\n"
+    else:
+        data = json.dumps(session.to_dict(), ensure_ascii=False, indent=2) + "\n"
+    tmp = p.with_name(p.name + ".part")
+    try:
+        tmp.write_text(data, encoding="utf-8")
+        os.replace(tmp, p)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise MfactError(f"could not write {p}: {exc.strerror or exc}",
+                         "check the path and permissions") from None
+    return p
+
+
+def default_export_name(session: Session, fmt: str = "json") -> str:
+    safe = "".join(c if c.isalnum() else "-" for c in session.entity.name.lower()).strip("-")
+    safe = "-".join(x for x in safe.split("-") if x)[:40] or "session"
+    ext = "jsonl" if fmt == "factscore" else "json"
+    return f"mfact-{safe}-{session.language}-{session.id[:6]}.{ext}"
+
+
+class ExportScreen(ModalScreen[Path | None]):
+    """Ask for the path and the format; Enter or Export writes, Escape cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export_cancel")]
+
+    def __init__(self, session: Session, directory: str | Path | None = None):
+        super().__init__()
+        self.session = session
+        self.directory = Path(directory) if directory else Path.cwd()
+        self._confirm_overwrite: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export-dialog"):
+            yield Label("Export the session", id="export-title")
+            with RadioSet(id="export-format"):
+                yield RadioButton("mfact JSON (mfact import reads it)", value=True, id="fmt-json")
+                yield RadioButton("FActScore format (JSON lines)", id="fmt-factscore")
+            yield Input(str(self.directory / default_export_name(self.session)), id="export-path")
+            yield Label("", id="export-error")
+            with Horizontal(id="export-buttons"):
+                yield Button("Export", variant="primary", id="export-ok")
+                yield Button("Cancel", id="export-cancel")
+
+    def on_mount(self) -> None:
+        inp = self.query_one("#export-path", Input)
+        inp.focus()
+        inp.cursor_position = len(inp.value)
+
+    @property
+    def fmt(self) -> str:
+        return "factscore" if self.query_one("#fmt-factscore", RadioButton).value else "json"
+
+    @on(RadioSet.Changed, "#export-format")
+    def _format_changed(self) -> None:
+        inp = self.query_one("#export-path", Input)
+        p = Path(inp.value)
+        stem = p.name.rsplit(".", 1)[0] if "." in p.name else p.name
+        inp.value = str(p.with_name(stem + (".jsonl" if self.fmt == "factscore" else ".json")))
+        self._confirm_overwrite = None
+
+    @on(Input.Changed, "#export-path")
+    def _path_changed(self) -> None:
+        self._confirm_overwrite = None
+        self.query_one("#export-error", Label).update("")
+
+    @on(Input.Submitted, "#export-path")
+    @on(Button.Pressed, "#export-ok")
+    def action_confirm(self) -> None:
+        path = self.query_one("#export-path", Input).value
+        try:
+            out = export_session(self.session, path, self.fmt,
+                                 overwrite=self._confirm_overwrite == path)
+        except MfactError as exc:
+            if "exists" in exc.message:
+                self._confirm_overwrite = path
+            self.query_one("#export-error", Label).update(f"{exc.message}: {exc.hint}")
+            return
+        self.app.notify(f"Exported to {out}", timeout=5, markup=False)
+        self.dismiss(out)
+
+    @on(Button.Pressed, "#export-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

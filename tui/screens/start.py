@@ -1,0 +1,346 @@
+"""The start screen: pick a language (type to filter), name a person (live suggestions from the
+knowledge source, debounced and off the UI thread; disambiguation choices), choose the model and
+options, or reopen / delete a recent session."""
+from __future__ import annotations
+
+import logging
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.suggester import SuggestFromList
+from textual.timer import Timer
+from textual.widgets import (Button, Checkbox, DataTable, Footer, Input, Label, OptionList, Select,
+                             Static)
+from textual.widgets.option_list import Option
+
+from mfact.core.languages import LANGUAGES, get_language
+from mfact.core.protocols import MfactError
+from mfact.core.session import Entity
+
+from ..keys import bindings
+from ..messages import SuggestionsReady
+from ..render import fmt_pct, one_line
+
+log = logging.getLogger("mfact.tui")
+
+VERIFIERS = [("offline (trained, no model)", "offline"), ("llm (the generator judges)", "llm"),
+             ("nli:MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7",
+              "nli:MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7")]
+
+
+class StartScreen(Screen):
+    BINDINGS = bindings("start")
+    SCOPE = "start"
+
+    def __init__(self):
+        super().__init__()
+        self._suggest_timer: Timer | None = None
+        self._choices_for: str | None = None    # entity name whose disambiguation is shown
+        self._proceed_anyway: str | None = None
+
+    def compose(self) -> ComposeResult:
+        cfg = self.app.cfg
+        with Horizontal(id="start"):
+            with Vertical(id="start-left"):
+                yield Input(placeholder="type to filter languages", id="lang-filter")
+                yield DataTable(id="languages", cursor_type="row")
+            with Vertical(id="start-right"):
+                yield Label("Person (Enter to check)", classes="field-label")
+                yield Input(placeholder="e.g. Marie Curie", id="entity")
+                yield OptionList(id="suggestions", classes="-empty")
+                yield Label("Model: embedded, a Hugging Face id, a .gguf file or a server URL",
+                            classes="field-label")
+                yield Input(cfg.base_url or cfg.model, id="model",
+                            suggester=SuggestFromList(self._recent_models(), case_sensitive=False))
+                yield Label("Options: passages k · max tokens · verifier · sources",
+                            classes="field-label")
+                with Horizontal(id="options"):
+                    yield Input(str(cfg.k), id="opt-k", type="integer", tooltip="passages per fact")
+                    yield Input(str(cfg.max_tokens), id="opt-max-tokens", type="integer",
+                                tooltip="max tokens")
+                    yield Select(self._verifier_options(cfg.verifier), value=cfg.verifier,
+                                 allow_blank=False, id="opt-verifier")
+                with Horizontal(id="options2", classes="-row"):
+                    yield Input(",".join(cfg.sources), id="opt-sources", tooltip="knowledge sources")
+                    yield Checkbox("stop at drift", cfg.stop_at_drift, id="opt-stop-drift")
+                    yield Checkbox("offline", cfg.offline, id="opt-offline")
+                with Horizontal(id="start-buttons"):
+                    yield Button("Check", variant="primary", id="start-check")
+                    yield Button("Report", id="start-report")
+                yield Label("Recent sessions (Enter or ctrl+o opens, ctrl+d deletes)",
+                            classes="field-label")
+                yield DataTable(id="recent", cursor_type="row")
+        yield Footer()
+
+    def _verifier_options(self, current: str):
+        opts = list(VERIFIERS)
+        if current not in [v for _, v in opts]:
+            opts.append((current, current))
+        return opts
+
+    def _recent_models(self) -> list[str]:
+        models = ["embedded"]
+        store = self.app.store
+        if store is not None:
+            try:
+                for s in store.list_sessions(limit=50):
+                    if s.model and s.model not in models:
+                        models.append(s.model)
+            except Exception:  # noqa: BLE001
+                log.exception("listing sessions failed")
+        return models
+
+    def on_mount(self) -> None:
+        table = self.query_one("#languages", DataTable)
+        table.add_column("code", key="code", width=4)
+        table.add_column("language", key="name")
+        table.add_column("native", key="native")
+        table.add_column("resources", key="res")
+        self._fill_languages("")
+        recent = self.query_one("#recent", DataTable)
+        for key, label in (("title", "session"), ("lang", "lang"), ("facts", "facts"),
+                           ("fs", "FActScore"), ("model", "model"), ("created", "created"),
+                           ("status", "status")):
+            recent.add_column(label, key=key)
+        self.refresh_recent()
+        self.query_one("#entity", Input).focus()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_recent()
+
+    # ------------------------------------------------------------------ languages
+
+    def _fill_languages(self, query: str) -> None:
+        table = self.query_one("#languages", DataTable)
+        current = self.selected_language()
+        table.clear()
+        q = query.strip().lower()
+        for lang in LANGUAGES:
+            hay = f"{lang.code} {lang.name} {lang.native} {lang.resource}".lower()
+            if q and q not in hay:
+                continue
+            table.add_row(lang.code, lang.name, Text(lang.native), lang.resource, key=lang.code)
+        if current in table.rows:
+            table.move_cursor(row=table.get_row_index(current), animate=False)
+
+    def selected_language(self) -> str:
+        table = self.query_one("#languages", DataTable)
+        if not table.row_count:
+            return getattr(self, "_last_lang", "en")
+        try:
+            code = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        except Exception:  # noqa: BLE001
+            code = None
+        self._last_lang = code or getattr(self, "_last_lang", "en")
+        return self._last_lang
+
+    def select_language(self, code: str) -> None:
+        code = get_language(code).code
+        self.query_one("#lang-filter", Input).value = ""
+        self._fill_languages("")
+        table = self.query_one("#languages", DataTable)
+        table.move_cursor(row=table.get_row_index(code), animate=False)
+        self._last_lang = code
+
+    @on(Input.Changed, "#lang-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self._fill_languages(event.value)
+
+    @on(Input.Submitted, "#lang-filter")
+    def _filter_submitted(self) -> None:
+        self.query_one("#entity", Input).focus()
+
+    @on(DataTable.RowSelected, "#languages")
+    def _language_chosen(self) -> None:
+        self.query_one("#entity", Input).focus()
+
+    # ------------------------------------------------------------------ suggestions
+
+    @on(Input.Changed, "#entity")
+    def _entity_changed(self, event: Input.Changed) -> None:
+        self._choices_for = None
+        self._proceed_anyway = None
+        if self._suggest_timer is not None:
+            self._suggest_timer.stop()
+        prefix = event.value.strip()
+        if len(prefix) < 2:
+            self._show_suggestions([])
+            return
+        lang = self.selected_language()
+        self._suggest_timer = self.set_timer(self.app.suggest_delay,
+                                             lambda: self._fetch_suggestions(prefix, lang))
+
+    @work(thread=True, exclusive=True, group="suggest", exit_on_error=False)
+    def _fetch_suggestions(self, prefix: str, lang: str) -> None:
+        try:
+            items = list(self.app.suggest_fn(prefix, lang, self.app.cfg, 10))
+            self.post_message(SuggestionsReady(prefix, lang, items))
+        except Exception as exc:  # noqa: BLE001 - suggestions are a help, never an obstacle
+            log.info("suggestions failed: %s", exc)
+            self.post_message(SuggestionsReady(prefix, lang, [], str(exc)))
+
+    def on_suggestions_ready(self, message: SuggestionsReady) -> None:
+        if message.prefix != self.query_one("#entity", Input).value.strip():
+            return    # the user typed on; a newer request is under way
+        self._show_suggestions(message.items)
+
+    def _show_suggestions(self, items: list[str], title: str | None = None) -> None:
+        ol = self.query_one("#suggestions", OptionList)
+        ol.clear_options()
+        if title:
+            ol.add_option(Option(Text(title, style="bold"), disabled=True))
+        for it in items:
+            ol.add_option(Option(Text(one_line(it, 120)), id=None))
+        ol.set_class(not items, "-empty")
+
+    @on(OptionList.OptionSelected, "#suggestions")
+    def _suggestion_chosen(self, event: OptionList.OptionSelected) -> None:
+        name = event.option.prompt.plain if isinstance(event.option.prompt, Text) \
+            else str(event.option.prompt)
+        choosing = self._choices_for is not None
+        inp = self.query_one("#entity", Input)
+        with inp.prevent(Input.Changed):
+            inp.value = name
+        self._show_suggestions([])
+        inp.focus()
+        if choosing:
+            self._launch(Entity(name=name))
+
+    # ------------------------------------------------------------------ starting
+
+    @on(Input.Submitted, "#entity")
+    @on(Button.Pressed, "#start-check")
+    def action_start_check(self) -> None:
+        name = " ".join(self.query_one("#entity", Input).value.split())
+        if not name:
+            self.notify("Name a person first, e.g. Marie Curie.", severity="warning")
+            self.query_one("#entity", Input).focus()
+            return
+        try:
+            self._apply_options()
+        except MfactError as exc:
+            self.notify(f"{exc.message}\n{exc.hint}", severity="error", markup=False)
+            return
+        if self._proceed_anyway == name:
+            self._launch(Entity(name=name))
+            return
+        self._resolve(name, self.selected_language())
+
+    @work(thread=True, exclusive=True, group="resolve", exit_on_error=False)
+    def _resolve(self, name: str, lang: str) -> None:
+        try:
+            match = self.app.resolve_fn(name, lang, self.app.cfg)
+        except Exception as exc:  # noqa: BLE001 - no knowledge source: check the name as given
+            log.info("resolving %r failed: %s", name, exc)
+            match = None
+        self.app.call_from_thread(self._resolved, name, lang, match)
+
+    def _resolved(self, name: str, lang: str, match) -> None:
+        if match is None:
+            self._launch(Entity(name=name))
+            return
+        if getattr(match, "entity", None) is not None:
+            self._launch(match.entity)
+            return
+        choices = list(getattr(match, "choices", []) or [])
+        if choices:
+            self._choices_for = name
+            self._show_suggestions(choices, f"Which {name}? (choose, or Enter again for the name as typed)")
+            self._proceed_anyway = name
+            self.query_one("#suggestions", OptionList).focus()
+            return
+        sugg = list(getattr(match, "suggestions", []) or [])
+        self._proceed_anyway = name
+        if sugg:
+            self._choices_for = name
+            self._show_suggestions(sugg, f"{name!s} is not in the knowledge source. Did you mean…"
+                                         " (Enter again checks it as typed)")
+        else:
+            self.notify(f"{name} is not in the knowledge source; press Enter again to check it "
+                        "anyway (evidence may be missing).", severity="warning", markup=False)
+
+    def _launch(self, entity: Entity) -> None:
+        self._choices_for = None
+        self._proceed_anyway = None
+        self._show_suggestions([])
+        self.app.start_check(entity, self.selected_language())
+
+    def _apply_options(self) -> None:
+        cfg = self.app.cfg
+        before = cfg.to_dict()
+        model = self.query_one("#model", Input).value.strip() or "embedded"
+        if model.startswith(("http://", "https://")):
+            cfg.base_url = model
+        else:
+            cfg.base_url = ""
+            cfg.model = model
+        for wid, name in (("#opt-k", "k"), ("#opt-max-tokens", "max_tokens")):
+            raw = self.query_one(wid, Input).value.strip()
+            try:
+                value = int(raw)
+                if value <= 0:
+                    raise ValueError
+            except ValueError:
+                raise MfactError(f"{name.replace('_', ' ')} must be a positive whole number, "
+                                 f"got {raw!r}", "fix it in the options row") from None
+            setattr(cfg, name, value)
+        cfg.verifier = str(self.query_one("#opt-verifier", Select).value)
+        cfg.sources = [s.strip() for s in self.query_one("#opt-sources", Input).value.split(",")
+                       if s.strip()] or cfg.sources
+        cfg.stop_at_drift = self.query_one("#opt-stop-drift", Checkbox).value
+        cfg.offline = self.query_one("#opt-offline", Checkbox).value
+        if cfg.to_dict() != before:
+            self.app.reset_pipeline()
+
+    # ------------------------------------------------------------------ recent sessions
+
+    def refresh_recent(self) -> None:
+        table = self.query_one("#recent", DataTable)
+        table.clear()
+        store = self.app.store
+        if store is None:
+            return
+        try:
+            rows = store.list_sessions(limit=100)
+        except Exception as exc:  # noqa: BLE001
+            self.notify(f"Cannot list sessions: {exc}", severity="error", markup=False)
+            return
+        for s in rows:
+            table.add_row(Text(one_line(s.title, 40)), s.language, str(s.n_facts),
+                          fmt_pct(s.factscore), Text(one_line(s.model, 24)),
+                          (s.created_at or "")[:16].replace("T", " "), s.status, key=s.id)
+
+    def _recent_id(self) -> str | None:
+        table = self.query_one("#recent", DataTable)
+        if not table.row_count:
+            return None
+        return table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+
+    @on(DataTable.RowSelected, "#recent")
+    def action_open_session(self) -> None:
+        sid = self._recent_id()
+        if sid is None or self.app.store is None:
+            self.notify("No session selected.", timeout=2)
+            return
+        try:
+            session = self.app.store.get_session(sid)
+        except MfactError as exc:
+            self.notify(f"{exc.message}\n{exc.hint}", severity="error", markup=False)
+            return
+        self.app.open_session(session)
+
+    def action_delete_session(self) -> None:
+        sid = self._recent_id()
+        if sid is None or self.app.store is None:
+            self.notify("No session selected.", timeout=2)
+            return
+        self.app.store.delete_session(sid)
+        self.notify(f"Deleted session {sid}.", timeout=3)
+        self.refresh_recent()
+
+    @on(Button.Pressed, "#start-report")
+    def _report(self) -> None:
+        self.app.action_report()

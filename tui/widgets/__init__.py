@@ -1,0 +1,1 @@
+"""Widgets of the mfact app, one per file."""

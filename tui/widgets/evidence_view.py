@@ -1,0 +1,73 @@
+"""The evidence for the selected fact: ranked passages with source, language, title, section, URL
+and the fact's words highlighted."""
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ..render import Palette, highlight_terms, label_text, match_terms, one_line, safe
+
+
+def evidence_text(fact, passages, palette: Palette, used: set[str] | None = None,
+                  pending: bool = False) -> Text:
+    t = Text()
+    if fact is None:
+        t.append("No fact selected. Move with j/k or click a fact.", style="dim")
+        return t
+    t.append("Fact: ", style="bold")
+    t.append(one_line(fact.text))
+    t.append("\n")
+    t.append_text(label_text(fact.label, palette,
+                             fact.auto.confidence if fact.auto and not fact.human else None,
+                             long=True))
+    if fact.human is not None:
+        t.append("  (human)", style="dim")
+    if fact.auto is not None and fact.auto.reason:
+        t.append("\n")
+        t.append("Reason: ", style="dim")
+        t.append(one_line(fact.auto.reason, 400), style="italic")
+    t.append("\n")
+    if not passages:
+        t.append("\n")
+        t.append("Retrieving evidence…" if pending else "No evidence for this fact.", style="dim")
+        return t
+    terms = match_terms(fact.text)
+    hl = Style(bgcolor=palette.highlight_bg, bold=True)
+    for rank, ev in enumerate(passages, 1):
+        t.append("\n")
+        head = Text()
+        head.append(f"{rank}. ", style="bold")
+        head.append(one_line(ev.title or "(untitled)", 120), style="bold")
+        if ev.section:
+            head.append(" › ")
+            head.append(one_line(ev.section, 80))
+        t.append_text(head)
+        t.append("\n")
+        meta = Text(style="dim")
+        meta.append(f"{one_line(ev.source, 30)} · {one_line(ev.lang, 8) or '?'} · score {ev.score:.2f}")
+        if used and ev.id in used:
+            meta.append(" · used by verifier")
+        t.append_text(meta)
+        if ev.url:
+            t.append("\n")
+            t.append(one_line(ev.url, 200), style=Style(dim=True, underline=True))
+        t.append("\n")
+        body = Text(" ".join(safe(ev.text).split()))
+        highlight_terms(body, terms, hl)
+        t.append_text(body)
+        t.append("\n")
+    return t
+
+
+class EvidenceView(VerticalScroll):
+    """A scrollable, focusable pane holding one Static."""
+
+    can_focus = True
+
+    def compose(self):
+        yield Static(id="evidence-body")
+
+    def show(self, text: Text) -> None:
+        self.query_one("#evidence-body", Static).update(text)

@@ -1,0 +1,76 @@
+"""The header of the check screen: FActScore (both conventions), SD and drift point, language
+check, repetition flag, tokens per second and progress. Updated live."""
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import Static
+
+from ..render import GLYPHS, Palette, fmt_num, fmt_pct, one_line
+
+
+def metrics_text(session, metrics: dict, checks: dict, palette: Palette, *, running: bool,
+                 tokens_per_s: float = 0.0, max_tokens: int | None = None,
+                 status: str = "") -> Text:
+    m = metrics or {}
+    calm = dict(m.get("calm") or {})
+    calm.update({k: v for k, v in (checks or {}).items() if k in
+                 ("language_ok", "detected_language", "repetitive", "non_empty")})
+    t = Text()
+    t.append(one_line(session.entity.name, 40), style="bold")
+    t.append(f" [{session.language}]  ", style="dim")
+    t.append("FActScore ", style="dim")
+    t.append(fmt_pct(m.get("factscore")), style="bold")
+    t.append(" S/all · ", style="dim")
+    t.append(fmt_pct(m.get("factscore_relevant_only")), style="bold")
+    t.append(" S/(S+NS)", style="dim")
+    if m.get("factscore_gamma") is not None:
+        t.append(" · γ ", style="dim")
+        t.append(fmt_pct(m.get("factscore_gamma")))
+    t.append("  SD ", style="dim")
+    t.append(fmt_num(m.get("semantic_drift")), style="bold")
+    dp = m.get("drift_point")
+    t.append(" @ ", style="dim")
+    t.append("—" if dp is None else f"fact {int(dp) + 1}")
+    if m.get("drift_p_value") is not None:
+        t.append(f" p={m['drift_p_value']:.2f}", style="dim")
+    hr = m.get("hallucination_rate")
+    if hr is not None:
+        t.append("  HR ", style="dim")
+        t.append(fmt_pct(hr))
+    t.append("\n")
+    lang_ok = calm.get("language_ok")
+    det = calm.get("detected_language")
+    t.append("lang ", style="dim")
+    if lang_ok is None:
+        t.append("…", style="dim")
+    else:
+        t.append(f"{GLYPHS['S'] if lang_ok else GLYPHS['NS']} {one_line(det or '?', 8)}",
+                 style=palette.label_style("S" if lang_ok else "NS"))
+    t.append("  repetition ", style="dim")
+    rep = calm.get("repetitive")
+    if rep is None:
+        t.append("…", style="dim")
+    else:
+        t.append("⚠ yes" if rep else "no", style=palette.label_style("NS") if rep else Style())
+    t.append(f"  {tokens_per_s:.1f} tok/s", style="dim")
+    t.append("  tokens ", style="dim")
+    t.append(f"{session.tokens}" + (f"/{max_tokens}" if max_tokens else ""))
+    n = len(session.facts)
+    done = sum(1 for f in session.facts if f.auto is not None)
+    t.append("  facts ", style="dim")
+    t.append(f"{done}/{n} verified")
+    counts = {lab: sum(1 for f in session.facts if f.label == lab) for lab in ("S", "NS", "IR")}
+    for lab in ("S", "NS", "IR"):
+        t.append("  ")
+        t.append(f"{GLYPHS[lab]}{counts[lab]}", style=palette.label_style(lab))
+    t.append("  ")
+    if running:
+        t.append(f"● {status or 'checking'}", style=Style(color=palette.drift, bold=True))
+    else:
+        t.append(f"■ {status or 'done'}", style="dim")
+    return t
+
+
+class MetricsBar(Static):
+    pass

@@ -1,0 +1,91 @@
+"""Finding the person: the page title in each language, the Wikidata QID, or choices and suggestions."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ..protocols import MfactError
+from ..session import Entity
+from .base import KnowledgeSource
+
+
+@dataclass
+class EntityMatch:
+    entity: Entity | None = None
+    choices: list[str] = field(default_factory=list)       # an ambiguous name: pick one
+    suggestions: list[str] = field(default_factory=list)   # an unknown name: did you mean
+    notices: list[str] = field(default_factory=list)
+    source: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.entity is not None
+
+    def require(self, name: str, lang: str) -> Entity:
+        """The entity, or one MfactError listing the choices or suggestions."""
+        if self.entity is not None:
+            return self.entity
+        if self.choices:
+            raise MfactError(f"{name!r} is ambiguous in '{lang}'",
+                             "choose one of: " + "; ".join(self.choices[:8]))
+        hint = ("did you mean: " + "; ".join(self.suggestions[:5])) if self.suggestions else \
+            "check the spelling, or add a source (--zim, --factscore-db, or go online)"
+        raise MfactError(f"no page about {name!r} found in '{lang}'", hint)
+
+
+def resolve(name: str, lang: str, sources: Sequence[KnowledgeSource], langs: Sequence[str] = ()) -> EntityMatch:
+    """Look `name` up in each source in order. The first source that knows the page gives the entity;
+    its title in the other languages of `langs` comes from the source's language links when it has
+    them (Wikipedia), else from the same name in that language. A name with no page in `lang` falls
+    back to English, with a notice."""
+    name = " ".join(name.split())
+    if not name:
+        raise MfactError("the entity name is empty", "give the name of a person, e.g. --entity 'Marie Curie'")
+    match = EntityMatch()
+    want = list(dict.fromkeys([lang, *langs, "en"]))
+    for try_lang in dict.fromkeys([lang, "en"]):
+        for src in sources:
+            held = src.languages()
+            if held is not None and try_lang not in held:
+                continue
+            try:
+                m = src.lookup(name, try_lang)
+            except MfactError as exc:
+                match.notices.append(f"{src.name}: {exc.message}")
+                continue
+            if m.choices and not m.title:
+                if not match.choices:
+                    match.choices = list(m.choices)
+                    match.source = src.name
+                continue
+            if m.title:
+                titles = {try_lang: m.title}
+                links = getattr(src, "langlinks", None)
+                if links is not None:
+                    try:
+                        titles.update({l: t for l, t in links(m.title, try_lang, want).items() if l in want})
+                    except MfactError as exc:
+                        match.notices.append(f"{src.name}: {exc.message}")
+                for other in want:
+                    if other in titles or (held is not None and other not in held) or links is not None:
+                        continue
+                    try:
+                        om = src.lookup(m.title, other)
+                    except MfactError:
+                        continue
+                    if om.title:
+                        titles[other] = om.title
+                attrs = {"description": m.description} if m.description else {}
+                match.entity = Entity(name=m.title if try_lang == lang else name, qid=m.qid, titles=titles,
+                                      attributes=attrs)
+                match.source = src.name
+                match.choices = []
+                if try_lang != lang:
+                    match.notices.append(f"no page about {name} in '{lang}'; using the English page")
+                return match
+            for s in m.suggestions:
+                if s not in match.suggestions:
+                    match.suggestions.append(s)
+        if match.choices:
+            return match
+    return match

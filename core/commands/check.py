@@ -1,0 +1,272 @@
+"""`mfact check`: check one biography headless, printing events as they happen.
+
+    mfact check --lang en --entity "Marie Curie" --offline --max-tokens 200
+    mfact check --lang es --entity "Frida Kahlo" --text-file bio.txt --json > session.json
+
+Without --json: the text streams to stdout as the model writes it, then one line per verdict
+(label, confidence, fact) and a summary. With --json: the same progress goes to stderr and stdout
+gets only the session JSON, so the output ends with (and is) the session document.
+The session is saved in the store (`--no-save` to skip) so `mfact report` and `mfact-tui --open`
+see it. Ctrl-C stops generation, keeps what was checked, saves it and exits with 130.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import threading
+from pathlib import Path
+from typing import TextIO
+
+from ..protocols import MfactError
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def safe(text: str, one_line: bool = False) -> str:
+    """Untrusted text for a terminal: no escape sequences or control characters (bidi overrides
+    included); with `one_line` also no line breaks."""
+    if one_line:
+        text = re.sub(r"\s+", " ", text)
+    return _CONTROL.sub("", text)
+
+
+def register(sub) -> None:
+    from ..config import add_checking_options, add_knowledge_options, add_model_options
+
+    p = sub.add_parser(
+        "check", help="check the facts of one biography (generated, or from a file)",
+        description="Generate a biography of ENTITY in language L with the configured model (or read it "
+                    "from --text-file), split it into atomic facts, retrieve evidence and verify each fact "
+                    "while the text streams; print verdicts and metrics and save the session.")
+    p.add_argument("--lang", required=True, help="language code of the text, e.g. en, es, bn")
+    p.add_argument("--entity", required=True, help="the person the text is about")
+    p.add_argument("--text-file", help="check this UTF-8 text instead of generating one ('-' = stdin)")
+    p.add_argument("--json", action="store_true",
+                   help="print the session JSON on stdout (progress goes to stderr)")
+    p.add_argument("--save", action=argparse.BooleanOptionalAction, default=True,
+                   help="save the session in the store (default: yes)")
+    p.add_argument("--selfcheck-samples", type=int,
+                   help="SelfCheck: sample N more texts and score each sentence's consistency")
+    p.add_argument("--stop-on-repeat", action=argparse.BooleanOptionalAction, default=None,
+                   help="stop when a sentence repeats an earlier one (default: yes)")
+    add_model_options(p)
+    add_knowledge_options(p)
+    add_checking_options(p)
+    p.set_defaults(func=cmd_check)
+
+
+def read_text_file(path: str) -> str:
+    if path == "-":
+        data = sys.stdin.buffer.read()
+        where = "standard input"
+    else:
+        f = Path(path).expanduser()
+        where = str(f)
+        if not f.is_file():
+            raise MfactError(f"text file {where} not found", "give the path of a UTF-8 text file")
+        try:
+            data = f.read_bytes()
+        except OSError as exc:
+            raise MfactError(f"cannot read {where}: {exc.strerror}", "check the file's permissions") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise MfactError(f"{where} is not UTF-8 text (byte {exc.start})", "convert it to UTF-8") from None
+    if not text.strip():
+        raise MfactError(f"{where} is empty", "nothing to check")
+    return text
+
+
+def _resolve(name: str, lang: str, cfg):
+    """The entity, resolved through the knowledge source when it can be (titles, QID)."""
+    from ..session import Entity
+
+    try:
+        from ..knowledge import resolve_entity
+    except ImportError:
+        return Entity(name=name)
+    try:
+        match = resolve_entity(name, lang, cfg)
+    except MfactError:
+        raise
+    except Exception:  # noqa: BLE001 - resolution is a convenience; the retriever copes with a name
+        return Entity(name=name)
+    ent = getattr(match, "entity", None)
+    return ent if ent is not None else Entity(name=name)
+
+
+class _Printer:
+    """Prints events: streamed text, then verdict lines (held back while the text streams, so they
+    never cut into it), notices, and the summary."""
+
+    def __init__(self, out: TextIO, err: TextIO, stream_text: bool):
+        self.out = out
+        self.err = err
+        self.stream_text = stream_text
+        self.streaming = True
+        self.held: list[str] = []
+        self.facts: dict[str, str] = {}
+        self.at_line_start = True
+
+    def _write(self, s: str) -> None:
+        self.out.write(s)
+        self.out.flush()
+
+    def token(self, text: str) -> None:
+        if self.stream_text and text:
+            t = safe(text)
+            self._write(t)
+            self.at_line_start = t.endswith("\n")
+
+    def end_stream(self) -> None:
+        if not self.streaming:
+            return
+        self.streaming = False
+        if self.stream_text and not self.at_line_start:
+            self._write("\n")
+        if self.stream_text:
+            self._write("\n")
+        for line in self.held:
+            self._write(line + "\n")
+        self.held.clear()
+
+    def verdict(self, fact_id: str, label: str, confidence: float) -> None:
+        fact = self.facts.get(fact_id, fact_id)
+        line = f"{label:<2} {confidence:4.2f}  {safe(fact, one_line=True)}"
+        if self.streaming:
+            self.held.append(line)
+        else:
+            self._write(line + "\n")
+
+    def notice(self, level: str, message: str, hint: str = "") -> None:
+        if level == "info" and not self.stream_text:
+            return
+        text = safe(message, one_line=True) + (f" ({safe(hint, one_line=True)})" if hint else "")
+        print(f"mfact: {level}: {text}", file=self.err, flush=True)
+
+
+def _pct(x) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}"
+
+
+def summary_lines(session) -> list[str]:
+    m = session.metrics or {}
+    calm = m.get("calm") or {}
+    c = m.get("counts") or {}
+    lines = [
+        f"facts: {len(session.facts)} (S {c.get('S', 0)}, NS {c.get('NS', 0)}, IR {c.get('IR', 0)},"
+        f" pending {c.get('pending', 0)})   stop: {session.stop_reason}   tokens: {session.tokens}",
+        f"FActScore: {_pct(m.get('factscore'))} (IR counted as not supported)   relevant only:"
+        f" {_pct(m.get('factscore_relevant_only'))}   with length penalty: {_pct(m.get('factscore_gamma'))}",
+    ]
+    sd = m.get("semantic_drift")
+    if sd is not None:
+        pv = m.get("drift_p_value")
+        lines.append(f"semantic drift: {sd:.3f} at fact {m.get('drift_point')}"
+                     + (f" (p = {pv:.3f})" if pv is not None else ""))
+    else:
+        lines.append("semantic drift: n/a (too few facts)")
+    lines.append(f"language: {calm.get('detected_language') or '?'}"
+                 f" ({'ok' if calm.get('language_ok') else 'WRONG'})   repetitive: {bool(calm.get('repetitive'))}")
+    sc = (session.checks or {}).get("selfcheck")
+    if sc:
+        lines.append(f"SelfCheck inconsistency (mean over sentences, {sc.get('samples')} samples): {sc.get('mean')}")
+    return lines
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from ..config import config_from_args
+    from ..events import (FactEvent, NoticeEvent, ProgressEvent, StopEvent, TokenEvent, VerdictEvent)
+    from ..languages import UnknownLanguage, get_language
+    from ..pipeline import build_pipeline
+
+    try:
+        lang = get_language(args.lang).code
+    except UnknownLanguage as exc:
+        raise MfactError(str(exc)) from None
+    if not args.entity.strip():
+        raise MfactError("--entity is empty", "name the person, e.g. --entity 'Marie Curie'")
+    text = read_text_file(args.text_file) if args.text_file else None
+    cfg = config_from_args(args)
+    if cfg.selfcheck_samples < 0:
+        raise MfactError("--selfcheck-samples must be >= 0")
+    if cfg.k < 1:
+        raise MfactError("--k must be at least 1")
+    if cfg.max_tokens < 1:
+        raise MfactError("--max-tokens must be at least 1")
+
+    out, err = sys.stdout, sys.stderr
+    printer = _Printer(err if args.json else out, err, stream_text=not args.json)
+
+    def on_progress(p) -> None:
+        msg = p.message or p.stage
+        if p.total:
+            msg += f" {100 * p.done / p.total:.0f}%"
+        print(f"mfact: {safe(msg, one_line=True)}", file=err, flush=True)
+
+    pipeline = build_pipeline(cfg, on_progress=on_progress, need_generator=text is None)
+    entity = _resolve(args.entity.strip(), lang, cfg)
+    stop = threading.Event()
+    session = None
+    errors: list[str] = []
+    interrupted = False
+    events = pipeline.run(entity, lang, stop=stop, text=text)
+    while True:
+        try:
+            ev = next(events)
+        except StopIteration:
+            break
+        except KeyboardInterrupt:
+            interrupted = True
+            stop.set()
+            print("\nmfact: stopping (the text so far is kept)", file=err, flush=True)
+            continue
+        if isinstance(ev, TokenEvent):
+            printer.token(ev.text)
+        elif isinstance(ev, ProgressEvent):
+            if ev.progress.stage == "generate":
+                printer.end_stream()
+            elif not args.json:
+                on_progress(ev.progress)
+        elif isinstance(ev, FactEvent):
+            printer.facts[ev.fact.id] = ev.fact.text
+        elif isinstance(ev, VerdictEvent):
+            printer.verdict(ev.fact_id, ev.verdict.label, ev.verdict.confidence)
+        elif isinstance(ev, NoticeEvent):
+            if ev.level == "error":
+                errors.append(ev.message + (f" ({ev.hint})" if ev.hint else ""))
+            else:
+                printer.notice(ev.level, ev.message, ev.hint)
+        elif isinstance(ev, StopEvent):
+            session = ev.session
+    printer.end_stream()
+    if session is None:  # pragma: no cover - the pipeline always ends with a StopEvent
+        raise MfactError("checking ended without a session")
+
+    saved = False
+    if args.save and (session.facts or session.text):
+        from ..store import Store
+
+        store = Store()
+        try:
+            store.save_session(session)
+            saved = True
+        finally:
+            store.close()
+
+    if args.json:
+        out.write(json.dumps(session.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        out.flush()
+    else:
+        for line in summary_lines(session):
+            print(line, file=out)
+        if saved:
+            print(f"session {session.id} saved (mfact report; mfact-tui --open {session.id})", file=out)
+        out.flush()
+    if errors:
+        raise MfactError(errors[0] + (f"; partial session {session.id} saved" if saved else ""))
+    if interrupted:
+        return 130
+    return 0

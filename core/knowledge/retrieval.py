@@ -86,8 +86,10 @@ class HybridRetriever:
     # ------------------------------------------------------------------ pages of an entity
 
     def _title_for(self, src: KnowledgeSource, entity: Entity, lang: str) -> str | None:
-        names = [entity.titles.get(lang), entity.name if not entity.titles or lang in entity.titles
-                 or src.name != "wikipedia" else None, entity.titles.get("en")]
+        if src.name == "wikipedia" and entity.titles:
+            # titles come from the language links: no link means no page in that language
+            return entity.titles.get(lang)
+        names = [entity.titles.get(lang), entity.name, entity.titles.get("en")]
         for name in dict.fromkeys(n for n in names if n):
             try:
                 m = src.lookup(name, lang)

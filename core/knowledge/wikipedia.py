@@ -1,2 +1,242 @@
-"""placeholder"""
-def network_available(): return False
+"""A thin client of the MediaWiki Action API (any language's Wikipedia), and the `wikipedia` source.
+
+Etiquette (https://www.mediawiki.org/wiki/API:Etiquette): a User-Agent naming the tool, its version
+and a contact (cfg.wikipedia_contact); one request at a time per host; on 429/503 wait as long as
+Retry-After says (capped) and back off exponentially otherwise; timeouts on every request. A fast
+probe (one TCP connect, remembered for a few minutes) tells a machine without network to skip the live
+source at once instead of waiting on timeouts.
+"""
+from __future__ import annotations
+
+import email.utils
+import logging
+import re
+import socket
+import threading
+import time
+from typing import Any, Callable, Sequence
+from urllib.parse import quote
+
+import httpx
+
+from .. import __version__
+from ..protocols import MfactError
+from .base import Page, TitleMatch
+
+log = logging.getLogger("mfact.knowledge.wikipedia")
+
+NAME = "wikipedia"
+MAX_RETRY_AFTER = 30.0
+PROBE_TTL = 300.0
+
+_host_locks: dict[str, threading.Lock] = {}
+_host_locks_guard = threading.Lock()
+_probe: dict[str, tuple[float, bool]] = {}
+
+
+def _host_lock(host: str) -> threading.Lock:
+    with _host_locks_guard:
+        return _host_locks.setdefault(host, threading.Lock())
+
+
+def network_available(host: str = "en.wikipedia.org", timeout: float = 1.5) -> bool:
+    """Whether `host` answers a TCP connect on 443 (cached for PROBE_TTL seconds)."""
+    now = time.monotonic()
+    hit = _probe.get(host)
+    if hit and now - hit[0] < PROBE_TTL:
+        return hit[1]
+    try:
+        with socket.create_connection((host, 443), timeout=timeout):
+            ok = True
+    except OSError:
+        ok = False
+    _probe[host] = (now, ok)
+    return ok
+
+
+def user_agent(contact: str = "") -> str:
+    return f"mfact/{__version__} (fact-checking workbench; {contact or 'contact not configured'}) httpx/{httpx.__version__}"
+
+
+def _retry_after(value: str | None, default: float) -> float:
+    if not value:
+        return default
+    try:
+        return max(0.0, min(float(value), MAX_RETRY_AFTER))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value).timestamp()
+        return max(0.0, min(when - time.time(), MAX_RETRY_AFTER))
+    except (TypeError, ValueError):
+        return default
+
+
+class WikipediaClient:
+    def __init__(self, contact: str = "", transport: httpx.BaseTransport | None = None, timeout: float = 10.0,
+                 max_retries: int = 4, sleep: Callable[[float], None] = time.sleep):
+        self.contact = contact
+        self.max_retries = max_retries
+        self.sleep = sleep
+        self._http = httpx.Client(transport=transport, timeout=httpx.Timeout(timeout, connect=5.0),
+                                  headers={"User-Agent": user_agent(contact), "Accept": "application/json"},
+                                  follow_redirects=True)
+        self.requests = 0
+
+    @staticmethod
+    def endpoint(lang: str) -> str:
+        if not re.fullmatch(r"[a-z][a-z0-9-]{1,15}", lang):
+            raise MfactError(f"invalid Wikipedia language code {lang!r}")
+        return f"https://{lang}.wikipedia.org/w/api.php"
+
+    def api(self, lang: str, **params: Any) -> dict:
+        url = self.endpoint(lang)
+        q = {"format": "json", "formatversion": "2", "maxlag": "5", **{k: v for k, v in params.items() if v is not None}}
+        host = httpx.URL(url).host
+        delay = 1.0
+        for attempt in range(self.max_retries + 1):
+            with _host_lock(host):
+                try:
+                    self.requests += 1
+                    r = self._http.get(url, params=q)
+                except httpx.TimeoutException:
+                    raise MfactError(f"Wikipedia ({host}) did not answer in time",
+                                     "check the network, or use --offline") from None
+                except httpx.HTTPError as exc:
+                    raise MfactError(f"Wikipedia ({host}) is unreachable: {type(exc).__name__}",
+                                     "check the network, or use --offline") from None
+            if r.status_code in (429, 503) or (r.status_code == 200 and _is_maxlag(r)):
+                if attempt == self.max_retries:
+                    break
+                wait = _retry_after(r.headers.get("Retry-After"), delay)
+                log.info("%s answered %s; waiting %.1f s", host, r.status_code, wait)
+                self.sleep(wait)
+                delay = min(delay * 2, MAX_RETRY_AFTER)
+                continue
+            if r.status_code != 200:
+                raise MfactError(f"Wikipedia ({host}) answered HTTP {r.status_code}", "try again later")
+            try:
+                data = r.json()
+            except ValueError:
+                raise MfactError(f"Wikipedia ({host}) sent a reply that is not JSON") from None
+            if isinstance(data, dict) and "error" in data:
+                err = data["error"]
+                raise MfactError(f"Wikipedia ({host}) refused the request: {err.get('code')}: {err.get('info', '')}")
+            return data
+        raise MfactError(f"Wikipedia ({host}) is rate-limiting mfact (HTTP 429)",
+                         "wait a minute, set wikipedia_contact, or use --offline")
+
+    # ------------------------------------------------------------------ queries
+
+    def page_info(self, title: str, lang: str, langlinks: bool = False) -> dict:
+        """Title lookup with redirects followed: {title, missing, disambiguation, qid, url, revid, langlinks}."""
+        data = self.api(lang, action="query", titles=title, redirects="1", prop="pageprops|info" +
+                        ("|langlinks" if langlinks else ""), ppprop="wikibase_item|disambiguation",
+                        inprop="url", lllimit="max" if langlinks else None)
+        pages = (data.get("query") or {}).get("pages") or []
+        if not pages:
+            return {"title": title, "missing": True}
+        p = pages[0]
+        props = p.get("pageprops") or {}
+        return {"title": p.get("title", title), "missing": bool(p.get("missing") or p.get("invalid")),
+                "disambiguation": "disambiguation" in props, "qid": props.get("wikibase_item"),
+                "url": p.get("fullurl") or "", "revid": p.get("lastrevid"),
+                "langlinks": {ll["lang"]: ll["title"] for ll in p.get("langlinks") or []
+                              if "lang" in ll and "title" in ll}}
+
+    def search(self, text: str, lang: str, limit: int = 5) -> list[str]:
+        data = self.api(lang, action="query", list="search", srsearch=text, srlimit=str(limit), srnamespace="0",
+                        srprop="")
+        return [h["title"] for h in (data.get("query") or {}).get("search") or [] if "title" in h]
+
+    def prefix(self, text: str, lang: str, limit: int = 10) -> list[str]:
+        data = self.api(lang, action="opensearch", search=text, limit=str(limit), namespace="0",
+                        formatversion=None)
+        return [str(t) for t in data[1]] if isinstance(data, list) and len(data) > 1 else []
+
+    def links(self, title: str, lang: str, limit: int = 100) -> list[str]:
+        data = self.api(lang, action="query", titles=title, prop="links", plnamespace="0", pllimit=str(limit))
+        pages = (data.get("query") or {}).get("pages") or []
+        return [l["title"] for p in pages for l in p.get("links") or [] if "title" in l]
+
+    def extract(self, title: str, lang: str) -> dict:
+        data = self.api(lang, action="query", titles=title, redirects="1", prop="extracts|info|pageprops",
+                        explaintext="1", exsectionformat="wiki", inprop="url", ppprop="wikibase_item")
+        pages = (data.get("query") or {}).get("pages") or []
+        if not pages or pages[0].get("missing"):
+            return {}
+        p = pages[0]
+        return {"title": p.get("title", title), "text": p.get("extract") or "", "url": p.get("fullurl") or "",
+                "revid": p.get("lastrevid"), "qid": (p.get("pageprops") or {}).get("wikibase_item")}
+
+
+def _is_maxlag(r: httpx.Response) -> bool:
+    return r.headers.get("X-Database-Lag") is not None or (
+        r.headers.get("content-type", "").startswith("application/json") and b'"maxlag"' in r.content[:200])
+
+
+_HEADING = re.compile(r"^(={2,6})\s*(.*?)\s*\1\s*$", re.MULTILINE)
+_SKIP_SECTIONS = {"references", "external links", "see also", "further reading", "notes", "bibliography",
+                  "referencias", "enlaces externos", "véase también", "bibliografía", "notas",
+                  "références", "liens externes", "voir aussi", "notes et références", "bibliographie",
+                  "einzelnachweise", "weblinks", "literatur", "siehe auch"}
+
+
+def sections_from_extract(text: str) -> list[tuple[str, str]]:
+    """Split a plain-text extract (exsectionformat=wiki) into (section title, text), dropping
+    reference-like sections and empty ones."""
+    out: list[tuple[str, str]] = []
+    pos, path = 0, []          # path: the enclosing headings, e.g. ["Biografía", "Primeros años"]
+
+    def flush(end: int) -> None:
+        body = text[pos:end].strip()
+        if body and not any(h.casefold() in _SKIP_SECTIONS for h in path):
+            out.append((" / ".join(path), body))
+
+    for m in _HEADING.finditer(text):
+        flush(m.start())
+        level = len(m.group(1)) - 2
+        path = path[:level] + [m.group(2)]
+        pos = m.end()
+    flush(len(text))
+    return out
+
+
+class WikipediaSource:
+    name = NAME
+
+    def __init__(self, contact: str = "", client: WikipediaClient | None = None):
+        self.client = client or WikipediaClient(contact)
+
+    def languages(self) -> None:
+        return None
+
+    def lookup(self, name: str, lang: str) -> TitleMatch:
+        info = self.client.page_info(name, lang)
+        if not info.get("missing"):
+            if info.get("disambiguation"):
+                choices = self.client.links(info["title"], lang)
+                words = {w.casefold() for w in re.findall(r"\w+", name) if len(w) > 2}
+                ranked = sorted(choices, key=lambda t: -len(words & {w.casefold() for w in re.findall(r"\w+", t)}))
+                return TitleMatch(choices=[c for c in ranked if words & {w.casefold() for w in re.findall(r"\w+", c)}]
+                                  or ranked)
+            return TitleMatch(title=info["title"], qid=info.get("qid"))
+        return TitleMatch(suggestions=self.client.search(name, lang, 5))
+
+    def langlinks(self, title: str, lang: str, want: Sequence[str]) -> dict[str, str]:
+        info = self.client.page_info(title, lang, langlinks=True)
+        return {l: t for l, t in info.get("langlinks", {}).items() if l in want}
+
+    def get_page(self, title: str, lang: str) -> Page | None:
+        ex = self.client.extract(title, lang)
+        if not ex:
+            return None
+        sections = sections_from_extract(ex["text"])
+        if not sections:
+            return None
+        url = ex["url"] or f"https://{lang}.wikipedia.org/wiki/{quote(ex['title'].replace(' ', '_'))}"
+        return Page(source=NAME, lang=lang, title=ex["title"], sections=sections, url=url, revid=ex.get("revid"),
+                    qid=ex.get("qid"))
+
+    def suggest(self, prefix: str, lang: str, limit: int = 10) -> list[str]:
+        return self.client.prefix(prefix, lang, limit)

@@ -398,6 +398,15 @@ class Store:
             except MfactError:  # deleted meanwhile
                 continue
 
+    def relabel_pairs(self, language: str) -> list[tuple[str, str]]:
+        """(human, automatic) label pairs of every fact a person labelled in sessions of `language`:
+        the data the hallucination-rate estimate calibrates the verifier on."""
+        with self._lock:
+            return [(h, a) for h, a in self._db.execute(
+                "SELECT f.human_label, f.auto_label FROM facts f JOIN sessions s ON s.id = f.session_id"
+                " WHERE s.language=? AND f.human_label IS NOT NULL AND f.auto_label IS NOT NULL",
+                (language,))]
+
     def count(self) -> int:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])

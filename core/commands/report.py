@@ -1,0 +1,72 @@
+"""`mfact report`: per-language (and per-model) figures over the store, or per rarity / region.
+
+    mfact report [--lang en,es] [--by rarity|region] [--json | --csv | --markdown] [-o FILE]
+"""
+from __future__ import annotations
+
+import sys
+
+from ..protocols import MfactError
+
+
+def register(sub) -> None:
+    p = sub.add_parser("report", help="per-language tables over the stored sessions",
+                       description="Sessions, abstentions, facts per text, FActScore (IR as not supported, "
+                                   "relevant-only, with gamma), semantic drift, CaLMScore, "
+                                   "hallucination-rate estimate and human-vs-machine agreement per language "
+                                   "and model, or per group of entity.attributes (--by).")
+    p.add_argument("--lang", help="only these languages (comma-separated codes)")
+    p.add_argument("--by", choices=["rarity", "region"], help="group by an entity attribute")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", dest="fmt", action="store_const", const="json")
+    fmt.add_argument("--csv", dest="fmt", action="store_const", const="csv")
+    fmt.add_argument("--markdown", dest="fmt", action="store_const", const="markdown")
+    p.add_argument("-o", "--output", help="write to this file (atomically) instead of stdout")
+    p.add_argument("--no-p-value", dest="p_value", action="store_false",
+                   help="skip the permutation test (faster on large stores)")
+    p.set_defaults(func=cmd_report, fmt="table")
+
+
+def cmd_report(args) -> int:
+    from ..languages import UnknownLanguage, get_language
+    from ..report import build_report, render_csv, render_json, render_markdown, render_table
+    from ..store import Store
+
+    langs = None
+    if args.lang:
+        try:
+            langs = [get_language(c.strip()).code for c in args.lang.split(",") if c.strip()]
+        except UnknownLanguage as exc:
+            raise MfactError(str(exc)) from None
+    store = Store()
+    try:
+        sessions = []
+        for code in (langs or [None]):
+            sessions.extend(store.iter_sessions(language=code))
+    finally:
+        store.close()
+    report = build_report(sessions, by=args.by, languages=langs, p_value=args.p_value)
+    if args.fmt == "table" and not args.output:
+        render_table(report)
+        return 0
+    if args.fmt == "json":
+        text = render_json(report) + "\n"
+    elif args.fmt == "csv":
+        text = render_csv(report)
+    elif args.fmt == "markdown":
+        text = render_markdown(report)
+    else:
+        import io
+
+        from rich.console import Console
+
+        buf = io.StringIO()
+        render_table(report, Console(file=buf, width=120, color_system=None))
+        text = buf.getvalue()
+    if args.output:
+        from ..formats import atomic_write
+
+        atomic_write(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0

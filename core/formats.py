@@ -1,0 +1,398 @@
+"""Import and export of sessions.
+
+Formats:
+- **mfact** session JSON (`"schema": "mfact.session/1"`): one session object, a list of them, or
+  `{"sessions": [...]}` (what `mfact export --all` writes).
+- **factscore**: FActScore's labelled-data JSONL (one biography a line: `input`, `output`, `topic`,
+  `cat`, `annotations[]` with `text`, `is-relevant`, `model-atomic-facts`, `human-atomic-facts[]`
+  labelled S/NS/IR). Each line becomes an English session whose facts carry human labels (`auto`:
+  null); the span of a fact is its annotation sentence's span in `output`; `annotations: null` is an
+  abstention (a session with no facts). `topic` -> entity name, `cat` -> entity.attributes rarity and
+  region, `input` -> the prompt. Exporting writes the same format back (effective labels).
+
+Reading validates everything before returning: any invalid record raises MfactError naming the
+file, the line and the field, and nothing is imported. Writing is atomic (temp file + os.replace).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .protocols import MfactError
+from .session import (LABELS, Entity, Fact, GeneratorInfo, HumanLabel, Session,
+                      SessionFormatError, now_iso)
+
+FORMATS = ("mfact", "factscore")
+FACTSCORE_KEY = "factscore"      # session.config key holding what FActScore's format needs back
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_sessions(path: str | Path, fmt: str | None = None) -> list[Session]:
+    """All sessions in a file (mfact JSON or FActScore JSONL; `fmt` None: detected)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise MfactError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise MfactError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise MfactError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    if fmt is None:
+        fmt = detect_format(path, text)
+    if fmt == "mfact":
+        return parse_mfact(text, str(path))
+    if fmt == "factscore":
+        return parse_factscore(text, str(path))
+    raise MfactError(f"unknown format {fmt!r}", "one of: " + ", ".join(FORMATS))
+
+
+def detect_format(path: Path, text: str) -> str:
+    if path.suffix.lower() == ".jsonl":
+        return "factscore"
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        first = stripped.split("\n", 1)[0].strip()
+        # a JSONL file: the first line is a complete object with FActScore's fields
+        try:
+            obj = json.loads(first)
+        except json.JSONDecodeError:
+            return "mfact"
+        if isinstance(obj, dict) and "schema" not in obj and ("topic" in obj or "annotations" in obj):
+            return "factscore"
+    return "mfact"
+
+
+def parse_mfact(text: str, name: str = "<input>") -> list[Session]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MfactError(f"{name}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})",
+                         "the file must be one mfact session JSON document") from None
+    if isinstance(data, dict) and "sessions" in data and "schema" not in data:
+        items, where = data["sessions"], "sessions"
+        if not isinstance(items, list):
+            raise MfactError(f"{name}: sessions: must be a list")
+    elif isinstance(data, list):
+        items, where = data, ""
+    elif isinstance(data, dict):
+        items, where = [data], None
+    else:
+        raise MfactError(f"{name}: expected a session object, a list of sessions or "
+                         f"{{\"sessions\": [...]}}, got {type(data).__name__}")
+    sessions: list[Session] = []
+    for i, item in enumerate(items):
+        w = "" if where is None else (f"{where}[{i}]" if where else f"[{i}]")
+        try:
+            sessions.append(Session.from_dict(item, w))
+        except SessionFormatError as exc:
+            line = _guess_line(text, i, len(items))
+            raise MfactError(f"{name}{':' + str(line) if line else ''}: {exc.where}: {exc.message}",
+                             "nothing was imported") from None
+    ids = [s.id for s in sessions]
+    if len(set(ids)) != len(ids):
+        dup = next(x for x in ids if ids.count(x) > 1)
+        raise MfactError(f"{name}: session id {dup!r} appears twice", "nothing was imported")
+    return sessions
+
+
+def _guess_line(text: str, index: int, count: int) -> int | None:
+    """Line where the index-th session object starts (best effort; None when unclear)."""
+    if count == 1:
+        return 1 if text.lstrip().startswith("{") else None
+    starts = [m.start() for m in re.finditer(r'"schema"\s*:', text)]
+    if len(starts) == count:
+        return text.count("\n", 0, starts[index]) + 1
+    return None
+
+
+# --------------------------------------------------------------------------- FActScore JSONL
+
+_CITATION = re.compile(r"\[\d+\]")
+
+
+def _normalise(s: str) -> tuple[str, list[int]]:
+    """Text without citation markers ("[1]") and with whitespace runs collapsed to one space, and for
+    each kept character its offset in `s`."""
+    out: list[str] = []
+    where: list[int] = []
+    i = 0
+    n = len(s)
+    while i < n:
+        m = _CITATION.match(s, i)
+        if m:
+            i = m.end()
+            continue
+        ch = s[i]
+        if ch.isspace():
+            j = i
+            while j < n and s[j].isspace():
+                j += 1
+            if out and out[-1] != " ":
+                out.append(" ")
+                where.append(i)
+            i = j
+            continue
+        out.append(ch)
+        where.append(i)
+        i += 1
+    return "".join(out), where
+
+
+class _Locator:
+    """Finds annotation sentences in the output, in order, tolerating dropped citation markers and
+    changed whitespace. Returns spans in the original output."""
+
+    def __init__(self, output: str):
+        self.output = output
+        self.cursor = 0
+        self.norm, self.where = _normalise(output)
+        self.ncursor = 0
+
+    def find(self, sentence: str) -> tuple[int, int]:
+        out = self.output
+        s = sentence.strip()
+        if not s:
+            return (self.cursor, self.cursor)
+        i = out.find(s, self.cursor)
+        if i < 0:
+            i = out.find(s)
+        if i >= 0:
+            span = (i, i + len(s))
+            self._advance(span[1])
+            return span
+        ns, _ = _normalise(s)
+        ns = ns.strip()
+        j = self.norm.find(ns, self.ncursor)
+        if j < 0:
+            j = self.norm.find(ns)
+        if j >= 0 and ns:
+            start = self.where[j]
+            end = self.where[j + len(ns) - 1] + 1
+            self._advance(end)
+            return (start, end)
+        return (self.cursor, self.cursor)         # not in the output: an empty span where we are
+
+    def _advance(self, end: int) -> None:
+        self.cursor = max(self.cursor, end)
+        # first normalised index at or after the new cursor
+        lo, hi = 0, len(self.where)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.where[mid] < self.cursor:
+                lo = mid + 1
+            else:
+                hi = mid
+        self.ncursor = max(self.ncursor, lo)
+
+
+def parse_factscore(text: str, name: str = "<input>", model: str | None = None) -> list[Session]:
+    """FActScore labelled-data JSONL -> sessions (validated; MfactError names file:line: field)."""
+    model = model or Path(name).stem
+    sessions: list[Session] = []
+    imported_at = now_iso()
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise MfactError(f"{name}:{lineno}: not valid JSON: {exc.msg} (column {exc.colno})",
+                             "nothing was imported") from None
+        try:
+            sessions.append(_factscore_record(d, model, imported_at))
+        except SessionFormatError as exc:
+            raise MfactError(f"{name}:{lineno}: {exc.where}: {exc.message}",
+                             "nothing was imported") from None
+    if not sessions:
+        raise MfactError(f"{name}: no records", "the file is empty")
+    return sessions
+
+
+def _fs_str(d: dict, key: str, where: str = "", required: bool = True) -> str:
+    v = d.get(key)
+    if v is None and not required:
+        return ""
+    if not isinstance(v, str):
+        raise SessionFormatError(f"{where}{key}", f"must be a string, got {type(v).__name__}")
+    return v
+
+
+def _factscore_record(d: Any, model: str, imported_at: str) -> Session:
+    if not isinstance(d, dict):
+        raise SessionFormatError("record", f"must be a JSON object, got {type(d).__name__}")
+    topic = _fs_str(d, "topic")
+    if not topic.strip():
+        raise SessionFormatError("topic", "must be a non-empty string")
+    output = _fs_str(d, "output")
+    prompt = _fs_str(d, "input", required=False)
+    cat = d.get("cat")
+    if cat is not None and (not isinstance(cat, list) or not all(isinstance(c, str) for c in cat)):
+        raise SessionFormatError("cat", "must be a list of strings")
+    attributes: dict[str, Any] = {}
+    if cat:
+        attributes["rarity"] = cat[0]
+        if len(cat) > 1:
+            attributes["region"] = cat[1]
+        attributes["cat"] = list(cat)
+    anns = d.get("annotations")
+    if anns is not None and not isinstance(anns, list):
+        raise SessionFormatError("annotations", "must be a list or null")
+    facts: list[Fact] = []
+    meta_anns: list[dict] | None = None
+    if anns is not None:
+        meta_anns = []
+        loc = _Locator(output)
+        for ai, a in enumerate(anns):
+            w = f"annotations[{ai}]"
+            if not isinstance(a, dict):
+                raise SessionFormatError(w, "must be an object")
+            sent = _fs_str(a, "text", f"{w}.")
+            rel = a.get("is-relevant")
+            if rel is not None and not isinstance(rel, bool):
+                raise SessionFormatError(f"{w}.is-relevant", "must be true, false or null")
+            maf = a.get("model-atomic-facts")
+            if maf is not None:
+                if not isinstance(maf, list):
+                    raise SessionFormatError(f"{w}.model-atomic-facts", "must be a list or null")
+                for j, f in enumerate(maf):
+                    if not isinstance(f, dict) or not isinstance(f.get("text"), str):
+                        raise SessionFormatError(f"{w}.model-atomic-facts[{j}].text", "must be a string")
+            haf = a.get("human-atomic-facts")
+            if haf is not None and not isinstance(haf, list):
+                raise SessionFormatError(f"{w}.human-atomic-facts", "must be a list or null")
+            span = loc.find(sent)
+            meta = {k: v for k, v in a.items() if k != "human-atomic-facts"}
+            meta["human-atomic-facts-null"] = haf is None
+            meta_anns.append(meta)
+            for j, f in enumerate(haf or []):
+                fw = f"{w}.human-atomic-facts[{j}]"
+                if not isinstance(f, dict):
+                    raise SessionFormatError(fw, "must be an object")
+                ftext = _fs_str(f, "text", f"{fw}.")
+                label = f.get("label")
+                if label not in LABELS:
+                    raise SessionFormatError(f"{fw}.label", f"unknown label {label!r}; one of S, NS, IR")
+                facts.append(Fact(id=f"s{ai}f{j}", text=ftext, sentence=ai, span=span, auto=None,
+                                  human=HumanLabel(label=label, time=imported_at)))
+    sid = hashlib.sha1(json.dumps([model, topic, prompt, output], ensure_ascii=False)
+                       .encode("utf-8")).hexdigest()[:12]
+    extra = {k: v for k, v in d.items() if k not in ("input", "output", "topic", "cat", "annotations")}
+    s = Session(
+        id=sid, language="en", entity=Entity(name=topic, attributes=attributes),
+        generator=GeneratorInfo(backend="imported", model=model, prompt=prompt),
+        text=output, stop_reason="imported", facts=facts,
+        config={FACTSCORE_KEY: {"model": model, "annotations": meta_anns, "extra": extra,
+                                "has_cat": "cat" in d, "has_input": "input" in d}},
+    )
+    from .checks import calm_checks  # noqa: PLC0415 - keep the import of formats light
+    s.checks = calm_checks(output, "en")
+    s.tokens = 0
+    return s
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def session_to_factscore(s: Session) -> dict:
+    """One FActScore labelled-data record from a session (labels: the effective ones)."""
+    meta = (s.config or {}).get(FACTSCORE_KEY) or {}
+    rec: dict[str, Any] = {}
+    if meta.get("has_input", True):
+        rec["input"] = s.generator.prompt or f"Question: Tell me a bio of {s.entity.name}."
+    rec["output"] = s.text
+    rec["topic"] = s.entity.name
+    if meta.get("has_cat", True):
+        cat = s.entity.attributes.get("cat")
+        if not isinstance(cat, list):
+            cat = [c for c in (s.entity.attributes.get("rarity"), s.entity.attributes.get("region")) if c]
+        rec["cat"] = cat
+    by_sentence: dict[int, list[Fact]] = {}
+    for f in s.facts:
+        by_sentence.setdefault(f.sentence, []).append(f)
+    anns_meta = meta.get("annotations", "missing")
+    if anns_meta is None and not s.facts:
+        rec["annotations"] = None
+    elif isinstance(anns_meta, list):
+        anns = []
+        for ai, a in enumerate(anns_meta):
+            a = dict(a)
+            null = a.pop("human-atomic-facts-null", False)
+            facts = by_sentence.pop(ai, [])
+            hf = [{"text": f.text, "label": f.label} for f in facts if f.label is not None]
+            a["human-atomic-facts"] = None if (null and not hf) else hf
+            anns.append(a)
+        for si in sorted(by_sentence):                     # facts on sentences the file lacked
+            anns.append(_annotation(s, si, by_sentence[si]))
+        rec["annotations"] = anns
+    else:
+        rec["annotations"] = [_annotation(s, si, fs) for si, fs in sorted(by_sentence.items())] or None
+    for k, v in (meta.get("extra") or {}).items():
+        rec.setdefault(k, v)
+    return rec
+
+
+def _annotation(s: Session, sentence: int, facts: list[Fact]) -> dict:
+    start = min(f.span[0] for f in facts)
+    end = max(f.span[1] for f in facts)
+    labelled = [f for f in facts if f.label is not None]
+    return {
+        "text": s.text[start:end],
+        "is-relevant": any(f.label != "IR" for f in labelled) if labelled else True,
+        "model-atomic-facts": [{"text": f.text} for f in facts if f.auto is not None],
+        "human-atomic-facts": [{"text": f.text, "label": f.label} for f in labelled],
+    }
+
+
+def dumps_sessions(sessions: list[Session], fmt: str = "mfact", single: bool | None = None) -> str:
+    """Serialise: mfact -> one object (single session) or {"sessions": [...]}; factscore -> JSONL."""
+    if fmt == "mfact":
+        if single is None:
+            single = len(sessions) == 1
+        if single:
+            if len(sessions) != 1:
+                raise MfactError("a single-session export needs exactly one session")
+            return json.dumps(sessions[0].to_dict(), ensure_ascii=False, indent=2) + "\n"
+        return json.dumps({"sessions": [s.to_dict() for s in sessions]}, ensure_ascii=False,
+                          indent=2) + "\n"
+    if fmt == "factscore":
+        return "".join(json.dumps(session_to_factscore(s), ensure_ascii=False) + "\n" for s in sessions)
+    raise MfactError(f"unknown format {fmt!r}", "one of: " + ", ".join(FORMATS))
+
+
+def write_sessions(sessions: list[Session], path: str | Path, fmt: str = "mfact",
+                   single: bool | None = None) -> Path:
+    """Write sessions atomically: a temp file beside the target, fsync, then os.replace."""
+    return atomic_write(path, dumps_sessions(sessions, fmt, single))
+
+
+def atomic_write(path: str | Path, content: str) -> Path:
+    path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise MfactError(f"{path}: the folder {parent} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(content)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise MfactError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise
+    return path

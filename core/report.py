@@ -1,0 +1,344 @@
+"""The research report: per-language (and per-model, or per rarity / region group) figures over
+many sessions, as in the multilingual factuality papers' tables.
+
+`build_report(sessions, by=None)` returns the JSON-ready dict that `mfact report --json` prints:
+
+    {"languages": {"en": {<figures>, "models": {"<model>": {<figures>}}}}}         (by = None)
+    {"by": "rarity", "groups": {"en/very freq": {<figures>, "models": {...}}, ...}} (by = rarity|region)
+
+Figures are fractions in [0, 1] or null; every null figure has its reason under "reasons".
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from . import metrics as M
+from .session import Session
+
+GROUP_BY = ("rarity", "region")
+# FActScore's rarity buckets, most frequent first (used to order groups)
+RARITY_ORDER = ("very freq", "freq", "medium", "rare", "very rare")
+UNKNOWN_GROUP = "unknown"
+
+
+@dataclass
+class _Text:
+    """What the report needs from one session (computed once per session)."""
+    language: str
+    model: str
+    group: str
+    abstained: bool
+    n_facts: int
+    factscore: float | None
+    relevant_only: float | None
+    gamma: float | None
+    sd: float | None
+    drift_point: int | None
+    n_labelled: int
+    p_value: float | None
+    calm: dict
+    h_det: float
+    n_tokens: int
+    all_human: bool
+    has_auto: bool
+    pairs: list = field(default_factory=list)
+
+
+def _summarise(s: Session, by: str | None, p_value: bool, n_permutations: int) -> _Text:
+    labels = M.labels_of(s)
+    drift = M.semantic_drift(labels)
+    pv = None
+    if p_value and drift.score is not None and drift.score >= M.DRIFT_THRESHOLD:
+        pv = M.drift_p_value(labels, n_permutations=n_permutations)
+    checks = s.checks if M._has_calm(s.checks) else None
+    if checks is None:
+        from .checks import calm_checks
+        checks = calm_checks(s.text, s.language)
+    h, n = M.hallucinated_tokens(s.text, [(f.span, f.label) for f in s.facts])
+    group = ""
+    if by:
+        v = s.entity.attributes.get(by)
+        group = str(v) if v not in (None, "") else UNKNOWN_GROUP
+    return _Text(
+        language=s.language, model=s.generator.model or s.generator.backend or "unknown", group=group,
+        abstained=not s.facts, n_facts=len(s.facts), factscore=M.factscore(labels),
+        relevant_only=M.factscore_relevant_only(labels), gamma=M.factscore_gamma(labels),
+        sd=drift.score, drift_point=drift.point, n_labelled=sum(1 for x in labels if x is not None),
+        p_value=pv, calm=checks, h_det=h, n_tokens=n, all_human=M.all_human(s),
+        has_auto=any(f.auto is not None for f in s.facts), pairs=M.relabel_pairs(s))
+
+
+def _share(flags: list[bool]) -> float | None:
+    return sum(1 for f in flags if f) / len(flags) if flags else None
+
+
+def figures(texts: list[_Text], calibration: M.Calibration | None = None) -> dict:
+    """The report's figures over a group of texts (see the module docstring)."""
+    reasons: dict[str, str] = {}
+    scored = [t for t in texts if not t.abstained]
+    with_sd = [t for t in scored if t.sd is not None]
+    drifting = [t for t in with_sd if t.sd >= M.DRIFT_THRESHOLD]
+    out: dict[str, Any] = {
+        "sessions": len(texts),
+        "abstentions": len(texts) - len(scored),
+        "abstention_rate": (len(texts) - len(scored)) / len(texts) if texts else None,
+        "facts": sum(t.n_facts for t in texts),
+        "facts_per_text": (sum(t.n_facts for t in scored) / len(scored)) if scored else None,
+        "factscore": M.mean(t.factscore for t in scored),
+        "factscore_relevant_only": M.mean(t.relevant_only for t in scored),
+        "factscore_gamma": M.mean(t.gamma for t in scored),
+        "semantic_drift": M.mean(t.sd for t in with_sd),
+        "drift_texts": len(with_sd),
+        "drifting_share": (len(drifting) / len(with_sd)) if with_sd else None,
+        "drifting_p_value": M.mean(t.p_value for t in drifting),
+        "drift_position": M.mean((t.drift_point / t.n_labelled) for t in drifting if t.n_labelled),
+    }
+    if not scored:
+        for k in ("facts_per_text", "factscore", "factscore_relevant_only", "factscore_gamma"):
+            reasons[k] = "no scored text (all abstained)" if texts else "no sessions"
+    elif out["factscore"] is None:
+        reasons["factscore"] = reasons["factscore_gamma"] = "no labelled fact yet"
+    if out["factscore_relevant_only"] is None and "factscore_relevant_only" not in reasons:
+        reasons["factscore_relevant_only"] = "every labelled fact is IR"
+    if not with_sd:
+        why = f"no text with at least {2 * M.DRIFT_MARGIN} labelled facts"
+        for k in ("semantic_drift", "drifting_share"):
+            reasons[k] = why
+    if not drifting:
+        why = "no drifting text (SD >= 0.75)" if with_sd else reasons.get("semantic_drift", "no texts")
+        reasons["drifting_p_value"] = reasons["drift_position"] = why
+    elif out["drifting_p_value"] is None:
+        reasons["drifting_p_value"] = "permutation test skipped (--no-p-value)"
+    # CaLMScore: share of answers non-empty, in the right language, not repetitive
+    if texts:
+        ne = [bool(t.calm.get("non_empty")) for t in texts]
+        lo = [bool(t.calm.get("language_ok")) for t in texts]
+        nr = [not t.calm.get("repetitive") for t in texts]
+        out["calm"] = {"non_empty": _share(ne), "language_ok": _share(lo), "not_repetitive": _share(nr),
+                       "calmscore": _share([a and b and c for a, b, c in zip(ne, lo, nr)])}
+    else:
+        out["calm"] = {"non_empty": None, "language_ok": None, "not_repetitive": None, "calmscore": None}
+        reasons["calm"] = "no sessions"
+    # hallucination-rate estimate (science.md section 4)
+    h = sum(t.h_det for t in texts)
+    n = sum(t.n_tokens for t in texts)
+    labelled_texts = [t for t in texts if t.n_labelled]
+    if calibration is None:
+        calibration = M.ns_calibration([p for t in texts for p in t.pairs])
+    if labelled_texts and all(t.all_human for t in labelled_texts):
+        out["hallucination_rate"] = M.hallucination_rate(h, n, None)
+        out["hallucination_precision"] = out["hallucination_recall"] = None
+        reasons["hallucination_precision"] = reasons["hallucination_recall"] = \
+            "all labels set by a person: taken as truth, no correction"
+    else:
+        out["hallucination_rate"] = M.hallucination_rate(h, n, calibration) if labelled_texts else None
+        out["hallucination_precision"] = calibration.precision
+        out["hallucination_recall"] = calibration.recall
+        if out["hallucination_rate"] is None:
+            reasons["hallucination_rate"] = (calibration.reason or "not computable") if labelled_texts \
+                else "no labelled fact"
+        if calibration.precision is None or calibration.recall is None:
+            reasons["hallucination_precision"] = reasons["hallucination_recall"] = \
+                calibration.reason or "not computable"
+    out["hallucination_rate_raw"] = (h / n) if n else None
+    out["relabelled_facts"] = calibration.n
+    ag = M.agreement([p for t in texts for p in t.pairs])
+    out["agreement"] = {"n": ag.n, "accuracy": ag.accuracy, "kappa": ag.kappa}
+    if ag.reason:
+        reasons["agreement"] = ag.reason
+    out["reasons"] = reasons
+    return out
+
+
+def _group_order(by: str | None, key: str) -> tuple:
+    lang, _, group = key.partition("/")
+    if by == "rarity" and group in RARITY_ORDER:
+        return (lang, 0, RARITY_ORDER.index(group), group)
+    return (lang, 1 if group != UNKNOWN_GROUP else 2, 0, group)
+
+
+def build_report(sessions: Iterable[Session], by: str | None = None, languages: list[str] | None = None,
+                 p_value: bool = True, n_permutations: int = M.PERMUTATIONS) -> dict:
+    if by is not None and by not in GROUP_BY:
+        from .protocols import MfactError
+        raise MfactError(f"cannot group by {by!r}", "one of: " + ", ".join(GROUP_BY))
+    texts = [_summarise(s, by, p_value, n_permutations) for s in sessions
+             if not languages or s.language in languages]
+    by_lang: dict[str, list[_Text]] = {}
+    for t in texts:
+        by_lang.setdefault(t.language, []).append(t)
+    calib = {lang: M.ns_calibration([p for t in ts for p in t.pairs]) for lang, ts in by_lang.items()}
+    def with_models(ts: list[_Text], lang: str) -> dict:
+        fig = figures(ts, calib[lang])
+        models: dict[str, list[_Text]] = {}
+        for t in ts:
+            models.setdefault(t.model, []).append(t)
+        fig["models"] = {m: figures(mt, calib[lang]) for m, mt in sorted(models.items())}
+        return fig
+
+    if by is None:
+        return {"languages": {lang: with_models(by_lang[lang], lang) for lang in sorted(by_lang)}}
+    groups: dict[str, list[_Text]] = {}
+    for t in texts:
+        groups.setdefault(f"{t.language}/{t.group}", []).append(t)
+    ordered = sorted(groups, key=lambda k: _group_order(by, k))
+    return {"by": by, "groups": {k: with_models(groups[k], k.split("/", 1)[0]) for k in ordered}}
+
+
+# --------------------------------------------------------------------------- rendering
+
+def _rows(report: dict) -> list[tuple[str, str, dict]]:
+    """(group label, model label, figures) rows in display order."""
+    rows: list[tuple[str, str, dict]] = []
+    for lang, fig in (report.get("groups") or report.get("languages") or {}).items():
+        rows.append((lang, "all", fig))
+        models = fig.get("models") or {}
+        if len(models) > 1:
+            for m, mf in models.items():
+                rows.append((lang, m, mf))
+        elif len(models) == 1:
+            rows[-1] = (lang, next(iter(models)), fig)
+    return rows
+
+
+def _pct(v: float | None) -> str:
+    return "—" if v is None else f"{100 * v:.1f}"
+
+
+def _num(v: float | None, digits: int = 2) -> str:
+    return "—" if v is None else f"{v:.{digits}f}"
+
+
+COLUMNS = ("group", "model", "n", "abst", "f/text", "FS", "FS rel", "FS γ",
+           "SD", "drift (p)", "pos", "CaLM", "HR (P/R)", "agree (κ)")
+
+
+def _cells(group: str, model: str, f: dict) -> list[str]:
+    drifting = _pct(f["drifting_share"])
+    if f["drifting_p_value"] is not None:
+        drifting += f" ({f['drifting_p_value']:.3f})"
+    hr = _pct(f["hallucination_rate"])
+    if f["hallucination_precision"] is not None and f["hallucination_recall"] is not None:
+        hr += f" ({f['hallucination_precision']:.2f}/{f['hallucination_recall']:.2f})"
+    ag = f["agreement"]
+    agree = _pct(ag["accuracy"]) + (f" ({ag['kappa']:.2f})" if ag["kappa"] is not None else "")
+    return [group, model, str(f["sessions"]), str(f["abstentions"]), _num(f["facts_per_text"], 1),
+            _pct(f["factscore"]), _pct(f["factscore_relevant_only"]), _pct(f["factscore_gamma"]),
+            _num(f["semantic_drift"], 3), drifting, _pct(f["drift_position"]),
+            _pct(f["calm"]["calmscore"]), hr, agree]
+
+
+NOTE = ("Percent figures (×100). n: sessions; abst: abstentions; f/text: facts per text. "
+        "FS: FActScore S/(S+NS+IR) per text, mean over non-abstaining texts; FS rel: S/(S+NS); "
+        "FS γ: with the length penalty (γ=10). SD: mean semantic drift (m=3); drift: share of texts "
+        "with SD ≥ 0.75, p: their mean permutation p-value; pos: their mean drift position in the "
+        "text. CaLM: CaLMScore (non-empty, right language, not repetitive). HR: hallucination-rate "
+        "estimate; P/R: the verifier's NS precision/recall on relabelled facts. agree: human vs "
+        "automatic accuracy, κ: Cohen's kappa. —: not computable (see --json for the reason).")
+
+
+TABLE_FACTS = ("n", "abst", "f/text", "FS", "FS rel", "FS γ", "SD", "drift", "p", "pos")
+TABLE_CHECKS = ("CaLM", "non-empty", "lang ok", "not rep.", "HR", "P", "R", "relabels", "agree", "κ")
+
+
+def _fact_cells(f: dict) -> list[str]:
+    return [str(f["sessions"]), str(f["abstentions"]), _num(f["facts_per_text"], 1),
+            _pct(f["factscore"]), _pct(f["factscore_relevant_only"]), _pct(f["factscore_gamma"]),
+            _num(f["semantic_drift"], 3), _pct(f["drifting_share"]), _num(f["drifting_p_value"], 3),
+            _pct(f["drift_position"])]
+
+
+def _check_cells(f: dict) -> list[str]:
+    c, ag = f["calm"], f["agreement"]
+    return [_pct(c["calmscore"]), _pct(c["non_empty"]), _pct(c["language_ok"]), _pct(c["not_repetitive"]),
+            _pct(f["hallucination_rate"]), _num(f["hallucination_precision"]),
+            _num(f["hallucination_recall"]), str(f["relabelled_facts"]), _pct(ag["accuracy"]),
+            _num(ag["kappa"])]
+
+
+def render_table(report: dict, console=None) -> None:
+    """Two rich terminal tables (factuality and drift; checks, HR and agreement), narrow enough for
+    a 100-column terminal. Every cell is a literal Text (no markup from data)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = console or Console()
+    rows = _rows(report)
+    if not rows:
+        console.print(Text("No sessions in the store. Import some (mfact import FILE) or run mfact check."))
+        return
+    show_model = any(model != "all" for _, model, _ in rows)
+    suffix = f" by {report['by']}" if report.get("by") else ""
+    for title, heads, cells in (("FActScore and semantic drift" + suffix, TABLE_FACTS, _fact_cells),
+                                ("CaLMScore, hallucination rate, agreement" + suffix, TABLE_CHECKS,
+                                 _check_cells)):
+        table = Table(title=Text(title), box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False,
+                      title_justify="left", show_edge=False)
+        table.add_column(Text("group"), no_wrap=True)
+        if show_model:
+            table.add_column(Text("model"), overflow="fold", max_width=24)
+        for h in heads:
+            table.add_column(Text(h), justify="right", no_wrap=True)
+        for group, model, fig in rows:
+            first = [group, model] if show_model else [group]
+            table.add_row(*[Text(c) for c in first + cells(fig)])
+        console.print(table)
+    console.print(Text(NOTE, style="dim"))
+
+
+def render_markdown(report: dict) -> str:
+    def esc(s: str) -> str:
+        return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join(["---"] * 2 + ["---:"] * (len(COLUMNS) - 2)) + "|"]
+    for group, model, fig in _rows(report):
+        lines.append("| " + " | ".join(esc(c) for c in _cells(group, model, fig)) + " |")
+    return "\n".join(lines) + "\n\n" + NOTE + "\n"
+
+
+CSV_FIELDS = ("group", "model", "sessions", "abstentions", "facts", "facts_per_text", "factscore",
+              "factscore_relevant_only", "factscore_gamma", "semantic_drift", "drift_texts",
+              "drifting_share", "drifting_p_value", "drift_position", "calm_non_empty",
+              "calm_language_ok", "calm_not_repetitive", "calmscore", "hallucination_rate",
+              "hallucination_precision", "hallucination_recall", "relabelled_facts",
+              "agreement_n", "agreement_accuracy", "agreement_kappa")
+
+
+def render_csv(report: dict) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_FIELDS)
+    for group, model, f in _rows(report):
+        row = dict(f)
+        row.update(group=group, model=model, calm_non_empty=f["calm"]["non_empty"],
+                   calm_language_ok=f["calm"]["language_ok"],
+                   calm_not_repetitive=f["calm"]["not_repetitive"], calmscore=f["calm"]["calmscore"],
+                   agreement_n=f["agreement"]["n"], agreement_accuracy=f["agreement"]["accuracy"],
+                   agreement_kappa=f["agreement"]["kappa"])
+        w.writerow(["" if row.get(k) is None else _csv_value(row.get(k)) for k in CSV_FIELDS])
+    return buf.getvalue()
+
+
+def _csv_value(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    s = str(v)
+    return ("'" + s) if s[:1] in ("=", "+", "-", "@") and not _is_number(s) else s
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def render_json(report: dict) -> str:
+    return json.dumps(report, ensure_ascii=False, indent=2)

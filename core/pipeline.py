@@ -439,6 +439,7 @@ class _Run:
         p.stats = self.stats
         self.checks_dirty = True
         self.cut: int | None = None   # drift / repetition stops: the session text ends here
+        self.notices_seen: dict[int, int] = {}
 
     # ------------------------------------------------------------------ threads
 
@@ -537,6 +538,7 @@ class _Run:
             yield from self._commit(final=True)
         else:
             threading.Thread(target=self._generate, name="mfact-generate", daemon=True).start()
+        yield from self._stage_notices()
 
         while True:
             if self.user_stop.is_set() and self.reason is None:
@@ -556,6 +558,18 @@ class _Run:
                 yield from self._fail(msg[1], msg[2])
                 return
             yield from self._handle(msg)
+
+    def _stage_notices(self) -> Iterator[Event]:
+        """Notices the stages collected (e.g. the retriever's "no network: offline sources only")."""
+        for stage in (self.p.retriever, self.p.verifier, self.p.extractor):
+            notes = getattr(stage, "notices", None)
+            if not isinstance(notes, list):
+                continue
+            key = id(stage)
+            seen = self.notices_seen.get(key, 0)
+            for n in list(notes)[seen:]:
+                yield NoticeEvent("warning", str(n))
+            self.notices_seen[key] = max(seen, len(notes))
 
     def _all_done(self) -> bool:
         return (self.gen_done and self.pending_sentences == 0 and self.pending_facts == 0
@@ -589,6 +603,7 @@ class _Run:
             for e in passages:
                 self.evidence.setdefault(e.id, e)
             yield EvidenceEvent(fid, [copy.copy(e) for e in passages])
+            yield from self._stage_notices()
         elif kind == "cache_hit":
             self.stats.cache_hits += 1
         elif kind == "verdict":

@@ -79,8 +79,10 @@ def read_text_file(path: str) -> str:
     return text
 
 
-def _resolve(name: str, lang: str, cfg):
-    """The entity, resolved through the knowledge source when it can be (titles, QID)."""
+def _resolve(name: str, lang: str, cfg, err: TextIO):
+    """The entity, resolved through the knowledge sources when they know it (titles, QID). An
+    ambiguous name is an error listing the choices; an unknown one is checked under its bare name
+    (its facts will mostly lack evidence), with a warning."""
     from ..session import Entity
 
     try:
@@ -91,10 +93,20 @@ def _resolve(name: str, lang: str, cfg):
         match = resolve_entity(name, lang, cfg)
     except MfactError:
         raise
-    except Exception:  # noqa: BLE001 - resolution is a convenience; the retriever copes with a name
+    except Exception as exc:  # noqa: BLE001 - resolution is a convenience; the retriever copes with a name
+        print(f"mfact: warning: could not look {name!r} up: {safe(str(exc), one_line=True)}", file=err)
         return Entity(name=name)
+    for n in getattr(match, "notices", None) or []:
+        print(f"mfact: {safe(str(n), one_line=True)}", file=err)
     ent = getattr(match, "entity", None)
-    return ent if ent is not None else Entity(name=name)
+    if ent is not None:
+        return ent
+    if getattr(match, "choices", None):
+        match.require(name, lang)          # raises one MfactError listing the choices
+    hint = ("did you mean: " + "; ".join(match.suggestions[:5])) if getattr(match, "suggestions", None) \
+        else "add a source (--zim, --factscore-db) or go online for evidence"
+    print(f"mfact: warning: no page about {name!r} found in '{lang}'; checking anyway ({hint})", file=err)
+    return Entity(name=name)
 
 
 class _Printer:
@@ -207,7 +219,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"mfact: {safe(msg, one_line=True)}", file=err, flush=True)
 
     pipeline = build_pipeline(cfg, on_progress=on_progress, need_generator=text is None)
-    entity = _resolve(args.entity.strip(), lang, cfg)
+    entity = _resolve(args.entity.strip(), lang, cfg, err)
     stop = threading.Event()
     session = None
     errors: list[str] = []

@@ -221,6 +221,16 @@ def stage_info(obj: Any, kind: str) -> dict[str, Any]:
 
 
 def decoding_params(cfg: Config, seed: int | None = None) -> DecodingParams:
+    """Decoding parameters from the configuration (validated by mfact.core.models when present)."""
+    try:
+        from .models import decoding_params as models_params
+    except ImportError:
+        models_params = None
+    if models_params is not None:
+        d = models_params(cfg)
+        if seed is not None:
+            d.seed = seed
+        return d
     return DecodingParams(max_tokens=cfg.max_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
                           seed=cfg.seed if seed is None else seed, greedy=cfg.greedy,
                           repetition_penalty=cfg.repetition_penalty, stop_on_repeat=cfg.stop_on_repeat)
@@ -374,6 +384,19 @@ class CheckPipeline:
             run.shutdown()
 
 
+def _generator_info(gen: Generator, prompt: str, params: DecodingParams) -> GeneratorInfo:
+    """Backend, model, the exact prompt (and the rendered one), decoding parameters and seed."""
+    try:
+        from .models import generator_info
+        return generator_info(gen, prompt, params)
+    except ImportError:
+        pass
+    except Exception as exc:  # noqa: BLE001 - a description must not stop the run
+        log.warning("generator info: %s", exc)
+    return GeneratorInfo(backend=getattr(gen, "backend", "unknown"), model=getattr(gen, "model", ""),
+                         prompt=prompt, params=params.to_dict(), seed=params.seed)
+
+
 def _mfact_version() -> str:
     try:
         from . import __version__
@@ -412,11 +435,11 @@ class _Run:
         else:
             self.prompt = prompt or ""
         self.session = Session(language=lang, entity=copy.deepcopy(entity), status="running")
-        self.session.generator = GeneratorInfo(
-            backend=getattr(gen, "backend", "none") if text is None else "none",
-            model=getattr(gen, "model", "") if text is None else "",
-            prompt=self.prompt, params=self.params.to_dict() if text is None else {},
-            seed=self.params.seed if text is None else None)
+        if text is None:
+            self.session.generator = _generator_info(gen, self.prompt, self.params)
+        else:
+            self.session.generator = GeneratorInfo(backend="none", model="", prompt=self.prompt,
+                                                   params={}, seed=None)
         self.session.config = p.describe(lang)
         self.langs = evidence_langs(self.cfg, lang)
         self.raw = ""

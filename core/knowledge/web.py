@@ -1,0 +1,86 @@
+"""Web evidence through a SearXNG instance (self-hosted metasearch with a JSON API), given by URL.
+
+For a query, the instance's top results are fetched (HTML only, size- and time-limited) and reduced to
+their main text; a result whose page cannot be fetched keeps its search snippet. Everything fetched is
+untrusted data."""
+from __future__ import annotations
+
+import logging
+from urllib.parse import urljoin
+
+import httpx
+
+from ..protocols import MfactError
+from .base import Page
+from .htmltext import html_to_text
+from .wikipedia import user_agent
+
+log = logging.getLogger("mfact.knowledge.web")
+
+NAME = "web"
+MAX_BYTES = 2_000_000
+
+
+class WebSearch:
+    name = NAME
+
+    def __init__(self, searxng_url: str, contact: str = "", transport: httpx.BaseTransport | None = None,
+                 timeout: float = 8.0, results: int = 3):
+        url = searxng_url.strip()
+        if not url.startswith(("http://", "https://")):
+            raise MfactError(f"invalid SearXNG URL {searxng_url!r}", "give e.g. http://127.0.0.1:8888")
+        self.base = url.rstrip("/") + "/"
+        self.results = results
+        self._http = httpx.Client(transport=transport, timeout=httpx.Timeout(timeout, connect=3.0),
+                                  headers={"User-Agent": user_agent(contact)}, follow_redirects=True)
+
+    def search(self, query: str, lang: str) -> list[dict]:
+        try:
+            r = self._http.get(urljoin(self.base, "search"),
+                               params={"q": query, "format": "json", "language": lang, "safesearch": "0"})
+        except httpx.HTTPError as exc:
+            raise MfactError(f"SearXNG at {self.base} is unreachable: {type(exc).__name__}",
+                             "check --searxng-url, or leave web out of the sources") from None
+        if r.status_code == 403:
+            raise MfactError(f"SearXNG at {self.base} refused JSON output (HTTP 403)",
+                             "enable the json format under search.formats in its settings.yml")
+        if r.status_code != 200:
+            raise MfactError(f"SearXNG at {self.base} answered HTTP {r.status_code}")
+        try:
+            data = r.json()
+            results = data.get("results") or []
+        except (ValueError, AttributeError):
+            raise MfactError(f"SearXNG at {self.base} sent a reply that is not its JSON format") from None
+        out = []
+        for item in results:
+            if isinstance(item, dict) and str(item.get("url", "")).startswith(("http://", "https://")):
+                out.append({"url": str(item["url"]), "title": str(item.get("title") or item["url"]),
+                            "content": str(item.get("content") or "")})
+        return out
+
+    def fetch(self, url: str) -> tuple[str, list[tuple[str, str]]] | None:
+        """(title, sections) of an HTML page, or None when it cannot be had."""
+        try:
+            with self._http.stream("GET", url) as r:
+                if r.status_code != 200 or "html" not in r.headers.get("content-type", "html"):
+                    return None
+                body = b""
+                for chunk in r.iter_bytes():
+                    body += chunk
+                    if len(body) > MAX_BYTES:
+                        break
+                enc = r.encoding or "utf-8"
+        except httpx.HTTPError as exc:
+            log.info("web page %s not fetched: %s", url, exc)
+            return None
+        title, sections, _, _ = html_to_text(body.decode(enc, "replace"))
+        return title, sections
+
+    def search_pages(self, query: str, lang: str) -> list[Page]:
+        pages = []
+        for res in self.search(query, lang)[: self.results]:
+            got = self.fetch(res["url"])
+            sections = got[1] if got and got[1] else ([("", res["content"])] if res["content"] else [])
+            if sections:
+                pages.append(Page(source=NAME, lang=lang, title=res["title"], sections=sections, url=res["url"]))
+        return pages

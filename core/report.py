@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -191,8 +192,21 @@ def build_report(sessions: Iterable[Session], by: str | None = None, languages: 
 
 # --------------------------------------------------------------------------- rendering
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _label(s: str) -> str:
+    """A model or group name (untrusted) as one line without control characters."""
+    return _CONTROL.sub("", str(s))
+
+
 def _rows(report: dict) -> list[tuple[str, str, dict]]:
     """(group label, model label, figures) rows in display order."""
+    rows = [(_label(g), _label(m), f) for g, m, f in _raw_rows(report)]
+    return rows
+
+
+def _raw_rows(report: dict) -> list[tuple[str, str, dict]]:
     rows: list[tuple[str, str, dict]] = []
     for lang, fig in (report.get("groups") or report.get("languages") or {}).items():
         rows.append((lang, "all", fig))

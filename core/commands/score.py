@@ -74,7 +74,7 @@ def cmd_score(args) -> int:
     lines = [
         f"session      {plain(session.id)}  {plain(session.title)}",
         f"facts        {res['n_facts']} ({c['S']} S, {c['NS']} NS, {c['IR']} IR, {c['pending']} pending)",
-        f"FActScore    {pct(res['factscore'])}  (S/(S+NS+IR); IR counted as not supported)",
+        f"FActScore    {pct(res['factscore'])}%  (S/(S+NS+IR); IR counted as not supported)",
         f"  relevant   {pct(res['factscore_relevant_only'])}  (S/(S+NS))",
         f"  gamma      {pct(res['factscore_gamma'])}  (length penalty, gamma = 10)",
     ]
@@ -90,7 +90,7 @@ def cmd_score(args) -> int:
                  f"{plain(calm['detected_language'] or '—')} ({'ok' if calm['language_ok'] else 'WRONG'}),"
                  f" {'repetitive' if calm['repetitive'] else 'not repetitive'}")
     hr = res["hallucination_rate"]
-    lines.append(f"halluc. rate {pct(hr)}" + (f"  ({res['hallucination_rate_reason']})"
+    lines.append(f"halluc. rate {pct(hr)}{'%' if hr is not None else ''}" + (f"  ({res['hallucination_rate_reason']})"
                                                if res.get("hallucination_rate_reason") else ""))
     ag = res["agreement"]
     if ag["n"]:

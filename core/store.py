@@ -200,22 +200,14 @@ class Store:
     # ------------------------------------------------------------------ writing
 
     def save_session(self, s: Session) -> None:
-        """Insert or replace the whole session (facts and evidence included) in one transaction.
-        The label history is kept, and so are human labels the store has for facts that the given
-        copy leaves unlabelled (labels are cleared through `set_human_label`, not by saving)."""
+        """Insert or replace the whole session (facts, labels and evidence) in one transaction: the
+        given copy is the truth. The label history is kept; a session without a name keeps the
+        name the store has for it (set by `rename_session`)."""
         from .metrics import factscore
 
         now = now_iso()
         with self._tx() as db:
-            # Human labels are written by `set_human_label` (the TUI) while a pipeline may still save
-            # its own copy of the session: a label the store has and the copy lacks is kept.
-            stored = {fid: (hl, ht) for fid, hl, ht in db.execute(
-                "SELECT id, human_label, human_time FROM facts WHERE session_id=? AND human_label"
-                " IS NOT NULL", (s.id,))}
-            for f in s.facts:
-                if f.human is None and f.id in stored:
-                    f.human = HumanLabel(label=stored[f.id][0], time=stored[f.id][1] or now)
-            if not s.name:
+            if not s.name:          # a name given with rename_session survives a later save
                 row = db.execute("SELECT name FROM sessions WHERE id=?", (s.id,)).fetchone()
                 if row and row[0]:
                     s.name = row[0]

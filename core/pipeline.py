@@ -124,6 +124,9 @@ def clean_text_safe(raw: str) -> str:
     return fn(raw) if fn else raw
 
 
+_OPENERS = re.compile(r"[<\[*_`~&]")
+
+
 def _norm_sentence(s: str) -> str:
     return re.sub(r"\W+", " ", s.lower()).strip()
 
@@ -670,18 +673,22 @@ class _Run:
         return tps
 
     def _emit_tokens(self, chunk: Chunk | None, final: bool) -> Iterator[Event]:
-        """Send the new part of the cleaned text. A short tail that may still turn out to be
-        markup (after '<', '[', '*' or '#') is held back until the next chunk."""
+        """Send the new part of the cleaned text. What may still change when more text arrives is
+        held back: from the first possible markup opener (`<`, `[`, `*`, `_`, backtick, `~`, `&`)
+        not yet sent, and a line of fewer than 4 characters (a bullet or heading may be starting).
+        Text of sentences already taken for checking is always sent."""
         text = self.clean
         limit = len(text)
         if not final:
-            tail_start = max(0, len(text) - 32)
-            for ch in "<[*#":
-                j = text.rfind(ch, tail_start)
-                if j >= 0:
-                    limit = min(limit, j)
+            m = _OPENERS.search(text, len(self.emitted))
+            if m:
+                limit = m.start()
+            line_start = text.rfind("\n") + 1
+            if len(text) - line_start < 4:
+                limit = min(limit, line_start)
+            limit = max(limit, min(self.committed, len(text)))
         if not text.startswith(self.emitted):
-            # cleaning changed text already shown (rare): resend nothing, the session is authoritative
+            # cleaning changed text already sent (rare): the session's text is authoritative
             common = 0
             for a, b in zip(text, self.emitted):
                 if a != b:

@@ -365,3 +365,18 @@ def test_selfcheck_scores_function():
     assert scores[0] == pytest.approx(0.0, abs=1e-5) and scores[1] > 0.5
     assert selfcheck_scores(["a"], [], emb) == [None]
     assert selfcheck_scores([], [["a"]], emb) == []
+
+
+def test_streamed_tokens_never_show_markup_that_cleaning_removes():
+    raw = ("<start_of_turn>model\nMarie Curie was a **Polish and naturalised-French physicist** and chemist. "
+           "She was born in <b>Warsaw</b> in 1867.\n- She died in 1934 in France.<end_of_turn>")
+    events = run_all(fake_pipeline(text=raw))
+    s = final_session(events)
+    toks = [e.text for e in events if isinstance(e, TokenEvent)]
+    assert "".join(toks) == s.text
+    assert s.raw_text == raw
+    for bad in ("*", "<", ">", "- She"):
+        assert not any(bad in t for t in toks), bad
+    assert s.text.startswith("Marie Curie was a Polish and naturalised-French physicist and chemist.")
+    assert [s.text[a:b] for a, b in (f.span for f in s.facts)] == [f.text for f in s.facts]
+    assert len(s.facts) == 3

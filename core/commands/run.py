@@ -1,0 +1,123 @@
+"""`mfact run`: check many people in many languages headless, resumably."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(sub) -> None:
+    from ..config import add_checking_options, add_knowledge_options, add_model_options
+
+    p = sub.add_parser(
+        "run", help="check many people in many languages (resumable batch run)",
+        description="One session per (person, language, sample) in the store. Re-running the same "
+                    "command skips finished sessions; an interrupted run loses no finished session.")
+    p.add_argument("--lang", required=True, help="comma-separated language codes, e.g. es,ar,bn")
+    p.add_argument("--entities", action="append", default=[],
+                   help="entity list: one name per line, optional tab and QID (repeatable); "
+                        "FActScore's prompt_entities.txt works as is")
+    p.add_argument("--entity", action="append", default=[], help="one person (repeatable)")
+    p.add_argument("--samples", type=int, default=1, help="samples per person and language (seed + i)")
+    p.add_argument("--out", help="also write each finished session as JSON into this folder, and summary.json")
+    p.add_argument("--json", action="store_true", help="print the run summary as JSON at the end")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (one line per session instead)")
+    add_model_options(p)
+    add_knowledge_options(p)
+    add_checking_options(p)
+    p.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..batch import BatchRunner, parse_entity_lines, plan_jobs, read_entity_file
+    from ..config import config_from_args
+    from ..formats import atomic_write
+    from ..languages import parse_language_list
+    from ..store import Store
+
+    cfg = config_from_args(args)
+    langs = [lang.code for lang in parse_language_list(args.lang)]
+    entities = []
+    for f in args.entities:
+        entities.extend(read_entity_file(f))
+    entities.extend(parse_entity_lines(args.entity, "--entity"))
+    seen: set[str] = set()
+    entities = [e for e in entities if not (e.name in seen or seen.add(e.name))]
+    jobs = plan_jobs(entities, langs, args.samples, cfg)
+    workers = max(1, cfg.workers) if cfg.base_url else 1
+    out_dir = Path(args.out) if args.out else None
+    if out_dir:
+        out_dir.mkdir(parents=True, exist_ok=True)
+
+    store = Store()
+
+    def factory():
+        from ..pipeline import build_pipeline
+        return build_pipeline(cfg)
+
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    console = Console(stderr=True, highlight=False)
+    show_bar = not args.no_progress and console.is_terminal
+    progress = Progress(TextColumn("[bold]mfact run"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+                        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
+                        TimeRemainingColumn(), TextColumn("{task.fields[current]}", markup=False),
+                        console=console, disable=not show_bar, transient=False)
+    task = progress.add_task("run", total=len(jobs), rate="", current="")
+    counts = {"done": 0, "skipped": 0, "failed": 0}
+    import time
+    t0 = time.monotonic()
+
+    def on_event(kind, job, data):
+        if kind == "start":
+            progress.update(task, current=job.label)
+            return
+        if kind in counts:
+            counts[kind] += 1
+        if kind in ("done", "skipped", "failed"):
+            progress.advance(task)
+            elapsed = max(time.monotonic() - t0, 1e-6)
+            progress.update(task, rate=f"{counts['done'] / elapsed * 3600:.0f}/h")
+        if kind == "done" and out_dir is not None:
+            atomic_write(out_dir / f"{data.id}.json", json.dumps(data.to_dict(), ensure_ascii=False, indent=2))
+        if not show_bar and kind != "start":
+            msg = f"{kind}: {job.label}" + (f": {data}" if kind == "failed" else "")
+            print(msg, file=sys.stderr, flush=True)
+
+    runner = BatchRunner(store, factory, cfg, workers=workers, on_event=on_event)
+    interrupted = False
+    with progress:
+        try:
+            summary = runner.run(jobs)
+        except KeyboardInterrupt:
+            interrupted = True
+            summary = None
+    store.close()
+    if interrupted:
+        print("mfact run: interrupted; finished sessions are saved, run the same command again to "
+              "finish the rest", file=sys.stderr)
+        return 130
+    _print_summary(summary, console)
+    if out_dir is not None:
+        atomic_write(out_dir / "summary.json", json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
+    if args.json:
+        print(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
+    return 1 if summary.failed and not summary.done and not summary.skipped else 0
+
+
+def _print_summary(summary, console) -> None:
+    from rich.text import Text
+
+    line = Text(f"done {len(summary.done)}, skipped {len(summary.skipped)} (already finished), "
+                f"failed {len(summary.failed)} of {summary.planned} in {summary.seconds:.1f} s")
+    console.print(line)
+    for label, reason in summary.failed:
+        t = Text("  failed: ")
+        t.append(label)
+        t.append(": ")
+        t.append(reason)
+        console.print(t)

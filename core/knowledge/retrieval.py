@@ -69,6 +69,7 @@ class HybridRetriever:
         self.dense_weight = dense_weight if embedder is not None else 0.0
         self.notices: list[str] = []
         self._lock = threading.Lock()
+        self._fetch_lock = threading.Lock()
         self._pages: dict[tuple, list[int]] = {}
         self._cands: dict[tuple, _Candidates] = {}
         self.stats = {"page_hits": 0, "page_fetches": 0}
@@ -122,6 +123,13 @@ class HybridRetriever:
         with self._lock:
             if key in self._pages:
                 return self._pages[key]
+        with self._fetch_lock:       # one thread gathers an entity's pages; the others wait and reuse them
+            with self._lock:
+                if key in self._pages:
+                    return self._pages[key]
+            return self._gather(entity, langs, key)
+
+    def _gather(self, entity: Entity, langs: Sequence[str], key: tuple) -> list[int]:
         ids: list[int] = []
         found_langs: set[str] = set()
         for src in self.sources:

@@ -9,6 +9,7 @@ source at once instead of waiting on timeouts.
 from __future__ import annotations
 
 import email.utils
+import json
 import logging
 import re
 import socket
@@ -41,17 +42,38 @@ def _host_lock(host: str) -> threading.Lock:
 
 def network_available(host: str = "en.wikipedia.org", timeout: float = 1.5) -> bool:
     """Whether `host` answers a TCP connect on 443 (cached for PROBE_TTL seconds)."""
-    now = time.monotonic()
+    now = time.time()
     hit = _probe.get(host)
     if hit and now - hit[0] < PROBE_TTL:
         return hit[1]
+    state = _probe_file()
+    try:
+        saved = json.loads(state.read_text(encoding="utf-8")).get(host) if state else None
+        if isinstance(saved, list) and len(saved) == 2 and 0 <= now - float(saved[0]) < PROBE_TTL:
+            _probe[host] = (float(saved[0]), bool(saved[1]))
+            return bool(saved[1])
+    except (OSError, ValueError, AttributeError, TypeError):
+        pass
     try:
         with socket.create_connection((host, 443), timeout=timeout):
             ok = True
     except OSError:
         ok = False
     _probe[host] = (now, ok)
+    if state:   # remembered across processes, so that each `mfact` call does not probe again
+        try:
+            state.write_text(json.dumps({h: [t, v] for h, (t, v) in _probe.items()}), encoding="utf-8")
+        except OSError:
+            pass
     return ok
+
+
+def _probe_file():
+    try:
+        from ..paths import cache_dir
+        return cache_dir() / "network-probe.json"
+    except OSError:
+        return None
 
 
 def user_agent(contact: str = "") -> str:

@@ -102,11 +102,17 @@ def split_sentences_safe(text: str, lang: str) -> list[Sentence]:
     return [s for s in sents if text[s.start:s.end].strip()]
 
 
-def complete_prefix_safe(text: str, lang: str) -> int:
-    """End offset of the last complete sentence of `text` (0 when none is complete)."""
+def complete_prefix_safe(text: str, lang: str, final: bool = False) -> int:
+    """End offset of the last complete sentence of `text` (0 when none is complete). `final`: the
+    stream has ended, so a terminator at the very end closes a sentence."""
     ch = _checking()
     fn = getattr(ch, "complete_prefix", None) if ch else None
     if fn:
+        if final:
+            try:
+                return int(fn(text, lang, final=True))
+            except TypeError:
+                pass
         return int(fn(text, lang))
     sents = _fallback_split(text)
     if not sents:
@@ -201,6 +207,11 @@ class VerdictCache:
 # --------------------------------------------------------------------------- helpers
 
 
+def _jsonable(obj: Any) -> Any:
+    """Plain JSON data (what a stage describes about itself may hold objects: they become text)."""
+    return json.loads(json.dumps(obj, default=str, ensure_ascii=False))
+
+
 def stage_info(obj: Any, kind: str) -> dict[str, Any]:
     """What a stage is, for the session's config: name, version and a few options when known."""
     if obj is None:
@@ -216,10 +227,14 @@ def stage_info(obj: Any, kind: str) -> dict[str, Any]:
                 d.update(extra)
         except Exception:  # noqa: BLE001 - description is best effort
             pass
-    for attr in ("backend", "model", "sources", "dim"):
+    for attr in ("backend", "model", "sources", "dim", "prompt_style", "device"):
         v = getattr(obj, attr, None)
-        if isinstance(v, (str, int, float, list, tuple)) and attr not in d:
-            d[attr] = list(v) if isinstance(v, tuple) else v
+        if attr in d or v is None:
+            continue
+        if isinstance(v, (list, tuple)):
+            d[attr] = [x if isinstance(x, (str, int, float)) else str(getattr(x, "name", x)) for x in v]
+        elif isinstance(v, (str, int, float)):
+            d[attr] = v
     return d
 
 
@@ -338,8 +353,7 @@ class CheckPipeline:
             "mfact": _mfact_version(),
             "generator": stage_info(self.generator, "generator"),
             "extractor": stage_info(self.extractor, "extractor"),
-            "retriever": {**stage_info(self.retriever, "retriever"),
-                          "sources": list(getattr(self.retriever, "sources", None) or cfg.sources),
+            "retriever": {"sources": list(cfg.sources), **stage_info(self.retriever, "retriever"),
                           "offline": cfg.offline},
             "verifier": stage_info(self.verifier, "verifier"),
             "embedder": stage_info(self.embedder, "embedder") if self.embedder is not None
@@ -457,9 +471,14 @@ class _Run:
         else:
             self.session.generator = GeneratorInfo(backend="none", model="", prompt=self.prompt,
                                                    params={}, seed=None)
-        self.session.config = p.describe(lang)
+        self.session.config = _jsonable(p.describe(lang))
         self.langs = evidence_langs(self.cfg, lang)
-        self.raw = ""
+        # a completion prompt ends with the name the model continues ("... Marie Curie"): the text
+        # starts with it, so that the first sentence has its subject
+        self.lead = ""
+        if text is None and entity.name and self.prompt.endswith(entity.name):
+            self.lead = entity.name
+        self.raw = self.lead
         self.clean = ""
         self.emitted = ""          # cleaned text already sent in TokenEvents
         self.committed = 0         # end offset (clean text) of the last sentence taken for checking
@@ -731,7 +750,7 @@ class _Run:
             if self.gen_reason == "eos" or self.given_text is not None:
                 end = len(text)
             else:
-                end = complete_prefix_safe(text, self.lang)
+                end = complete_prefix_safe(text, self.lang, final=True)
         else:
             end = complete_prefix_safe(text, self.lang)
             if end >= len(text.rstrip()):

@@ -380,3 +380,22 @@ def test_streamed_tokens_never_show_markup_that_cleaning_removes():
     assert s.text.startswith("Marie Curie was a Polish and naturalised-French physicist and chemist.")
     assert [s.text[a:b] for a, b in (f.span for f in s.facts)] == [f.text for f in s.facts]
     assert len(s.facts) == 3
+
+
+def test_completion_prompt_name_starts_the_text():
+    gen = FakeGenerator(" was born in Warsaw in 1867. She died in 1934 in France.",
+                        prompt_template="This is a Wikipedia article about {entity}. {entity}")
+    p = CheckPipeline(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(), embedder=FakeEmbedder())
+    events = run_all(p)
+    s = final_session(events)
+    assert s.text.startswith("Marie Curie was born in Warsaw in 1867.")
+    assert "".join(e.text for e in events if isinstance(e, TokenEvent)) == s.text
+    assert s.facts[0].text == "Marie Curie was born in Warsaw in 1867."
+    assert s.generator.prompt == "This is a Wikipedia article about Marie Curie. Marie Curie"
+
+
+def test_complete_last_sentence_is_checked_when_tokens_run_out():
+    text = "Marie Curie was born in Warsaw in 1867. She died in 1934 in France. She won"
+    s = final_session(run_all(fake_pipeline(text=text, max_tokens=14)))
+    assert s.stop_reason == "max_tokens"
+    assert [f.text for f in s.facts] == ["Marie Curie was born in Warsaw in 1867.", "She died in 1934 in France."]

@@ -143,7 +143,7 @@ def prepare(on_progress: ProgressCb = None) -> Path:
 
 def load(device: str = "auto", prompt_style: str = "auto", on_progress: ProgressCb = None) -> HFGenerator:
     """The embedded default as a Generator (completion prompts: it is a base model)."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
     from transformers.utils import logging as hf_logging
 
     folder = prepare(on_progress)
@@ -151,7 +151,10 @@ def load(device: str = "auto", prompt_style: str = "auto", on_progress: Progress
     was_enabled = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()
     try:
-        tokenizer = AutoTokenizer.from_pretrained(str(folder))
+        # The tokenizer file directly: same encodings as AutoTokenizer here, a second or two faster.
+        tokenizer = PreTrainedTokenizerFast(
+            tokenizer_file=str(folder / "tokenizer.json"), bos_token="<bos>", eos_token="<eos>",
+            pad_token="<pad>", unk_token="<unk>", mask_token="<mask>")
         model = AutoModelForCausalLM.from_pretrained(
             str(folder), dtype=dtype, **({"device_map": {"": dev}} if dev != "cpu" else {}))
     except (OSError, ValueError) as exc:

@@ -64,8 +64,12 @@ class PairText:
     @classmethod
     def of(cls, text: str) -> "PairText":
         toks = tokens(text)
+        # parts of hyphenated words count too ("Skłodowska-Curie" covers "Curie")
+        toks += [part for t in toks if "-" in t for part in t.split("-") if part]
+        propn = proper_nouns(text)
+        propn |= {part for w in propn if "-" in w for part in w.split("-") if part}
         return cls(set(toks), _prefixes(toks), list(dict.fromkeys(content_tokens(text))),
-                   char_ngrams(text), numbers(text), proper_nouns(text),
+                   char_ngrams(text), numbers(text), propn,
                    any(t in NEGATIONS for t in toks) or any(n in text for n in ("不", "没", "無", "未")))
 
 

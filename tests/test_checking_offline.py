@@ -1,0 +1,136 @@
+"""The trained offline verifier: features, committed weights, verdicts, and `mfact verify-pairs`."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from mfact.core.checking import build_verifier
+from mfact.core.checking.textutil import normalise_digits, numbers
+from mfact.core.checking.verify_offline import (SCALAR_NAMES, OfflineVerifier, PairText,
+                                                is_about_someone_else, load_weights, scalar_features)
+from mfact.core.cli import main as cli_main
+from mfact.core.config import Config
+from mfact.core.fake import FakeEmbedder
+from mfact.core.session import Evidence
+
+
+def feats(fact: str, passages: list[str], sims=None) -> dict:
+    sims = np.array(sims if sims is not None else [0.8] * len(passages), np.float32)
+    x = scalar_features(PairText.of(fact), [PairText.of(p) for p in passages], sims)
+    return dict(zip(SCALAR_NAMES, x))
+
+
+def test_digits_of_every_script_are_normalised():
+    assert normalise_digits("١٨٦٧ ১৮৬৭ १८६७ ۱۸۶۷") == "1867 1867 1867 1867"
+    assert numbers("born in ১৮৬৭, died 1934") == {"1867", "1934"}
+    f = feats("ولدت عام ١٨٦٧", ["Born in 1867 in Warsaw."])
+    assert f["has_numbers"] == 1 and f["numbers_found"] == 1 and f["numbers_missing"] == 0
+    f = feats("ولدت عام ١٨٦٨", ["Born in 1867 in Warsaw."])
+    assert f["numbers_missing"] == 1
+
+
+def test_overlap_proper_nouns_and_negation_features():
+    ev = ["Marie Curie was born in Warsaw and studied in Paris."]
+    good = feats("Marie Curie studied in Paris.", ev)
+    bad = feats("Marie Curie studied in Vienna under Freud.", ev)
+    assert good["lex_union"] == 1.0 and bad["lex_union"] < 0.7
+    assert good["propn_missing"] == 0 and bad["propn_missing"] > 0
+    assert good["char3_best"] > bad["char3_best"]
+    assert feats("Marie Curie did not study in Paris.", ev)["neg_mismatch"] == 1
+    assert good["neg_mismatch"] == 0
+    assert feats("x", [])["dense_max"] == 0
+
+
+def test_committed_weights_are_small_and_beat_the_majority_baseline():
+    w = load_weights()
+    assert len(w["lite"]["w"]) == len(SCALAR_NAMES)
+    assert len(w["full"]["w"]) == len(SCALAR_NAMES) + 2 * w["dim"]
+    table = [r for r in w["evaluation"]["per_language"] if r["lang"] != "en-vitaminc"]
+    assert len(table) >= 8
+    for row in table:
+        assert row["accuracy"] > row["majority"], row
+        assert 0 <= row["ece"] < 0.15, row
+
+
+EV = [Evidence(id="w1", source="wikipedia", lang="en", title="Marie Curie",
+               text="Maria Salomea Skłodowska-Curie was a Polish and naturalised-French physicist and chemist. "
+                    "She was born in Warsaw on 7 November 1867."),
+      Evidence(id="w2", source="wikipedia", lang="en", title="Marie Curie",
+               text="She won the Nobel Prize in Physics in 1903 and the Nobel Prize in Chemistry in 1911.")]
+
+
+def test_verdicts_rank_supported_above_contradicted_and_unrelated():
+    v = OfflineVerifier()
+    assert v.embedder.name == load_weights()["embedder"]
+    facts = ["Marie Curie was born in Warsaw in 1867.", "Marie Curie was born in Lisbon in 1901.",
+             "Marie Curie played football for Manchester United."]
+    p = v.probabilities(facts, [[e.text for e in EV]] * 3)
+    assert p[0] > p[1] and p[0] > p[2]
+    verdict = v.verify("She won the Nobel Prize in Physics in 1903.", "Marie Curie", "en", EV)
+    assert verdict.label == "S" and verdict.evidence[0] == "w2"
+    assert verdict.verifier == f"offline/{v.version}" and 0.5 <= verdict.confidence <= 1
+    assert v.verify(facts[2], "Marie Curie", "en", EV).label == "NS"
+    # the batch path gives the same verdicts as one at a time
+    batch = v.verify_batch([(f, "Marie Curie", "en", EV) for f in facts])
+    assert [b.label for b in batch] == [v.verify(f, "Marie Curie", "en", EV).label for f in facts]
+    assert [b.confidence for b in batch] == pytest.approx([v.verify(f, "Marie Curie", "en", EV).confidence
+                                                           for f in facts], abs=1e-3)
+
+
+def test_no_evidence_ir_and_other_embedders():
+    v = build_verifier(Config(), FakeEmbedder())
+    assert v.verify("She was born in Warsaw.", "Marie Curie", "en", []).label == "NS"
+    out = v.verify("Pierre Curie was a French physicist.", "Marie Skłodowska", "en", EV)
+    assert out.label == "IR"
+    # another embedder: the lite model (scalar features) still gives a verdict
+    out = v.verify("She was born in Warsaw in 1867.", "Marie Curie", "en", EV)
+    assert out.label in ("S", "NS") and out.evidence
+
+
+@pytest.mark.parametrize("fact,entity,expected", [
+    ("Pierre Curie was a French physicist.", "Marie Curie", False),   # shares a name part
+    ("Pierre Curie was a French physicist.", "Albert Einstein", True),
+    ("He won the Nobel Prize.", "Albert Einstein", False),
+    ("The Moon is the Sun's Dream is a film.", "Lanny Flaherty", True),
+    ("Einstein married his cousin Elsa.", "Albert Einstein", False),
+    ("Пьер Кюри был физиком.", "Albert Einstein", True),
+    ("بيير كوري فيزيائي", "Albert Einstein", False),                  # caseless script: never IR
+    ("was born in 1867.", "Marie Curie", False),
+])
+def test_ir_rule_is_conservative(fact, entity, expected):
+    assert is_about_someone_else(fact, entity) is expected
+
+
+def test_verify_pairs_cli(tmp_path, capsys):
+    f = tmp_path / "pairs.jsonl"
+    rows = [{"id": "a", "lang": "en", "claim": "She won the Nobel Prize in Physics in 1903.",
+             "evidence": [e.text for e in EV], "label": "S"},
+            {"id": 2, "lang": "en", "claim": "Marie Curie played football for Manchester United.",
+             "evidence": EV[0].text, "label": "NS"}]
+    f.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    assert cli_main(["verify-pairs", str(f), "--json"]) == 0
+    out = capsys.readouterr()
+    lines = [json.loads(x) for x in out.out.splitlines()]
+    assert [x["id"] for x in lines] == ["a", 2]
+    assert [x["label"] for x in lines] == ["S", "NS"]
+    assert all(0.5 <= x["confidence"] <= 1 for x in lines)
+    assert "accuracy en: 1.000 (2/2)" in out.err
+
+
+@pytest.mark.parametrize("content,message", [
+    ('{"id": 1, "lang": "en", "claim": "x", "evidence": "y"}\n{"id": 2, "claim": ""}', "pairs.jsonl:2: 'claim'"),
+    ('{"id": 1, "lang": "en", "claim": "x", "evidence": 5}', "pairs.jsonl:1: 'evidence'"),
+    ("not json", "pairs.jsonl:1: not valid JSON"),
+    ('{"id": 1, "claim": "x", "evidence": "y"}\n{"id": 1, "claim": "x", "evidence": "y"}', "duplicate id"),
+    ('{"id": 1, "claim": "x", "evidence": "y", "label": "maybe"}', "unknown gold label"),
+])
+def test_verify_pairs_bad_input_one_clear_error(tmp_path, capsys, content, message):
+    f = tmp_path / "pairs.jsonl"
+    f.write_text(content, encoding="utf-8")
+    assert cli_main(["verify-pairs", str(f)]) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and message in out.err and out.err.count("\n") == 1
+    assert cli_main(["verify-pairs", str(tmp_path / "nope.jsonl")]) == 1
+    assert "no such file" in capsys.readouterr().err

@@ -32,3 +32,11 @@ class SuggestionsReady(Message):
     lang: str
     items: list[str] = field(default_factory=list)
     error: str = ""
+
+
+@dataclass
+class EntityResolved(Message):
+    """The knowledge source answered which entity a typed name means (match None: no answer)."""
+    name: str
+    lang: str
+    match: object = None

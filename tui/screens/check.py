@@ -80,6 +80,14 @@ class CheckScreen(Screen):
         if session is not None:
             self._passages_from_session()
 
+    def _passages_from_session(self) -> None:
+        """A saved session keeps the passages each verdict used: show those, best first."""
+        by_id = self.session.evidence_by_id()
+        for f in self.session.facts:
+            if f.auto is not None and f.auto.evidence:
+                evs = [by_id[e] for e in f.auto.evidence if e in by_id]
+                self.passages[f.id] = sorted(evs, key=lambda e: -e.score)
+
     def _new_session(self, ent: Entity, lang: str) -> Session:
         cfg = self.app_cfg()
         return Session(language=lang, entity=ent, status="running",
@@ -149,7 +157,7 @@ class CheckScreen(Screen):
                     self._push(ev)
                     if isinstance(ev, StopEvent):
                         break
-                    if stop.is_set() and getattr(self, "_closing", False):
+                    if stop.is_set() and getattr(self, "_shutting_down", False):
                         break
             finally:
                 close = getattr(events, "close", None)
@@ -439,6 +447,11 @@ class CheckScreen(Screen):
         self._after_label_change(f)
 
     def _after_label_change(self, f) -> None:
+        if self.running:      # the run in progress carries the label into its final session
+            pipe = getattr(self.app, "_pipeline", None)
+            setter = getattr(pipe, "set_human_label", None)
+            if setter is not None:
+                setter(f.id, f.human.label if f.human else None)
         self._upsert_row(f.id)
         self._render_text()
         self._render_evidence()
@@ -566,7 +579,7 @@ class CheckScreen(Screen):
 
     def shutdown(self) -> None:
         """Stop the worker and save what there is (called on quit and when leaving)."""
-        self._closing = True
+        self._shutting_down = True
         if self.running:
             self._stop.set()
             self.drain_now()

@@ -21,7 +21,7 @@ from mfact.core.protocols import MfactError
 from mfact.core.session import Entity
 
 from ..keys import bindings
-from ..messages import SuggestionsReady
+from ..messages import EntityResolved, SuggestionsReady
 from ..render import fmt_pct, one_line
 
 log = logging.getLogger("mfact.tui")
@@ -236,9 +236,10 @@ class StartScreen(Screen):
         except Exception as exc:  # noqa: BLE001 - no knowledge source: check the name as given
             log.info("resolving %r failed: %s", name, exc)
             match = None
-        self.app.call_from_thread(self._resolved, name, lang, match)
+        self.post_message(EntityResolved(name, lang, match))
 
-    def _resolved(self, name: str, lang: str, match) -> None:
+    def on_entity_resolved(self, message: EntityResolved) -> None:
+        name, match = message.name, message.match
         if match is None:
             self._launch(Entity(name=name))
             return

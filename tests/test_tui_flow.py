@@ -1,0 +1,305 @@
+"""The terminal app driven with Pilot against the deterministic fake pipeline (real SQLite store,
+real files): pick language and entity, stream, select a fact, relabel, undo, export, reopen."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from mfact.core.config import Config
+from mfact.core.fake import DEFAULT_TEXT, fake_pipeline
+from mfact.core.protocols import MfactError
+from mfact.core.session import Session
+from mfact.core.store import Store
+from mfact.tui.app import MfactApp, load_session_arg, main
+from mfact.tui.screens.check import CheckScreen
+from mfact.tui.screens.export import ExportScreen
+from mfact.tui.screens.help import HelpScreen
+from mfact.tui.screens.start import StartScreen
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+LABELS = ["S", "S", "S", "S", "S", "S", "S", "N"]
+SIZE = (160, 40)
+LONG_TEXT = " ".join(f"Marie Curie wrote paper number {i} in the year {1890 + i}." for i in range(150))
+
+
+def factory(labels=LABELS, **kw):
+    def make(cfg, on_progress=None):
+        if on_progress:
+            from mfact.core.protocols import Progress
+            on_progress(Progress("model", 1, 1, "fake model ready"))
+        return fake_pipeline(labels=labels, cfg=cfg, **kw)
+    return make
+
+
+def make_app(**kw) -> MfactApp:
+    kw.setdefault("pipeline_factory", factory())
+    kw.setdefault("suggest", lambda prefix, lang, cfg, limit: [
+        t for t in ("Marie Curie", "Marie Antoinette", "Pierre Curie") if t.lower().startswith(prefix.lower())])
+    kw.setdefault("resolve", lambda name, lang, cfg: None)
+    kw.setdefault("suggest_delay", 0.01)
+    return MfactApp(kw.pop("cfg", None) or Config(workers=1), **kw)
+
+
+async def wait_for(pilot, cond, timeout=10.0):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        await pilot.pause(0.02)
+        if cond():
+            return
+    raise AssertionError("condition not met in time")
+
+
+def done(app) -> bool:
+    s = app.screen
+    return isinstance(s, CheckScreen) and not s.running and bool(s.session.facts)
+
+
+async def test_stream_relabel_undo_export_reopen(tmp_path):
+    app = make_app(lang="en", entity="Marie Curie", export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: done(app))
+        scr: CheckScreen = app.screen
+        s = scr.session
+        assert s.text == DEFAULT_TEXT.rstrip() or s.text.strip() == DEFAULT_TEXT.strip()
+        assert [f.auto.label for f in s.facts] == ["S"] * 7 + ["NS"]
+        assert scr.metrics["factscore"] == pytest.approx(7 / 8)
+        # the session is in the store, finished
+        stored = Store().get_session(s.id)
+        assert stored.status == "done" and len(stored.facts) == 8
+        # select the second fact with j and relabel it not supported
+        assert scr.selected == s.facts[0].id
+        await pilot.press("j")
+        assert scr.selected == s.facts[1].id
+        await pilot.press("n")
+        await wait_for(pilot, lambda: scr.metrics["factscore"] == pytest.approx(6 / 8))
+        assert s.facts[1].human.label == "NS" and s.facts[1].disagrees
+        assert Store().get_session(s.id).facts[1].human.label == "NS"   # written at once
+        # k goes back, s confirms the first fact
+        await pilot.press("k", "s")
+        assert Store().get_session(s.id).facts[0].human.label == "S"
+        # undo twice: both human labels gone, in the store too
+        await pilot.press("u")
+        assert s.facts[0].human is None
+        await pilot.press("u")
+        await wait_for(pilot, lambda: scr.metrics["factscore"] == pytest.approx(7 / 8))
+        assert Store().get_session(s.id).facts[1].human is None
+        # relabel the last fact supported, then export with e and Enter
+        await pilot.press("k", "end")
+        for _ in range(8):
+            await pilot.press("j")
+        assert scr.selected == s.facts[-1].id
+        await pilot.press("s")
+        await pilot.press("e")
+        assert isinstance(app.screen, ExportScreen)
+        inp = app.screen.query_one("#export-path")
+        out = tmp_path / "curie.json"
+        inp.value = str(out)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ExportScreen))
+        data = json.loads(out.read_text(encoding="utf-8"))
+        back = Session.from_dict(data)
+        assert back.facts[-1].human.label == "S" and back.facts[-1].auto.label == "NS"
+        # FActScore format on request
+        await pilot.press("e")
+        await pilot.click("#fmt-factscore")
+        fs_out = tmp_path / "curie.jsonl"
+        app.screen.query_one("#export-path").value = str(fs_out)
+        await pilot.click("#export-ok")
+        await wait_for(pilot, lambda: fs_out.exists())
+        rec = json.loads(fs_out.read_text(encoding="utf-8").splitlines()[0])
+        assert rec["topic"] == "Marie Curie"
+        assert [a["human-atomic-facts"][0]["label"] for a in rec["annotations"]] == ["S"] * 8
+        sid = s.id
+    # reopen from the store by id prefix and from the exported file
+    reopened = load_session_arg(sid[:6])
+    assert reopened.facts[-1].human.label == "S"
+    app2 = make_app(session=load_session_arg(str(out)))
+    async with app2.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        scr = app2.screen
+        assert isinstance(scr, CheckScreen) and not scr.running
+        assert scr.session.facts[-1].human.label == "S"
+        assert scr.metrics.get("factscore") == pytest.approx(1.0)
+
+
+async def test_start_screen_pick_language_and_entity():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, StartScreen)
+        start: StartScreen = app.screen
+        await pilot.click("#lang-filter")
+        await pilot.press(*"beng")
+        langs = start.query_one("#languages")
+        assert list(k.value for k in langs.rows) == ["bn"]
+        await pilot.click("#entity")
+        await pilot.press(*"Marie")
+        sugg = start.query_one("#suggestions")
+        await wait_for(pilot, lambda: sugg.option_count == 2)
+        assert not sugg.has_class("-empty")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: done(app))
+        s = app.screen.session
+        assert s.language == "bn" and s.entity.name == "Marie"
+        # escape goes back; the session is listed among the recent ones and opens again
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+        recent = app.screen.query_one("#recent")
+        assert recent.row_count == 1
+        recent.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen))
+        assert app.screen.session.id == s.id
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+        app.screen.query_one("#recent").focus()
+        await pilot.press("ctrl+d")
+        assert app.screen.query_one("#recent").row_count == 0
+        assert Store().list_sessions() == []
+
+
+async def test_disambiguation_choices():
+    from mfact.core.knowledge.entities import EntityMatch
+    from mfact.core.session import Entity
+
+    def resolve(name, lang, cfg):
+        if name == "John Smith":
+            return EntityMatch(choices=["John Smith (explorer)", "John Smith (footballer)"])
+        return EntityMatch(entity=Entity(name=name, titles={lang: name}))
+
+    app = make_app(resolve=resolve)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.click("#entity")
+        await pilot.press(*"John Smith", "enter")
+        sugg = app.screen.query_one("#suggestions")
+        await wait_for(pilot, lambda: sugg.option_count == 3)
+        sugg.focus()
+        await pilot.press("down", "down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen))
+        assert app.screen.session.entity.name == "John Smith (footballer)"
+
+
+async def test_untrusted_text_is_literal_and_scripts_render(tmp_path):
+    text = ("[bold red]Ada[/bold red] \x1b[31mwas\x1b[0m born in 1815. "
+            "ولدت في لندن. সে কলকাতায় জন্মগ্রহণ করেন। 她出生于伦敦。")
+    app = make_app(pipeline_factory=factory(labels=None, text=text), lang="en",
+                   entity="Ada Lovelace")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: done(app))
+        svg = app.export_screenshot()
+        assert "[bold red]Ada[/bold red]" in svg.replace("&#160;", " ")
+        assert "\x1b" not in svg
+        assert "ولدت" in svg and "কলকাতায়" in svg and "她出生于伦敦" in svg
+
+
+async def test_quit_while_generating_saves_within_a_second():
+    long_text = LONG_TEXT
+    app = make_app(pipeline_factory=factory(labels=None, text=long_text, delay=0.02),
+                   lang="en", entity="Marie Curie")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen)
+                       and len(app.screen.session.facts) >= 2)
+        scr = app.screen
+        assert scr.running
+        sid = scr.session.id
+        await pilot.press("j", "n")     # a label set while generating is kept
+        labelled = scr.session.facts[1].id
+        t0 = time.monotonic()
+        await pilot.press("q")
+        await wait_for(pilot, lambda: not app.is_running, timeout=2)
+        assert time.monotonic() - t0 < 1.0
+    saved = Store().get_session(sid)
+    assert saved.status == "done" and saved.stop_reason == "user"
+    assert 0 < len(saved.text) < len(long_text)
+    assert saved.fact(labelled).human.label == "NS"
+
+
+async def test_stop_and_regenerate():
+    long_text = LONG_TEXT
+    app = make_app(pipeline_factory=factory(labels=None, text=long_text, delay=0.01),
+                   lang="en", entity="Marie Curie")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen)
+                       and app.screen.session.tokens > 5)
+        scr = app.screen
+        await pilot.press("x")
+        await wait_for(pilot, lambda: not scr.running)
+        first = scr.session
+        assert first.stop_reason == "user" and len(first.text) < len(long_text)
+        seed = app.cfg.seed
+        await pilot.press("r")
+        await wait_for(pilot, lambda: scr.running or scr.session.id != first.id)
+        assert app.cfg.seed == seed + 1 and scr.session.id != first.id
+        await pilot.press("x")
+        await wait_for(pilot, lambda: not scr.running)
+    ids = {s.id for s in Store().list_sessions()}
+    assert first.id in ids and scr.session.id in ids
+
+
+async def test_pipeline_error_shows_a_toast_and_keeps_the_app():
+    from mfact.core.fake import FakeExtractor, FakeGenerator, FakeRetriever, FakeVerifier
+    from mfact.core.pipeline import CheckPipeline
+
+    def broken(cfg, on_progress=None):
+        raise MfactError("model file not found: x.gguf", "check --model")
+
+    app = make_app(pipeline_factory=broken, lang="en", entity="Marie Curie")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen) and not app.screen.running)
+        notes = [n.message for n in app._notifications]
+        assert any("model file not found" in m and "check --model" in m for m in notes)
+        assert app.screen.session.stop_reason == "error"
+
+
+async def test_keys_are_remappable_and_help_lists_every_action():
+    from mfact.tui.keys import ACTIONS
+    cfg = Config(workers=1, keys={"label_supported": "y", "next_fact": "l"})
+    app = make_app(cfg=cfg, lang="en", entity="Marie Curie")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: done(app))
+        scr = app.screen
+        await pilot.press("l", "y")
+        assert scr.session.facts[1].human.label == "S"
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        from rich.console import Console
+        from mfact.tui.screens.help import help_table
+        console = Console(record=True, width=140, file=open("/dev/null", "w"))
+        console.print(help_table(app.keymap))
+        lines = console.export_text().splitlines()
+        for a in ACTIONS:
+            assert any(a.id in line for line in lines), a.id
+        row = next(line for line in lines if "label_supported" in line)
+        assert row.split()[0] == "y"
+        await pilot.press("escape")
+        assert isinstance(app.screen, CheckScreen)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for a in ACTIONS:
+            if a.scope in ("app", "check") and a.id != "palette":
+                assert a.help in titles
+
+
+def test_unknown_key_action_is_one_clear_error():
+    with pytest.raises(MfactError, match="unknown action 'fly'"):
+        MfactApp(Config(keys={"fly": "f"}))
+
+
+def test_main_reports_bad_input_in_one_line(capsys, tmp_path):
+    assert main(["--lang", "xx", "--entity", "Ada"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mfact-tui: error: unknown language 'xx'") and err.count("\n") == 1
+    assert main(["--open", str(tmp_path / "nope.json")]) == 1
+    assert "no such file" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "mfact.session/1", "id": "a", "language": "en"}')
+    assert main(["--open", str(bad)]) == 1
+    assert "entity" in capsys.readouterr().err
+    assert main(["--open", "nosuchid"]) == 1

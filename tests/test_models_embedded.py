@@ -54,6 +54,16 @@ def test_embedded_default_streams_spanish(model_cache):
     gen.close()
 
 
+@pytest.mark.slow
+def test_a_gguf_file_through_transformers(model_cache):
+    gguf = embedded.gguf_path(model_cache / "gguf")
+    gen = load_generator(Config(model=str(gguf), device="cpu"))
+    assert gen.backend == "transformers" and gen.prompt_style == "completion"
+    chunks = list(gen.stream(gen.default_prompt("Marie Curie", "fr"), DecodingParams(max_tokens=8)))
+    assert "".join(c.text for c in chunks).strip() and sum(c.tokens for c in chunks) <= 8
+    gen.close()
+
+
 # --------------------------------------------------------------------------- llama.cpp server
 
 

@@ -233,6 +233,12 @@ def test_unknown_hub_id_with_no_network(monkeypatch):
     assert "cannot be reached" in err.message and "local folder" in err.hint
 
 
+def test_quantize_needs_a_gpu(tmp_path):
+    folder = save_tiny(tmp_path / "tiny")
+    err = _fails_fast(Config(model=str(folder), device="cpu", quantize="4bit"))
+    assert "needs a CUDA GPU" in err.message
+
+
 def test_bad_decoding_options():
     with pytest.raises(MfactError):
         decoding_params(Config(max_tokens=0))

@@ -303,3 +303,35 @@ def test_main_reports_bad_input_in_one_line(capsys, tmp_path):
     assert main(["--open", str(bad)]) == 1
     assert "entity" in capsys.readouterr().err
     assert main(["--open", "nosuchid"]) == 1
+
+
+def _checked_session(lang="en", labels=LABELS, human=None):
+    from mfact.core.events import StopEvent
+    pipe = fake_pipeline(labels=labels, cfg=Config(workers=1))
+    final = [ev for ev in pipe.run("Marie Curie", lang) if isinstance(ev, StopEvent)][0].session
+    for i, lab in (human or {}).items():
+        from mfact.core.session import HumanLabel
+        final.facts[i].human = HumanLabel(lab)
+    return final
+
+
+async def test_report_screen_tables_chart_and_agreement():
+    store = Store()
+    store.save_session(_checked_session("en", human={7: "NS", 0: "S", 1: "NS"}))
+    store.save_session(_checked_session("es", labels=["S", "N", "S", "S", "N", "N", "N", "N"]))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+r")
+        from mfact.tui.screens.report import ReportScreen
+        assert isinstance(app.screen, ReportScreen)
+        await wait_for(pilot, lambda: app.screen.report is not None)
+        table = app.screen.query_one("#report-table")
+        assert table.row_count == 2
+        en = table.get_row_at(0)
+        assert en[0] == "en" and en[5] == "75.0"   # 6 of 8 after the human labels
+        agree = app.screen.query_one("#agreement-table").get_row_at(0)
+        assert agree[0] == "en" and agree[1] == "3" and agree[2] == "66.7"
+        chart = str(app.screen.query_one("#report-chart").render())
+        assert "FS" in chart and "█" in chart
+        await pilot.press("escape")
+        assert isinstance(app.screen, StartScreen)

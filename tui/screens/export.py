@@ -2,7 +2,6 @@
 FActScore's labelled-data format (one JSON line)."""
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -17,27 +16,6 @@ from mfact.core.protocols import MfactError
 from mfact.core.session import Session
 
 
-def factscore_record(session: Session) -> dict:
-    """The session in FActScore's labelled format: facts grouped by sentence, labels effective."""
-    groups: dict[int, list] = {}
-    for f in session.facts:
-        groups.setdefault(f.sentence, []).append(f)
-    annotations = []
-    for _, facts in sorted(groups.items()):
-        a = min(f.span[0] for f in facts)
-        b = max(f.span[1] for f in facts)
-        annotations.append({
-            "text": session.text[a:b],
-            "is-relevant": any(f.label != "IR" for f in facts),
-            "model-atomic-facts": [{"text": f.text} for f in facts],
-            "human-atomic-facts": [{"text": f.text, "label": f.label} for f in facts
-                                   if f.label is not None],
-        })
-    return {"input": session.generator.prompt or f"Question: Tell me a bio of {session.entity.name}.",
-            "output": session.text, "topic": session.entity.name, "lang": session.language,
-            "cat": [], "annotations": annotations}
-
-
 def export_session(session: Session, path: str | Path, fmt: str = "json",
                    overwrite: bool = False) -> Path:
     """Write the session to `path`. Raises MfactError with what to do on any problem."""
@@ -50,19 +28,8 @@ def export_session(session: Session, path: str | Path, fmt: str = "json",
         raise MfactError(f"{p} exists", "press Export again to overwrite it, or change the path")
     if not p.parent.exists():
         raise MfactError(f"folder {p.parent} does not exist", "create it first or pick another path")
-    if fmt == "factscore":
-        data = json.dumps(factscore_record(session), ensure_ascii=False) + "\n"
-    else:
-        data = json.dumps(session.to_dict(), ensure_ascii=False, indent=2) + "\n"
-    tmp = p.with_name(p.name + ".part")
-    try:
-        tmp.write_text(data, encoding="utf-8")
-        os.replace(tmp, p)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise MfactError(f"could not write {p}: {exc.strerror or exc}",
-                         "check the path and permissions") from None
-    return p
+    from mfact.core.formats import write_sessions
+    return write_sessions([session], p, "factscore" if fmt == "factscore" else "mfact", single=True)
 
 
 def default_export_name(session: Session, fmt: str = "json") -> str:

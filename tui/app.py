@@ -70,7 +70,7 @@ class MfactApp(App):
         self.pipeline_factory = pipeline_factory or _default_pipeline_factory
         self.suggest_fn = suggest or _default_suggest
         self.resolve_fn = resolve or _default_resolve
-        self.suggest_delay = suggest_delay
+        self.suggest_delay = max(0.01, float(suggest_delay))
         self.initial = {"lang": lang, "entity": entity, "session": session}
         self.export_dir = Path(export_dir) if export_dir else None
         self._pipeline = None

@@ -26,9 +26,8 @@ from ..render import fmt_pct, one_line
 
 log = logging.getLogger("mfact.tui")
 
-VERIFIERS = [("offline (trained, no model)", "offline"), ("llm (the generator judges)", "llm"),
-             ("nli:MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7",
-              "nli:MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7")]
+VERIFIERS = [("verifier: offline", "offline"), ("verifier: llm", "llm"),
+             ("verifier: nli mDeBERTa", "nli:MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7")]
 
 
 class StartScreen(Screen):

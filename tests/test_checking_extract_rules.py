@@ -29,9 +29,20 @@ def test_coordinated_clauses_carry_the_subject():
                      "Marie Curie moved to Paris", "she died in 1934"]
 
 
-def test_name_lists_are_not_split():
+def test_lists_give_one_fact_per_item():
     t = "He has worked with Willie Nelson, Tim McGraw, and Taylor Swift."
-    assert [f.text for _s, f in extract(t, entity="X")] == ["He has worked with Willie Nelson, Tim McGraw, and Taylor Swift"]
+    facts = extract(t, entity="X")
+    assert [f.text for _s, f in facts] == ["He has worked with Willie Nelson", "He has worked with Tim McGraw",
+                                           "He has worked with Taylor Swift"]
+    assert [t[f.span[0]:f.span[1]] for _s, f in facts] == [
+        "He has worked with Willie Nelson", "He has worked with Willie Nelson, Tim McGraw",
+        "He has worked with Willie Nelson, Tim McGraw, and Taylor Swift"]
+    t = 'His credits include "King of New York," "The Abyss," and "The Game."'
+    assert [f.text for _s, f in extract(t, entity="X")] == [
+        'His credits include "King of New York"', 'His credits include "The Abyss"', 'His credits include "The Game"']
+    # a plain "and" between common nouns is neither a list nor two clauses
+    t = "He appeared in films and television shows."
+    assert [f.text for _s, f in extract(t, entity="X")] == ["He appeared in films and television shows"]
 
 
 @pytest.mark.parametrize("lang,entity,text,expected", [

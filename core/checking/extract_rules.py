@@ -112,6 +112,15 @@ def _n_words(text: str) -> int:
     return len(ws)
 
 
+def _close_quote(item: str) -> str:
+    """A title cut before its closing mark ('"King of New York' from '"King of New York,"') gets the
+    mark back (the sentence has it after the comma)."""
+    pairs = {'"': '"', "“": "”", "«": "»"}
+    if item[:1] in pairs and not item.endswith(pairs[item[0]]) and item.count(item[0]) == 1:
+        return item + pairs[item[0]]
+    return item
+
+
 def _phrase_regex(words: list[str]) -> re.Pattern | None:
     if not words:
         return None
@@ -144,20 +153,90 @@ class RuleExtractor:
             if b <= a:
                 continue
             own = text[a:b]
-            if p.subject and is_cjk_char(p.subject[-1:] or " ") and is_cjk_char(own[:1]):
-                fact_text = p.subject + own
-            else:
-                fact_text = f"{p.subject} {own}" if p.subject else own
             if not content_tokens(own):
                 continue
-            key = fact_text.lower()
-            if key in seen:
-                continue
-            seen.add(key)
-            facts.append(ExtractedFact(text=fact_text, span=(base + a, base + b)))
+            listed = self._list_items(text, a, b, lang)
+            if listed is not None:
+                (hs, he), items = listed
+                parts = [(f"{text[hs:he]} {_close_quote(text[i0:i1])}", (hs, i1)) for i0, i1 in items
+                         if content_tokens(text[i0:i1])]
+            else:
+                parts = [(own, (a, b))]
+            for own_text, (x0, x1) in parts:
+                if p.subject and is_cjk_char(p.subject[-1:] or " ") and is_cjk_char(own_text[:1]):
+                    fact_text = p.subject + own_text
+                else:
+                    fact_text = f"{p.subject} {own_text}" if p.subject else own_text
+                key = fact_text.lower()
+                if key in seen:
+                    continue
+                seen.add(key)
+                facts.append(ExtractedFact(text=fact_text, span=(base + x0, base + x1)))
         if not facts:
             facts.append(ExtractedFact(text=text[s0:e0], span=(base + s0, base + e0)))
         return facts
+
+    # ----------------------------------------------------------------- lists
+
+    def _list_items(self, text: str, a: int, b: int, lang: str):
+        """A list of names or titles ending the clause ("worked with A, B, and C"): the head
+        ("worked with") and the items' spans, or None. Items are short and start with a capital, a
+        digit or a quotation mark; two items only when joined by the coordinator."""
+        conj = [w for w in COORDINATORS.get(lang, [])[:1] + (["or"] if lang == "en" else [])]
+        if not conj:
+            return None
+        seg = text[a:b]
+        alt = "|".join(re.escape(c) for c in conj)
+        sep = re.compile(r",[\"”]?\s+(?:(?:" + alt + r")\s+)?|[\"”]?\s+(?:" + alt + r")\s+")
+        cuts = [(m.start(), m.end()) for m in sep.finditer(seg)]
+        if not cuts:
+            return None
+        # walk back from the end: items between separators
+        items: list[tuple[int, int]] = []
+        end = len(seg)
+        used_conj = False
+        for cs, ce in reversed(cuts):
+            item = seg[ce:end]
+            if not self._item_like(item):
+                break
+            items.append((ce, end))
+            if re.search(r"(?:^|\s)(?:" + alt + r")\s*$", seg[cs:ce]):
+                used_conj = True
+            end = cs
+        if not items or not used_conj:
+            return None
+        # the first item is the tail of the head segment: a quoted title or capitalised words
+        head_seg = seg[:end]
+        m = re.search(r"[\"“«][^\"“”«»]{1,80}[\"”»]?\s*$", head_seg)
+        if m is None:
+            m = re.search(r"(?:(?<=\s)|^)(?:[A-Z0-9ÀÁÂÉÈÍÓÚÜÑÇ][\w'’.-]*\s*){1,5}$", head_seg)
+        if m is None or m.start() == 0:
+            return None
+        first = (m.start(), len(head_seg.rstrip()))
+        items.append(first)
+        items.reverse()
+        if len(items) < 3 and not all(seg[i0:i1][:1].isupper() or seg[i0:i1][:1] in "\"“«" for i0, i1 in items):
+            return None
+        head_end = len(seg[:m.start()].rstrip())
+        if _n_words(seg[:head_end]) < 2:
+            return None
+        spans = []
+        for i0, i1 in items:
+            x0, x1 = _trim(text, a + i0, a + i1)
+            # keep quotation marks around titles
+            if x0 > a and text[x0 - 1] in "\"“«":
+                x0 -= 1
+            if x1 < b and text[x1] in "\"”»":
+                x1 += 1
+            spans.append((x0, x1))
+        return (a, a + head_end), spans
+
+    @staticmethod
+    def _item_like(item: str) -> bool:
+        t = item.strip().strip(",")
+        if not t or _n_words(t) > 6:
+            return False
+        return t[:1].isupper() or t[:1].isdigit() or t[:1] in "\"“«"
 
     # ----------------------------------------------------------------- subject
 

@@ -110,13 +110,10 @@ def preferred_detector(lang: str) -> str:
 def detect(text: str) -> tuple[str, float]:
     """(ISO 639-1 code, probability) of the text's language; ("", 0.0) for empty text."""
     code, prob = langid_detect(text)
-    if not code:
-        return code, prob
-    if preferred_detector(code) == "polyglot" or any(v == "polyglot" for v in PREFERRED.values()):
+    if code and PREFERRED and polyglot_available():
+        # polyglot has the last word when it is the preferred detector of either language in question
         other, p2 = polyglot_detect(text)
-        if other and other != code and preferred_detector(other) == "polyglot":
-            return other, p2
-        if other and other != code and preferred_detector(code) == "polyglot":
+        if other and other != code and "polyglot" in (PREFERRED.get(code), PREFERRED.get(other)):
             return other, p2
     return code, prob
 

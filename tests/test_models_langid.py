@@ -82,3 +82,14 @@ def test_xnli_premises(shared_dir):
         right = sum(langid.detect(t)[0] == lang for t in seen)
         # romanised Hindi and Urdu premises are in XNLI too; langid cannot tell those
         assert right / len(seen) >= (0.85 if lang in ("hi", "ur") else 0.95), lang
+
+
+def test_preferred_polyglot_has_the_last_word(monkeypatch):
+    if not langid.polyglot_available():
+        pytest.skip("pycld2 is not installed (extra mfact[polyglot])")
+    text = "has leído The firm"                       # langid: pt, CLD2: en
+    assert langid.langid_detect(text)[0] == "pt" and langid.polyglot_detect(text)[0] == "en"
+    assert langid.detect(text)[0] == "pt"
+    monkeypatch.setitem(langid.PREFERRED, "en", "polyglot")
+    assert langid.detect(text)[0] == "en"
+    assert langid.check_language(text, "en")[0]

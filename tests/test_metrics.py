@@ -52,6 +52,7 @@ def test_gamma_penalty_values():
     assert M.factscore_gamma([]) is None
 
 
+@settings(deadline=None)
 @given(labels_st)
 def test_factscore_bounds(labels):
     for f in (M.factscore, M.factscore_relevant_only, M.factscore_gamma):
@@ -119,7 +120,7 @@ def _brute_force(labels, m):
     return best
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(labels_st, st.integers(min_value=0, max_value=5))
 def test_drift_point_validity(labels, m):
     d = M.semantic_drift(labels, m)
@@ -161,7 +162,7 @@ def test_p_value_matches_a_plain_loop():
 @given(labels_st)
 def test_p_value_bounds(labels):
     p = M.drift_p_value(labels, n_permutations=50)
-    assert p is None or 0.0 < p <= 1.0    # the observed order's own SD is reachable
+    assert p is None or 0.0 <= p <= 1.0   # the share of shuffles (0 possible: none reached it)
 
 
 # --------------------------------------------------------------------------- agreement
@@ -183,6 +184,7 @@ def test_agreement_edge_cases():
     assert M.agreement([("S", "NS"), ("NS", "S")]).kappa == pytest.approx(-1.0)
 
 
+@settings(deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["S", "NS", "IR"]), st.sampled_from(["S", "NS", "IR"])),
                 min_size=1, max_size=40))
 def test_agreement_bounds(pairs):

@@ -45,6 +45,10 @@ def load_target(target: str):
         raise
 
 
+def _pc(v: float | None) -> str:
+    return "—" if v is None else f"{100 * v:.1f}%"
+
+
 def cmd_score(args) -> int:
     from .. import metrics as M
 
@@ -74,9 +78,9 @@ def cmd_score(args) -> int:
     lines = [
         f"session      {plain(session.id)}  {plain(session.title)}",
         f"facts        {res['n_facts']} ({c['S']} S, {c['NS']} NS, {c['IR']} IR, {c['pending']} pending)",
-        f"FActScore    {pct(res['factscore'])}%  (S/(S+NS+IR); IR counted as not supported)",
-        f"  relevant   {pct(res['factscore_relevant_only'])}  (S/(S+NS))",
-        f"  gamma      {pct(res['factscore_gamma'])}  (length penalty, gamma = 10)",
+        f"FActScore    {_pc(res['factscore'])}  (S/(S+NS+IR); IR counted as not supported)",
+        f"  relevant   {_pc(res['factscore_relevant_only'])}  (S/(S+NS))",
+        f"  gamma      {_pc(res['factscore_gamma'])}  (length penalty, gamma = 10)",
     ]
     if res["semantic_drift"] is None:
         lines.append("drift        — (needs at least 6 labelled facts)")
@@ -90,8 +94,8 @@ def cmd_score(args) -> int:
                  f"{plain(calm['detected_language'] or '—')} ({'ok' if calm['language_ok'] else 'WRONG'}),"
                  f" {'repetitive' if calm['repetitive'] else 'not repetitive'}")
     hr = res["hallucination_rate"]
-    lines.append(f"halluc. rate {pct(hr)}{'%' if hr is not None else ''}" + (f"  ({res['hallucination_rate_reason']})"
-                                               if res.get("hallucination_rate_reason") else ""))
+    lines.append(f"halluc. rate {_pc(hr)}" + (f"  ({res['hallucination_rate_reason']})"
+                                             if res.get("hallucination_rate_reason") else ""))
     ag = res["agreement"]
     if ag["n"]:
         k = "—" if ag["kappa"] is None else f"{ag['kappa']:.2f}"

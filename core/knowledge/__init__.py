@@ -26,6 +26,22 @@ __all__ = ["build_retriever", "resolve_entity", "suggest", "build_sources", "Ent
 NO_NETWORK_NOTICE = "No network: using the local page cache and offline sources only."
 
 
+_OPENED: dict[tuple, tuple[tuple, KnowledgeSource]] = {}
+
+
+def _opened(key: tuple, make) -> KnowledgeSource:
+    """Local file sources are opened once per process (and again when a file changed)."""
+    import os
+
+    stamp = tuple(os.stat(p).st_mtime_ns if os.path.exists(p) else None for p in key[1:])
+    hit = _OPENED.get(key)
+    if hit and hit[0] == stamp:
+        return hit[1]
+    src = make()
+    _OPENED[key] = (stamp, src)
+    return src
+
+
 def build_sources(cfg: Config, notices: list[str] | None = None, *, probe: bool = True) -> list[KnowledgeSource]:
     """The sources `cfg` asks for that can serve now, in order. Reasons for leaving one out go to `notices`."""
     notices = notices if notices is not None else []
@@ -43,11 +59,11 @@ def build_sources(cfg: Config, notices: list[str] | None = None, *, probe: bool 
         elif name == "zim" and cfg.zim_files:
             from .zim import ZimSource
 
-            out.append(ZimSource(cfg.zim_files))
+            out.append(_opened(("zim", *cfg.zim_files), lambda: ZimSource(cfg.zim_files)))
         elif name == "factscore-db" and cfg.factscore_db:
             from .factscore_db import FactScoreDB
 
-            out.append(FactScoreDB(cfg.factscore_db))
+            out.append(_opened(("factscore-db", cfg.factscore_db), lambda: FactScoreDB(cfg.factscore_db)))
         elif name == "offline-vital":
             from .vital import default_source
 

@@ -129,7 +129,7 @@ def test_a_batch_with_one_bad_record_imports_nothing(tmp_path):
     p = run(home, "import", str(f), check=False)
     assert p.returncode == 1 and "sessions[1].facts[0].span" in p.stderr
     assert "imported" not in p.stdout
-    assert json.loads(run(home, "sessions", "list", "--json").stdout) == []
+    assert json.loads(run(home, "sessions", "list", "--json").stdout) == {"sessions": []}
 
 
 def test_store_from_a_newer_mfact_is_refused(tmp_path):
@@ -177,12 +177,12 @@ def test_sessions_score_export_round_trip(tmp_path):
     assert rec["topic"] == "Marie Curie"
     assert [f["label"] for a in rec["annotations"] for f in a["human-atomic-facts"]] == ["S", "NS"]
     run(home, "sessions", "delete", "abcdef")
-    assert json.loads(run(home, "sessions", "list", "--json").stdout) == []
+    assert json.loads(run(home, "sessions", "list", "--json").stdout) == {"sessions": []}
     p = run(home, "score", "abcdef", check=False)
     assert p.returncode == 1 and "no session 'abcdef'" in p.stderr
     # the exported file imports again
     run(home, "import", str(out))
-    assert json.loads(run(home, "sessions", "list", "--json").stdout)[0]["name"] == ""
+    assert json.loads(run(home, "sessions", "list", "--json").stdout)["sessions"][0]["name"] == ""
 
 
 def test_factscore_cli_round_trip(shared_dir, tmp_path):

@@ -13,7 +13,7 @@ def register(sub) -> None:
     lp = ss.add_parser("list", help="list sessions, newest first")
     lp.add_argument("--lang", help="only this language")
     lp.add_argument("--limit", type=int)
-    lp.add_argument("--json", action="store_true")
+    lp.add_argument("--json", action="store_true", help='print {"sessions": [summary, ...]}')
     lp.set_defaults(func=cmd_list)
     sp = ss.add_parser("show", help="show one session with its facts and labels")
     sp.add_argument("session_id")
@@ -40,7 +40,7 @@ def cmd_list(args) -> int:
     with _store() as store:
         rows = store.list_sessions(language=args.lang, limit=args.limit)
     if args.json:
-        out(json.dumps([r.to_dict() for r in rows], ensure_ascii=False, indent=2))
+        out(json.dumps({"sessions": [r.to_dict() for r in rows]}, ensure_ascii=False, indent=2))
         return 0
     if not rows:
         out("no sessions (mfact check ..., mfact run ... or mfact import FILE adds some)")

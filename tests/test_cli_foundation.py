@@ -166,6 +166,7 @@ def test_sessions_score_export_round_trip(tmp_path):
     exported = json.loads(out.read_text())
     assert exported["id"] == "abcdef123456" and exported["facts"][1]["auto"] is None
     assert exported["facts"][1]["human"]["label"] == "NS"
+    assert exported["metrics"]["factscore"] == 0.5        # figures from the effective labels
     run(home, "sessions", "rename", "abcdef", "Curie (first try)")
     assert "Curie (first try)" in run(home, "sessions", "list").stdout
     shown = run(home, "sessions", "show", "abcdef").stdout

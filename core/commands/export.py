@@ -33,6 +33,12 @@ def cmd_export(args) -> int:
             sessions = [store.get_session(store.resolve_id(args.session_id))]
     finally:
         store.close()
+    if args.format == "mfact":
+        # the stored figures may predate relabels made since: export them from the effective labels
+        from .. import metrics as M
+
+        for s in sessions:
+            s.metrics.update(M.session_metrics(s, p_value=True))
     single = not args.all
     if args.output == "-":
         sys.stdout.write(dumps_sessions(sessions, args.format, single if args.format == "mfact" else None))

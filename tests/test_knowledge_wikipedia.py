@@ -195,4 +195,4 @@ def test_no_network_means_offline_sources_with_a_notice(monkeypatch):
     monkeypatch.setattr(wikipedia, "network_available", lambda *a, **k: False)
     r = build_retriever(Config(), None)
     assert NO_NETWORK_NOTICE in r.notices
-    assert [s.name for s in r.sources] == ["offline-vital"]
+    assert [s.name for s in r.sources] == ["cache", "offline-vital"]

@@ -48,7 +48,11 @@ def build_sources(cfg: Config, notices: list[str] | None = None, *, probe: bool 
     wanted = list(dict.fromkeys(cfg.sources or []))
     out: list[KnowledgeSource] = []
     for name in wanted:
-        if name == "wikipedia" and not cfg.offline:
+        if name == "cache":
+            from .cache import CacheSource
+
+            out.append(CacheSource())
+        elif name == "wikipedia" and not cfg.offline:
             from .wikipedia import WikipediaSource, network_available
 
             if probe and not network_available():
@@ -79,7 +83,7 @@ def build_sources(cfg: Config, notices: list[str] | None = None, *, probe: bool 
 
 
 def source_notices(sources: list[KnowledgeSource], notices: list[str]) -> list[str]:
-    names = {s.name for s in sources}
+    names = {s.name for s in sources} - {"cache"}
     if names <= {"offline-vital"} and OFFLINE_NOTICE not in notices:
         notices.append(OFFLINE_NOTICE)
     return notices
@@ -93,7 +97,8 @@ def build_retriever(cfg: Config, embedder: Embedder | None) -> HybridRetriever:
         from .web import WebSearch
 
         web = WebSearch(cfg.searxng_url, contact=cfg.wikipedia_contact)
-    r = HybridRetriever(sources, embedder, max_age_days=cfg.cache_max_age_days, web=web)
+    r = HybridRetriever(sources, embedder, max_age_days=cfg.cache_max_age_days, web=web,
+                        use_cache="cache" in (cfg.sources or []))
     if web is None:
         source_notices(sources, notices)
     for n in notices:
@@ -122,7 +127,7 @@ def suggest(prefix: str, lang: str, cfg: Config, limit: int = 10) -> list[str]:
     except MfactError:
         pass
     for src in build_sources(cfg, probe=False):
-        if src.name == "wikipedia" or len(out) >= limit:
+        if src.name in ("wikipedia", "cache") or len(out) >= limit:
             continue
         try:
             out += src.suggest(prefix, lang, limit)

@@ -281,3 +281,35 @@ def open_cache(path: Path | str | None = None) -> PageCache:
         if c is None or not Path(p).exists():
             c = _CACHES[p] = PageCache(p)
         return c
+
+
+class CacheSource:
+    """The cache as a lookup source: a person whose pages were fetched before (from Wikipedia, say) is
+    found again offline. Its pages are served by the retriever straight from the cache."""
+    name = "cache"
+
+    def __init__(self, cache: PageCache | None = None):
+        self._cache = cache
+
+    @property
+    def cache(self) -> PageCache:
+        return self._cache if self._cache is not None else open_cache()
+
+    def languages(self) -> None:
+        return None
+
+    def lookup(self, name: str, lang: str):
+        from .base import TitleMatch
+
+        pages = self.cache.find_pages(lang, " ".join(name.split()))
+        if pages:
+            page = pages[0][1]
+            return TitleMatch(title=page.title, qid=next((p.qid for _, p in pages if p.qid), None))
+        return TitleMatch(suggestions=self.cache.suggest(name[:4], lang, 5) if len(name) >= 4 else [])
+
+    def get_page(self, title: str, lang: str):
+        pages = self.cache.find_pages(lang, title)
+        return pages[0][1] if pages else None
+
+    def suggest(self, prefix: str, lang: str, limit: int = 10) -> list[str]:
+        return self.cache.suggest(prefix, lang, limit)

@@ -60,12 +60,13 @@ class HybridRetriever:
 
     def __init__(self, sources: Sequence[KnowledgeSource], embedder: Embedder | None,
                  cache: PageCache | None = None, max_age_days: float = 30.0,
-                 web=None, dense_weight: float = DENSE_WEIGHT):
+                 web=None, dense_weight: float = DENSE_WEIGHT, use_cache: bool = True):
         self.sources = list(sources)
         self.embedder = embedder
         self._cache = cache
         self.max_age_days = max_age_days
         self.web = web
+        self.use_cache = use_cache     # also serve pages cached earlier by sources not in use now
         self.dense_weight = dense_weight if embedder is not None else 0.0
         self.notices: list[str] = []
         self._lock = threading.Lock()
@@ -133,6 +134,8 @@ class HybridRetriever:
         ids: list[int] = []
         found_langs: set[str] = set()
         for src in self.sources:
+            if src.name == "cache":      # cached pages are gathered below, whatever source they came from
+                continue
             src_langs = list(langs)
             held = src.languages()
             if src.name == "offline-vital" and held:
@@ -148,8 +151,8 @@ class HybridRetriever:
                     ids.append(pid)
                     found_langs.add(lang)
         # pages cached earlier by a source that is not reachable now (e.g. Wikipedia while offline)
-        active = {s.name for s in self.sources}
-        for lang in langs:
+        active = {s.name for s in self.sources if s.name != "cache"}
+        for lang in (langs if self.use_cache else ()):
             for name in dict.fromkeys(n for n in (entity.titles.get(lang), entity.name) if n):
                 for pid, page in self.cache.find_pages(lang, name):
                     if page.source not in active and pid not in ids and page.source != "web":

@@ -196,3 +196,25 @@ def test_no_network_means_offline_sources_with_a_notice(monkeypatch):
     r = build_retriever(Config(), None)
     assert NO_NETWORK_NOTICE in r.notices
     assert [s.name for s in r.sources] == ["cache", "offline-vital"]
+
+
+def test_network_probe_is_fast_and_remembered_across_processes(monkeypatch, mfact_home):
+    import socket
+    import time as _time
+
+    from mfact.core.knowledge import wikipedia
+
+    calls = []
+
+    def refuse(addr, timeout=None):
+        calls.append(addr)
+        raise OSError("network unreachable")
+
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(wikipedia, "_probe", {})
+    t = _time.monotonic()
+    assert wikipedia.network_available("probe-test.invalid") is False
+    assert _time.monotonic() - t < 1.0 and calls == [("probe-test.invalid", 443)]
+    monkeypatch.setattr(wikipedia, "_probe", {})          # a new process: the answer comes from the file
+    assert wikipedia.network_available("probe-test.invalid") is False
+    assert len(calls) == 1 and (mfact_home / "cache" / "network-probe.json").exists()

@@ -151,6 +151,11 @@ def figures(texts: list[_Text], calibration: M.Calibration | None = None) -> dic
     out["agreement"] = {"n": ag.n, "accuracy": ag.accuracy, "kappa": ag.kappa}
     if ag.reason:
         reasons["agreement"] = ag.reason
+    if out["hallucination_rate_raw"] is None:
+        reasons["hallucination_rate_raw"] = "no text to count tokens in"
+    for key, value in out.items():          # every null figure says why
+        if value is None and key not in reasons:
+            reasons[key] = "not computable for this group"
     out["reasons"] = reasons
     return out
 

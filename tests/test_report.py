@@ -50,6 +50,21 @@ def test_languages_and_models():
     assert en["hallucination_rate"] is None
     assert "not enough relabels" in en["reasons"]["hallucination_rate"]
     assert en["agreement"]["accuracy"] is None and en["reasons"]["agreement"]
+    for fig in (en, es, en["models"]["m1"], en["models"]["m2"]):
+        for key, value in fig.items():
+            if value is None:
+                assert fig["reasons"].get(key), key
+
+
+def test_pending_and_empty_texts_have_reasons():
+    pending = session([None, None, None])
+    empty = session([], text="")
+    r = build_report([pending, empty])["languages"]["en"]
+    assert r["factscore"] is None and r["reasons"]["factscore"] == "no labelled fact yet"
+    assert r["facts_per_text"] == 3.0
+    for key, value in r.items():
+        if value is None:
+            assert r["reasons"].get(key), key
 
 
 def test_calm_shares():

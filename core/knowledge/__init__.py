@@ -42,8 +42,10 @@ def _opened(key: tuple, make) -> KnowledgeSource:
     return src
 
 
-def build_sources(cfg: Config, notices: list[str] | None = None, *, probe: bool = True) -> list[KnowledgeSource]:
-    """The sources `cfg` asks for that can serve now, in order. Reasons for leaving one out go to `notices`."""
+def build_sources(cfg: Config, notices: list[str] | None = None, *, probe: bool = True,
+                  live: bool = True) -> list[KnowledgeSource]:
+    """The sources `cfg` asks for that can serve now, in order. Reasons for leaving one out go to `notices`.
+    `live=False` leaves out the network sources (for suggestions while typing)."""
     notices = notices if notices is not None else []
     wanted = list(dict.fromkeys(cfg.sources or []))
     out: list[KnowledgeSource] = []
@@ -52,7 +54,7 @@ def build_sources(cfg: Config, notices: list[str] | None = None, *, probe: bool 
             from .cache import CacheSource
 
             out.append(CacheSource())
-        elif name == "wikipedia" and not cfg.offline:
+        elif name == "wikipedia" and not cfg.offline and live:
             from .wikipedia import WikipediaSource, network_available
 
             if probe and not network_available():
@@ -126,7 +128,7 @@ def suggest(prefix: str, lang: str, cfg: Config, limit: int = 10) -> list[str]:
         out += open_cache().suggest(prefix, lang, limit)
     except MfactError:
         pass
-    for src in build_sources(cfg, probe=False):
+    for src in build_sources(cfg, probe=False, live=False):
         if src.name in ("wikipedia", "cache") or len(out) >= limit:
             continue
         try:

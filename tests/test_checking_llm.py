@@ -140,3 +140,11 @@ def test_build_verifier_choices():
     with pytest.raises(MfactError):
         build_verifier(Config(verifier="oracle"), None, None)
     assert build_verifier(Config(verifier="llm"), None, ScriptedGenerator(lambda p: "True")).name == "llm"
+
+
+def test_a_looping_model_is_cut_at_the_first_repeated_line():
+    gen = ScriptedGenerator(lambda p: "- He is an actor.\n- He is American.\n- He is an actor.\n" + "- x y z\n" * 50)
+    x = LLMExtractor(gen)
+    t = "Lanny Flaherty is an American actor."
+    facts = x.extract(split_sentences(t, "en")[0], t, "en", "Lanny Flaherty")
+    assert [f.text for f in facts] == ["He is an actor.", "He is American."]

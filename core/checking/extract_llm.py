@@ -160,6 +160,9 @@ class LLMExtractor:
                     joined = "".join(out)
                     if INSTRUCTION[:20] in joined or "\n\n" in joined.lstrip("\n"):
                         break
+                    lines = [x.strip() for x in joined.split("\n")[:-1] if x.strip()]
+                    if len(lines) >= 2 and lines[-1] in lines[:-1]:
+                        break       # a small model looping on the same fact
                     if chunk.done:
                         break
             finally:

@@ -126,3 +126,11 @@ def test_drop_unfinished():
     assert drop_unfinished("She was born in Warsaw. She studied.", "en") == "She was born in Warsaw. She studied."
     assert drop_unfinished("居里夫人出生于华沙。她在巴黎", "zh") == "居里夫人出生于华沙。"
     assert drop_unfinished("no end at all", "en") == ""
+
+
+def test_thai_sentences_end_at_a_space_after_a_long_enough_run():
+    # a short first phrase ("มารี กูรี", the name) does not end a sentence
+    assert texts("มารี กูรี เกิดที่วอร์ซอ", "th") == ["มารี กูรี เกิดที่วอร์ซอ"]
+    t = "มารี กูรีเป็นนักฟิสิกส์และนักเคมีชาวโปแลนด์ เธอได้รับรางวัลโนเบลสองครั้ง"
+    assert texts(t, "th") == ["มารี กูรีเป็นนักฟิสิกส์และนักเคมีชาวโปแลนด์", "เธอได้รับรางวัลโนเบลสองครั้ง"]
+    assert complete_prefix(t[:-3], "th") == len("มารี กูรีเป็นนักฟิสิกส์และนักเคมีชาวโปแลนด์")

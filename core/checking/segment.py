@@ -28,6 +28,7 @@ OTHER_TERMINATORS = "؟۔।॥።"
 TERMINATORS = LATIN_TERMINATORS + CJK_TERMINATORS + OTHER_TERMINATORS
 
 CLOSERS = "\"'”’»)]}」』）〕】›"
+THAI_MIN_SENTENCE = 30              # characters before a space can end a Thai sentence
 LINE_BREAKS = "\n\r\u2028\u2029\x0b\x0c\x85"
 
 OPEN_QUOTES = {"“": "”", "«": "»", "„": "“", "「": "」", "『": "』", "‹": "›", "(": ")", "（": "）"}
@@ -169,6 +170,7 @@ def _scan(text: str, lang: str) -> list[tuple[int, int, bool]]:
     start: int | None = None
     last_ns = -1                      # index of the last non-space character seen
     quotes: list[str] = []            # expected closing characters, innermost last
+    thai = (lang or "").lower().startswith("th")
     i = 0
 
     def close(end: int, terminated: bool) -> None:
@@ -185,6 +187,11 @@ def _scan(text: str, lang: str) -> list[tuple[int, int, bool]]:
             i += 1
             continue
         if ch.isspace():
+            if (thai and start is not None and i - start >= THAI_MIN_SENTENCE and i + 1 < n
+                    and "\u0e00" <= text[i + 1] <= "\u0e7f" and "\u0e00" <= text[i - 1] <= "\u0e7f"):
+                # Thai has no sentence punctuation: a space between Thai words after a long enough
+                # run ends the sentence
+                close(last_ns + 1, False)
             i += 1
             continue
         if start is None:

@@ -18,6 +18,7 @@ other embedder). A fact about someone else than the entity is labelled IR by a c
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import threading
@@ -214,7 +215,9 @@ class OfflineVerifier:
         self._weights = weights
         self._lock = threading.Lock()
         w = self.weights
-        self.version = str(w.get("version", "1"))
+        # the version names the weights too, so cached verdicts of other weights are not reused
+        digest = hashlib.sha1(json.dumps(w.get("full", w.get("lite")), sort_keys=True).encode()).hexdigest()[:8]
+        self.version = f"{w.get('version', '1')}-{digest}"
 
     @property
     def weights(self) -> dict:

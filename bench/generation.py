@@ -106,10 +106,14 @@ def main() -> int:
     kwargs = gen.generate_kwargs(params)
     enc = gen.encode_prompt(prompt)
     n_prompt = enc["input_ids"].shape[1]
+    print(f"generation threads on CPU: {gen.cpu_threads or torch.get_num_threads()}"
+          f" ({'MFACT_GEN_THREADS / small machine' if gen.cpu_threads else 'torch default'})")
     print(f"model: {gen.model} ({gen.backend}) on {model.device}, {model.dtype}; prompt {n_prompt} tokens;"
           f" {args.tokens} new tokens, T={params.temperature}, top-p={params.top_p}, seed={params.seed}")
 
     def bare() -> tuple[int, float]:
+        if gen.cpu_threads:                 # the same CPU threads as the stream uses
+            torch.set_num_threads(gen.cpu_threads)
         torch.manual_seed(params.seed)
         t = time.perf_counter()
         out = model.generate(**enc, **kwargs)

@@ -239,6 +239,23 @@ def test_quantize_needs_a_gpu(tmp_path):
     assert "needs a CUDA GPU" in err.message
 
 
+def test_cpu_threads_setting(tok, gpt2, monkeypatch):
+    from mfact.core.models.hf import cpu_threads_for
+
+    monkeypatch.setenv("MFACT_GEN_THREADS", "3")
+    assert cpu_threads_for(gpt2) == 3
+    monkeypatch.setenv("MFACT_GEN_THREADS", "0")
+    assert cpu_threads_for(gpt2) is None
+    monkeypatch.setenv("MFACT_GEN_THREADS", "many")
+    with pytest.raises(MfactError):
+        cpu_threads_for(gpt2)
+    monkeypatch.delenv("MFACT_GEN_THREADS")
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert cpu_threads_for(gpt2) == 1
+    monkeypatch.setattr("os.cpu_count", lambda: 16)
+    assert cpu_threads_for(gpt2) is None
+
+
 def test_bad_decoding_options():
     with pytest.raises(MfactError):
         decoding_params(Config(max_tokens=0))

@@ -96,6 +96,26 @@ def control_token_ids(tokenizer: Any) -> set[int]:
     return ids
 
 
+# --------------------------------------------------------------------------- CPU threads
+
+
+def cpu_threads_for(model: Any) -> int | None:
+    """torch threads for generating on the CPU: $MFACT_GEN_THREADS when set (0: torch's default);
+    else 1 on machines with two cores or fewer, where a second OpenMP thread competing with other
+    work made generation 3-4x slower here (docs/models.md); else torch's default (None)."""
+    device = getattr(model, "device", None)
+    if device is not None and getattr(device, "type", "cpu") != "cpu":
+        return None
+    env = os.environ.get("MFACT_GEN_THREADS", "").strip()
+    if env:
+        try:
+            n = int(env)
+        except ValueError:
+            raise MfactError(f"MFACT_GEN_THREADS must be a whole number, got {env!r}") from None
+        return n if n > 0 else None
+    return 1 if (os.cpu_count() or 1) <= 2 else None
+
+
 # --------------------------------------------------------------------------- the generator
 
 
@@ -118,6 +138,7 @@ class HFGenerator:
         self.logprobs = logprobs
         self.skip_ids = control_token_ids(tokenizer)
         self.eos_ids = self._eos_ids()
+        self.cpu_threads = cpu_threads_for(model)
         self._lock = threading.Lock()     # one generation at a time per loaded model
 
     def _eos_ids(self) -> list[int]:
@@ -228,6 +249,8 @@ class HFGenerator:
         def work() -> None:
             try:
                 with self._lock:
+                    if self.cpu_threads:
+                        torch.set_num_threads(self.cpu_threads)
                     torch.manual_seed(int(params.seed))
                     if torch.cuda.is_available():
                         torch.cuda.manual_seed_all(int(params.seed))

@@ -46,6 +46,11 @@ def test_terminators_of_every_script(lang, text, expected):
     assert texts(text, lang) == expected
 
 
+def test_a_lone_opening_quote_after_a_terminator():
+    assert texts('He left. « rien » Then.', "fr") == ["He left.", "« rien » Then."]
+    assert texts('Done. ( ) Next.') == ["Done.", "( ) Next."]
+
+
 def test_offsets_are_exact():
     t = "  First one.   Second one!\n\nThird"
     for s in split_sentences(t):

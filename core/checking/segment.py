@@ -96,7 +96,7 @@ def _next_word(text: str, k: int) -> str | None:
     e = j
     while e < n and not text[e].isspace():
         e += 1
-    return text[j:e]
+    return text[j:e] or None
 
 
 def _period_is_abbreviation(text: str, start: int, i: int, lang: str) -> bool:

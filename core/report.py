@@ -255,13 +255,14 @@ NOTE = ("Percent figures (×100). n: sessions; abst: abstentions; f/text: facts 
         "FS: FActScore S/(S+NS+IR) per text, mean over non-abstaining texts; FS rel: S/(S+NS); "
         "FS γ: with the length penalty (γ=10). SD: mean semantic drift (m=3); drift: share of texts "
         "with SD ≥ 0.75, p: their mean permutation p-value; pos: their mean drift position in the "
-        "text. CaLM: CaLMScore (non-empty, right language, not repetitive). HR: hallucination-rate "
-        "estimate; P/R: the verifier's NS precision/recall on relabelled facts. agree: human vs "
+        "text. CaLM: CaLMScore (non-empty, right language, not repetitive; each share beside it). "
+        "HR: hallucination-rate "
+        "estimate; P/R: the verifier's NS precision/recall on the relab(elled) facts. agree: human vs "
         "automatic accuracy, κ: Cohen's kappa. —: not computable (see --json for the reason).")
 
 
 TABLE_FACTS = ("n", "abst", "f/text", "FS", "FS rel", "FS γ", "SD", "drift", "p", "pos")
-TABLE_CHECKS = ("CaLM", "non-empty", "lang ok", "not rep.", "HR", "P", "R", "relabels", "agree", "κ")
+TABLE_CHECKS = ("CaLM", "non-empty", "lang", "no rep", "HR", "P", "R", "relab", "agree", "κ")
 
 
 def _fact_cells(f: dict) -> list[str]:
@@ -301,7 +302,8 @@ def render_table(report: dict, console=None) -> None:
                       title_justify="left", show_edge=False)
         table.add_column(Text("group"), no_wrap=True)
         if show_model:
-            table.add_column(Text("model"), overflow="fold", max_width=24)
+            widest = max(len(model) for _, model, _ in rows)
+            table.add_column(Text("model"), overflow="fold", min_width=min(widest, 24), max_width=32)
         for h in heads:
             table.add_column(Text(h), justify="right", no_wrap=True)
         for group, model, fig in rows:

@@ -45,9 +45,10 @@ def cmd_list(args) -> int:
     if not rows:
         out("no sessions (mfact check ..., mfact run ... or mfact import FILE adds some)")
         return 0
-    out(f"{'id':<12}  {'created':<19}  {'lang':<4}  {'facts':>5}  {'FS':>5}  {'status':<8}  title")
+    w = max(12, *(len(plain(r.id)) for r in rows))
+    out(f"{'id':<{w}}  {'created':<19}  {'lang':<4}  {'facts':>5}  {'FS':>5}  {'status':<8}  title")
     for r in rows:
-        out(f"{plain(r.id):<12}  {plain(r.created_at[:19]):<19}  {r.language:<4}  {r.n_facts:>5}  "
+        out(f"{plain(r.id):<{w}}  {plain(r.created_at[:19]):<19}  {r.language:<4}  {r.n_facts:>5}  "
             f"{pct(r.factscore):>5}  {plain(r.status):<8}  {plain(r.title)}"
             + (f"  [{plain(r.model)}]" if r.model else ""))
     return 0

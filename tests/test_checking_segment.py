@@ -87,7 +87,8 @@ def test_complete_prefix_grows_monotonically_while_streaming():
     assert complete_prefix(t, "en", final=True) == len(t)
 
 
-_alphabet = st.sampled_from(list("ab CD.!?…。！？؟۔।॥\n\"'«»“”3,;:-") + ["Dr.", "J. ", "3.5", "1.10.1867"])
+_alphabet = st.sampled_from(list("ab CD.!?…。！？؟۔।॥\n\"'«»“”„‘’()「」3,;:-ก") + ["Dr.", "J. ", "3.5", "1.10.1867",
+                                                                           "« ", "( ", ". \"", "ไทย "])
 
 
 @settings(max_examples=300, deadline=None)

@@ -117,7 +117,7 @@ def _guess_line(text: str, index: int, count: int) -> int | None:
 
 # --------------------------------------------------------------------------- FActScore JSONL
 
-_CITATION = re.compile(r"\[\d+\]")
+_CITATION = re.compile(r"\s*\[\d+\]")
 
 
 def _normalise(s: str) -> tuple[str, list[int]]:

@@ -88,11 +88,11 @@ def test_round_trip_chatgpt(shared_dir, tmp_path):
     assert back == orig                                   # and in fact byte-for-byte the same data
 
 
-def test_mfact_session_from_exported_session_jsonl_spans(shared_dir):
+def test_perplexity_sentences_found_despite_citations(shared_dir):
     sessions = read_sessions(shared_dir / "data" / "factscore" / "PerplexityAI.jsonl")
     for s in sessions:
         for f in s.facts:
-            assert 0 <= f.span[0] <= f.span[1] <= len(s.text)
+            assert 0 <= f.span[0] < f.span[1] <= len(s.text)   # found despite " [1]" citations
 
 
 @pytest.mark.parametrize("mutate, where", [

@@ -31,12 +31,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .verify_offline import (MODEL_FILE, SCALAR_NAMES, LogisticModel, PairText, default_embedder,
-                             pair_vector_features, scalar_features)
+from .verify_offline import (MODEL_FILE, SCALAR_NAMES, LogisticModel, PairText, candidates,
+                             default_embedder, pair_vector_features, scalar_features)
 
 TRAIN_LANGS = ["en", "es", "fr", "de", "ru", "zh", "ar", "hi", "vi"]
 HELDOUT_LANGS = ["bg", "el", "sw", "th", "tr", "ur"]
-VERSION = "1"
+VERSION = "2"
 
 
 # --------------------------------------------------------------------------- data
@@ -114,14 +114,20 @@ class VectorCache:
                  else np.zeros((0, 1), np.float32))
 
 
+def _lang(row: dict) -> str:
+    return row["lang"].split("-")[0]
+
+
 def featurise(rows: list[dict], cache: VectorCache) -> tuple[np.ndarray, np.ndarray]:
+    """Features exactly as the verifier computes them: the evidence and its sentences as candidates."""
     scal, vec = [], []
     for r in rows:
         fv = cache.get("q", r["claim"])
-        pv = cache.get("p", r["evidence"])
-        sims = np.array([float(pv @ fv)], np.float32)
-        scal.append(scalar_features(PairText.of(r["claim"]), [PairText.of(r["evidence"])], sims))
-        vec.append(pair_vector_features(fv, pv))
+        texts, _owner = candidates([r["evidence"]], _lang(r))
+        pv = np.stack([cache.get("p", t) for t in texts])
+        sims = pv @ fv
+        scal.append(scalar_features(PairText.of(r["claim"]), [PairText.of(t) for t in texts], sims))
+        vec.append(pair_vector_features(fv, pv[int(np.argmax(sims))]))
     return np.stack(scal), np.stack(vec)
 
 
@@ -243,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     cache = VectorCache(cache_path, emb)
     all_rows = train + val + test
     cache.fill("q", [r["claim"] for r in all_rows])
-    cache.fill("p", [r["evidence"] for r in all_rows])
+    cache.fill("p", [t for r in all_rows for t in candidates([r["evidence"]], _lang(r))[0]])
     cache.save()
 
     s_tr, v_tr = featurise(train, cache)

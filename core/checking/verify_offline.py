@@ -114,6 +114,30 @@ def pair_vector_features(fact_vec: np.ndarray, passage_vec: np.ndarray) -> np.nd
     return np.concatenate([fact_vec * passage_vec, np.abs(fact_vec - passage_vec)]).astype(np.float32)
 
 
+MAX_SENTENCES_PER_PASSAGE = 12
+MIN_SENTENCE_CHARS = 15
+
+
+def candidates(texts: Sequence[str], lang: str) -> tuple[list[str], list[int]]:
+    """Each passage and, for a passage of several sentences, its sentences: the verifier compares
+    a fact with single sentences (as it was trained, on sentence-level premises) as well as whole
+    passages. Returns the candidate texts and, for each, the index of its passage."""
+    from .segment import split_sentences
+
+    out: list[str] = []
+    owner: list[int] = []
+    for pi, t in enumerate(texts):
+        out.append(t)
+        owner.append(pi)
+        sents = split_sentences(t, lang or "en")
+        if len(sents) > 1:
+            for s in sents[:MAX_SENTENCES_PER_PASSAGE]:
+                if len(s.text) >= MIN_SENTENCE_CHARS:
+                    out.append(s.text)
+                    owner.append(pi)
+    return out, owner
+
+
 # --------------------------------------------------------------------------- model
 
 
@@ -240,11 +264,13 @@ class OfflineVerifier:
             return LogisticModel.from_dict(full), True
         return LogisticModel.from_dict(w["lite"]), False
 
-    def probabilities(self, facts: Sequence[str], passages: Sequence[Sequence[str]]) -> np.ndarray:
+    def probabilities(self, facts: Sequence[str], passages: Sequence[Sequence[str]],
+                      lang: str = "en") -> np.ndarray:
         """P(supported) for each fact against its own passage list (batch: one embedder call each)."""
         model, use_vec = self._model()
         emb = self.embedder
         fvecs = emb.embed_queries(list(facts)) if facts else np.zeros((0, 1), np.float32)
+        passages = [candidates(ps, lang)[0] for ps in passages]
         flat = [p for ps in passages for p in ps]
         pvecs = emb.embed_passages(flat) if flat else np.zeros((0, fvecs.shape[1]), np.float32)
         rows = []
@@ -290,23 +316,29 @@ class OfflineVerifier:
             emb = self.embedder
             fvecs = emb.embed_queries([items[i][0] for i in todo])
             usable = {i: [p for p in items[i][3] if p.text and p.text.strip()] for i in todo}
-            flat = [p.text for i in todo for p in usable[i]]
+            cands = {i: candidates([p.text for p in usable[i]], items[i][2]) for i in todo}
+            flat = [t for i in todo for t in cands[i][0]]
             pvecs = emb.embed_passages(flat)
             pos = 0
             for j, i in enumerate(todo):
-                ps = usable[i]
-                pv = pvecs[pos:pos + len(ps)]
-                pos += len(ps)
-                out[i] = self._decide(items[i][0], ps, fvecs[j], pv, model, use_vec, name)
+                texts, owner = cands[i]
+                pv = pvecs[pos:pos + len(texts)]
+                pos += len(texts)
+                out[i] = self._decide(items[i][0], usable[i], texts, owner, fvecs[j], pv, model, use_vec, name)
         return [v for v in out if v is not None]
 
-    def _decide(self, fact: str, usable: Sequence[Evidence], fvec: np.ndarray, pv: np.ndarray,
-                model: LogisticModel, use_vec: bool, name: str) -> Verdict:
+    def _decide(self, fact: str, usable: Sequence[Evidence], texts: Sequence[str], owner: Sequence[int],
+                fvec: np.ndarray, pv: np.ndarray, model: LogisticModel, use_vec: bool, name: str) -> Verdict:
         sims = pv @ fvec
-        x = self._row(fact, [p.text for p in usable], fvec, pv, use_vec)
+        x = self._row(fact, texts, fvec, pv, use_vec)
         p = float(model.prob(x[None, :])[0])
-        order = [int(i) for i in np.argsort(-sims)]
-        used = [usable[i].id for i in order[:2]]
+        used: list[str] = []
+        for ci in (int(i) for i in np.argsort(-sims)):
+            pid = usable[owner[ci]].id
+            if pid not in used:
+                used.append(pid)
+            if len(used) == 2:
+                break
         label = "S" if p >= model.threshold else "NS"
         conf = p if label == "S" else 1.0 - p
         feats = dict(zip(SCALAR_NAMES, x[:len(SCALAR_NAMES)]))

@@ -88,6 +88,7 @@ def main() -> int:
           f" max_tokens {cfg.max_tokens}, cpus {os.cpu_count()}")
 
     lags: list[float] = []
+    sentence_lags: list[float] = []
     pairs: list[tuple[str, str, list]] = []
     tps_on: list[float] = []
     for i in range(args.n):
@@ -106,11 +107,15 @@ def main() -> int:
         lag = st.verdict_lag
         if lag is not None:
             lags.append(lag)
+        if st.sentence_lag is not None:
+            sentence_lags.append(st.sentence_lag)
         if st.tokens_per_s:
             tps_on.append(st.tokens_per_s)
         print(f"# {person}: {st.tokens} tokens in {time.monotonic() - t0:.1f} s,"
               f" {st.tokens_per_s or 0:.2f} tok/s, {len(session.facts)} facts,"
-              f" lag {lag if lag is None else round(lag, 3)} s, stop {session.stop_reason}", flush=True)
+              f" lag {lag if lag is None else round(lag, 3)} s (after the last checked sentence"
+              f" {st.sentence_lag if st.sentence_lag is None else round(st.sentence_lag, 3)} s),"
+              f" stop {session.stop_reason}", flush=True)
 
     # overhead: the same prompt and seed streamed alone and with checking, alternating the order
     # (this machine is shared: alternating pairs cancel slow drifts in the load), median of ratios
@@ -148,6 +153,8 @@ def main() -> int:
     overhead = statistics.median(ratios) if ratios else float("nan")
     print(f"verdict_lag_median_s: {lag_med:.3f}")
     print(f"verdict_lag_max_s: {max(lags) if lags else float('nan'):.3f}")
+    print(f"last_sentence_to_last_verdict_median_s: "
+          f"{statistics.median(sentence_lags) if sentence_lags else float('nan'):.3f}")
     print(f"tokens_per_s_checking_on: {statistics.median(x[0] for x in on_off):.3f}")
     print(f"tokens_per_s_checking_off: {statistics.median(x[1] for x in on_off):.3f}")
     print(f"verifier_facts: {len(work)}")

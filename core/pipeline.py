@@ -287,6 +287,7 @@ class RunStats:
     first_token: float | None = None
     last_token: float | None = None
     last_verdict: float | None = None
+    last_sentence: float | None = None
     finished: float | None = None
     tokens: int = 0
     facts: int = 0
@@ -298,6 +299,13 @@ class RunStats:
         if self.last_token is None or self.last_verdict is None:
             return None
         return max(0.0, self.last_verdict - self.last_token)
+
+    @property
+    def sentence_lag(self) -> float | None:
+        """Seconds from the completion of the last checked sentence to the last verdict."""
+        if self.last_sentence is None or self.last_verdict is None:
+            return None
+        return max(0.0, self.last_verdict - self.last_sentence)
 
     @property
     def tokens_per_s(self) -> float | None:
@@ -776,6 +784,7 @@ class _Run:
             self.seen_sentences.add(key)
             self.sentences.append(s)
             self.checks_dirty = True
+            self.stats.last_sentence = time.monotonic()
             yield SentenceEvent(replace(s))
             self.pending_sentences += 1
             self._submit(self._extract, s, text)

@@ -78,3 +78,22 @@ def test_must_show_mfact_check_marie_curie_offline_json(tmp_path):
     assert s.generator.backend and s.generator.prompt and s.generator.seed == 0
     assert 0 < s.tokens <= 200
     check_session_shape(s)
+
+
+@pytest.mark.slow
+@pytest.mark.ci
+@pytest.mark.timeout(900)
+def test_ci_smoke_check_spanish_on_the_embedded_model(model_cache, tmp_path):
+    """The whole pipeline on the embedded model, short: checking overlaps generation for real."""
+    env = dict(os.environ)
+    env["MFACT_HOME"] = str(tmp_path / "home")
+    env["MFACT_MODEL_CACHE"] = str(model_cache)
+    r = subprocess.run([sys.executable, "-m", "mfact.core.cli", "check", "--lang", "es", "--entity",
+                        "Marie Curie", "--offline", "--max-tokens", "60", "--json"],
+                       capture_output=True, text=True, env=env, timeout=850)
+    assert r.returncode == 0, r.stderr[-3000:]
+    s = Session.from_dict(json.loads(r.stdout))
+    assert s.language == "es" and s.stop_reason in ("max_tokens", "eos", "repetition")
+    assert s.text.startswith("Marie Curie")
+    assert s.generator.prompt.startswith("Este es un artículo de Wikipedia")
+    check_session_shape(s)

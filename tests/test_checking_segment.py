@@ -125,6 +125,8 @@ def test_clean_text_drops_model_markup():
 def test_clean_text_keeps_plain_text_and_comparisons():
     assert clean_text("He scored 3 < 5 points. Fine.") == "He scored 3 < 5 points. Fine."
     assert clean_text("") == ""
+    assert clean_text("file_name_here and 5 * 3 * 2 and C++") == "file_name_here and 5 * 3 * 2 and C++"
+    assert clean_text("*She* was __very__ `famous`.") == "She was very famous."
 
 
 def test_drop_unfinished():

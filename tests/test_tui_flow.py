@@ -28,7 +28,7 @@ def anyio_backend():
 
 LABELS = ["S", "S", "S", "S", "S", "S", "S", "N"]
 SIZE = (160, 40)
-LONG_TEXT = " ".join(f"Marie Curie wrote paper number {i} in the year {1890 + i}." for i in range(150))
+LONG_TEXT = " ".join(f"In {1890 + i} Marie Curie wrote paper number {i} on radium." for i in range(150))
 
 
 def factory(labels=LABELS, **kw):

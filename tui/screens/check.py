@@ -14,9 +14,9 @@ from dataclasses import replace
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, ProgressBar
+from textual.widgets import Footer, ProgressBar
 
 from mfact.core.events import (EvidenceEvent, FactEvent, MetricsEvent, NoticeEvent, ProgressEvent,
                                SentenceEvent, StopEvent, TokenEvent, VerdictEvent)
@@ -27,7 +27,7 @@ from ..keys import bindings
 from ..messages import FactClicked, MetricsReady, PipelineWake
 from ..render import Palette, fact_text
 from ..widgets.evidence_view import EvidenceView, evidence_text
-from ..widgets.fact_table import FactTable
+from ..widgets.fact_list import HEADER, FactList
 from ..widgets.metrics_bar import MetricsBar, metrics_text
 from ..widgets.text_view import FactText
 
@@ -42,6 +42,7 @@ class _Finished:
 
 
 PANES = ("#text-pane", "#facts", "#evidence")
+STREAM_FPS = 15
 
 
 class CheckScreen(Screen):
@@ -75,6 +76,10 @@ class CheckScreen(Screen):
         self._stop = threading.Event()
         self._pending_regen = False
         self._metrics_gen = 0
+        self._deferred: set[str] = set()
+        self._text_shape: tuple = ()
+        self._evidence_shape: tuple = ()
+        self._flush_timer = None
         self._status = ""
         self.widths = {p: 1.0 for p in PANES}
         if session is not None:
@@ -106,9 +111,8 @@ class CheckScreen(Screen):
         yield MetricsBar(id="metrics")
         yield ProgressBar(id="prep", show_eta=False)
         with Horizontal(id="panes"):
-            with VerticalScroll(id="text-pane"):
-                yield FactText(id="text")
-            yield FactTable(id="facts")
+            yield FactText(id="text-pane")
+            yield FactList(id="facts")
             yield EvidenceView(id="evidence")
         yield Footer()
 
@@ -120,8 +124,9 @@ class CheckScreen(Screen):
         self.query_one("#prep").display = False
         self.query_one("#text-pane").border_title = "text"
         self.query_one("#facts").border_title = "facts"
+        self.query_one("#facts").border_subtitle = HEADER.strip()
         self.query_one("#evidence").border_title = "evidence"
-        self.query_one(FactTable).focus()
+        self.query_one(FactList).focus()
         if self.saved:
             self._rebuild_table()
             if self.session.facts:
@@ -303,12 +308,23 @@ class CheckScreen(Screen):
                 self._upsert_row(d[6:])
         if "select" in dirty:
             self._select(self.selected)
-        if "text" in dirty:
-            self._render_text()
-        if "header" in dirty:
-            self._render_header()
+        # the streamed text and the header are redrawn at most STREAM_FPS times a second: the
+        # stream never competes with keys for the frame
+        deferred = dirty & {"text", "header"}
+        if deferred:
+            self._deferred |= deferred
+            if self._flush_timer is None:
+                self._flush_timer = self.set_timer(1 / STREAM_FPS, self._flush_deferred)
         if "evidence" in dirty:
             self._render_evidence()
+
+    def _flush_deferred(self) -> None:
+        self._flush_timer = None
+        d, self._deferred = self._deferred, set()
+        if "text" in d:
+            self._render_text()
+        if "header" in d:
+            self._render_header()
 
     def _render_all(self) -> None:
         self._render_text()
@@ -316,42 +332,45 @@ class CheckScreen(Screen):
         self._render_evidence()
 
     def _render_text(self) -> None:
-        pane = self.query_one("#text-pane", VerticalScroll)
-        at_end = pane.scroll_y >= pane.max_scroll_y - 1
-        self.query_one(FactText).update(fact_text(
-            self.session.text, self.session.facts, self.palette, self.selected,
-            self.metrics.get("drift_point"), self.show_drift))
-        if self.running and at_end:
-            pane.call_after_refresh(pane.scroll_end, animate=False)
+        dp = self.metrics.get("drift_point")
+        self.query_one(FactText).set_text(fact_text(
+            self.session.text, self.session.facts, self.palette, self.selected, dp,
+            self.show_drift), follow=self.running)
 
     def _render_header(self) -> None:
         cfg = self.app_cfg()
         self.query_one(MetricsBar).update(metrics_text(
             self.session, self.metrics, self.checks, self.palette, running=self.running,
             tokens_per_s=self.tokens_per_s, max_tokens=cfg.max_tokens if cfg else None,
-            status=self._status or (self.session.stop_reason or "")))
+            status=self._status or (self.session.stop_reason or "")), layout=False)
 
     def _render_evidence(self) -> None:
         view = self.query_one(EvidenceView)
         fact = self._fact(self.selected)
         passages = self.passages.get(self.selected, []) if fact else []
         pending = bool(fact) and self.running and self.selected not in self.passages
-        view.loading = pending and fact is not None and fact.auto is None
+        loading = pending and fact is not None and fact.auto is None
+        if view.loading != loading:
+            view.loading = loading
         used = set(fact.auto.evidence) if fact is not None and fact.auto else set()
-        view.show(evidence_text(fact, passages, self.palette, used, pending))
+        shape = (self.selected, len(passages), bool(fact and fact.auto and fact.auto.reason),
+                 pending, self.size.width)
+        layout = shape != self._evidence_shape
+        self._evidence_shape = shape
+        view.show(evidence_text(fact, passages, self.palette, used, pending), layout=layout)
 
     def _rebuild_table(self) -> None:
-        table = self.query_one(FactTable)
+        table = self.query_one(FactList)
         cursor = self.selected
         table.clear()
         pal = self.palette
         for n, f in enumerate(self.session.facts, 1):
-            table.add_row(*table.cells(n, f, pal), key=f.id)
-        if cursor is not None and cursor in table.rows:
-            table.move_cursor(row=table.get_row_index(cursor), animate=False)
+            table.upsert(n, f, pal)
+        if cursor is not None and cursor in table:
+            table.move_to(cursor)
 
     def _upsert_row(self, fact_id: str) -> None:
-        table = self.query_one(FactTable)
+        table = self.query_one(FactList)
         for n, f in enumerate(self.session.facts, 1):
             if f.id == fact_id:
                 table.upsert(n, f, self.palette)
@@ -368,26 +387,23 @@ class CheckScreen(Screen):
             return None
 
     def _select(self, fact_id: str | None) -> None:
-        table = self.query_one(FactTable)
-        if fact_id is not None and fact_id in table.rows:
-            row = table.get_row_index(fact_id)
-            if table.cursor_row != row:
-                table.move_cursor(row=row, animate=False)
+        table = self.query_one(FactList)
+        if fact_id is not None and fact_id in table:
+            table.move_to(fact_id)
         if fact_id != self.selected:
             self.selected = fact_id
         self._render_text()
         self._render_evidence()
 
-    @on(DataTable.RowHighlighted, "#facts")
-    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        fid = event.row_key.value if event.row_key is not None else None
-        if fid is not None and fid != self.selected:
-            self.selected = fid
+    @on(FactList.Highlighted)
+    def _row_highlighted(self, event: FactList.Highlighted) -> None:
+        if event.fact_id != self.selected:
+            self.selected = event.fact_id
             self._render_text()
             self._render_evidence()
 
-    @on(DataTable.RowSelected, "#facts")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    @on(FactList.Chosen)
+    def _row_chosen(self, event: FactList.Chosen) -> None:
         self.action_focus_evidence()
 
     def on_fact_clicked(self, message: FactClicked) -> None:
@@ -566,7 +582,7 @@ class CheckScreen(Screen):
         self.selected = None
         self.saved = False
         self.tokens_per_s = 0.0
-        self.query_one(FactTable).clear()
+        self.query_one(FactList).clear()
         self._start()
 
     def action_export(self) -> None:

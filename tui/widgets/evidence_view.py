@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
 
+from .text_view import TextView
 from ..render import Palette, highlight_terms, label_text, match_terms, one_line, safe
 
 
@@ -61,13 +60,8 @@ def evidence_text(fact, passages, palette: Palette, used: set[str] | None = None
     return t
 
 
-class EvidenceView(VerticalScroll):
-    """A scrollable, focusable pane holding one Static."""
+class EvidenceView(TextView):
+    """The evidence pane (focusable, scrollable)."""
 
-    can_focus = True
-
-    def compose(self):
-        yield Static(id="evidence-body")
-
-    def show(self, text: Text) -> None:
-        self.query_one("#evidence-body", Static).update(text)
+    def show(self, text: Text, layout: bool = True) -> None:
+        self.set_text(text, home=layout)

@@ -39,7 +39,7 @@ from .events import (Event, EvidenceEvent, FactEvent, MetricsEvent, NoticeEvent,
                      SentenceEvent, StopEvent, TokenEvent, VerdictEvent)
 from .protocols import (Chunk, DecodingParams, Embedder, Extractor, Generator, LanguageDetector,
                         MfactError, Progress, Retriever, Sentence, Verifier)
-from .session import Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict
+from .session import LABELS, Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict
 
 log = logging.getLogger("mfact.pipeline")
 
@@ -349,6 +349,8 @@ class CheckPipeline:
     def set_human_label(self, fact_id: str, label: str | None) -> None:
         """Relabel a fact of the run in progress (thread-safe; the metrics follow at once and the
         final session carries the label). Outside a run this does nothing."""
+        if label is not None and label not in LABELS:
+            raise ValueError(f"unknown label {label!r}; one of S, NS, IR")
         with self._lock:
             inbox = self._inbox
         if inbox is not None:
@@ -584,6 +586,12 @@ class _Run:
                 self.inbox.put(("cache_hit",))
         if verdict is None:
             verdict = v.verify(fact_text, self.entity.name, self.lang, passages)
+            if verdict.label not in LABELS:
+                raise MfactError(f"the verifier {vname} returned an unknown label {verdict.label!r}",
+                                 "a verifier must answer S, NS or IR")
+            verdict.confidence = min(1.0, max(0.0, float(verdict.confidence)))
+            known = {e.id for e in passages}
+            verdict.evidence = [e for e in verdict.evidence if e in known]
             if not verdict.verifier:
                 verdict.verifier = f"{vname}/{vversion}" if vversion else vname
             if cache is not None and key is not None:

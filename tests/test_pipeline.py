@@ -399,3 +399,28 @@ def test_complete_last_sentence_is_checked_when_tokens_run_out():
     s = final_session(run_all(fake_pipeline(text=text, max_tokens=14)))
     assert s.stop_reason == "max_tokens"
     assert [f.text for f in s.facts] == ["Marie Curie was born in Warsaw in 1867.", "She died in 1934 in France."]
+
+
+def test_a_verifier_answer_outside_the_session_format_is_caught():
+    class Sloppy(FakeVerifier):
+        def verify(self, fact, entity, lang, passages):
+            v = super().verify(fact, entity, lang, passages)
+            v.confidence = 1.0000001
+            v.evidence = v.evidence + ["not-a-retrieved-id"]
+            return v
+
+    s = final_session(run_all(CheckPipeline(FakeGenerator(), FakeExtractor(), FakeRetriever(), Sloppy(), cache=False)))
+    assert all(f.auto.confidence == 1.0 and "not-a-retrieved-id" not in f.auto.evidence for f in s.facts)
+    Session.from_dict(s.to_dict())
+
+    class Wrong(FakeVerifier):
+        def verify(self, fact, entity, lang, passages):
+            v = super().verify(fact, entity, lang, passages)
+            v.label = "TRUE"
+            return v
+
+    events = run_all(CheckPipeline(FakeGenerator(), FakeExtractor(), FakeRetriever(), Wrong(), cache=False))
+    assert events[-1].reason == "error"
+    assert any(isinstance(e, NoticeEvent) and "unknown label 'TRUE'" in e.message for e in events)
+    with pytest.raises(ValueError):
+        fake_pipeline().set_human_label("s1f1", "maybe")

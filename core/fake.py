@@ -15,6 +15,7 @@ from the interleaving of verdicts when `workers > 1`).
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import re
 import threading
@@ -330,7 +331,7 @@ def fake_pipeline(text: str = DEFAULT_TEXT, labels: Sequence[str] | Mapping[str,
             if len(labels) != len(sents):
                 raise ValueError(f"{len(labels)} labels for {len(sents)} sentences")
             label_map = {s: _norm_label(lab) for s, lab in zip(sents, labels)}
-    cfg = cfg or Config()
+    cfg = copy.copy(cfg) if cfg is not None else Config()     # the caller's config stays as it was
     for k, v in cfg_overrides.items():
         if not hasattr(cfg, k):
             raise TypeError(f"unknown config option {k!r}")

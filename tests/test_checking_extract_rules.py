@@ -102,3 +102,13 @@ def test_build_extractor_choices():
         build_extractor(Config(extractor="magic"))
     with pytest.raises(MfactError):
         build_extractor(Config(extractor="llm"))
+
+
+def test_participles_split_but_not_after_an_auxiliary():
+    t = "Lanny Flaherty is an American actor born on December 18, 1949, in Pensacola, Florida."
+    assert [f.text for _s, f in extract(t, entity="Lanny Flaherty")] == [
+        "Lanny Flaherty is an American actor", "Lanny Flaherty born on December 18, 1949, in Pensacola, Florida"]
+    t = "Marie Curie was born in Warsaw in 1867."
+    assert [f.text for _s, f in extract(t)] == ["Marie Curie was born in Warsaw in 1867"]
+    t = "Marie Curie est une physicienne née à Varsovie en 1867."
+    assert [f.text for _s, f in extract(t, "fr")] == ["Marie Curie est une physicienne", "Marie Curie née à Varsovie en 1867"]

@@ -81,7 +81,17 @@ EN_VERBS = {"was", "is", "were", "are", "became", "becomes", "has", "had", "have
             "continued", "continues", "later", "then", "also", "still", "eventually", "subsequently",
             "will", "would", "can", "could", "did", "does", "remained", "remains", "died", "dies",
             "sang", "sings", "played", "plays", "met", "meets", "moved", "moves", "studied",
-            "studies", "received", "receives", "worked", "works", "married", "marries"}
+            "studies", "received", "receives", "worked", "works", "married", "marries", "born", "known",
+            "best"}
+
+PARTICIPLES: dict[str, list[str]] = {
+    "en": ["born", "best known for", "known for"], "es": ["nacido", "nacida", "conocido por", "conocida por"],
+    "fr": ["né", "née", "connu pour", "connue pour"], "it": ["nato", "nata", "noto per", "nota per"],
+    "pt": ["nascido", "nascida", "conhecido por", "conhecida por"], "de": ["geboren"],
+}
+AUXILIARIES = {"was", "is", "were", "are", "been", "be", "being", "also", "fue", "es", "era", "ha", "sido",
+               "est", "était", "été", "a", "è", "era", "stato", "stata", "foi", "é", "wurde", "ist", "war",
+               "well", "widely", "not", "first", "later"}
 
 INTRO_MAX_WORDS = 6
 MIN_CLAUSE_WORDS = 3
@@ -337,6 +347,15 @@ class RuleExtractor:
                 if lang not in ("zh", "th") and not (cs == 0 or text[cs - 1] in " ,，、،"):
                     continue
                 cuts.append((cs, ce))
+        part = _phrase_regex(PARTICIPLES.get(lang, []))
+        if part is not None:
+            # "an American actor born on ..." -> "... actor" + "<subject> born on ..." (not after
+            # an auxiliary: "was born" stays whole)
+            for m in part.finditer(text, start, end):
+                before = text[start:m.start()].rstrip(" ,")
+                prev = before.split()[-1].lower() if before.split() else ""
+                if prev and prev not in AUXILIARIES and m.start() > start:
+                    cuts.append((m.start(), m.start()))
         if lang in ("zh", "ja"):
             for m in re.finditer(r"[，,]", text[start:end]):
                 cuts.append((start + m.start(), start + m.end()))
@@ -350,7 +369,7 @@ class RuleExtractor:
             if cs < cur:
                 continue
             left = text[cur:cs]
-            right_end = self._next_cut(cuts, ce, end)
+            right_end = self._next_cut(cuts, ce, end, cs)
             right = text[ce:right_end]
             if not self._clause_pair(left, right, lang, text[cs:ce]):
                 continue
@@ -366,9 +385,9 @@ class RuleExtractor:
         return out
 
     @staticmethod
-    def _next_cut(cuts: list[tuple[int, int]], after: int, end: int) -> int:
+    def _next_cut(cuts: list[tuple[int, int]], after: int, end: int, current: int = -1) -> int:
         for cs, _ce in cuts:
-            if cs >= after:
+            if cs >= after and cs > current:
                 return cs
         return end
 

@@ -135,12 +135,15 @@ class FactList(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._cache.clear()
+        self._base_style = None
         self.virtual_size = Size(self.size.width, len(self.ids))
 
     def render_line(self, y: int) -> Strip:
         i = y + int(self.scroll_offset.y)
         width = self.size.width
-        base = self.rich_style
+        base = self._base_style
+        if base is None:
+            base = self._base_style = self.rich_style
         if not 0 <= i < len(self.ids):
             return Strip.blank(width, base)
         selected = i == self.cursor
@@ -159,6 +162,13 @@ class FactList(ScrollView, can_focus=True):
         strip = Strip(segments, width).crop_extend(0, width, base)
         self._cache[i] = (key, strip)
         return strip
+
+    _base_style = None
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._base_style = None
+        self._cache.clear()
 
     def on_focus(self) -> None:
         self._cache.clear()

@@ -335,3 +335,41 @@ async def test_report_screen_tables_chart_and_agreement():
         assert "FS" in chart and "█" in chart
         await pilot.press("escape")
         assert isinstance(app.screen, StartScreen)
+
+
+async def test_mouse_clicks_select_facts_in_text_and_list():
+    app = make_app(lang="en", entity="Marie Curie")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: done(app))
+        scr = app.screen
+        facts = scr.session.facts
+        await pilot.press("j", "j")
+        assert scr.selected == facts[2].id
+        await pilot.click("#text-pane", offset=(3, 1))      # first line of text: fact 1
+        assert scr.selected == facts[0].id
+        await pilot.click("#facts", offset=(5, 2))          # second row of the list
+        assert scr.selected == facts[1].id
+        await pilot.click("#facts", offset=(5, 2))          # again: focus the evidence
+        assert app.focused is scr.query_one("#evidence")
+
+
+async def test_model_preparation_shows_a_progress_bar():
+    import threading
+    from mfact.core.protocols import Progress
+    release = threading.Event()
+
+    def slow_factory(cfg, on_progress=None):
+        on_progress(Progress("model", 1, 4, "preparing the embedded model"))
+        release.wait(10)
+        on_progress(Progress("model", 4, 4, "ready"))
+        return fake_pipeline(labels=LABELS, cfg=cfg)
+
+    app = make_app(pipeline_factory=slow_factory, lang="en", entity="Marie Curie")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen)
+                       and app.screen.query_one("#prep").display)
+        bar = app.screen.query_one("#prep")
+        assert bar.total == 4 and bar.progress == 1
+        release.set()
+        await wait_for(pilot, lambda: done(app))
+        assert not bar.display

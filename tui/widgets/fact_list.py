@@ -118,7 +118,10 @@ class FactList(ScrollView, can_focus=True):
         return self.ids[self.cursor] if self.cursor is not None else None
 
     def on_click(self, event: events.Click) -> None:
-        row = event.y + int(self.scroll_offset.y)
+        offset = event.get_content_offset(self)
+        if offset is None:      # on the border or a scrollbar
+            return
+        row = offset.y + int(self.scroll_offset.y)
         if 0 <= row < len(self.ids):
             fid = self.ids[row]
             if self.cursor == row:

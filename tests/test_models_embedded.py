@@ -105,3 +105,19 @@ def test_embedded_gguf_through_llama_cpp_server(model_cache, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_truncated_weights_are_a_damaged_cache(monkeypatch, tmp_path, model_cache):
+    src = model_cache / embedded.cache_path().name
+    if not (src / "mfact-embedded.json").is_file():
+        pytest.skip("the embedded model cache is not built yet (the slow test builds it)")
+    monkeypatch.setenv("MFACT_MODEL_CACHE", str(tmp_path / "models"))
+    folder = embedded.cache_path()
+    folder.mkdir(parents=True)
+    for name in ("config.json", "tokenizer.json", "tokenizer_config.json", "mfact-embedded.json"):
+        (folder / name).write_bytes((src / name).read_bytes())
+    with (src / "model.safetensors").open("rb") as f:
+        (folder / "model.safetensors").write_bytes(f.read(4096))
+    with pytest.raises(MfactError) as err:
+        embedded.load(device="cpu")
+    assert "damaged" in err.value.message and not folder.exists()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .. import paths
 from ..protocols import MfactError, Progress
-from .hf import HFGenerator, ProgressCb, pick_device
+from .hf import HFGenerator, ProgressCb, _is_oom, pick_device
 
 log = logging.getLogger("mfact.models")
 
@@ -183,7 +183,11 @@ def load(device: str = "auto", prompt_style: str = "auto", on_progress: Progress
             pad_token="<pad>", unk_token="<unk>", mask_token="<mask>")
         model = AutoModelForCausalLM.from_pretrained(
             str(folder), dtype=dtype, **({"device_map": {"": dev}} if dev != "cpu" else {}))
-    except (OSError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - one clear line; the folder is ours to rebuild
+        if _is_oom(exc):
+            raise MfactError("out of GPU memory while loading the embedded model",
+                             "use --device cpu") from None
+        log.error("loading the embedded model from %s failed", folder, exc_info=exc)
         shutil.rmtree(folder, ignore_errors=True)
         raise MfactError(f"the embedded model cache in {folder} is damaged ({type(exc).__name__})",
                          "it was removed; run again to rebuild it") from None

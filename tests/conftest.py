@@ -33,13 +33,16 @@ def shared_dir() -> Path:
     return SHARED
 
 
+_TEST_MODEL_CACHE = os.environ.get("MFACT_TEST_MODEL_CACHE")   # read before mfact_home clears MFACT_*
+
+
 @pytest.fixture
 def model_cache(monkeypatch) -> Path:
     """One model cache for all tests and runs (the embedded model is converted once, ~1 min):
     $MFACT_TEST_MODEL_CACHE, else mfact-test-models in the temp dir."""
     import tempfile
 
-    path = Path(os.environ.get("MFACT_TEST_MODEL_CACHE") or Path(tempfile.gettempdir()) / "mfact-test-models")
+    path = Path(_TEST_MODEL_CACHE or Path(tempfile.gettempdir()) / "mfact-test-models")
     path.mkdir(parents=True, exist_ok=True)
     monkeypatch.setenv("MFACT_MODEL_CACHE", str(path))
     return path

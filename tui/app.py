@@ -157,6 +157,10 @@ class MfactApp(App):
         self.shutdown()
         self.exit()
 
+    async def action_quit(self) -> None:
+        """Textual's own ctrl+q: save first, like q."""
+        await self.action_quit_app()
+
     def action_help(self) -> None:
         from .screens.help import HelpScreen
         if not isinstance(self.screen, HelpScreen):

@@ -25,7 +25,7 @@ class Action:
 ACTIONS: tuple[Action, ...] = (
     # app
     Action("help", "question_mark", "app.help", "Help", "Show every key", "app"),
-    Action("quit", "q", "app.quit_app", "Quit", "Quit (a running check is stopped and saved)", "app"),
+    Action("quit", "q,ctrl+q", "app.quit_app", "Quit", "Quit (a running check is stopped and saved)", "app"),
     Action("palette", "ctrl+p", "app.command_palette", "Palette", "Open the command palette", "app",
            show=False),
     Action("cycle_theme", "ctrl+t", "app.cycle_theme", "Theme",

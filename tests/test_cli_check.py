@@ -160,3 +160,35 @@ def test_check_is_registered_in_the_cli():
     r = subprocess.run([sys.executable, "-m", "mfact.core.cli", "check", "--help"], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 0 and "--text-file" in r.stdout and "--json" in r.stdout
+
+
+def test_ctrl_c_stops_generation_saves_the_partial_session_and_exits_130(monkeypatch, capsys):
+    import _thread
+    import threading
+
+    long_text = " ".join(f"Marie Curie wrote paper number {w} in Paris." for w in
+                         ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"] * 5)
+
+    def build(cfg, on_progress=None, **kw):
+        return pipeline_mod.CheckPipeline(FakeGenerator(long_text, delay=0.02), FakeExtractor(),
+                                          FakeRetriever(), FakeVerifier(), cfg)
+
+    monkeypatch.setattr(pipeline_mod, "build_pipeline", build)
+    timer = threading.Timer(0.6, _thread.interrupt_main)
+    timer.start()
+    try:
+        rc = cli.main(["check", "--lang", "en", "--entity", "Marie Curie", "--no-stop-on-repeat"])
+    finally:
+        timer.cancel()
+    out, err = capsys.readouterr()
+    assert rc == 130, err
+    assert "stopping" in err
+    from mfact.core.store import Store
+    st = Store()
+    try:
+        [summary] = st.list_sessions()
+        s = st.get_session(summary.id)
+    finally:
+        st.close()
+    assert s.stop_reason == "user" and 0 < s.tokens < len(long_text.split())
+    assert s.facts and all(f.auto for f in s.facts[:1])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import queue
 import re
 import sys
 import threading
@@ -188,6 +189,48 @@ def summary_lines(session) -> list[str]:
     return lines
 
 
+_DONE = object()
+
+
+class _EventPump:
+    """Iterates the pipeline in a thread, so that Ctrl-C in the main thread interrupts only the
+    waiting, never the pipeline itself (its StopEvent with the partial session still arrives)."""
+
+    def __init__(self, pipeline, entity, lang, stop, text):
+        self.q: queue.Queue = queue.Queue()
+        self.thread = threading.Thread(target=self._work, args=(pipeline, entity, lang, stop, text),
+                                       name="mfact-check-cli", daemon=True)
+        self.thread.start()
+
+    def _work(self, pipeline, entity, lang, stop, text) -> None:
+        try:
+            for ev in pipeline.run(entity, lang, stop=stop, text=text):
+                self.q.put(ev)
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            self.q.put(exc)
+        finally:
+            self.q.put(_DONE)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        while True:
+            try:
+                item = self.q.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if item is _DONE:
+                raise StopIteration
+            if isinstance(item, BaseException):
+                raise item
+            return item
+
+
+def _events_in_thread(pipeline, entity, lang, stop, text) -> _EventPump:
+    return _EventPump(pipeline, entity, lang, stop, text)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from ..config import config_from_args
     from ..events import (FactEvent, NoticeEvent, ProgressEvent, StopEvent, TokenEvent, VerdictEvent)
@@ -224,16 +267,18 @@ def cmd_check(args: argparse.Namespace) -> int:
     session = None
     errors: list[str] = []
     interrupted = False
-    events = pipeline.run(entity, lang, stop=stop, text=text)
+    events = _events_in_thread(pipeline, entity, lang, stop, text)
     while True:
         try:
             ev = next(events)
         except StopIteration:
             break
         except KeyboardInterrupt:
-            interrupted = True
-            stop.set()
-            print("\nmfact: stopping (the text so far is kept)", file=err, flush=True)
+            # Ctrl-C: stop generation, keep what was checked; the pipeline still ends with StopEvent
+            if not interrupted:
+                interrupted = True
+                stop.set()
+                print("\nmfact: stopping (the text so far is kept)", file=err, flush=True)
             continue
         if isinstance(ev, TokenEvent):
             printer.token(ev.text)

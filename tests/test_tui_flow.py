@@ -373,3 +373,11 @@ async def test_model_preparation_shows_a_progress_bar():
         release.set()
         await wait_for(pilot, lambda: done(app))
         assert not bar.display
+
+
+async def test_lang_alone_preselects_the_language(tmp_path):
+    app = make_app(lang="bn", export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        assert app.screen.selected_language() == "bn"

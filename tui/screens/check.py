@@ -587,7 +587,7 @@ class CheckScreen(Screen):
 
     def action_export(self) -> None:
         from .export import ExportScreen
-        self.app.push_screen(ExportScreen(self.session))
+        self.app.push_screen(ExportScreen(self.session, getattr(self.app, "export_dir", None)))
 
     def action_new_check(self) -> None:
         self.shutdown()

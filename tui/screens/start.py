@@ -99,6 +99,9 @@ class StartScreen(Screen):
         table.add_column("native", key="native")
         table.add_column("resources", key="res")
         self._fill_languages("")
+        initial = (getattr(self.app, "initial", None) or {}).get("lang")
+        if initial:
+            self.select_language(initial)
         recent = self.query_one("#recent", DataTable)
         for key, label in (("title", "session"), ("lang", "lang"), ("facts", "facts"),
                            ("fs", "FActScore"), ("model", "model"), ("created", "created"),

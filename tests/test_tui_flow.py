@@ -381,3 +381,23 @@ async def test_lang_alone_preselects_the_language(tmp_path):
         await pilot.pause()
         assert isinstance(app.screen, StartScreen)
         assert app.screen.selected_language() == "bn"
+
+
+async def test_quit_while_the_model_is_still_loading_is_immediate():
+    import threading
+    release = threading.Event()
+
+    def loading_forever(cfg, on_progress=None):
+        release.wait(30)
+        return fake_pipeline(labels=LABELS, cfg=cfg)
+
+    app = make_app(pipeline_factory=loading_forever, lang="en", entity="Marie Curie")
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen))
+            t0 = time.monotonic()
+            await pilot.press("q")
+            await wait_for(pilot, lambda: not app.is_running, timeout=2)
+            assert time.monotonic() - t0 < 1.0
+    finally:
+        release.set()

@@ -1,6 +1,6 @@
 """The check screen: the text streaming with its facts coloured, the fact list, the evidence.
 
-All checking happens in `CheckPipeline.run(...)`, iterated in a thread worker. The worker only
+All checking happens in `CheckPipeline.run(...)`, iterated in a daemon thread. The thread only
 appends events to a queue and posts one `PipelineWake` when the queue was empty; the UI thread
 drains the whole queue at once and re-renders once, so streamed tokens are batched per frame.
 """
@@ -148,9 +148,13 @@ class CheckScreen(Screen):
         self._status = "starting"
         self._stop = threading.Event()
         self._render_all()
-        self._run_pipeline(self.session.entity, self.session.language, text, self._stop)
+        # A daemon thread, not a Textual thread worker: those run in asyncio's default executor,
+        # which the interpreter waits for at exit; a model still loading would hold `q` for
+        # seconds. Everything the thread produces is saved by `shutdown()` before the app exits.
+        threading.Thread(target=self._run_pipeline, name="mfact-tui-pipeline", daemon=True,
+                         args=(self.session.entity, self.session.language, text,
+                               self._stop)).start()
 
-    @work(thread=True, exclusive=True, group="pipeline", exit_on_error=False)
     def _run_pipeline(self, entity: Entity, lang: str, text: str | None,
                       stop: threading.Event) -> None:
         error = False

@@ -4,9 +4,10 @@ options, or reopen / delete a recent session."""
 from __future__ import annotations
 
 import logging
+import threading
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -28,6 +29,12 @@ log = logging.getLogger("mfact.tui")
 
 VERIFIERS = [("verifier: offline", "offline"), ("verifier: llm", "llm"),
              ("verifier: nli mDeBERTa", "nli:MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7")]
+
+
+def _spawn(fn, *args) -> None:
+    """Run `fn` in a daemon thread (knowledge look-ups can wait on the network; they must never
+    hold the app's exit). Results come back as messages."""
+    threading.Thread(target=fn, args=args, daemon=True, name="mfact-tui-lookup").start()
 
 
 class StartScreen(Screen):
@@ -173,9 +180,8 @@ class StartScreen(Screen):
             return
         lang = self.selected_language()
         self._suggest_timer = self.set_timer(self.app.suggest_delay,
-                                             lambda: self._fetch_suggestions(prefix, lang))
+                                             lambda: _spawn(self._fetch_suggestions, prefix, lang))
 
-    @work(thread=True, exclusive=True, group="suggest", exit_on_error=False)
     def _fetch_suggestions(self, prefix: str, lang: str) -> None:
         try:
             items = list(self.app.suggest_fn(prefix, lang, self.app.cfg, 10))
@@ -229,9 +235,8 @@ class StartScreen(Screen):
         if self._proceed_anyway == name:
             self._launch(Entity(name=name))
             return
-        self._resolve(name, self.selected_language())
+        _spawn(self._resolve, name, self.selected_language())
 
-    @work(thread=True, exclusive=True, group="resolve", exit_on_error=False)
     def _resolve(self, name: str, lang: str) -> None:
         try:
             match = self.app.resolve_fn(name, lang, self.app.cfg)

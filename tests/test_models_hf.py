@@ -336,3 +336,25 @@ def test_terminal_safe_drops_escapes():
     from mfact.core.commands.generate import terminal_safe
 
     assert terminal_safe("a\x1b[31mred\x1b[0m\x07 b\nc\td\x9b") == "ared b\nc\td"
+
+
+def test_ctrl_c_stops_generate_and_keeps_the_text(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    folder = save_tiny(tmp_path / "tiny")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mfact.core.cli", "generate", "--lang", "en", "--entity", "Marie Curie",
+         "--model", str(folder), "--max-tokens", "1000000", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stdout.read(1)                    # streaming has begun
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err.decode()
+    doc = json.loads(out.decode().rstrip("\n").split("\n")[-1])
+    assert doc["stop_reason"] == "user" and 0 < doc["tokens"] < 1000000

@@ -245,9 +245,6 @@ async def test_stop_and_regenerate():
 
 
 async def test_pipeline_error_shows_a_toast_and_keeps_the_app():
-    from mfact.core.fake import FakeExtractor, FakeGenerator, FakeRetriever, FakeVerifier
-    from mfact.core.pipeline import CheckPipeline
-
     def broken(cfg, on_progress=None):
         raise MfactError("model file not found: x.gguf", "check --model")
 

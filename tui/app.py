@@ -12,7 +12,6 @@ import logging
 import os
 import sys
 import threading
-import time
 from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable
@@ -272,18 +271,19 @@ def main(argv: list[str] | None = None) -> int:
     app = MfactApp(cfg, lang=lang, entity=args.entity.strip() if args.entity else None,
                    session=session)
     app.run()
-    # Worker threads that still run (a model mid-token) must not hold the exit: everything was
-    # saved by the quit action, so leave within a second.
-    deadline = time.monotonic() + 0.8
-    others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
-    for t in others:
-        t.join(max(0.0, deadline - time.monotonic()))
-    if any(t.is_alive() for t in others):
-        logging.shutdown()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(app.return_code or 0)
-    return app.return_code or 0
+    # Everything was saved by the quit action. Threads that may still run (the model mid-token,
+    # verifications) and the interpreter's teardown of torch would hold the exit for seconds:
+    # close the store, flush, and leave now.
+    rc = app.return_code or 0
+    try:
+        if app._store is not None:
+            app._store.close()
+    except Exception:  # noqa: BLE001 - leaving anyway
+        log.exception("closing the store failed")
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(rc)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,8 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.timer import Timer
-from textual.widgets import (Button, Checkbox, DataTable, Footer, Input, Label, OptionList, Select,
-                             Static)
+from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, OptionList, Select
 from textual.widgets.option_list import Option
 
 from mfact.core.languages import LANGUAGES, get_language

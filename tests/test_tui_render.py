@@ -1,0 +1,84 @@
+"""Rendering helpers: untrusted text stays literal and offsets stay valid; glyphs carry every
+label; the colour-blind theme avoids red against green."""
+from __future__ import annotations
+
+import colorsys
+
+from mfact.core.session import Evidence, Fact, HumanLabel, Verdict
+from mfact.themes import THEME_NAMES, THEMES
+from mfact.tui.render import GLYPHS, Palette, fact_text, match_terms, safe
+from mfact.tui.widgets.evidence_view import evidence_text
+
+
+def test_safe_replaces_controls_and_bidi_overrides_keeping_length():
+    raw = "a\x1b[31mred\x1b[0m\x07 \u202eevil\u202c\tb\nc\x9b"
+    out = safe(raw)
+    assert len(out) == len(raw)
+    assert "\x1b" not in out and "\u202e" not in out and "\x07" not in out and "\x9b" not in out
+    assert "\n" in out and out.startswith("a [31mred")
+
+
+def _facts(text, labels):
+    out, pos = [], 0
+    for i, (sent, lab) in enumerate(zip(text.split(". "), labels)):
+        start = text.index(sent, pos)
+        out.append(Fact(id=f"f{i}", text=sent, sentence=i, span=(start, start + len(sent)),
+                        auto=Verdict(lab) if lab else None))
+        pos = start + len(sent)
+    return out
+
+
+def test_fact_text_glyphs_marker_and_literal_markup():
+    text = "[b]A[/b] was born. B died. C won. D lost"
+    facts = _facts(text, ["S", "NS", "IR", None])
+    t = fact_text(text, facts, Palette(), selected="f1", drift_point=2)
+    plain = t.plain
+    assert plain.startswith("[b]A[/b] was born" + GLYPHS["S"])
+    assert "B died" + GLYPHS["NS"] in plain
+    assert plain.index("▼drift") < plain.index("C won") and plain.index("▼drift") > plain.index("B died")
+    assert plain.endswith("D lost" + GLYPHS[None])
+    hidden = fact_text(text, facts, Palette(), drift_point=2, show_drift=False)
+    assert "▼drift" not in hidden.plain
+    # spans carry their fact id for clicks
+    metas = {s.style.meta.get("fact") for s in t.spans if hasattr(s.style, "meta") and s.style.meta}
+    assert {"f0", "f1", "f2", "f3"} <= metas
+
+
+def test_evidence_is_literal_and_highlights_fact_words():
+    f = Fact(id="f", text="She was born in Warsaw in 1867", sentence=0, span=(0, 5),
+             auto=Verdict("S", 0.8, evidence=["e1"], reason="[red]reason[/red]"),
+             human=HumanLabel("NS"))
+    ev = Evidence(id="e1", source="wikipedia", lang="pl", title="Maria [i]Skłodowska[/i]",
+                  text="Urodziła się w Warsaw \x1b[2J w 1867 roku.", url="https://pl.wikipedia.org/x",
+                  section="Życie", score=0.7)
+    t = evidence_text(f, [ev], Palette(), {"e1"})
+    assert "Maria [i]Skłodowska[/i]" in t.plain and "[red]reason[/red]" in t.plain
+    assert "\x1b" not in t.plain and "used by verifier" in t.plain and "Życie" in t.plain
+    assert "not supported" in t.plain and "(human)" in t.plain
+    start = t.plain.index("Warsaw", t.plain.index("Urodziła"))
+    assert any(s.start <= start < s.end for s in t.spans if "bold" in str(s.style))
+    assert set(match_terms("She was born in Warsaw in 1867")) >= {"warsaw", "1867", "born"}
+    assert "বাংলা" in match_terms("সে বাংলা লেখে")
+
+
+def _hue(hex_color: str) -> float:
+    r, g, b = (int(hex_color[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    return colorsys.rgb_to_hsv(r, g, b)[0] * 360
+
+
+def test_three_themes_and_colour_blind_palette_avoids_red_green():
+    assert set(THEME_NAMES) == {"mfact-dark", "mfact-light", "mfact-cb"}
+    cb = next(t for t in THEMES if t.name == "mfact-cb")
+    pal = Palette.from_theme(cb)
+    s_hue, ns_hue = _hue(pal.colors["S"]), _hue(pal.colors["NS"])
+    assert 180 <= s_hue <= 250            # blue
+    assert 20 <= ns_hue <= 50             # orange
+    for t in THEMES:
+        p = Palette.from_theme(t)
+        assert len({p.colors[k] for k in ("S", "NS", "IR")}) == 3
+    assert len(set(GLYPHS.values())) == 4
+
+
+def test_match_terms_in_scripts_without_spaces():
+    assert "出生" in match_terms("她出生于伦敦。")
+    assert "london," not in match_terms("born in London, England") and "london" in match_terms("born in London, England")

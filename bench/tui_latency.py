@@ -118,10 +118,15 @@ def main() -> int:
     ap.add_argument("--delay", type=float, default=0.02, help="seconds per streamed token")
     ap.add_argument("--verify-delay", type=float, default=0.02, help="seconds per verification")
     ap.add_argument("--gap", type=float, default=0.03, help="seconds between keys")
+    ap.add_argument("--no-gc-tuning", action="store_true",
+                    help="measure without the garbage-collector tuning mfact-tui applies")
     ap.add_argument("--width", type=int, default=160)
     ap.add_argument("--height", type=int, default=45)
     args = ap.parse_args()
     os.environ["MFACT_HOME"] = tempfile.mkdtemp(prefix="mfact-bench-")
+    if not args.no_gc_tuning:
+        from mfact.tui.app import tune_gc
+        tune_gc()                     # as `mfact-tui` does before it starts
     r = asyncio.run(run(args.keys, args.delay, args.verify_delay, (args.width, args.height),
                         args.gap))
     lat = r["lat"]

@@ -198,6 +198,16 @@ class MfactApp(App):
 # --------------------------------------------------------------------------- command line
 
 
+def tune_gc() -> None:
+    """Fewer, shorter garbage-collector pauses while the UI runs: what exists at start-up (the
+    model, the libraries) is moved out of the collector's sight, and young collections run less
+    often. Measured with bench/tui_latency.py: key latency p99 83-93 ms -> 49-50 ms."""
+    import gc
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20000, 50, 100)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from mfact.core.config import (add_checking_options, add_global_options,
                                    add_knowledge_options, add_model_options)
@@ -270,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     app = MfactApp(cfg, lang=lang, entity=args.entity.strip() if args.entity else None,
                    session=session)
+    tune_gc()
     app.run()
     # Everything was saved by the quit action. Threads that may still run (the model mid-token,
     # verifications) and the interpreter's teardown of torch would hold the exit for seconds:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import queue as queue_mod
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -148,14 +149,21 @@ class BatchRunner:
     `pipeline_factory()` builds one pipeline per worker. Generation from a server is issued
     concurrently up to `workers`; a local model is shared, so local runs use one worker (each
     pipeline still verifies in its own pool while it generates).
+
+    `batch_size` > 1 batches generation when the pipeline's generator has `generate_batch` (local
+    transformers models, the embedded default included): pending jobs of the same language and
+    sample (so the same decoding parameters and seed) are generated `batch_size` at a time in one
+    model call, then each text is checked by the pipeline as if it had been streamed. Otherwise
+    (a server, batch_size 1) jobs run one by one, streamed.
     """
 
     def __init__(self, store, pipeline_factory: PipelineFactory, cfg: Config, workers: int = 1,
-                 on_event: Callable[[str, Job, Any], None] | None = None):
+                 on_event: Callable[[str, Job, Any], None] | None = None, batch_size: int = 1):
         self.store = store
         self.pipeline_factory = pipeline_factory
         self.cfg = cfg
         self.workers = max(1, workers)
+        self.batch_size = max(1, int(batch_size))
         self.on_event = on_event or (lambda kind, job, data: None)
         self.stop = threading.Event()
         self._local = threading.local()
@@ -175,15 +183,17 @@ class BatchRunner:
             self._local.pipeline = p
         return p
 
-    def _run_job(self, job: Job) -> Session | None:
+    def _run_job(self, job: Job, **run_kw: Any) -> Session | None:
         from .events import NoticeEvent, StopEvent
 
         ent = Entity(name=job.entity.name, qid=job.entity.qid, attributes=dict(job.entity.attributes))
         pipeline = self._pipeline()
         final: Session | None = None
         errors: list[str] = []
+        batch_size = run_kw.pop("_batch_size", None)
         self.on_event("start", job, None)
-        for ev in pipeline.run(ent, job.lang, stop=self.stop, seed=self.cfg.seed + job.sample):
+        run_kw.setdefault("seed", self.cfg.seed + job.sample)
+        for ev in pipeline.run(ent, job.lang, stop=self.stop, **run_kw):
             if isinstance(ev, NoticeEvent) and ev.level == "error":
                 errors.append(ev.message + (f" ({ev.hint})" if ev.hint else ""))
             elif isinstance(ev, StopEvent):
@@ -198,9 +208,85 @@ class BatchRunner:
         final.status = "done"
         final.config.setdefault("run", {})
         final.config["run"].update({"sample": job.sample, "fingerprint": run_fingerprint(self.cfg)})
+        if batch_size is not None:
+            final.config["run"]["batch_size"] = batch_size
         with self._store_lock:
             self.store.save_session(final)
         return final
+
+    # ------------------------------------------------------------------ batched generation
+
+    def _batching(self) -> bool:
+        if self.batch_size < 2:
+            return False
+        gen = getattr(self._pipeline(), "generator", None)
+        return callable(getattr(gen, "generate_batch", None))
+
+    def _run_batch(self, jobs: list[Job], outcomes: queue_mod.SimpleQueue | None = None) -> list[tuple[Job, Any]]:
+        """Generate the texts of `jobs` (same language and sample) in one call, then check each.
+        Each (job, Session | None | exception) is put in `outcomes` as soon as it is known (so
+        progress advances job by job); all of them are returned too, in order."""
+        def put(job: Job, outcome: Any) -> None:
+            out.append((job, outcome))
+            if outcomes is not None:
+                outcomes.put((job, outcome))
+
+        from .pipeline import decoding_params
+
+        pipeline = self._pipeline()
+        gen = pipeline.generator
+        seed = self.cfg.seed + jobs[0].sample
+        params = decoding_params(self.cfg, seed)
+        prompts = [gen.default_prompt(j.entity.name, j.lang) for j in jobs]
+        out: list[tuple[Job, Any]] = []
+        try:
+            results = gen.generate_batch(prompts, params, self.stop)
+        except Exception as exc:  # noqa: BLE001 - the whole batch failed: each job reports it
+            for j in jobs:
+                put(j, exc)
+            return out
+        for job, prompt, res in zip(jobs, prompts, results):
+            if self.stop.is_set() or res.stop_reason == "user":
+                put(job, None)   # interrupted: not finished, will be redone
+                continue
+            try:
+                put(job, self._run_job(job, text=res.text, seed=seed, prompt=prompt, params=params,
+                                       generated=(res.tokens, res.stop_reason), _batch_size=len(jobs)))
+            except Exception as exc:  # noqa: BLE001
+                put(job, exc)
+        return out
+
+    def _batching_in(self, pool: ThreadPoolExecutor) -> bool:
+        """Whether to batch: asked in a worker thread, whose pipeline the jobs will use."""
+        if self.batch_size < 2:
+            return False
+        try:
+            return bool(pool.submit(self._batching).result())
+        except Exception:  # noqa: BLE001 - building the pipeline failed: the jobs will report it
+            return False
+
+    def _record(self, summary: RunSummary, job: Job, outcome: Any) -> None:
+        if isinstance(outcome, MfactError):
+            summary.failed.append((job.label, outcome.message + (f" ({outcome.hint})" if outcome.hint else "")))
+            self.on_event("failed", job, outcome.message)
+        elif isinstance(outcome, BaseException):   # one bad job must not end the run
+            summary.failed.append((job.label, f"{type(outcome).__name__}: {outcome}"))
+            self.on_event("failed", job, str(outcome))
+        elif outcome is None:
+            self.on_event("interrupted", job, None)
+        else:
+            summary.done.append(outcome.id)
+            self.on_event("done", job, outcome)
+
+    def _batches(self, todo: list[Job]) -> list[list[Job]]:
+        groups: dict[tuple[str, int], list[Job]] = {}
+        for job in todo:
+            groups.setdefault((job.lang, job.sample), []).append(job)
+        out: list[list[Job]] = []
+        for group in groups.values():
+            for i in range(0, len(group), self.batch_size):
+                out.append(group[i:i + self.batch_size])
+        return out
 
     def run(self, jobs: Sequence[Job]) -> RunSummary:
         summary = RunSummary(planned=len(jobs))
@@ -213,33 +299,49 @@ class BatchRunner:
             else:
                 todo.append(job)
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="mfact-run")
-        pending: dict[Future, Job] = {}
-        queue = list(todo)
+        pending: dict[Future, Job | list[Job]] = {}
+        batched = bool(todo) and self._batching_in(pool)
+        queue: list[Any] = self._batches(todo) if batched else list(todo)
+        early: queue_mod.SimpleQueue = queue_mod.SimpleQueue()   # batched jobs' outcomes, as they come
+        reported: set[str] = set()
+
+        def drain() -> None:
+            while True:
+                try:
+                    job, outcome = early.get_nowait()
+                except queue_mod.Empty:
+                    return
+                reported.add(job.session_id)
+                self._record(summary, job, outcome)
         try:
             while queue or pending:
                 while queue and len(pending) < self.workers and not self.stop.is_set():
-                    job = queue.pop(0)
-                    pending[pool.submit(self._run_job, job)] = job
+                    item = queue.pop(0)
+                    if batched:
+                        pending[pool.submit(self._run_batch, item, early)] = item
+                    else:
+                        pending[pool.submit(self._run_job, item)] = item
                 if not pending:
                     break
                 finished, _ = wait(list(pending), timeout=0.2, return_when=FIRST_COMPLETED)
+                drain()
                 for fut in finished:
-                    job = pending.pop(fut)
-                    try:
-                        session = fut.result()
-                    except MfactError as exc:
-                        summary.failed.append((job.label, exc.message + (f" ({exc.hint})" if exc.hint else "")))
-                        self.on_event("failed", job, exc.message)
-                        continue
-                    except Exception as exc:  # noqa: BLE001 - one bad job must not end the run
-                        summary.failed.append((job.label, f"{type(exc).__name__}: {exc}"))
-                        self.on_event("failed", job, str(exc))
-                        continue
-                    if session is None:
-                        self.on_event("interrupted", job, None)
+                    item = pending.pop(fut)
+                    if batched:
+                        try:
+                            fut.result()
+                            outcomes = []
+                        except Exception as exc:  # noqa: BLE001
+                            outcomes = [(j, exc) for j in item]
+                        drain()
+                        outcomes = [(j, o) for j, o in outcomes if j.session_id not in reported]
                     else:
-                        summary.done.append(session.id)
-                        self.on_event("done", job, session)
+                        try:
+                            outcomes = [(item, fut.result())]
+                        except Exception as exc:  # noqa: BLE001
+                            outcomes = [(item, exc)]
+                    for job, outcome in outcomes:
+                        self._record(summary, job, outcome)
         except KeyboardInterrupt:
             summary.interrupted = True
             self.stop.set()

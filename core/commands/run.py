@@ -6,6 +6,9 @@ import json
 import sys
 
 
+DEFAULT_BATCH_SIZE = 4
+
+
 def register(sub) -> None:
     from ..config import add_checking_options, add_knowledge_options, add_model_options
 
@@ -21,6 +24,10 @@ def register(sub) -> None:
     p.add_argument("--samples", type=int, default=1, help="samples per person and language (seed + i)")
     p.add_argument("--out", help="also write each finished session as JSON into this folder, and summary.json")
     p.add_argument("--json", action="store_true", help="print the run summary as JSON at the end")
+    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, metavar="B",
+                   help=f"local transformers models (the embedded default included): generate B "
+                        f"biographies per model call (default {DEFAULT_BATCH_SIZE}; 1 streams them one by "
+                        f"one); ignored with --base-url, which issues --workers requests concurrently")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (one line per session instead)")
     add_model_options(p)
     add_knowledge_options(p)
@@ -35,6 +42,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..config import config_from_args
     from ..formats import atomic_write
     from ..languages import parse_language_list
+    from ..protocols import MfactError
     from ..store import Store
 
     cfg = config_from_args(args)
@@ -47,6 +55,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     entities = [e for e in entities if not (e.name in seen or seen.add(e.name))]
     jobs = plan_jobs(entities, langs, args.samples, cfg)
     workers = max(1, cfg.workers) if cfg.base_url else 1
+    if args.batch_size < 1:
+        raise MfactError(f"--batch-size must be at least 1, got {args.batch_size}")
+    batch_size = 1 if cfg.base_url else args.batch_size
     out_dir = Path(args.out) if args.out else None
     if out_dir:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -88,7 +99,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             msg = f"{kind}: {job.label}" + (f": {data}" if kind == "failed" else "")
             print(msg, file=sys.stderr, flush=True)
 
-    runner = BatchRunner(store, factory, cfg, workers=workers, on_event=on_event)
+    runner = BatchRunner(store, factory, cfg, workers=workers, on_event=on_event, batch_size=batch_size)
     interrupted = False
     with progress:
         try:

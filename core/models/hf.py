@@ -15,6 +15,7 @@ import os
 import queue
 import re
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -121,6 +122,14 @@ def cpu_threads_for(model: Any) -> int | None:
 
 class _Halt(Exception):
     pass
+
+
+@dataclass
+class BatchResult:
+    """One row of `HFGenerator.generate_batch`: the text, its token count and why it ended."""
+    text: str
+    tokens: int
+    stop_reason: str
 
 
 class HFGenerator:
@@ -323,6 +332,82 @@ class HFGenerator:
         finally:
             halt.set()
             worker.join()
+
+    # ------------------------------------------------------------------ batches
+
+    def generate_batch(self, prompts: list[str], params: DecodingParams | None = None,
+                       stop: threading.Event | None = None) -> list["BatchResult"]:
+        """Generate for several prompts in one `model.generate` call (left padding), not streamed.
+
+        Each result's text is what `stream` would have yielded for that prompt, joined (same
+        incremental decoding, control tokens dropped), with its token count (the end-of-sequence
+        token included, as in `stream`) and stop reason (eos, max_tokens or user). No log-probs.
+        Greedy decoding gives the texts of single runs (up to float rounding on padded rows);
+        sampled batches use one random stream seeded with `params.seed` for the whole batch, so
+        they are reproducible for the same batch composition, not identical to single runs.
+        A set `stop` ends the whole batch within one token (every row: "user")."""
+        import torch
+        from transformers import StoppingCriteria
+
+        params = params or DecodingParams()
+        if self.module is None:
+            raise MfactError(f"model {self.model} was closed", "load it again")
+        if not prompts:
+            return []
+        encoded = [self.encode_prompt(p) for p in prompts]
+        rows = [e["input_ids"][0].tolist() for e in encoded]
+        width = max(len(r) for r in rows)
+        pad = self._pad_id()
+        pad = 0 if pad is None else int(pad)
+        ids = torch.full((len(rows), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, r in enumerate(rows):
+            ids[i, width - len(r):] = torch.tensor(r, dtype=torch.long)
+            mask[i, width - len(r):] = 1
+        device = getattr(self.module, "device", None)
+        if device is not None:
+            ids, mask = ids.to(device), mask.to(device)
+        user_stop = stop
+
+        class Watch(StoppingCriteria):
+            def __call__(self, input_ids, scores, **kwargs):
+                done = user_stop is not None and user_stop.is_set()
+                return torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
+
+        kwargs = self.generate_kwargs(params)
+        try:
+            with self._lock:
+                if self.cpu_threads:
+                    torch.set_num_threads(self.cpu_threads)
+                torch.manual_seed(int(params.seed))
+                if torch.cuda.is_available():
+                    torch.cuda.manual_seed_all(int(params.seed))
+                with torch.no_grad():
+                    out = self.module.generate(input_ids=ids, attention_mask=mask, **kwargs,
+                                               stopping_criteria=[Watch()])
+        except BaseException as exc:  # noqa: BLE001 - one clear error
+            raise self._error(exc) from None
+        stopped = user_stop is not None and user_stop.is_set()
+        eos = set(self.eos_ids)
+        results: list[BatchResult] = []
+        for i, prompt_ids in enumerate(rows):
+            new = out[i, width:].tolist()
+            cut = next((j + 1 for j, t in enumerate(new) if t in eos), None)
+            toks = new[:cut] if cut is not None else new
+            decoder = IncrementalDecoder(self.tokenizer, self.skip_ids, context=prompt_ids)
+            text = "".join(decoder.add(t) for t in toks if t not in eos)
+            if cut is not None:
+                reason = "eos"
+            elif stopped:
+                reason = "user"
+            elif len(toks) >= kwargs["max_new_tokens"]:
+                reason = "max_tokens"
+            else:
+                reason = "eos"
+            if reason != "user":
+                text += decoder.flush()
+            results.append(BatchResult(text=text, tokens=len(toks), stop_reason=reason))
+        return results
 
     def _error(self, exc: BaseException) -> MfactError:
         if isinstance(exc, MfactError):

@@ -252,7 +252,11 @@ def test_killed_writer_loses_no_committed_label(tmp_path):
         reported[fid], last = lab, int(i)
         n += 1
     proc.send_signal(signal.SIGKILL)                      # mid-way through the loop
-    rest, err = proc.communicate(timeout=60)
+    # read the rest through the same buffered reader: communicate() would read the raw pipe and
+    # miss lines the reader already buffered
+    rest = proc.stdout.read()
+    err = proc.stderr.read()
+    proc.wait(timeout=60)
     for line in rest.splitlines():                        # lines printed before the kill landed
         parts = line.split()
         if len(parts) == 3:

@@ -12,7 +12,7 @@ import json
 import queue as queue_mod
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -216,14 +216,33 @@ class BatchRunner:
 
     # ------------------------------------------------------------------ batched generation
 
-    def _batching(self) -> bool:
+    def _batching(self) -> Any:
+        """The generator to batch with (this worker's pipeline's), or None."""
         if self.batch_size < 2:
-            return False
+            return None
         gen = getattr(self._pipeline(), "generator", None)
-        return callable(getattr(gen, "generate_batch", None))
+        return gen if callable(getattr(gen, "generate_batch", None)) else None
 
-    def _run_batch(self, jobs: list[Job], outcomes: queue_mod.SimpleQueue | None = None) -> list[tuple[Job, Any]]:
-        """Generate the texts of `jobs` (same language and sample) in one call, then check each.
+    def _generate(self, jobs: list[Job], gen: Any = None) -> tuple[list[str], Any, int, Any]:
+        """(prompts, params, seed, results or the exception) of one batch; results None when the
+        run was stopped before it started."""
+        from .pipeline import decoding_params
+
+        gen = gen or self._pipeline().generator
+        seed = self.cfg.seed + jobs[0].sample
+        params = decoding_params(self.cfg, seed)
+        prompts = [gen.default_prompt(j.entity.name, j.lang) for j in jobs]
+        if self.stop.is_set():
+            return prompts, params, seed, None
+        try:
+            return prompts, params, seed, gen.generate_batch(prompts, params, self.stop)
+        except Exception as exc:  # noqa: BLE001 - the whole batch failed: each job reports it
+            return prompts, params, seed, exc
+
+    def _run_batch(self, jobs: list[Job], outcomes: queue_mod.SimpleQueue | None = None,
+                   generated: Future | None = None) -> list[tuple[Job, Any]]:
+        """Check the texts of `jobs` (same language and sample), generated in one call (by
+        `generated`, a future of `_generate` running in the generation thread, else here).
         Each (job, Session | None | exception) is put in `outcomes` as soon as it is known (so
         progress advances job by job); all of them are returned too, in order."""
         def put(job: Job, outcome: Any) -> None:
@@ -231,19 +250,14 @@ class BatchRunner:
             if outcomes is not None:
                 outcomes.put((job, outcome))
 
-        from .pipeline import decoding_params
-
-        pipeline = self._pipeline()
-        gen = pipeline.generator
-        seed = self.cfg.seed + jobs[0].sample
-        params = decoding_params(self.cfg, seed)
-        prompts = [gen.default_prompt(j.entity.name, j.lang) for j in jobs]
         out: list[tuple[Job, Any]] = []
         try:
-            results = gen.generate_batch(prompts, params, self.stop)
-        except Exception as exc:  # noqa: BLE001 - the whole batch failed: each job reports it
+            prompts, params, seed, results = generated.result() if generated is not None else self._generate(jobs)
+        except CancelledError:        # the run ended before this batch was generated
+            results = None
+        if results is None or isinstance(results, BaseException):
             for j in jobs:
-                put(j, exc)
+                put(j, results)      # None: interrupted, redone next time
             return out
         for job, prompt, res in zip(jobs, prompts, results):
             if self.stop.is_set() or res.stop_reason == "user":
@@ -256,14 +270,14 @@ class BatchRunner:
                 put(job, exc)
         return out
 
-    def _batching_in(self, pool: ThreadPoolExecutor) -> bool:
-        """Whether to batch: asked in a worker thread, whose pipeline the jobs will use."""
+    def _batching_in(self, pool: ThreadPoolExecutor) -> Any:
+        """The generator to batch with, asked in a worker thread (whose pipeline checks), or None."""
         if self.batch_size < 2:
-            return False
+            return None
         try:
-            return bool(pool.submit(self._batching).result())
+            return pool.submit(self._batching).result()
         except Exception:  # noqa: BLE001 - building the pipeline failed: the jobs will report it
-            return False
+            return None
 
     def _record(self, summary: RunSummary, job: Job, outcome: Any) -> None:
         if isinstance(outcome, MfactError):
@@ -300,7 +314,11 @@ class BatchRunner:
                 todo.append(job)
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="mfact-run")
         pending: dict[Future, Job | list[Job]] = {}
-        batched = bool(todo) and self._batching_in(pool)
+        batch_gen = self._batching_in(pool) if todo else None
+        batched = batch_gen is not None
+        # batched: one thread generates the next batch while the worker checks the last one
+        gen_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mfact-generate-batch") if batched else None
+        ahead = 1 if batched else 0
         queue: list[Any] = self._batches(todo) if batched else list(todo)
         early: queue_mod.SimpleQueue = queue_mod.SimpleQueue()   # batched jobs' outcomes, as they come
         reported: set[str] = set()
@@ -315,10 +333,11 @@ class BatchRunner:
                 self._record(summary, job, outcome)
         try:
             while queue or pending:
-                while queue and len(pending) < self.workers and not self.stop.is_set():
+                while queue and len(pending) < self.workers + ahead and not self.stop.is_set():
                     item = queue.pop(0)
-                    if batched:
-                        pending[pool.submit(self._run_batch, item, early)] = item
+                    if gen_pool is not None:
+                        gen_fut = gen_pool.submit(self._generate, item, batch_gen)
+                        pending[pool.submit(self._run_batch, item, early, gen_fut)] = item
                     else:
                         pending[pool.submit(self._run_job, item)] = item
                 if not pending:
@@ -350,6 +369,8 @@ class BatchRunner:
             raise
         finally:
             self.stop.set() if summary.interrupted else None
+            if gen_pool is not None:
+                gen_pool.shutdown(wait=True, cancel_futures=True)
             pool.shutdown(wait=True, cancel_futures=True)
             summary.seconds = time.monotonic() - t0
         return summary

@@ -171,7 +171,7 @@ def test_interrupted_batched_run_resumes_without_redoing(tok, models):
     runner = BatchRunner(store, _factory(models["gpt2"], tok, cfg, calls), cfg, batch_size=4,
                          on_event=on_event)
     first = runner.run(jobs)
-    assert len(first.done) == 1 and not first.failed and calls == [4]
+    assert len(first.done) == 1 and not first.failed and calls[0] == 4   # the next batch may have begun
     saved = store.get_session(first.done[0]).to_dict()
     calls2: list = []
     second = BatchRunner(store, _factory(models["gpt2"], tok, cfg, calls2), cfg, batch_size=4).run(jobs)

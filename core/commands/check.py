@@ -177,7 +177,9 @@ def summary_lines(session) -> list[str]:
     sd = m.get("semantic_drift")
     if sd is not None:
         pv = m.get("drift_p_value")
-        lines.append(f"semantic drift: {sd:.3f} at fact {m.get('drift_point')}"
+        dp = m.get("drift_point")
+        lines.append(f"semantic drift: {sd:.3f}, drift point {dp}"
+                     + (f" (drifts from fact {dp + 1})" if dp is not None else "")
                      + (f" (p = {pv:.3f})" if pv is not None else ""))
     else:
         lines.append("semantic drift: n/a (too few facts)")

@@ -86,7 +86,8 @@ def cmd_score(args) -> int:
         lines.append("drift        — (needs at least 6 labelled facts)")
     else:
         p = "—" if res["drift_p_value"] is None else f"{res['drift_p_value']:.3f}"
-        lines.append(f"drift        SD {res['semantic_drift']:.3f} at fact {res['drift_point']}"
+        lines.append(f"drift        SD {res['semantic_drift']:.3f}, drift point {res['drift_point']}"
+                     f" (drifts from fact {res['drift_point'] + 1})"
                      f" ({pct(res['supported_before'])}% supported before, {pct(res['unsupported_after'])}%"
                      f" not supported after), p = {p}"
                      + ("  DRIFTING" if res["drifting"] else ""))

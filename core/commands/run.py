@@ -6,7 +6,7 @@ import json
 import sys
 
 
-DEFAULT_BATCH_SIZE = 4
+DEFAULT_BATCH_SIZE = 8
 
 
 def register(sub) -> None:

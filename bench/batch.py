@@ -68,9 +68,9 @@ def main() -> int:
             def __getattr__(self, name):
                 return getattr(gen, name)
 
-            def generate_batch(self, prompts, params, stop=None):
+            def generate_batch(self, prompts, params, stop=None, **kw):
                 t = time.monotonic()
-                out = gen.generate_batch(prompts, params, stop)
+                out = gen.generate_batch(prompts, params, stop, **kw)
                 timing["gen_s"] += time.monotonic() - t
                 timing["tokens"] += sum(r.tokens for r in out)
                 return out
@@ -101,6 +101,8 @@ def main() -> int:
         wall = time.monotonic() - t0
         store.close()
         done = len(summary.done)
+        for label, reason in summary.failed[:3]:
+            print(f"failed (batch size {batch_size}): {label}: {reason}")
         return {"batch": batch_size, "done": done, "failed": len(summary.failed), "wall": wall,
                 "per_hour": done / wall * 3600 if wall else 0.0, **timing}
 

@@ -140,6 +140,25 @@ class RunSummary:
 # --------------------------------------------------------------------------- runner
 
 
+def _repeat_stop(leads: list[str], lang: str) -> Callable[[int, str], str | None]:
+    """For `generate_batch(row_stop=...)`: end a row at its first complete sentence that repeats
+    an earlier one, as a streamed run stops there (the checker then cuts the text at it)."""
+    from .pipeline import _norm_sentence, clean_text_safe, complete_prefix_safe, split_sentences_safe
+
+    def check(row: int, text: str) -> str | None:
+        clean = clean_text_safe(leads[row] + text)
+        end = complete_prefix_safe(clean, lang)
+        seen: set[str] = set()
+        for s in split_sentences_safe(clean[:end], lang):
+            key = _norm_sentence(s.text)
+            if key and key in seen:
+                return "repetition"
+            seen.add(key)
+        return None
+    return check
+
+
+
 PipelineFactory = Callable[[], Any]
 
 
@@ -234,10 +253,19 @@ class BatchRunner:
         prompts = [gen.default_prompt(j.entity.name, j.lang) for j in jobs]
         if self.stop.is_set():
             return prompts, params, seed, None
+        kw: dict[str, Any] = {}
+        if self.cfg.stop_on_repeat and getattr(params, "stop_on_repeat", True):
+            kw["row_stop"] = _repeat_stop([self._lead(j, p) for j, p in zip(jobs, prompts)], jobs[0].lang)
         try:
-            return prompts, params, seed, gen.generate_batch(prompts, params, self.stop)
+            return prompts, params, seed, gen.generate_batch(prompts, params, self.stop, **kw)
         except Exception as exc:  # noqa: BLE001 - the whole batch failed: each job reports it
             return prompts, params, seed, exc
+
+    @staticmethod
+    def _lead(job: Job, prompt: str) -> str:
+        # as the pipeline: a completion prompt ends with the name the text starts with
+        name = job.entity.name
+        return name if name and prompt.endswith(name) else ""
 
     def _run_batch(self, jobs: list[Job], outcomes: queue_mod.SimpleQueue | None = None,
                    generated: Future | None = None) -> list[tuple[Job, Any]]:

@@ -67,6 +67,24 @@ def test_rows_ending_at_eos_stop_there_like_the_stream(tok, models):
     assert "<eos>" not in batch[0].text and "<pad>" not in "".join(r.text for r in batch)
 
 
+def test_row_stop_ends_one_row_and_leaves_the_others(tok, models):
+    gen = HFGenerator(models["gpt2"], tok, name="tiny")
+    params = DecodingParams(max_tokens=24, greedy=True)
+    asked: list = []
+
+    def row_stop(row, text):
+        asked.append((row, text))
+        return "repetition" if row == 1 else None
+
+    batch = gen.generate_batch(PROMPTS, params, row_stop=row_stop, check_every=8)
+    full = _streamed(gen, PROMPTS[1], params)
+    assert batch[1].stop_reason == "repetition" and batch[1].tokens == 8
+    assert full[0].startswith(batch[1].text) and len(batch[1].text) < len(full[0])
+    for i in (0, 2, 3):
+        assert (batch[i].text, batch[i].tokens, batch[i].stop_reason) == _streamed(gen, PROMPTS[i], params)
+    assert {r for r, _ in asked} == {0, 1, 2, 3} and all(r != 1 for r, t in asked[4:])
+
+
 def test_a_set_stop_ends_the_batch_as_user(tok, models):
     import threading
 
@@ -193,17 +211,17 @@ def test_a_failing_batch_reports_every_job_and_the_rest_finish(tok, models):
         p = base()
         real = p.generator.generate_batch
 
-        def flaky(prompts, params, stop=None):
+        def flaky(prompts, params, stop=None, **kw):
             seen.append(len(prompts))
             if len(seen) == 2:       # the second batch: the Spanish one
                 raise MfactError("out of GPU memory while generating with tiny", "try --batch-size 1")
-            return real(prompts, params, stop)
+            return real(prompts, params, stop, **kw)
         p.generator.generate_batch = flaky
         return p
 
     store = Store()
     summary = BatchRunner(store, factory, cfg, batch_size=4).run(jobs)
-    assert len(summary.done) == 3
+    assert len(summary.done) == 3 and len(summary.failed) == 3
     assert sorted(summary.failed) == sorted(
         (f"{n} [es] #0", "out of GPU memory while generating with tiny (try --batch-size 1)")
         for n in PEOPLE[:3])

@@ -336,7 +336,9 @@ class HFGenerator:
     # ------------------------------------------------------------------ batches
 
     def generate_batch(self, prompts: list[str], params: DecodingParams | None = None,
-                       stop: threading.Event | None = None) -> list["BatchResult"]:
+                       stop: threading.Event | None = None,
+                       row_stop: Callable[[int, str], str | None] | None = None,
+                       check_every: int = 8) -> list["BatchResult"]:
         """Generate for several prompts in one `model.generate` call (left padding), not streamed.
 
         Each result's text is what `stream` would have yielded for that prompt, joined (same
@@ -345,7 +347,10 @@ class HFGenerator:
         Greedy decoding gives the texts of single runs (up to float rounding on padded rows);
         sampled batches use one random stream seeded with `params.seed` for the whole batch, so
         they are reproducible for the same batch composition, not identical to single runs.
-        A set `stop` ends the whole batch within one token (every row: "user")."""
+        A set `stop` ends the whole batch within one token (every row: "user").
+        `row_stop(row, text_so_far)`, asked every `check_every` tokens for each unfinished row,
+        ends that row when it returns a reason (e.g. "repetition", then its stop reason), so a
+        row a stream would have stopped early does not run on to max_tokens."""
         import torch
         from transformers import StoppingCriteria
 
@@ -368,11 +373,32 @@ class HFGenerator:
         if device is not None:
             ids, mask = ids.to(device), mask.to(device)
         user_stop = stop
+        ended: dict[int, tuple[int, str]] = {}     # row -> (new tokens kept, reason), from row_stop
+        eos = set(self.eos_ids)
+        tokenizer, skip = self.tokenizer, self.skip_ids
+        every = max(1, int(check_every))
 
         class Watch(StoppingCriteria):
             def __call__(self, input_ids, scores, **kwargs):
                 done = user_stop is not None and user_stop.is_set()
-                return torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
+                flags = torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
+                n = input_ids.shape[1] - width
+                if row_stop is None or done or n == 0 or n % every:
+                    return flags
+                for i in range(input_ids.shape[0]):
+                    if i in ended:
+                        flags[i] = True
+                        continue
+                    new = input_ids[i, width:].tolist()
+                    if any(t in eos for t in new):
+                        continue        # finished by itself
+                    text = tokenizer.decode([t for t in new if t not in skip], skip_special_tokens=False,
+                                            clean_up_tokenization_spaces=False)
+                    why = row_stop(i, text)
+                    if why:
+                        ended[i] = (n, str(why))
+                        flags[i] = True
+                return flags
 
         kwargs = self.generate_kwargs(params)
         try:
@@ -388,16 +414,20 @@ class HFGenerator:
         except BaseException as exc:  # noqa: BLE001 - one clear error
             raise self._error(exc) from None
         stopped = user_stop is not None and user_stop.is_set()
-        eos = set(self.eos_ids)
         results: list[BatchResult] = []
         for i, prompt_ids in enumerate(rows):
             new = out[i, width:].tolist()
             cut = next((j + 1 for j, t in enumerate(new) if t in eos), None)
+            if i in ended and (cut is None or ended[i][0] < cut):
+                cut = None
+                new = new[:ended[i][0]]
             toks = new[:cut] if cut is not None else new
             decoder = IncrementalDecoder(self.tokenizer, self.skip_ids, context=prompt_ids)
             text = "".join(decoder.add(t) for t in toks if t not in eos)
             if cut is not None:
                 reason = "eos"
+            elif i in ended:
+                reason = ended[i][1]
             elif stopped:
                 reason = "user"
             elif len(toks) >= kwargs["max_new_tokens"]:

@@ -184,6 +184,16 @@ class HFGenerator:
         return {k: v.to(device) for k, v in enc.items() if k in ("input_ids", "attention_mask")} \
             if device is not None else dict(enc)
 
+    def _prepare_run(self, params: DecodingParams) -> None:
+        """Threads and seeds for one generate call (the caller holds the model lock)."""
+        import torch
+
+        if self.cpu_threads:
+            torch.set_num_threads(self.cpu_threads)
+        torch.manual_seed(int(params.seed))
+        if torch.cuda.is_available():
+            torch.cuda.manual_seed_all(int(params.seed))
+
     def generate_kwargs(self, params: DecodingParams) -> dict[str, Any]:
         """The keyword arguments of `model.generate` for these decoding parameters (bench uses them)."""
         kw: dict[str, Any] = dict(max_new_tokens=max(1, int(params.max_tokens)),
@@ -262,11 +272,7 @@ class HFGenerator:
         def work() -> None:
             try:
                 with self._lock:
-                    if self.cpu_threads:
-                        torch.set_num_threads(self.cpu_threads)
-                    torch.manual_seed(int(params.seed))
-                    if torch.cuda.is_available():
-                        torch.cuda.manual_seed_all(int(params.seed))
+                    self._prepare_run(params)
                     model.generate(**inputs, **kwargs, streamer=Streamer(),
                                    logits_processor=[Stats()] if want_stats else None,
                                    stopping_criteria=[Watch()])
@@ -403,11 +409,7 @@ class HFGenerator:
         kwargs = self.generate_kwargs(params)
         try:
             with self._lock:
-                if self.cpu_threads:
-                    torch.set_num_threads(self.cpu_threads)
-                torch.manual_seed(int(params.seed))
-                if torch.cuda.is_available():
-                    torch.cuda.manual_seed_all(int(params.seed))
+                self._prepare_run(params)
                 with torch.no_grad():
                     out = self.module.generate(input_ids=ids, attention_mask=mask, **kwargs,
                                                stopping_criteria=[Watch()])

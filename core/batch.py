@@ -267,36 +267,29 @@ class BatchRunner:
         name = job.entity.name
         return name if name and prompt.endswith(name) else ""
 
-    def _run_batch(self, jobs: list[Job], outcomes: queue_mod.SimpleQueue | None = None,
-                   generated: Future | None = None) -> list[tuple[Job, Any]]:
-        """Check the texts of `jobs` (same language and sample), generated in one call (by
-        `generated`, a future of `_generate` running in the generation thread, else here).
-        Each (job, Session | None | exception) is put in `outcomes` as soon as it is known (so
-        progress advances job by job); all of them are returned too, in order."""
-        def put(job: Job, outcome: Any) -> None:
-            out.append((job, outcome))
-            if outcomes is not None:
-                outcomes.put((job, outcome))
-
-        out: list[tuple[Job, Any]] = []
+    def _run_batch(self, jobs: list[Job], outcomes: queue_mod.SimpleQueue, generated: Future) -> None:
+        """Check the texts of `jobs` (same language and sample), generated in one call by
+        `generated`, a future of `_generate` running in the generation thread. Each
+        (job, Session | None | exception) is put in `outcomes` as soon as it is known, so progress
+        advances job by job."""
         try:
-            prompts, params, seed, results = generated.result() if generated is not None else self._generate(jobs)
+            prompts, params, seed, results = generated.result()
         except CancelledError:        # the run ended before this batch was generated
             results = None
         if results is None or isinstance(results, BaseException):
             for j in jobs:
-                put(j, results)      # None: interrupted, redone next time
-            return out
+                outcomes.put((j, results))      # None: interrupted, redone next time
+            return
         for job, prompt, res in zip(jobs, prompts, results):
             if self.stop.is_set() or res.stop_reason == "user":
-                put(job, None)   # interrupted: not finished, will be redone
+                outcomes.put((job, None))   # interrupted: not finished, will be redone
                 continue
             try:
-                put(job, self._run_job(job, text=res.text, seed=seed, prompt=prompt, params=params,
-                                       generated=(res.tokens, res.stop_reason), _batch_size=len(jobs)))
+                outcomes.put((job, self._run_job(job, text=res.text, seed=seed, prompt=prompt, params=params,
+                                                 generated=(res.tokens, res.stop_reason),
+                                                 _batch_size=len(jobs))))
             except Exception as exc:  # noqa: BLE001
-                put(job, exc)
-        return out
+                outcomes.put((job, exc))
 
     def _batching_in(self, pool: ThreadPoolExecutor) -> Any:
         """The generator to batch with, asked in a worker thread (whose pipeline checks), or None."""
@@ -396,7 +389,6 @@ class BatchRunner:
                 fut.cancel()
             raise
         finally:
-            self.stop.set() if summary.interrupted else None
             if gen_pool is not None:
                 gen_pool.shutdown(wait=True, cancel_futures=True)
             pool.shutdown(wait=True, cancel_futures=True)

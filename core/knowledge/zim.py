@@ -56,20 +56,16 @@ class _Zim:
     def entry(self, title: str):
         """The article entry for a title (redirects followed), or None."""
         a = self.archive
-        cands = [title.replace(" ", "_"), title, "A/" + title.replace(" ", "_")]
-        for c in cands:
+        path = title.replace(" ", "_")
+        lookups = [(a.has_entry_by_path, a.get_entry_by_path, c) for c in (path, title, "A/" + path)]
+        lookups.append((a.has_entry_by_title, a.get_entry_by_title, title))
+        for has, get, key in lookups:
             try:
-                if a.has_entry_by_path(c):
-                    e = a.get_entry_by_path(c)
+                if has(key):
+                    e = get(key)
                     return e.get_redirect_entry() if e.is_redirect else e
             except Exception:  # noqa: BLE001
                 continue
-        try:
-            if a.has_entry_by_title(title):
-                e = a.get_entry_by_title(title)
-                return e.get_redirect_entry() if e.is_redirect else e
-        except Exception:  # noqa: BLE001
-            pass
         return None
 
     def suggest(self, text: str, limit: int) -> list[str]:

@@ -26,6 +26,7 @@ class Config:
     model: str = "embedded"          # "embedded", a Hub id, a local directory or a .gguf file
     base_url: str = ""               # an OpenAI-compatible server; when set the openai backend is used
     api_key_env: str = "OPENAI_API_KEY"
+    backend: str = "auto"            # auto | llamacpp | transformers (local models)
     device: str = "auto"             # auto | cpu | cuda | cuda:N | mps
     quantize: str = ""               # "", "4bit", "8bit" (GPU, bitsandbytes)
     prompt_style: str = "auto"       # auto | completion | chat
@@ -180,6 +181,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
                                    " with --base-url the server's model name")
     g.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
     g.add_argument("--api-key-env", help="environment variable holding the server's API key")
+    g.add_argument("--backend", choices=["auto", "llamacpp", "transformers"],
+                   help="local models: llamacpp (default for the embedded model and .gguf files) or"
+                        " transformers (Hugging Face models; GGUF de-quantized on load)")
     g.add_argument("--device", help="auto, cpu, cuda, cuda:N, mps")
     g.add_argument("--quantize", choices=["", "4bit", "8bit"], help="load a large model in 4/8 bit (GPU)")
     g.add_argument("--prompt-style", choices=["auto", "completion", "chat"])

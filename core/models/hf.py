@@ -164,6 +164,22 @@ class HFGenerator:
                     ids.append(tid)
         return sorted(set(ids))
 
+    def runtime_info(self) -> dict[str, Any]:
+        """What a session records about how it was generated, beyond the decoding parameters."""
+        info: dict[str, Any] = {"binding": "transformers"}
+        try:
+            import torch
+            import transformers
+
+            info["binding"] = f"transformers {transformers.__version__}"
+            info["torch"] = torch.__version__
+            info["threads"] = self.cpu_threads or torch.get_num_threads()
+            device = getattr(self.module, "device", None)
+            info["device"] = str(device) if device is not None else "cpu"
+        except Exception:  # noqa: BLE001 - informative only
+            pass
+        return info
+
     # ------------------------------------------------------------------ prompts
 
     def default_prompt(self, entity: str, lang: str) -> str:

@@ -1,41 +1,48 @@
-"""Generation speed: mfact's streaming Generator against bare `model.generate`, and load time.
+"""Generation speed of the embedded GGUF: llama.cpp (the default backend) against transformers, side
+by side in one run, plus llama.cpp's streaming overhead and load times.
 
-    .venv/bin/python bench/generation.py [--model embedded|ID|DIR|FILE.gguf] [--device auto]
-                                         [--tokens 48] [--rounds 7] [--lang es] [--entity "Marie Curie"]
+    .venv/bin/python bench/generation.py [--tokens 100] [--rounds 5] [--lang en] [--entity "Marie Curie"]
 
-Same model, prompt, decoding settings, seed and CPU threads for all; bare generate is timed in the
-caller's thread and in a worker thread (where the stream runs it), alternating the order every round
-so that the machine's load hits all alike; the ratio is the stream's tokens/s over the mean of the
-two bare runs in the same round. The ratio of CPU time per token is printed too: on a shared
-machine it is steadier than wall-clock speed.
-Reports per round tokens/s, the stream's time to first token, peak memory, and the embedded
-default's load time once its cache exists (in a fresh process, imports included, and warm in this
-process). The last line is the headline `stream_vs_generate_ratio: <median ratio>` (goal >= 0.97).
+Both backends run the same GGUF (Gemma 3 270M Q4_K_M from its PyPI package), the same prompt
+(`This is a Wikipedia article about Marie Curie. Marie Curie` by default), the same decoding
+settings (T 0.6, top-p 0.9, seed 0) and their default CPU threads, through mfact's streaming
+Generator (what a user gets). Each round times, in an order that alternates every round so the
+machine's load hits all alike:
+
+- transformers: `stream` of the transformers backend (its de-quantized copy of the GGUF);
+- llama.cpp bare: the binding's own loop (decode, sample, nothing else);
+- llama.cpp stream: mfact's `stream` (incremental decoding, stop checks, chunks).
+
+Tokens/s are wall-clock; CPU seconds per token are printed too (steadier on a shared machine).
+Then the embedded default's load in fresh processes (imports included): the first run with an
+empty model cache (assembling the GGUF from the package, no conversion) and later runs.
+The last line is `llamacpp_over_transformers: <median of the rounds' stream tok/s ratios>`
+(goal >= 3.0); before it `stream_over_bare: <median>` (goal >= 0.97).
 """
 from __future__ import annotations
 
 import argparse
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
-import threading
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 LOAD_SNIPPET = """
-import time, sys
+import resource, sys, time
 t0 = time.perf_counter()
 from mfact.core.config import Config
 from mfact.core.models import load_generator
 t1 = time.perf_counter()
-gen = load_generator(Config(model=sys.argv[1], device=sys.argv[2]))
+gen = load_generator(Config(backend=sys.argv[1]))
 t2 = time.perf_counter()
-print(f"{t2 - t0:.3f} {t2 - t1:.3f}")
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(f"{t2 - t0:.3f} {t2 - t1:.3f} {ru.ru_utime + ru.ru_stime:.3f} {gen.backend}")
 """
 
 
@@ -48,136 +55,125 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    import torch
-
-    gpu = ""
-    if torch.cuda.is_available():
-        gpu = ", GPU " + torch.cuda.get_device_name(0)
     load = ""
     try:
         load = ", load average %.1f" % os.getloadavg()[0]
     except OSError:
         pass
-    return (f"{cpu}, {os.cpu_count()} cores{gpu}{load}; Python {platform.python_version()},"
-            f" torch {torch.__version__}, {torch.get_num_threads()} torch threads")
+    return f"{cpu}, {os.cpu_count()} cores{load}; Python {platform.python_version()}"
+
+
+def fresh_load(backend: str, env: dict[str, str]) -> tuple[float, float, float, str]:
+    r = subprocess.run([sys.executable, "-c", LOAD_SNIPPET, backend], capture_output=True, text=True,
+                       cwd=str(ROOT), env=env)
+    if r.returncode != 0:
+        raise SystemExit(r.stderr[-2000:])
+    total, model_only, cpu, name = r.stdout.split()[-4:]
+    return float(total), float(model_only), float(cpu), name
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default="embedded")
-    ap.add_argument("--device", default="auto")
-    ap.add_argument("--tokens", type=int, default=48)
-    ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--lang", default="es")
+    ap.add_argument("--tokens", type=int, default=100)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--lang", default="en")
     ap.add_argument("--entity", default="Marie Curie")
-    ap.add_argument("--load-runs", type=int, default=2, help="fresh-process loads to time (0: skip)")
+    ap.add_argument("--load-runs", type=int, default=3, help="fresh-process loads to time (0: skip)")
     args = ap.parse_args()
 
-    import torch
-
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from mfact.core.config import Config
     from mfact.core.models import embedded, load_generator
+    from mfact.core.models.llamacpp import binding, binding_version
     from mfact.core.protocols import DecodingParams
 
     print(f"machine: {machine()}")
-    if args.model == "embedded" and not embedded.is_prepared():
-        t0 = time.perf_counter()
-        embedded.prepare(lambda p: print(f"  {p.message}", flush=True))
-        print(f"first-run preparation of the embedded model: {time.perf_counter() - t0:.1f} s")
+    print(f"binding: {binding_version()}")
 
-    # load time in a fresh process (imports included), once the cache exists
-    fresh = []
-    for _ in range(max(0, args.load_runs)):
-        r = subprocess.run([sys.executable, "-c", LOAD_SNIPPET, args.model, args.device],
-                           capture_output=True, text=True, cwd=str(ROOT))
-        if r.returncode != 0:
-            print(r.stderr[-2000:], file=sys.stderr)
-            return 1
-        total, model_only = (float(x) for x in r.stdout.split()[-2:])
-        fresh.append((total, model_only))
-    if fresh:
-        print(f"load in a fresh process: {min(t for t, _ in fresh):.2f} s with imports,"
-              f" {min(m for _, m in fresh):.2f} s load_generator alone (best of {len(fresh)})")
+    # ---- load times in fresh processes, imports included
+    if args.load_runs:
+        env = dict(os.environ)
+        with tempfile.TemporaryDirectory(prefix="mfact-bench-gen-") as scratch:
+            env["MFACT_MODEL_CACHE"] = scratch           # empty: the real first run
+            total, model_only, cpu, name = fresh_load("auto", env)
+            converted = embedded.NAME + "-v" in " ".join(os.listdir(scratch))
+            print(f"first run, empty model cache ({name}): {total:.2f} s with imports, {cpu:.2f} s CPU"
+                  f" (assembling the GGUF from the package); conversion step: {'yes' if converted else 'none'}")
+        env["MFACT_MODEL_CACHE"] = str(embedded.cache_root())
+        embedded.gguf_path()
+        runs = [fresh_load("auto", env) for _ in range(args.load_runs)]
+        print(f"load of the embedded default in a fresh process (llama.cpp): best {min(r[0] for r in runs):.2f} s,"
+              f" median {statistics.median(r[0] for r in runs):.2f} s with imports"
+              f" ({min(r[1] for r in runs):.2f} s load_generator alone; {min(r[2] for r in runs):.2f} s CPU)"
+              f" over {len(runs)} runs (goal <= 1.5 s)")
+        if not embedded.is_prepared():
+            t0 = time.perf_counter()
+            embedded.prepare(lambda p: None)
+            print(f"transformers' one-time conversion of the GGUF: {time.perf_counter() - t0:.1f} s")
+        hf = fresh_load("transformers", env)
+        print(f"for comparison, transformers from its converted cache: {hf[0]:.2f} s with imports, {hf[2]:.2f} s CPU")
 
-    t0 = time.perf_counter()
-    gen = load_generator(Config(model=args.model, device=args.device))
-    print(f"load_generator in this process: {time.perf_counter() - t0:.2f} s")
-    model, tok = gen.module, gen.tokenizer
-    prompt = gen.default_prompt(args.entity, args.lang)
+    # ---- speed, side by side
+    llama = load_generator(Config(backend="llamacpp"))
+    hf_gen = load_generator(Config(backend="transformers"))
+    prompt = llama.default_prompt(args.entity, args.lang)
     params = DecodingParams(max_tokens=args.tokens)
-    kwargs = gen.generate_kwargs(params)
-    enc = gen.encode_prompt(prompt)
-    n_prompt = enc["input_ids"].shape[1]
-    print(f"generation threads on CPU: {gen.cpu_threads or torch.get_num_threads()}"
-          f" ({'MFACT_GEN_THREADS / small machine' if gen.cpu_threads else 'torch default'})")
-    print(f"model: {gen.model} ({gen.backend}) on {model.device}, {model.dtype}; prompt {n_prompt} tokens;"
-          f" {args.tokens} new tokens, T={params.temperature}, top-p={params.top_p}, seed={params.seed}")
+    ll = binding()
+    ids = llama.encode_prompt(prompt)
+    print(f"prompt: {prompt!r} ({len(ids)} tokens); {args.tokens} new tokens, T={params.temperature},"
+          f" top-p={params.top_p}, seed={params.seed}; threads: llama.cpp {llama.threads},"
+          f" transformers {hf_gen.cpu_threads or 'torch default'}")
 
-    def bare() -> tuple[int, float, float]:
-        if gen.cpu_threads:                 # the same CPU threads as the stream uses
-            torch.set_num_threads(gen.cpu_threads)
-        torch.manual_seed(params.seed)
+    def timed(fn):
         c, t = time.process_time(), time.perf_counter()
-        out = model.generate(**enc, **kwargs)
-        if torch.cuda.is_available():
-            torch.cuda.synchronize()
-        return out.shape[1] - n_prompt, time.perf_counter() - t, time.process_time() - c
+        n = fn()
+        return n, time.perf_counter() - t, time.process_time() - c
 
-    def bare_in_thread() -> tuple[int, float, float]:
-        """bare generate in a worker thread, where mfact's stream runs it."""
-        box: list = []
-        th = threading.Thread(target=lambda: box.append(bare()))
-        th.start()
-        th.join()
-        return box[0]
+    def hf_stream() -> int:
+        return sum(ch.tokens for ch in hf_gen.stream(prompt, params))
 
-    def streamed() -> tuple[int, float, float, float]:
-        c, t = time.process_time(), time.perf_counter()
-        first = None
-        n = 0
-        for ch in gen.stream(prompt, params):
-            if first is None and ch.text:
-                first = time.perf_counter() - t
-            n += ch.tokens
-        return n, time.perf_counter() - t, time.process_time() - c, first or float("nan")
+    def llama_stream() -> int:
+        return sum(ch.tokens for ch in llama.stream(prompt, params))
 
-    bare()                      # warm-up (first call allocates caches)
-    bare_in_thread()
-    streamed()
-    ratios, cpu_ratios, ttfts, main_tps, thread_tps, stream_tps = [], [], [], [], [], []
-    print("| round | bare generate tok/s (caller thread) | bare generate tok/s (worker thread) |"
-          " mfact stream tok/s | ratio | ratio of CPU time per token | stream first token (s) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    def llama_bare() -> int:
+        with llama._lock:
+            ctx = llama._context(len(ids) + args.tokens + 1)
+            sampler = llama._sampler(params)
+            ctx.decode(ll.llama_batch_get_one(ids, 0))
+            pos, n = len(ids), 0
+            while n < args.tokens:
+                tid = sampler.sample(ctx, -1)
+                n += 1
+                if llama.vocab.is_eog(tid) or n >= args.tokens:
+                    break
+                ctx.decode(ll.llama_batch_get_one([tid], pos))
+                pos += 1
+            return n
+
+    runs = [("transformers", hf_stream), ("bare", llama_bare), ("stream", llama_stream)]
+    for _, fn in runs:      # warm-up
+        fn()
+    print("| round | transformers stream tok/s | llama.cpp bare tok/s | llama.cpp stream tok/s |"
+          " llama.cpp / transformers | stream / bare | CPU ms/token (transformers, bare, stream) |")
+    print("|---:|---:|---:|---:|---:|---:|---|")
+    speedups, overheads, cpu_speedups, cpu_overheads = [], [], [], []
     for r in range(args.rounds):
-        runs = [("main", bare), ("thread", bare_in_thread), ("stream", streamed)]
         order = runs if r % 2 == 0 else runs[::-1]
-        res = {name: fn() for name, fn in order}
-        bm = res["main"][0] / res["main"][1]
-        bt = res["thread"][0] / res["thread"][1]
-        s = res["stream"][0] / res["stream"][1]
-        bare_cpu = (res["main"][2] / res["main"][0] + res["thread"][2] / res["thread"][0]) / 2
-        stream_cpu = res["stream"][2] / res["stream"][0]
-        main_tps.append(bm)
-        thread_tps.append(bt)
-        stream_tps.append(s)
-        ratios.append(s / ((bm + bt) / 2))
-        cpu_ratios.append(bare_cpu / stream_cpu)
-        ttfts.append(res["stream"][3])
-        print(f"| {r + 1} | {bm:.2f} | {bt:.2f} | {s:.2f} | {ratios[-1]:.3f} | {cpu_ratios[-1]:.3f} |"
-              f" {res['stream'][3]:.3f} |", flush=True)
-    bare_tps = [(a + b) / 2 for a, b in zip(main_tps, thread_tps)]
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"bare generate: median {statistics.median(bare_tps):.2f} tok/s;"
-          f" mfact stream: median {statistics.median(stream_tps):.2f} tok/s")
-    print(f"time to first token (stream): median {statistics.median(ttfts):.3f} s")
-    print(f"peak memory (RSS): {peak_mb:.0f} MB")
-    if torch.cuda.is_available():
-        print(f"peak GPU memory: {torch.cuda.max_memory_allocated() / 2**20:.0f} MB")
-    print(f"stream/generate ratio (tokens/s): median {statistics.median(ratios):.3f},"
-          f" mean {statistics.mean(ratios):.3f} (goal >= 0.97)")
-    print(f"stream/generate ratio (CPU time per token, less sensitive to other jobs): median"
-          f" {statistics.median(cpu_ratios):.3f}")
-    print(f"stream_vs_generate_ratio: {statistics.median(ratios):.3f}")
+        res = {name: timed(fn) for name, fn in order}
+        tps = {k: v[0] / v[1] for k, v in res.items()}
+        cpt = {k: 1000 * v[2] / v[0] for k, v in res.items()}
+        speedups.append(tps["stream"] / tps["transformers"])
+        overheads.append(tps["stream"] / tps["bare"])
+        cpu_speedups.append(cpt["transformers"] / cpt["stream"])
+        cpu_overheads.append(cpt["bare"] / cpt["stream"])
+        print(f"| {r + 1} | {tps['transformers']:.1f} | {tps['bare']:.1f} | {tps['stream']:.1f} |"
+              f" {speedups[-1]:.2f} | {overheads[-1]:.3f} | {cpt['transformers']:.0f}, {cpt['bare']:.1f},"
+              f" {cpt['stream']:.1f} |", flush=True)
+    print(f"CPU time per token, transformers / llama.cpp stream: median {statistics.median(cpu_speedups):.2f}")
+    print(f"stream / bare by CPU time per token (steadier under load): median"
+          f" {statistics.median(cpu_overheads):.3f}")
+    print(f"stream_over_bare: {statistics.median(overheads):.3f} (goal >= 0.97)")
+    print(f"llamacpp_over_transformers: {statistics.median(speedups):.2f}")
     return 0
 
 

@@ -170,7 +170,7 @@ class BatchRunner:
     pipeline still verifies in its own pool while it generates).
 
     `batch_size` > 1 batches generation when the pipeline's generator has `generate_batch` (local
-    transformers models, the embedded default included): pending jobs of the same language and
+    models: llama.cpp, the embedded default included, and transformers): pending jobs of the same language and
     sample (so the same decoding parameters and seed) are generated `batch_size` at a time in one
     model call, then each text is checked by the pipeline as if it had been streamed. Otherwise
     (a server, batch_size 1) jobs run one by one, streamed.

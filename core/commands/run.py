@@ -25,7 +25,7 @@ def register(sub) -> None:
     p.add_argument("--out", help="also write each finished session as JSON into this folder, and summary.json")
     p.add_argument("--json", action="store_true", help="print the run summary as JSON at the end")
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, metavar="B",
-                   help=f"local transformers models (the embedded default included): generate B "
+                   help=f"local models (llama.cpp and transformers, the embedded default included): generate B "
                         f"biographies per model call (default {DEFAULT_BATCH_SIZE}; 1 streams them one by "
                         f"one); ignored with --base-url, which issues --workers requests concurrently")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (one line per session instead)")

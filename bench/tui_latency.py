@@ -12,6 +12,10 @@ navigation (j, k, down) and relabels (s, n, i, u), about every 30 ms.
 happens while a stream runs.)
 
     .venv/bin/python bench/tui_latency.py [--keys 300] [--delay 0.02]
+    .venv/bin/python bench/tui_latency.py --model embedded     # the embedded model through llama.cpp
+
+`--model embedded` streams from the real embedded default (llama.cpp in-process, its token loop
+in the pipeline's thread) instead of the fake generator; checking stays fake (`--verify-delay`).
 
 The last line is `tui_key_latency_p95_ms: <value>` (goal: <= 30).
 """
@@ -38,7 +42,7 @@ def percentile(xs: list[float], q: float) -> float:
 
 
 async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, int],
-              gap: float) -> dict:
+              gap: float, model: str = "") -> dict:
     from textual import events
 
     from mfact.core.config import Config
@@ -49,9 +53,19 @@ async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, i
     text = " ".join(f"In {1890 + i} Marie Curie wrote paper number {i} on radioactivity."
                     for i in range(45))
     cfg = Config(workers=2)
-    app = MfactApp(cfg, lang="en", entity="Marie Curie",
-                   pipeline_factory=lambda c, p=None: fake_pipeline(
-                       text=text, cfg=c, delay=delay, verify_delay=verify_delay))
+    factory = lambda c, p=None: fake_pipeline(text=text, cfg=c, delay=delay, verify_delay=verify_delay)  # noqa: E731
+    if model:
+        from mfact.core.fake import FakeEmbedder, FakeExtractor, FakeRetriever, FakeVerifier
+        from mfact.core.models import load_generator
+        from mfact.core.pipeline import CheckPipeline
+
+        real = load_generator(Config(model=model))
+        cfg.max_tokens = 300
+
+        def factory(c, p=None):
+            return CheckPipeline(real, FakeExtractor(), FakeRetriever(), FakeVerifier(delay=verify_delay),
+                                 c, embedder=FakeEmbedder())
+    app = MfactApp(cfg, lang="en", entity="Marie Curie", pipeline_factory=factory)
     frames: list[float] = []
     actions_done: list[float] = []
     lat: list[float] = []
@@ -120,6 +134,7 @@ def main() -> int:
     ap.add_argument("--gap", type=float, default=0.03, help="seconds between keys")
     ap.add_argument("--no-gc-tuning", action="store_true",
                     help="measure without the garbage-collector tuning mfact-tui applies")
+    ap.add_argument("--model", default="", help="a real model instead of the fake generator (e.g. embedded)")
     ap.add_argument("--width", type=int, default=160)
     ap.add_argument("--height", type=int, default=45)
     args = ap.parse_args()
@@ -128,7 +143,7 @@ def main() -> int:
         from mfact.tui.app import tune_gc
         tune_gc()                     # as `mfact-tui` does before it starts
     r = asyncio.run(run(args.keys, args.delay, args.verify_delay, (args.width, args.height),
-                        args.gap))
+                        args.gap, args.model))
     lat = r["lat"]
     print(f"keys pressed while streaming: {len(lat)} measured, {r['lost']} without a frame in 5 s,"
           f" {r['regenerations']} regenerations")

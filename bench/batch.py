@@ -1,15 +1,17 @@
-"""Batch throughput: biographies per hour of `mfact run` with the embedded default, offline,
-streamed one by one (batch size 1) and batched (`--batch-size B`), side by side in one run.
+"""Batch throughput: biographies per hour of `mfact run` with the embedded default, offline, with
+llama.cpp (the default backend) and transformers side by side in one run.
 
-    .venv/bin/python bench/batch.py                     # 8 people x en, 200 tokens, B = 8
-    .venv/bin/python bench/batch.py --n 8 --batch-size 8 --max-tokens 120 --langs en,es
+    .venv/bin/python bench/batch.py                 # 8 people x en, 200 tokens: llama.cpp B=8 and B=1,
+                                                    # transformers B=8 (the previous default)
+    .venv/bin/python bench/batch.py --runs llamacpp:8,llamacpp:4,llamacpp:1 --max-tokens 120
 
 Runs the BatchRunner over the real pipeline (embedded Gemma 3 270M, bundled vital articles, the
-trained offline verifier) in a scratch MFACT_HOME, once per batch size with the same people and
-settings (each into its own store; the verdict cache off), and splits the wall time into
-generation and the rest, to say what limits throughput. The batched run goes first, so whatever
-the first run warms (the passage-embedding cache, the OS file cache) favours batch size 1: the
-ratio is conservative. The last line is `biographies_per_hour: <value at the batch size B>`.
+trained offline verifier) in a scratch MFACT_HOME, once per `backend:batch size` with the same
+people and settings (each into its own store; the verdict cache off), and splits the wall time into
+generation and the rest, to say what limits throughput. On a shared machine absolute figures follow
+its load (printed); the ratio of two runs in one invocation is the steadier figure. The last lines
+are `llamacpp_over_transformers: <ratio of the first llamacpp and the first transformers run>`
+(when both ran) and `biographies_per_hour: <the first run's value>`.
 """
 from __future__ import annotations
 
@@ -32,8 +34,8 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=8, help="people (from a fixed list)")
     ap.add_argument("--langs", default="en")
     ap.add_argument("--max-tokens", type=int, default=200)
-    ap.add_argument("--batch-size", type=int, default=None,
-                    help="the batched run's batch size (default: mfact run's default)")
+    ap.add_argument("--runs", default="llamacpp:8,transformers:8,llamacpp:1",
+                    help="comma-separated backend:batch-size runs, in this order")
     args = ap.parse_args()
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -51,15 +53,22 @@ def main() -> int:
     from mfact.core.pipeline import build_pipeline
     from mfact.core.store import Store
 
-    batch = args.batch_size or DEFAULT_BATCH_SIZE
+    runs = []
+    for item in args.runs.split(","):
+        backend, _, size = item.strip().partition(":")
+        runs.append((backend, int(size or DEFAULT_BATCH_SIZE)))
     cfg = load_config({"offline": True, "max_tokens": args.max_tokens})
-    t_load = time.monotonic()
-    pipeline = build_pipeline(cfg)
-    pipeline.cache = None          # every verdict computed in both runs
-    load_s = time.monotonic() - t_load
-    gen = pipeline.generator
+    pipelines: dict[str, tuple] = {}
+    for backend in dict.fromkeys(b for b, _ in runs):
+        bcfg = load_config({"offline": True, "max_tokens": args.max_tokens, "backend": backend})
+        t_load = time.monotonic()
+        p = build_pipeline(bcfg)
+        p.cache = None          # every verdict computed in every run
+        pipelines[backend] = (p, bcfg, time.monotonic() - t_load)
 
-    def measure(batch_size: int) -> dict:
+    def measure(backend: str, batch_size: int) -> dict:
+        pipeline, cfg, _ = pipelines[backend]
+        gen = pipeline.generator
         timing = {"gen_s": 0.0, "tokens": 0}
 
         class TimedGenerator:
@@ -94,7 +103,7 @@ def main() -> int:
 
         langs = [x.strip() for x in args.langs.split(",") if x.strip()]
         jobs = plan_jobs([EntitySpec(p) for p in PEOPLE[: args.n]], langs, 1, cfg)
-        store = Store(home / f"store-b{batch_size}.sqlite3")
+        store = Store(home / f"store-{backend}-b{batch_size}.sqlite3")
         runner = BatchRunner(store, Timed, cfg, batch_size=batch_size)
         t0 = time.monotonic()
         summary = runner.run(jobs)
@@ -102,25 +111,30 @@ def main() -> int:
         store.close()
         done = len(summary.done)
         for label, reason in summary.failed[:3]:
-            print(f"failed (batch size {batch_size}): {label}: {reason}")
-        return {"batch": batch_size, "done": done, "failed": len(summary.failed), "wall": wall,
+            print(f"failed ({backend}, batch size {batch_size}): {label}: {reason}")
+        return {"backend": backend, "batch": batch_size, "load": os.getloadavg()[0], "done": done, "failed": len(summary.failed), "wall": wall,
                 "per_hour": done / wall * 3600 if wall else 0.0, **timing}
 
-    results = [measure(batch), measure(1)] if batch > 1 else [measure(1)]
-    print(f"machine: {os.cpu_count()} cores; model load (cached) {load_s:.1f} s; "
-          f"{args.n} people, langs {args.langs}, {args.max_tokens} max tokens, "
-          f"temperature {cfg.temperature}, seed {cfg.seed}")
-    for r in sorted(results, key=lambda r: r["batch"]):
-        print(f"batch size {r['batch']}: {r['done']} done, {r['failed']} failed; wall {r['wall']:.1f} s; "
-              f"generation {r['gen_s']:.1f} s ({r['tokens']} tokens, "
-              f"{r['tokens'] / max(r['gen_s'], 1e-9):.1f} tok/s), checking and the rest "
-              f"{r['wall'] - r['gen_s']:.1f} s; {r['per_hour']:.1f} biographies/hour")
+    results = []
+    for backend, size in runs:
+        results.append(measure(backend, size))
+        r = results[-1]
+        print(f"{r['backend']}, batch size {r['batch']}: {r['done']} done, {r['failed']} failed;"
+              f" wall {r['wall']:.1f} s; generation {r['gen_s']:.1f} s ({r['tokens']} tokens,"
+              f" {r['tokens'] / max(r['gen_s'], 1e-9):.1f} tok/s), checking and the rest"
+              f" {r['wall'] - r['gen_s']:.1f} s; {r['per_hour']:.1f} biographies/hour"
+              f" (load average {r['load']:.1f} at the end)", flush=True)
+    loads = ", ".join(f"{b} {v[2]:.1f} s" for b, v in pipelines.items())
+    print(f"machine: {os.cpu_count()} cores; pipeline loads: {loads}; {args.n} people, langs {args.langs},"
+          f" {args.max_tokens} max tokens, temperature {cfg.temperature}, seed {cfg.seed}")
     main_r = results[0]
-    if len(results) == 2:
-        print(f"ratio batch {batch} / batch 1: {main_r['per_hour'] / max(results[1]['per_hour'], 1e-9):.2f}x")
+    other = next((r for r in results if r["backend"] == "transformers"), None)
+    first_llama = next((r for r in results if r["backend"] == "llamacpp"), None)
+    if other is not None and first_llama is not None:
+        print(f"llamacpp_over_transformers: {first_llama['per_hour'] / max(other['per_hour'], 1e-9):.2f}"
+              f" (batch size {first_llama['batch']} vs {other['batch']})")
     print(f"biographies_per_hour: {main_r['per_hour']:.1f}")
     return 0 if main_r["done"] else 1
-
 
 if __name__ == "__main__":
     sys.exit(main())

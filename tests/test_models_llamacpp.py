@@ -174,6 +174,16 @@ def test_greedy_batch_rows_are_the_streamed_texts(gen):
                                                            chunks[-1].stop_reason)
 
 
+def test_batch_of_long_prompts_is_read_in_chunks(gen):
+    # 3 prompts of about 300 tokens: more than one prefill chunk, and rows of different lengths
+    params = DecodingParams(max_tokens=6, greedy=True)
+    lead = "Marie Curie discovered polonium and radium in Paris. "
+    prompts = [lead * 20 + "Isaac Newton", lead * 28 + "Charles Darwin", "Ada Lovelace"]
+    batch = gen.generate_batch(prompts, params)
+    for prompt, res in zip(prompts, batch):
+        assert res.text == text_of(gen.stream(prompt, params))
+
+
 def test_sampled_batches_are_reproducible(gen):
     params = DecodingParams(max_tokens=20, seed=3)
     prompts = [gen.default_prompt(p, "es") for p in PEOPLE]

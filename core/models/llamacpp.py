@@ -469,23 +469,27 @@ class LlamaCppGenerator:
         n_batch = max(PREFILL_CHUNK, 64 * n_seq)
         vocab = self.vocab
         samplers = [self._sampler(params) for _ in rows]
-        # prefill: every prompt's tokens, logits only for each prompt's last token
+        # prefill: every prompt but its last token in chunks (no logits), then one step with each
+        # prompt's last token (logits for all rows come from that one decode)
         out_idx: dict[int, int] = {}
         batch = ll.LlamaBatch(n_tokens=n_batch, embd=0, n_seq_max=n_seq)
         k = 0
         for r, ids in enumerate(rows):
-            for i, t in enumerate(ids):
+            for i, t in enumerate(ids[:-1]):
                 if k == n_batch:
                     if stop is not None and stop.is_set():
                         return [BatchResult("", 0, "user") for _ in rows]
                     ctx.decode(batch)
                     batch.clear()
                     k = 0
-                last = i == len(ids) - 1
-                batch.add(t, i, [r], last)
-                if last:
-                    out_idx[r] = k
+                batch.add(t, i, [r], False)
                 k += 1
+        if k:
+            ctx.decode(batch)
+            batch.clear()
+        for r, ids in enumerate(rows):
+            batch.add(ids[-1], len(ids) - 1, [r], True)
+            out_idx[r] = r
         ctx.decode(batch)
         decoders = [_Detok(vocab, [t for t in ids if not self._is_skipped(t)]) for ids in rows]
         texts = [""] * n_seq

@@ -62,7 +62,7 @@ def main() -> int:
                 if p.returncode != 0:
                     print(p.stderr[-2000:], file=sys.stderr)
                     return 1
-                s = json.loads(p.stdout.strip().splitlines()[-1])
+                s = json.loads(p.stdout)
                 walls[split].append(wall)
                 print(f"round {r + 1}, split {g}:{e}, {name} [{lang}]: {wall:.1f} s, {s.get('tokens')} tokens,"
                       f" {len(s.get('facts', []))} facts", flush=True)

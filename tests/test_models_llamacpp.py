@@ -109,6 +109,13 @@ def test_max_tokens_is_enforced_exactly(gen):
         assert sum(c.tokens for c in chunks) == n and chunks[-1].stop_reason == "max_tokens"
 
 
+def test_repetition_penalty_changes_the_greedy_text(gen):
+    prompt = gen.default_prompt("Isaac Newton", "en")
+    plain = text_of(gen.stream(prompt, DecodingParams(max_tokens=40, greedy=True)))
+    penalised = text_of(gen.stream(prompt, DecodingParams(max_tokens=40, greedy=True, repetition_penalty=1.5)))
+    assert plain and penalised and plain != penalised
+
+
 def test_a_stop_ends_generation_within_one_token(gen):
     stop = threading.Event()
     seen = 0

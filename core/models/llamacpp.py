@@ -327,7 +327,8 @@ class LlamaCppGenerator:
         ll = binding()
         s = ll.LlamaSampler(ll.LlamaSamplerChainParams())
         if float(params.repetition_penalty) != 1.0:
-            s.add_penalties(64, float(params.repetition_penalty), 0.0, 0.0)
+            # over every generated token, as transformers' repetition_penalty (the prompt aside)
+            s.add_penalties(max(64, self._limit(params)), float(params.repetition_penalty), 0.0, 0.0)
         if params.greedy or params.temperature <= 0:
             s.add_greedy()
         else:
@@ -548,10 +549,10 @@ class LlamaCppGenerator:
                           "details are in the log")
 
     def close(self) -> None:
-        """Release the model and its contexts."""
-        with self._lock:
-            self._ctx = self._batch_ctx = None
-            self._model = None
+        """Release the model and its contexts (a generation still running keeps its own references
+        until it ends, so closing never pulls memory from under it, nor waits for it)."""
+        self._ctx = self._batch_ctx = None
+        self._model = None
 
     def __repr__(self) -> str:
         return f"LlamaCppGenerator({self.model!r}, style={self.prompt_style}, threads={self.threads})"

@@ -184,6 +184,9 @@ class RayExecutor:
         self.worker_info: list[dict[str, Any]] = []     # per actor slot: pid, host, error
         self.retried = 0                                 # units Ray could not finish, put back in the queue
         self.replaced = 0                                # actors dead for good, replaced
+        self._actors: list[Any] | None = None
+        self._readies: dict[Any, int] = {}
+        self._started_ray = False
 
     # ------------------------------------------------------------------ helpers
 
@@ -220,6 +223,60 @@ class RayExecutor:
             raise MfactError(f"the Ray cluster has {gpus:g} GPUs, too few for {self.workers} workers of "
                              f"{self.worker_gpus:g} GPU each", "lower --workers or --worker-gpus")
 
+    # ------------------------------------------------------------------ actors
+
+    def start(self) -> None:
+        """Join or start Ray and create the actors (they load their models at once). `run` does
+        this itself; call it first to keep start-up out of a measurement (with `wait_ready`)."""
+        if self._actors is not None:
+            return
+        ray = import_ray()
+        self._started_ray = connect(self.address, verbose=self.verbose,
+                                    num_cpus=None if self.address else max(
+                                        os.cpu_count() or 1, int(self.workers * self.worker_cpus + 0.999)))
+        try:
+            self._check_resources(ray)
+        except MfactError:
+            self.close()
+            raise
+        self._actor_cls = self._actor_class(ray)
+        self._actors = [self._new_actor() for _ in range(self.workers)]
+        self.worker_info = [{} for _ in self._actors]
+        self._readies = {a.ready.remote(): i for i, a in enumerate(self._actors)}
+
+    def _new_actor(self):
+        try:
+            return self._actor_cls.remote(self.pipeline_factory, self.cfg, self.batch_size, self.worker_threads,
+                                          self._env())
+        except TypeError as exc:      # Ray could not serialize the factory (it holds a lock, a socket, ...)
+            raise MfactError(f"the pipeline factory cannot be sent to the Ray workers: {str(exc).splitlines()[0][:200]}",
+                             "give a module-level function (or functools.partial of one) that builds the "
+                             "pipeline") from None
+
+    def wait_ready(self, timeout: float | None = None) -> list[dict[str, Any]]:
+        """Wait until every actor has loaded its models; their pid, host and error (if any)."""
+        ray = import_ray()
+        self.start()
+        for ref, slot in list(self._readies.items()):
+            self.worker_info[slot] = ray.get(ref, timeout=timeout)
+            self._readies.pop(ref, None)
+        return self.worker_info
+
+    def close(self) -> None:
+        """Stop the actors, and Ray when `start` started it."""
+        ray = import_ray()
+        for actor in self._actors or []:
+            if actor is not None:
+                try:
+                    ray.kill(actor)
+                except Exception:  # noqa: BLE001 - best effort while stopping
+                    pass
+        self._actors = None
+        self._readies = {}
+        if self._started_ray:
+            self._started_ray = False
+            ray.shutdown()
+
     # ------------------------------------------------------------------ run
 
     def run(self, jobs: Sequence[Job]) -> RunSummary:
@@ -236,34 +293,25 @@ class RayExecutor:
             summary.seconds = time.monotonic() - t0
             return summary
         ray = import_ray()
-        started = connect(self.address, verbose=self.verbose,
-                          num_cpus=None if self.address else max(os.cpu_count() or 1,
-                                                                 int(self.workers * self.worker_cpus + 0.999)))
+        own = self._actors is None
         try:
-            self._check_resources(ray)
+            self.start()
             self._run(ray, todo, summary)
         except KeyboardInterrupt:
             summary.interrupted = True
             self.stop.set()
             raise
         finally:
-            if started:
-                ray.shutdown()
+            if own:
+                self.close()
             summary.seconds = time.monotonic() - t0
         return summary
 
     def _run(self, ray, todo: list[Job], summary: RunSummary) -> None:
         from ray.exceptions import ActorDiedError, RayError, RayTaskError
 
-        actor_cls = self._actor_class(ray)
-        env = self._env()
-
-        def new_actor():
-            return actor_cls.remote(self.pipeline_factory, self.cfg, self.batch_size, self.worker_threads, env)
-
-        actors = [new_actor() for _ in range(self.workers)]
-        self.worker_info = [{} for _ in actors]
-        readies = {a.ready.remote(): i for i, a in enumerate(actors)}
+        actors = self._actors
+        readies = self._readies
         queue: collections.deque[list[Job]] = collections.deque(self._units(todo))
         attempts: dict[str, int] = collections.Counter()
         reported: set[str] = set()
@@ -340,7 +388,7 @@ class RayExecutor:
                             if budget > 0:
                                 budget -= 1
                                 self.replaced += 1
-                                actors[slot] = new_actor()
+                                actors[slot] = self._new_actor()
                                 readies[actors[slot].ready.remote()] = slot
                             else:
                                 actors[slot] = None
@@ -355,12 +403,6 @@ class RayExecutor:
         finally:
             for ref in pending:
                 try:
-                    ray.cancel(ref, force=True)
+                    ray.cancel(ref)
                 except Exception:  # noqa: BLE001 - best effort while stopping
                     pass
-            for actor in actors:
-                if actor is not None:
-                    try:
-                        ray.kill(actor)
-                    except Exception:  # noqa: BLE001
-                        pass

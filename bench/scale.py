@@ -118,6 +118,36 @@ class TimedStore:
         return getattr(self.store, name)
 
 
+def store_write_cost(template, path: Path, n: int = 200) -> tuple[float, float]:
+    """(ms, KiB) per save of a full-size session (30 facts, 120 evidence passages of 600
+    characters) built from a finished session of the run, into a fresh store file."""
+    import copy
+
+    from mfact.core.store import Store
+
+    big = copy.deepcopy(template)
+    if not big.facts or not big.evidence:
+        return float("nan"), float("nan")
+    big.facts = [copy.deepcopy(big.facts[i % len(big.facts)]) for i in range(30)]
+    for i, f in enumerate(big.facts):
+        f.id = f"f{i}"
+    big.evidence = [copy.deepcopy(big.evidence[i % len(big.evidence)]) for i in range(120)]
+    for i, e in enumerate(big.evidence):
+        e.id, e.text = f"e{i}", (e.text * 20)[:600]
+    many = []
+    for i in range(n):
+        s = copy.deepcopy(big)
+        s.id = f"bench-{i}"
+        many.append(s)
+    store = Store(path)
+    t = time.perf_counter()
+    for s in many:
+        store.save_session(s)
+    dt = time.perf_counter() - t
+    store.close()
+    return dt / n * 1000, path.stat().st_size / n / 1024
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=8, help="people (from a fixed list)")
@@ -173,7 +203,8 @@ def main() -> int:
     import ray
     ray.shutdown()
     print(f"# ray: started in {ray_start:.1f} s, {args.workers} actors loaded their models in {ray_load:.1f} s "
-          f"(in parallel; pids {', '.join(str(w['pid']) for w in info)})", flush=True)
+          f"(in parallel; peak memory per actor after loading "
+          f"{', '.join(str(w.get('peak_rss_mb')) + ' MB' for w in info)})", flush=True)
 
     # ---------------------------------------------------------------- in-process
     t = time.monotonic()
@@ -211,6 +242,11 @@ def main() -> int:
         print(f"| {stage} | {TIMES[stage]:.1f} | {100 * TIMES[stage] / busy:.1f}% |")
     print(f"| store writes | {results['local']['store_s']:.2f} | {100 * results['local']['store_s'] / busy:.1f}% |")
     print(f"| (wall time) | {results['local']['wall']:.1f} | |")
+    template = next(iter(Store(home / "local.sqlite3").iter_sessions()))
+    ms, kib = store_write_cost(template, home / "store-cost.sqlite3")
+    print()
+    print(f"store write, a full-size session (30 facts, 120 passages): {ms:.1f} ms, {kib:.0f} KiB "
+          f"-> one driver saves at most {1000 / ms:.0f} sessions/s")
     print()
     ratio = results["ray"]["per_hour"] / results["local"]["per_hour"]
     print(f"local_per_hour: {results['local']['per_hour']:.0f}")

@@ -127,7 +127,10 @@ class MfactWorker:
             self._error = exc.message + (f" ({exc.hint})" if exc.hint else "")
         except Exception as exc:  # noqa: BLE001 - reported to the driver, the jobs will say it too
             self._error = f"{type(exc).__name__}: {exc}"
-        return {"pid": os.getpid(), "host": socket.gethostname(), "error": self._error}
+        import resource
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024      # Linux: KiB
+        return {"pid": os.getpid(), "host": socket.gethostname(), "error": self._error,
+                "peak_rss_mb": round(rss_mb)}
 
     def _take(self, i: int) -> Any:
         with self._lock:

@@ -173,3 +173,52 @@ def test_cli_run_on_ray_with_the_embedded_model_writes_four_sessions_then_skips_
     again = json.loads((out / "summary.json").read_text())
     assert again["done"] == 0 and again["skipped"] == 4
     assert "skipped 4" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_cli_joins_a_cluster_started_with_ray_start_head(tmp_path, capsys):
+    """`ray start --head` (in the foreground, so that stopping it stops its processes only), then
+    `mfact run --ray-address HOST:PORT` runs its jobs on that cluster and leaves it running."""
+    import socket
+    import subprocess
+    import time
+
+    from mfact.core.cli import main
+
+    if ray.is_initialized():
+        ray.shutdown()
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    ray_bin = os.path.join(os.path.dirname(sys.executable), "ray")
+    head = subprocess.Popen([ray_bin, "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
+                             "--include-dashboard=false", "--disable-usage-stats",
+                             "--node-ip-address=127.0.0.1", f"--object-store-memory={100 * 1024 * 1024}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(1)
+        time.sleep(5)                                   # the raylet registers after the GCS listens
+        out = tmp_path / "out"
+        argv = ["run", "--ray-address", f"127.0.0.1:{port}", "--workers", "2", "--lang", "en",
+                "--entity", "Marie Curie", "--entity", "Ada Lovelace", "--offline", "--extractor", "rules",
+                "--max-tokens", "20", "--out", str(out), "--no-progress"]
+        assert main(argv) == 0, capsys.readouterr().err
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["done"] == 2 and summary["failed"] == []
+        assert head.poll() is None                      # the driver left the cluster running
+        assert not ray.is_initialized()
+    finally:
+        head.terminate()
+        try:
+            head.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            head.kill()

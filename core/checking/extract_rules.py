@@ -98,6 +98,7 @@ AUXILIARIES = {"was", "is", "were", "are", "been", "be", "being", "also", "fue",
                "well", "widely", "not", "first", "later"}
 
 INTRO_MAX_WORDS = 10
+PRO_DROP = {"es", "it", "pt"}     # a sentence may start with its verb ("Nació en Varsovia")
 INTRO_WORDS = {"however", "overall", "later", "after", "despite", "throughout", "today", "additionally",
                "furthermore", "moreover", "also", "currently", "besides", "unfortunately", "sadly"}
 MIN_CLAUSE_WORDS = 3
@@ -222,6 +223,8 @@ class RuleExtractor:
                     end = e
                 else:
                     break
+            if end == fe and lang in PRO_DROP and len(words) > 1 and words[1][0][:1].islower():
+                return None     # "Está situada ...": a verb, the subject is dropped
             return fs, end
         # a caseless script: the entity's name anywhere at the start of the sentence
         if entity and text[s0:].startswith(entity):

@@ -218,9 +218,10 @@ class BatchRunner:
         spec = job.text
         if spec is not None:
             run_kw["text"] = spec.text
-        retriever = pipeline.retriever
-        if spec is not None and spec.evidence is not None:
+        given = spec is not None and spec.evidence is not None
+        if given:
             from .knowledge.given import GivenRetriever    # the line's passages are its only evidence
+            retriever = pipeline.retriever
             pipeline.retriever = GivenRetriever(spec.evidence, getattr(pipeline, "embedder", None))
         try:
             for ev in pipeline.run(ent, job.lang, stop=self.stop, **run_kw):
@@ -229,7 +230,8 @@ class BatchRunner:
                 elif isinstance(ev, StopEvent):
                     final = ev.session
         finally:
-            pipeline.retriever = retriever
+            if given:
+                pipeline.retriever = retriever
         if final is None:
             raise MfactError("the pipeline ended without a session")
         if final.stop_reason == "error":

@@ -488,6 +488,7 @@ DETERMINERS = ARTICLES | {"several", "numerous", "various", "many", "some", "two
 _HAN_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 QUOTES = "\"“”«»„"
 MAX_ITEM_WORDS = 6
+MAX_REFINE_CHARS = 600
 
 
 def _inside_quotes(text: str, pos: int) -> bool:
@@ -545,6 +546,8 @@ def _refine_mixin():
         a, b = _trim(text, a, b)
         if b <= a:
             return []
+        if b - a > MAX_REFINE_CHARS:       # a run-on without punctuation: no finer facts (speed)
+            return [_Fact([(a, b)], carried, (a, b))]
         if depth < 3:
             tail = self._trailing_clause(text, a, b, subj_text, carried, lang)
             if tail is not None:

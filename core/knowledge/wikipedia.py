@@ -2,13 +2,15 @@
 
 Etiquette (https://www.mediawiki.org/wiki/API:Etiquette): a User-Agent naming the tool, its version
 and a contact (cfg.wikipedia_contact); one request at a time per host; on 429/503 wait as long as
-Retry-After says (capped) and back off exponentially otherwise; timeouts on every request. A fast
+Retry-After says while the total wait stays under MAX_WAIT_TOTAL (a longer wait fails the lookup at
+once, naming the wait, so the other sources go on), back off exponentially otherwise; the deadlines
+of core/net.py on every request. The MediaWiki is configurable (`wikipedia_url`, a mirror or a local
+MediaWiki; `{lang}` in it is replaced by the language code). A fast
 probe (one TCP connect, remembered for a few minutes) tells a machine without network to skip the live
 source at once instead of waiting on timeouts.
 """
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
 import re
@@ -21,6 +23,7 @@ from urllib.parse import quote
 import httpx
 
 from .. import __version__
+from ..net import DEFAULT_LOOKUP_TOTAL, Deadlines, deadline_words, make_client, read_body, retry_after_seconds
 from ..protocols import MfactError
 from .base import Page, TitleMatch
 
@@ -28,7 +31,10 @@ log = logging.getLogger("mfact.knowledge.wikipedia")
 
 NAME = "wikipedia"
 MAX_RETRY_AFTER = 30.0
+MAX_WAIT_TOTAL = 10.0      # seconds one request may spend waiting on 429/503 in all
 PROBE_TTL = 300.0
+MAX_BODY = 20_000_000
+DEFAULT_URL = "https://{lang}.wikipedia.org"
 
 _host_locks: dict[str, threading.Lock] = {}
 _host_locks_guard = threading.Lock()
@@ -40,9 +46,11 @@ def _host_lock(host: str) -> threading.Lock:
         return _host_locks.setdefault(host, threading.Lock())
 
 
-def network_available(host: str = "en.wikipedia.org", timeout: float = 1.5) -> bool:
-    """Whether `host` answers a TCP connect on 443 (cached for PROBE_TTL seconds)."""
+def network_available(host: str = "en.wikipedia.org", timeout: float = 1.5, port: int = 443) -> bool:
+    """Whether `host` answers a TCP connect on `port` (cached for PROBE_TTL seconds)."""
     now = time.time()
+    if port != 443:
+        host = f"{host}:{port}"
     hit = _probe.get(host)
     if hit and now - hit[0] < PROBE_TTL:
         return hit[1]
@@ -55,7 +63,8 @@ def network_available(host: str = "en.wikipedia.org", timeout: float = 1.5) -> b
     except (OSError, ValueError, AttributeError, TypeError):
         pass
     try:
-        with socket.create_connection((host, 443), timeout=timeout):
+        with socket.create_connection((host.rsplit(":", 1)[0] if port != 443 else host, port),
+                                      timeout=timeout):
             ok = True
     except OSError:
         ok = False
@@ -80,69 +89,93 @@ def user_agent(contact: str = "") -> str:
     return f"mfact/{__version__} (fact-checking workbench; {contact or 'contact not configured'}) httpx/{httpx.__version__}"
 
 
-def _retry_after(value: str | None, default: float) -> float:
-    if not value:
-        return default
-    try:
-        return max(0.0, min(float(value), MAX_RETRY_AFTER))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value).timestamp()
-        return max(0.0, min(when - time.time(), MAX_RETRY_AFTER))
-    except (TypeError, ValueError):
-        return default
+def probe_target(base_url: str = "") -> tuple[str, int]:
+    """(host, port) the offline probe connects to for a configured MediaWiki."""
+    url = httpx.URL(api_url(base_url, "en"))
+    return url.host, url.port or (443 if url.scheme == "https" else 80)
+
+
+def api_url(base_url: str, lang: str) -> str:
+    """The Action API endpoint of `base_url` (default Wikipedia) for `lang`."""
+    base = (base_url or DEFAULT_URL).strip().rstrip("/").replace("{lang}", lang)
+    return base if base.endswith("api.php") else base + "/w/api.php"
 
 
 class WikipediaClient:
-    def __init__(self, contact: str = "", transport: httpx.BaseTransport | None = None, timeout: float = 10.0,
-                 max_retries: int = 4, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, contact: str = "", transport: httpx.BaseTransport | None = None,
+                 deadlines: Deadlines | None = None, max_retries: int = 4,
+                 sleep: Callable[[float], None] = time.sleep, base_url: str = ""):
         self.contact = contact
         self.max_retries = max_retries
         self.sleep = sleep
-        self._http = httpx.Client(transport=transport, timeout=httpx.Timeout(timeout, connect=5.0),
-                                  headers={"User-Agent": user_agent(contact), "Accept": "application/json"},
-                                  follow_redirects=True)
+        base = (base_url or "").strip()
+        if base and not base.startswith(("http://", "https://")):
+            raise MfactError(f"--wikipedia-url {base_url!r} is not an http(s) URL",
+                             "e.g. https://{lang}.wikipedia.org or http://127.0.0.1:8080")
+        self.base_url = base
+        self.deadlines = deadlines or Deadlines(total=DEFAULT_LOOKUP_TOTAL)
+        self._http = make_client(self.deadlines, transport=transport,
+                                 headers={"User-Agent": user_agent(contact), "Accept": "application/json"})
         self.requests = 0
+        self._blocked_until: dict[str, float] = {}
 
-    @staticmethod
-    def endpoint(lang: str) -> str:
+    def endpoint(self, lang: str) -> str:
         if not re.fullmatch(r"[a-z][a-z0-9-]{1,15}", lang):
             raise MfactError(f"invalid Wikipedia language code {lang!r}")
-        return f"https://{lang}.wikipedia.org/w/api.php"
+        return api_url(self.base_url, lang)
 
     def api(self, lang: str, **params: Any) -> dict:
         url = self.endpoint(lang)
         q = {"format": "json", "formatversion": "2", "maxlag": "5", **{k: v for k, v in params.items() if v is not None}}
         host = httpx.URL(url).host
         delay = 1.0
+        waited = 0.0
+        blocked = self._blocked_until.get(host, 0.0) - time.monotonic()
+        if blocked > 0:
+            raise MfactError(f"Wikipedia ({host}) asked us to wait {blocked:.0f} s more",
+                             "going on with the other sources; try again later")
         for attempt in range(self.max_retries + 1):
             with _host_lock(host):
+                started = time.monotonic()
                 try:
                     self.requests += 1
-                    r = self._http.get(url, params=q)
-                except httpx.TimeoutException:
-                    raise MfactError(f"Wikipedia ({host}) did not answer in time",
-                                     "check the network, or use --offline") from None
+                    with self._http.stream("GET", url, params=q) as r:
+                        body, why = read_body(r, self.deadlines, started, max_bytes=MAX_BODY)
+                except httpx.TimeoutException as exc:
+                    what = (f"did not accept a connection within {self.deadlines.connect:g} s"
+                            if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout)
+                            else f"sent nothing for {self.deadlines.idle:g} s")
+                    raise MfactError(f"Wikipedia ({host}) did not answer in time: it {what}",
+                                     "check the network or --wikipedia-url, or use --offline") from None
                 except httpx.HTTPError as exc:
                     raise MfactError(f"Wikipedia ({host}) is unreachable: {type(exc).__name__}",
-                                     "check the network, or use --offline") from None
-            if r.status_code in (429, 503) or (r.status_code == 200 and _is_maxlag(r)):
-                if attempt == self.max_retries:
+                                     "check the network or --wikipedia-url, or use --offline") from None
+            if why:
+                raise MfactError(f"Wikipedia ({host}) did not answer in time: it {deadline_words(why, self.deadlines)}",
+                                 "check the network or --wikipedia-url, or raise --lookup-timeout")
+            if r.status_code in (429, 503) or (r.status_code == 200 and _is_maxlag(r, body)):
+                asked = retry_after_seconds(r.headers.get("Retry-After"))
+                wait = min(asked if asked is not None else delay, MAX_RETRY_AFTER)
+                if asked is not None and waited + asked > MAX_WAIT_TOTAL:
+                    self._blocked_until[host] = time.monotonic() + asked
+                    raise MfactError(f"Wikipedia ({host}) asked us to wait {asked:.0f} s"
+                                     f" (HTTP {r.status_code})",
+                                     "going on with the other sources; try again later")
+                if attempt == self.max_retries or waited + wait > MAX_WAIT_TOTAL:
                     break
-                wait = _retry_after(r.headers.get("Retry-After"), delay)
                 log.info("%s answered %s; waiting %.1f s", host, r.status_code, wait)
                 self.sleep(wait)
+                waited += wait
                 delay = min(delay * 2, MAX_RETRY_AFTER)
                 continue
             if r.status_code != 200:
                 raise MfactError(f"Wikipedia ({host}) answered HTTP {r.status_code}", "try again later")
             try:
-                data = r.json()
-            except ValueError:
+                data = json.loads(body)
+            except (ValueError, RecursionError):
                 raise MfactError(f"Wikipedia ({host}) sent a reply that is not JSON") from None
             if isinstance(data, dict) and "error" in data:
-                err = data["error"]
+                err = data["error"] if isinstance(data["error"], dict) else {"info": str(data["error"])}
                 raise MfactError(f"Wikipedia ({host}) refused the request: {err.get('code')}: {err.get('info', '')}")
             return data
         raise MfactError(f"Wikipedia ({host}) is rate-limiting mfact (HTTP 429)",
@@ -192,9 +225,9 @@ class WikipediaClient:
                 "revid": p.get("lastrevid"), "qid": (p.get("pageprops") or {}).get("wikibase_item")}
 
 
-def _is_maxlag(r: httpx.Response) -> bool:
+def _is_maxlag(r: httpx.Response, body: bytes) -> bool:
     return r.headers.get("X-Database-Lag") is not None or (
-        r.headers.get("content-type", "").startswith("application/json") and b'"maxlag"' in r.content[:200])
+        r.headers.get("content-type", "").startswith("application/json") and b'"maxlag"' in body[:200])
 
 
 _HEADING = re.compile(r"^(={2,6})\s*(.*?)\s*\1\s*$", re.MULTILINE)
@@ -227,8 +260,9 @@ def sections_from_extract(text: str) -> list[tuple[str, str]]:
 class WikipediaSource:
     name = NAME
 
-    def __init__(self, contact: str = "", client: WikipediaClient | None = None):
-        self.client = client or WikipediaClient(contact)
+    def __init__(self, contact: str = "", client: WikipediaClient | None = None, base_url: str = "",
+                 deadlines: Deadlines | None = None):
+        self.client = client or WikipediaClient(contact, base_url=base_url, deadlines=deadlines)
 
     def languages(self) -> None:
         return None
@@ -256,7 +290,8 @@ class WikipediaSource:
         sections = sections_from_extract(ex["text"])
         if not sections:
             return None
-        url = ex["url"] or f"https://{lang}.wikipedia.org/wiki/{quote(ex['title'].replace(' ', '_'))}"
+        url = ex["url"] or (self.client.endpoint(lang).removesuffix("api.php").removesuffix("w/")
+                            + f"wiki/{quote(ex['title'].replace(' ', '_'))}")
         return Page(source=NAME, lang=lang, title=ex["title"], sections=sections, url=url, revid=ex.get("revid"),
                     qid=ex.get("qid"))
 

@@ -28,11 +28,12 @@ def load_generator(cfg: Any, on_progress: ProgressCallback | None = None) -> Gen
     model = (getattr(cfg, "model", "") or "").strip()
     style = getattr(cfg, "prompt_style", "auto") or "auto"
     if base_url:
+        from ..net import Deadlines
         from .openai import OpenAIGenerator
 
         return OpenAIGenerator(base_url, model=model if model != "embedded" else "",
                                api_key_env=getattr(cfg, "api_key_env", "OPENAI_API_KEY"),
-                               prompt_style=style)
+                               prompt_style=style, deadlines=Deadlines.from_config(cfg))
     if model in ("", "embedded", "default"):
         from . import embedded
 

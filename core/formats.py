@@ -50,9 +50,10 @@ def read_sessions(path: str | Path, fmt: str | None = None, hint: str = "nothing
         if fmt == "factscore":
             return parse_factscore(text, name)
     except MfactError as exc:
-        new = exc.hint or hint
-        if not hint and exc.hint == "nothing was imported":
-            new = ""
+        parts = [p for p in (exc.hint or "").split("; ") if p and p != "nothing was imported"]
+        if hint:
+            parts.append(hint)
+        new = "; ".join(parts)
         if new == exc.hint:
             raise
         raise MfactError(exc.message, new) from None
@@ -68,7 +69,7 @@ def detect_format(path: Path, text: str) -> str:
         # a JSONL file: the first line is a complete object with FActScore's fields
         try:
             obj = json.loads(first)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):     # core/inputs.py says what is wrong
             return "mfact"
         if isinstance(obj, dict) and "schema" not in obj and ("topic" in obj or "annotations" in obj):
             return "factscore"

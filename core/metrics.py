@@ -16,6 +16,7 @@ Conventions (documented in docs/foundation.md):
 from __future__ import annotations
 
 import math
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, NamedTuple, Sequence
@@ -216,6 +217,14 @@ def text_tokens(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _TOKEN_RE.finditer(text)]
 
 
+@functools.lru_cache(maxsize=4)
+def _token_bounds(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(starts, ends) of `text_tokens(text)`, kept for the last few texts: a window recomputes the
+    metrics after every relabel of the same text."""
+    toks = text_tokens(text)
+    return tuple(t[0] for t in toks), tuple(t[1] for t in toks)
+
+
 def hallucinated_tokens(text: str, facts: Sequence[tuple[tuple[int, int], str | None]]) -> tuple[float, int]:
     """(H, N): the token-weighted count of not-supported text and the number of tokens.
 
@@ -223,16 +232,35 @@ def hallucinated_tokens(text: str, facts: Sequence[tuple[tuple[int, int], str | 
     as hallucinated in proportion to the NS facts among them (a sentence of 10 tokens with 4 facts,
     one of them NS, contributes 2.5 tokens). Tokens no labelled fact covers count as not
     hallucinated."""
-    toks = text_tokens(text)
+    starts, ends = _token_bounds(text)
     labelled = [(span, lab) for span, lab in facts if lab is not None]
-    if not toks or not labelled:
-        return 0.0, len(toks)
+    if not starts or not labelled:
+        return 0.0, len(starts)
+    # Tokens are in order and do not overlap, so the tokens a span covers (start < b and a < end)
+    # are one run [lo, hi): count covering facts and NS facts per token with difference arrays,
+    # O((tokens + facts) log tokens) instead of tokens x facts (minutes for 20,000 facts).
+    from bisect import bisect_left, bisect_right
+
+    n = len(starts)
+    cover = [0] * (n + 1)
+    ns = [0] * (n + 1)
+    for (a, b), lab in labelled:
+        lo = bisect_right(ends, a)          # first token with end > a
+        hi = bisect_left(starts, b)         # first token with start >= b
+        if lo < hi:
+            cover[lo] += 1
+            cover[hi] -= 1
+            if lab == "NS":
+                ns[lo] += 1
+                ns[hi] -= 1
     h = 0.0
-    for start, end in toks:
-        cover = [lab for (a, b), lab in labelled if a < end and start < b]
-        if cover:
-            h += sum(1 for lab in cover if lab == "NS") / len(cover)
-    return h, len(toks)
+    c = k = 0
+    for i in range(n):
+        c += cover[i]
+        k += ns[i]
+        if c:
+            h += k / c
+    return h, n
 
 
 @dataclass

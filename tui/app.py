@@ -124,6 +124,12 @@ class MfactApp(App):
         from .screens.check import CheckScreen
         self.push_screen(CheckScreen(entity=entity, lang=lang, text=text))
 
+    def on_app_focus(self) -> None:
+        """Back in this window: take in what other windows changed meanwhile."""
+        check = getattr(self.screen, "check_store", None)
+        if callable(check):
+            check()
+
     def open_session(self, session: Session) -> None:
         from .screens.check import CheckScreen
         self.push_screen(CheckScreen(session=session))

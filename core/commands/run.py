@@ -83,9 +83,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     import time
     t0 = time.monotonic()
 
+    from ..textsafe import clean_terminal
+
     def on_event(kind, job, data):
         if kind == "start":
-            progress.update(task, current=job.label)
+            progress.update(task, current=clean_terminal(job.label, one_line=True))
             return
         if kind in counts:
             counts[kind] += 1
@@ -97,7 +99,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             atomic_write(out_dir / f"{data.id}.json", json.dumps(data.to_dict(), ensure_ascii=False, indent=2))
         if not show_bar and kind != "start":
             msg = f"{kind}: {job.label}" + (f": {data}" if kind == "failed" else "")
-            print(msg, file=sys.stderr, flush=True)
+            print(clean_terminal(msg, one_line=True), file=sys.stderr, flush=True)
 
     runner = BatchRunner(store, factory, cfg, workers=workers, on_event=on_event, batch_size=batch_size)
     interrupted = False
@@ -116,19 +118,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     if out_dir is not None:
         atomic_write(out_dir / "summary.json", json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
     if args.json:
-        print(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
+        from ..textsafe import json_dumps_safe
+
+        print(json_dumps_safe(summary.to_dict(), indent=2))
     return 1 if summary.failed and not summary.done and not summary.skipped else 0
 
 
 def _print_summary(summary, console) -> None:
     from rich.text import Text
 
+    from ..textsafe import clean_terminal
+
     line = Text(f"done {len(summary.done)}, skipped {len(summary.skipped)} (already finished), "
                 f"failed {len(summary.failed)} of {summary.planned} in {summary.seconds:.1f} s")
     console.print(line)
     for label, reason in summary.failed:
         t = Text("  failed: ")
-        t.append(label)
+        t.append(clean_terminal(label, one_line=True))
         t.append(": ")
-        t.append(reason)
+        t.append(clean_terminal(reason, one_line=True))
         console.print(t)

@@ -72,7 +72,9 @@ def cmd_score(args) -> int:
     res = M.session_metrics(session, calibration=calibration, n_permutations=args.permutations)
     res = {"id": session.id, "entity": session.entity.name, "language": session.language, **res}
     if args.json:
-        out(json.dumps(res, ensure_ascii=False, indent=2))
+        from ..textsafe import json_dumps_safe
+
+        out(json_dumps_safe(res, indent=2))
         return 0
     c = res["counts"]
     calm = res["calm"]

@@ -97,10 +97,12 @@ def cmd_verify_pairs(args) -> int:
     from ..session import Evidence
     from ..checking import build_verifier
 
+    from ..textsafe import clean_terminal, json_dumps_safe
+
     bad: list[str] = []
     pairs = read_pairs(args.file, bad)
     for line in bad:
-        print(f"mfact: error: {line}", file=sys.stderr)
+        print(clean_terminal(f"mfact: error: {line}", one_line=True), file=sys.stderr)
     if not pairs:
         return 1                    # every row was refused, each in its own line above
     cfg = config_from_args(args)
@@ -126,10 +128,10 @@ def cmd_verify_pairs(args) -> int:
             verdicts = [verifier.verify(*it) for it in items]
         for p, v in zip(part, verdicts):
             if args.json:
-                sys.stdout.write(json.dumps({"id": p["id"], "label": v.label, "confidence": round(v.confidence, 4)},
-                                            ensure_ascii=False) + "\n")
+                sys.stdout.write(json_dumps_safe({"id": p["id"], "label": v.label,
+                                                  "confidence": round(v.confidence, 4)}) + "\n")
             else:
-                sys.stdout.write(f"{p['id']}\t{v.label}\t{v.confidence:.3f}\n")
+                sys.stdout.write(f"{clean_terminal(p['id'], one_line=True)}\t{v.label}\t{v.confidence:.3f}\n")
             if p["gold"] is not None:
                 s = stats[p["lang"]]
                 s[0] += int(v.label == p["gold"])
@@ -139,6 +141,6 @@ def cmd_verify_pairs(args) -> int:
         total = [sum(s[0] for s in stats.values()), sum(s[1] for s in stats.values())]
         for lang in sorted(stats):
             c, n = stats[lang]
-            print(f"accuracy {lang}: {c / n:.3f} ({c}/{n})", file=sys.stderr)
+            print(f"accuracy {clean_terminal(lang)}: {c / n:.3f} ({c}/{n})", file=sys.stderr)
         print(f"accuracy all: {total[0] / total[1]:.3f} ({total[0]}/{total[1]})", file=sys.stderr)
     return 1 if bad else 0

@@ -37,8 +37,9 @@ log = logging.getLogger("mfact.tui")
 STORE_POLL_S = 1.0     # how often a window looks for changes made elsewhere (and on focus)
 # The text pane draws at most this many characters of a long text at once: a window around the
 # selected fact (the end while streaming), with a notice of what is shown. Re-wrapping a whole
-# 1 MB text took over a second per key press; a window keeps every key well under 50 ms.
-TEXT_WINDOW = 12_000
+# 1 MB text took over a second per key press; a window of 4,000 characters (more than a pane
+# holds) keeps every key well under 50 ms.
+TEXT_WINDOW = 4_000
 # The drift p-value (1000 permutations) is recomputed after each relabel up to this many facts;
 # above it the window shows the other figures at once and `mfact score` gives the p-value.
 P_VALUE_MAX_FACTS = 2_000
@@ -474,6 +475,11 @@ class CheckScreen(Screen):
 
     def _upsert_row(self, fact_id: str) -> None:
         table = self.query_one(FactList)
+        i = table.index_of(fact_id)
+        facts = self.session.facts
+        if i is not None and i < len(facts) and facts[i].id == fact_id:   # the usual case: O(1)
+            table.upsert(i + 1, facts[i], self.palette)
+            return
         for n, f in enumerate(self.session.facts, 1):
             if f.id == fact_id:
                 table.upsert(n, f, self.palette)
@@ -614,11 +620,14 @@ class CheckScreen(Screen):
     def _recompute_metrics(self) -> None:
         self._metrics_gen += 1
         snap = copy.copy(self.session)
-        snap.facts = [replace(f) for f in self.session.facts]
+        snap.facts = list(self.session.facts)     # the facts are copied in the worker, off the UI thread
         self._metrics_worker(snap, self._metrics_gen)
 
     @work(thread=True, exclusive=True, group="metrics", exit_on_error=False)
     def _metrics_worker(self, snap: Session, gen: int) -> None:
+        # a label set meanwhile replaces a fact's `human` reference: the copy sees the old or the new
+        # one, and the newer generation's metrics win anyway
+        snap.facts = [copy.copy(f) for f in snap.facts]
         try:
             from mfact.core import metrics
             from mfact.core.checks import calm_checks

@@ -125,13 +125,14 @@ class Watchdog:
 
 
 def read_body(response: httpx.Response, deadlines: Deadlines, started: float,
-              max_bytes: int | None = None) -> tuple[bytes, str | None]:
+              max_bytes: int | None = None, raw: bool = False) -> tuple[bytes, str | None]:
     """The body of a streamed response within the deadlines: (bytes, None), or (bytes so far,
-    "idle" | "total") when a deadline passed. Stops quietly after `max_bytes`."""
+    "idle" | "total") when a deadline passed. Stops quietly after `max_bytes`. `raw`: the bytes as
+    sent (no content decoding; for a transport that hands the response on)."""
     body = bytearray()
     with Watchdog(response, deadlines, started) as dog:
         try:
-            for chunk in response.iter_bytes():
+            for chunk in (response.iter_raw() if raw else response.iter_bytes()):
                 if chunk:
                     dog.useful()
                     body += chunk

@@ -129,6 +129,10 @@ def read_body(response: httpx.Response, deadlines: Deadlines, started: float,
     """The body of a streamed response within the deadlines: (bytes, None), or (bytes so far,
     "idle" | "total") when a deadline passed. Stops quietly after `max_bytes`. `raw`: the bytes as
     sent (no content decoding; for a transport that hands the response on)."""
+    try:
+        return response.content, None     # already in memory (a response built from bytes)
+    except httpx.ResponseNotRead:
+        pass
     body = bytearray()
     with Watchdog(response, deadlines, started) as dog:
         try:

@@ -26,7 +26,7 @@ MODES = ("500", "429", "stall-headers", "stall-after", "keepalive", "trickle", "
 
 
 class FaultServer:
-    def __init__(self, mode: str = "ok", tick: float = 0.05):
+    def __init__(self, mode: str = "ok", tick: float = 0.05, host: str = "127.0.0.1"):
         self.mode = mode
         self.tick = tick
         self.requests = 0
@@ -47,10 +47,10 @@ class FaultServer:
                 body = json.loads(self.rfile.read(n) or b"{}")
                 server._handle(self, body)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer((host, 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
-        self.root = f"http://127.0.0.1:{self.port}"
+        self.root = f"http://{host}:{self.port}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                        daemon=True)
         self.thread.start()

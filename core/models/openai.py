@@ -175,6 +175,9 @@ class OpenAIGenerator:
                             break
                     if finish:
                         reason = _FINISH.get(finish, "eos")
+            except MfactError:
+                if dog.reason is None:      # else the stream ended because the watchdog closed it
+                    raise
             except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
                 if isinstance(exc, httpx.ReadTimeout) and dog.reason is None:
                     dog.reason = "idle"

@@ -618,6 +618,18 @@ class CheckScreen(Screen):
             self.app.notify(f"Could not save the session: {exc}", severity="error", markup=False)
 
     def _recompute_metrics(self) -> None:
+        if len(self.session.facts) > P_VALUE_MAX_FACTS:
+            # a big session: one recompute after the keys stop (each takes a while and holds the
+            # interpreter; several at once made every key wait)
+            timer = getattr(self, "_metrics_timer", None)
+            if timer is not None:
+                timer.stop()
+            self._metrics_timer = self.set_timer(0.4, self._recompute_metrics_now)
+            return
+        self._recompute_metrics_now()
+
+    def _recompute_metrics_now(self) -> None:
+        self._metrics_timer = None
         self._metrics_gen += 1
         snap = copy.copy(self.session)
         snap.facts = list(self.session.facts)     # the facts are copied in the worker, off the UI thread

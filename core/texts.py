@@ -8,10 +8,9 @@ checks what it can and reports the rest.
 """
 from __future__ import annotations
 
-import os
-
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

@@ -73,11 +73,13 @@ def load_generator(cfg: Any, on_progress: ProgressCallback | None = None) -> Gen
     device = getattr(cfg, "device", "auto") or "auto"
     requested = getattr(cfg, "backend", "auto") or "auto"
     if base_url:
+        from ..net import Deadlines
         from .openai import OpenAIGenerator
         from .pool import ServerPool, split_urls
 
         gens = [OpenAIGenerator(url, model=model if model != "embedded" else "",
-                                api_key_env=getattr(cfg, "api_key_env", "OPENAI_API_KEY"), prompt_style=style)
+                                api_key_env=getattr(cfg, "api_key_env", "OPENAI_API_KEY"), prompt_style=style,
+                                deadlines=Deadlines.from_config(cfg))
                 for url in split_urls(base_url)]
         return gens[0] if len(gens) == 1 else ServerPool(gens)
     embedded_default = model in ("", "embedded", "default")

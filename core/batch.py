@@ -143,14 +143,14 @@ class RunSummary:
 def _repeat_stop(leads: list[str], lang: str) -> Callable[[int, str], str | None]:
     """For `generate_batch(row_stop=...)`: end a row at its first complete sentence that repeats
     an earlier one, as a streamed run stops there (the checker then cuts the text at it)."""
-    from .pipeline import _norm_sentence, clean_text_safe, complete_prefix_safe, split_sentences_safe
+    from .pipeline.text import clean_text, complete_prefix, norm_sentence, sentences_of
 
     def check(row: int, text: str) -> str | None:
-        clean = clean_text_safe(leads[row] + text)
-        end = complete_prefix_safe(clean, lang)
+        clean = clean_text(leads[row] + text)
+        end = complete_prefix(clean, lang)
         seen: set[str] = set()
-        for s in split_sentences_safe(clean[:end], lang):
-            key = _norm_sentence(s.text)
+        for s in sentences_of(clean[:end], lang):
+            key = norm_sentence(s.text)
             if key and key in seen:
                 return "repetition"
             seen.add(key)
@@ -214,7 +214,7 @@ class BatchRunner:
         run_kw.setdefault("seed", self.cfg.seed + job.sample)
         for ev in pipeline.run(ent, job.lang, stop=self.stop, **run_kw):
             if isinstance(ev, NoticeEvent) and ev.level == "error":
-                errors.append(ev.message + (f" ({ev.hint})" if ev.hint else ""))
+                errors.append(ev.line())
             elif isinstance(ev, StopEvent):
                 final = ev.session
         if final is None:
@@ -302,7 +302,7 @@ class BatchRunner:
 
     def _record(self, summary: RunSummary, job: Job, outcome: Any) -> None:
         if isinstance(outcome, MfactError):
-            summary.failed.append((job.label, outcome.message + (f" ({outcome.hint})" if outcome.hint else "")))
+            summary.failed.append((job.label, outcome.line()))
             self.on_event("failed", job, outcome.message)
         elif isinstance(outcome, BaseException):   # one bad job must not end the run
             summary.failed.append((job.label, f"{type(outcome).__name__}: {outcome}"))

@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from .config import apply_global_options
     from .logs import setup_logging
+    from .errors import error_line
     from .protocols import MfactError
     from .session import SessionFormatError
 
@@ -46,9 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         rc = args.func(args)
         return int(rc or 0)
     except (MfactError, SessionFormatError) as exc:
-        hint = getattr(exc, "hint", "")
-        print(f"mfact: error: {exc.message if hasattr(exc, 'message') else exc}"
-              + (f" ({hint})" if hint else ""), file=sys.stderr)
+        print(f"mfact: error: {error_line(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("mfact: interrupted", file=sys.stderr)

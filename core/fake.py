@@ -304,9 +304,9 @@ class FakeEmbedder:
 
 def sentence_texts(text: str, lang: str = "en") -> list[str]:
     """The stripped sentences of `text` as the pipeline would split them (to build label maps)."""
-    from .pipeline import split_sentences_safe
+    from .pipeline.text import sentences_of
 
-    return [s.text.strip() for s in split_sentences_safe(text, lang) if s.text.strip()]
+    return [s.text.strip() for s in sentences_of(text, lang) if s.text.strip()]
 
 
 def fake_pipeline(text: str = DEFAULT_TEXT, labels: Sequence[str] | Mapping[str, str] | None = None,

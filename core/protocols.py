@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator, Protocol, Sequence, runtime_checkabl
 
 import numpy as np
 
+from .errors import MfactError, error_line, format_error  # noqa: F401 - re-exported
 from .session import Entity, Evidence, Verdict
 
 
@@ -50,15 +51,6 @@ class Progress:
     done: float
     total: float | None = None
     message: str = ""
-
-
-class MfactError(Exception):
-    """An error meant for the user: one line naming the cause, and what to do."""
-
-    def __init__(self, message: str, hint: str = ""):
-        self.message = message
-        self.hint = hint
-        super().__init__(message + (f" ({hint})" if hint else ""))
 
 
 ProgressCallback = Callable[[Progress], None]

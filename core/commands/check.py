@@ -14,23 +14,16 @@ from __future__ import annotations
 import argparse
 import json
 import queue
-import re
 import sys
 import threading
 from pathlib import Path
 from typing import TextIO
 
+from ..errors import format_error
 from ..protocols import MfactError
+from ..textsafe import clean_terminal
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def safe(text: str, one_line: bool = False) -> str:
-    """Untrusted text for a terminal: no escape sequences or control characters (bidi overrides
-    included); with `one_line` also no line breaks."""
-    if one_line:
-        text = re.sub(r"\s+", " ", text)
-    return _CONTROL.sub("", text)
+safe = clean_terminal   # untrusted text for the terminal (core/textsafe.py)
 
 
 def register(sub) -> None:
@@ -86,10 +79,8 @@ def _resolve(name: str, lang: str, cfg, err: TextIO):
     (its facts will mostly lack evidence), with a warning."""
     from ..session import Entity
 
-    try:
-        from ..knowledge import resolve_entity
-    except ImportError:
-        return Entity(name=name)
+    from ..knowledge import resolve_entity
+
     try:
         match = resolve_entity(name, lang, cfg)
     except MfactError:
@@ -156,7 +147,7 @@ class _Printer:
     def notice(self, level: str, message: str, hint: str = "") -> None:
         if level == "info" and not self.stream_text:
             return
-        text = safe(message, one_line=True) + (f" ({safe(hint, one_line=True)})" if hint else "")
+        text = safe(format_error(message, hint), one_line=True)
         print(f"mfact: {level}: {text}", file=self.err, flush=True)
 
 
@@ -295,7 +286,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             printer.verdict(ev.fact_id, ev.verdict.label, ev.verdict.confidence)
         elif isinstance(ev, NoticeEvent):
             if ev.level == "error":
-                errors.append(ev.message + (f" ({ev.hint})" if ev.hint else ""))
+                errors.append(ev.line())
             else:
                 printer.notice(ev.level, ev.message, ev.hint)
         elif isinstance(ev, StopEvent):

@@ -1,421 +1,33 @@
-"""The incremental checking pipeline: one object consumes the generator's stream and emits typed
-events (core/events.py) while the text is still being written.
-
-    pipeline = build_pipeline(cfg)                      # real stages from the configuration
-    for ev in pipeline.run("Marie Curie", "en", stop=stop_event):
-        ...                                             # TokenEvent, SentenceEvent, FactEvent, ...
-
-Threads: `run()` is a plain generator meant to be iterated in one worker thread (the TUI's worker,
-the CLI's main thread). Generation runs in its own thread; extraction, retrieval and verification
-run in a pool of `cfg.workers` threads while generation continues. Everything they produce comes
-back through one queue, so the session is only ever changed by the thread iterating `run()`; the
-events carry copies, never objects the pipeline still changes.
-
-Order of events for one run: TokenEvent* interleaved with SentenceEvent (as soon as a sentence is
-complete), FactEvent (its facts, pending), EvidenceEvent and VerdictEvent per fact, MetricsEvent after
-every verdict; NoticeEvent for warnings and errors; the last event is always StopEvent(reason,
-session) with the complete session (or the partial one on `user` / `error`).
-"""
+"""One run of a CheckPipeline: the threads, the inbox and the events it emits."""
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 import logging
 import queue
 import re
-import sqlite3
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Callable, Iterator
 
-import numpy as np
+from ..events import (Event, EvidenceEvent, FactEvent, MetricsEvent, NoticeEvent, ProgressEvent,
+                      SentenceEvent, StopEvent, TokenEvent, VerdictEvent)
+from ..protocols import Chunk, DecodingParams, MfactError, Progress, Sentence
+from ..session import LABELS, Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict
+from .cache import VerdictCache
+from .describe import decoding_params, evidence_langs, generator_info, jsonable
+from .selfcheck import selfcheck_scores
+from .stats import RunStats
+from .text import clean_text, complete_prefix, norm_sentence, sentences_of
 
-from .config import Config
-from .events import (Event, EvidenceEvent, FactEvent, MetricsEvent, NoticeEvent, ProgressEvent,
-                     SentenceEvent, StopEvent, TokenEvent, VerdictEvent)
-from .protocols import (Chunk, DecodingParams, Embedder, Extractor, Generator, LanguageDetector,
-                        MfactError, Progress, Retriever, Sentence, Verifier)
-from .session import LABELS, Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict
+if TYPE_CHECKING:
+    from .check_pipeline import CheckPipeline
 
 log = logging.getLogger("mfact.pipeline")
 
-PIPELINE_VERSION = "1"
 STOP_GRACE_S = 1.0          # how long a stopped run waits for verifications already running
-
-
-# --------------------------------------------------------------------------- segmentation glue
-#
-# The segmentation of mfact.core.checking is used when it is installed; the fallbacks below only
-# keep the pipeline usable (and testable) without it.
-
-_FALLBACK_END = re.compile(r"[.!?…。！？।॥؟۔]+[\"'”’»)\]]*(?=\s|$)|[。！？]")
-_ABBREV = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|St|Prof|Jr|Sr|vs|etc|No|Mt)|\b[A-Z]|\d)\.$")
-
-
-def _checking():
-    try:
-        from . import checking  # type: ignore[attr-defined]
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.endswith("checking"):
-            return None
-        raise
-    return checking
-
-
-def _fallback_split(text: str) -> list[Sentence]:
-    out: list[Sentence] = []
-    start = 0
-    for m in _FALLBACK_END.finditer(text):
-        end = m.end()
-        if _ABBREV.search(text[start:m.start() + 1]) and m.group(0) == ".":
-            nxt = text[end:end + 2].strip()
-            if nxt and not nxt[0].isupper():
-                continue
-            if re.search(r"\d\.$", text[start:m.start() + 1]) and nxt[:1].isdigit():
-                continue
-            if re.search(r"\b[A-Z]\.$|\b(?:Dr|Mr|Mrs|Ms|St|Prof)\.$", text[start:m.start() + 1]):
-                continue
-        _add_sentence(out, text, start, end)
-        start = end
-    _add_sentence(out, text, start, len(text))
-    return out
-
-
-def _add_sentence(out: list[Sentence], text: str, start: int, end: int) -> None:
-    piece = text[start:end]
-    if not piece.strip():
-        return
-    a = start + len(piece) - len(piece.lstrip())
-    b = end - (len(piece) - len(piece.rstrip()))
-    out.append(Sentence(len(out), a, b, text[a:b]))
-
-
-def split_sentences_safe(text: str, lang: str) -> list[Sentence]:
-    """Sentences of `text` with exact offsets (mfact.core.checking.split_sentences when present)."""
-    ch = _checking()
-    fn = getattr(ch, "split_sentences", None) if ch else None
-    sents = list(fn(text, lang)) if fn else _fallback_split(text)
-    return [s for s in sents if text[s.start:s.end].strip()]
-
-
-def complete_prefix_safe(text: str, lang: str, final: bool = False) -> int:
-    """End offset of the last complete sentence of `text` (0 when none is complete). `final`: the
-    stream has ended, so a terminator at the very end closes a sentence."""
-    ch = _checking()
-    fn = getattr(ch, "complete_prefix", None) if ch else None
-    if fn:
-        if final:
-            try:
-                return int(fn(text, lang, final=True))
-            except TypeError:
-                pass
-        return int(fn(text, lang))
-    sents = _fallback_split(text)
-    if not sents:
-        return 0
-    last = sents[-1]
-    tail = text[last.start:last.end].rstrip()
-    if _FALLBACK_END.search(tail + " ") and tail and tail[-1] in ".!?…。！？।॥؟۔\"'”’»)]":
-        return last.end
-    return sents[-2].end if len(sents) > 1 else 0
-
-
-def clean_text_safe(raw: str) -> str:
-    ch = _checking()
-    fn = getattr(ch, "clean_text", None) if ch else None
-    return fn(raw) if fn else raw
-
-
 _OPENERS = re.compile(r"[<\[*_`~&]")
-
-
-def _norm_sentence(s: str) -> str:
-    return re.sub(r"\W+", " ", s.lower()).strip()
-
-
-# --------------------------------------------------------------------------- verdict cache
-
-
-class VerdictCache:
-    """Verdicts on disk, keyed by (verifier name + version, entity, language, fact text, evidence
-    ids). SQLite under paths.cache_dir(); safe to share between threads."""
-
-    def __init__(self, path: Path | None = None):
-        from .paths import cache_dir
-
-        self.path = Path(path) if path else cache_dir() / "verdicts.sqlite3"
-        self._lock = threading.Lock()
-        self._conn: sqlite3.Connection | None = None
-        self.hits = 0
-        self.misses = 0
-
-    def _db(self) -> sqlite3.Connection:
-        if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, check_same_thread=False, timeout=10)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verifier TEXT,"
-                         " verdict TEXT NOT NULL, created REAL)")
-            self._conn = conn
-        return self._conn
-
-    @staticmethod
-    def key(verifier: str, version: str, entity: str, lang: str, fact: str, evidence_ids: Sequence[str]) -> str:
-        blob = json.dumps([verifier, version, entity, lang, fact, list(evidence_ids)], ensure_ascii=False)
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-    def get(self, key: str) -> Verdict | None:
-        try:
-            with self._lock:
-                row = self._db().execute("SELECT verdict FROM verdicts WHERE key = ?", (key,)).fetchone()
-        except sqlite3.Error as exc:   # a broken cache never stops checking
-            log.warning("verdict cache unreadable: %s", exc)
-            return None
-        if row is None:
-            self.misses += 1
-            return None
-        try:
-            v = Verdict.from_dict(json.loads(row[0]), "cached verdict")
-        except Exception:  # noqa: BLE001 - a corrupt row is a miss
-            self.misses += 1
-            return None
-        self.hits += 1
-        return v
-
-    def put(self, key: str, verdict: Verdict) -> None:
-        try:
-            with self._lock:
-                db = self._db()
-                db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?)",
-                           (key, verdict.verifier, json.dumps(verdict.to_dict(), ensure_ascii=False),
-                            time.time()))
-                db.commit()
-        except sqlite3.Error as exc:
-            log.warning("verdict cache not written: %s", exc)
-
-    def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _jsonable(obj: Any) -> Any:
-    """Plain JSON data (what a stage describes about itself may hold objects: they become text)."""
-    return json.loads(json.dumps(obj, default=str, ensure_ascii=False))
-
-
-def stage_info(obj: Any, kind: str) -> dict[str, Any]:
-    """What a stage is, for the session's config: name, version and a few options when known."""
-    if obj is None:
-        return {"kind": kind, "name": None}
-    d: dict[str, Any] = {"kind": kind,
-                         "name": getattr(obj, "name", None) or type(obj).__name__,
-                         "version": str(getattr(obj, "version", "") or "")}
-    describe = getattr(obj, "describe", None)
-    if callable(describe):
-        try:
-            extra = describe()
-            if isinstance(extra, dict):
-                d.update(extra)
-        except Exception:  # noqa: BLE001 - description is best effort
-            pass
-    for attr in ("backend", "model", "sources", "dim", "prompt_style", "device"):
-        v = getattr(obj, attr, None)
-        if attr in d or v is None:
-            continue
-        if isinstance(v, (list, tuple)):
-            d[attr] = [x if isinstance(x, (str, int, float)) else str(getattr(x, "name", x)) for x in v]
-        elif isinstance(v, (str, int, float)):
-            d[attr] = v
-    return d
-
-
-def decoding_params(cfg: Config, seed: int | None = None) -> DecodingParams:
-    """Decoding parameters from the configuration (validated by mfact.core.models when present)."""
-    try:
-        from .models import decoding_params as models_params
-    except ImportError:
-        models_params = None
-    if models_params is not None:
-        d = models_params(cfg)
-        if seed is not None:
-            d.seed = seed
-        return d
-    return DecodingParams(max_tokens=cfg.max_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
-                          seed=cfg.seed if seed is None else seed, greedy=cfg.greedy,
-                          repetition_penalty=cfg.repetition_penalty, stop_on_repeat=cfg.stop_on_repeat)
-
-
-def evidence_langs(cfg: Config, lang: str) -> list[str]:
-    langs = list(cfg.evidence_langs) or [lang, "en"]
-    out: list[str] = []
-    for x in langs:
-        if x and x not in out:
-            out.append(x)
-    return out
-
-
-def selfcheck_scores(sentences: Sequence[str], samples: Sequence[Sequence[str]], embedder: Embedder) -> list[float | None]:
-    """SelfCheck consistency (science.md section 2): for each sentence, 1 - the mean over samples of
-    its highest cosine similarity to a sentence of that sample. Higher = less consistent."""
-    if not sentences:
-        return []
-    samples = [s for s in samples if s]
-    if not samples:
-        return [None] * len(sentences)
-    q = np.asarray(embedder.embed_queries(list(sentences)), dtype=np.float32)
-    sims = []
-    for sample in samples:
-        p = np.asarray(embedder.embed_queries(list(sample)), dtype=np.float32)
-        sims.append((q @ p.T).max(axis=1))
-    mean = np.clip(np.mean(np.stack(sims), axis=0), -1.0, 1.0)
-    return [round(float(1.0 - x), 4) for x in mean]
-
-
-@dataclass
-class RunStats:
-    """Timings of the last run (for bench/pipeline.py and logs). Monotonic seconds."""
-    started: float = 0.0
-    first_token: float | None = None
-    last_token: float | None = None
-    last_verdict: float | None = None
-    last_sentence: float | None = None
-    finished: float | None = None
-    tokens: int = 0
-    facts: int = 0
-    verdicts: int = 0
-    cache_hits: int = 0
-
-    @property
-    def verdict_lag(self) -> float | None:
-        if self.last_token is None or self.last_verdict is None:
-            return None
-        return max(0.0, self.last_verdict - self.last_token)
-
-    @property
-    def sentence_lag(self) -> float | None:
-        """Seconds from the completion of the last checked sentence to the last verdict."""
-        if self.last_sentence is None or self.last_verdict is None:
-            return None
-        return max(0.0, self.last_verdict - self.last_sentence)
-
-    @property
-    def tokens_per_s(self) -> float | None:
-        if self.first_token is None or self.last_token is None or self.tokens < 2:
-            return None
-        dt = self.last_token - self.first_token
-        return (self.tokens - 1) / dt if dt > 0 else None
-
-
-# --------------------------------------------------------------------------- the pipeline
-
-
-class CheckPipeline:
-    """Generation + segmentation + extraction + retrieval + verification + metrics, incrementally.
-
-    Stages are any objects implementing the Protocols of core/protocols.py. `embedder` is needed
-    only for SelfCheck (cfg.selfcheck_samples > 0); `detector` is recorded in the config (the CaLM
-    language check uses mfact.core.langid). `cache=False` turns the on-disk verdict cache off.
-    """
-
-    def __init__(self, generator: Generator | None, extractor: Extractor, retriever: Retriever,
-                 verifier: Verifier, cfg: Config | None = None, embedder: Embedder | None = None,
-                 detector: LanguageDetector | None = None, cache: bool | VerdictCache = True):
-        self.generator = generator
-        self.extractor = extractor
-        self.retriever = retriever
-        self.verifier = verifier
-        self.cfg = cfg or Config()
-        self.embedder = embedder
-        self.detector = detector
-        if isinstance(cache, VerdictCache):
-            self.cache: VerdictCache | None = cache
-        else:
-            self.cache = VerdictCache() if cache else None
-        self.stats = RunStats()
-        self._inbox: queue.Queue | None = None
-        self._lock = threading.Lock()
-
-    # ------------------------------------------------------------------ public helpers
-
-    def set_human_label(self, fact_id: str, label: str | None) -> None:
-        """Relabel a fact of the run in progress (thread-safe; the metrics follow at once and the
-        final session carries the label). Outside a run this does nothing."""
-        if label is not None and label not in LABELS:
-            raise ValueError(f"unknown label {label!r}; one of S, NS, IR")
-        with self._lock:
-            inbox = self._inbox
-        if inbox is not None:
-            inbox.put(("human", fact_id, label))
-
-    def describe(self, lang: str | None = None) -> dict[str, Any]:
-        cfg = self.cfg
-        return {
-            "pipeline": PIPELINE_VERSION,
-            "mfact": _mfact_version(),
-            "generator": stage_info(self.generator, "generator"),
-            "extractor": stage_info(self.extractor, "extractor"),
-            "retriever": {"sources": list(cfg.sources), **stage_info(self.retriever, "retriever"),
-                          "offline": cfg.offline},
-            "verifier": stage_info(self.verifier, "verifier"),
-            "embedder": stage_info(self.embedder, "embedder") if self.embedder is not None
-            else {"kind": "embedder", "name": cfg.embedder},
-            "detector": stage_info(self.detector, "detector") if self.detector is not None
-            else {"kind": "detector", "name": "py3langid"},
-            "k": cfg.k,
-            "evidence_langs": evidence_langs(cfg, lang) if lang else list(cfg.evidence_langs),
-            "workers": cfg.workers,
-            "stop_on_repeat": cfg.stop_on_repeat,
-            "stop_at_drift": cfg.stop_at_drift,
-            "drift_threshold": cfg.drift_threshold,
-            "drift_margin": cfg.drift_margin,
-            "selfcheck_samples": cfg.selfcheck_samples,
-            "verdict_cache": self.cache is not None,
-        }
-
-    # ------------------------------------------------------------------ run
-
-    def run(self, entity: Entity | str, lang: str, stop: threading.Event | None = None,
-            text: str | None = None, *, seed: int | None = None, prompt: str | None = None,
-            params: DecodingParams | None = None,
-            generated: tuple[int, str] | None = None) -> Iterator[Event]:
-        """Check a text: generate it (or take `text`) and stream events; see the module doc.
-
-        `generated=(tokens, stop_reason)` with `text`: the text was generated by this pipeline's
-        generator already (a batch, core/batch.py) for `prompt`/`params`; it is checked as if it
-        had just been streamed (generator info, tokens, stop reason, SelfCheck samples)."""
-        from .languages import UnknownLanguage, get_language
-
-        try:
-            lang = get_language(lang).code
-        except UnknownLanguage as exc:
-            raise MfactError(str(exc), "run `mfact languages` for the list") from None
-        if isinstance(entity, str):
-            if not entity.strip():
-                raise MfactError("no entity given", "name the person to write about, e.g. --entity 'Marie Curie'")
-            entity = Entity(name=entity.strip())
-        if text is None and self.generator is None:
-            raise MfactError("no generator and no text to check", "give a text or configure a model")
-        if generated is not None and (text is None or self.generator is None):
-            raise MfactError("generated= needs the generated text and a generator")
-        run = _Run(self, entity, lang, stop, text, seed, prompt, params, generated)
-        with self._lock:
-            self._inbox = run.inbox
-        try:
-            yield from run.events()
-        finally:
-            with self._lock:
-                if self._inbox is run.inbox:
-                    self._inbox = None
-            run.shutdown()
 
 
 CHECK_NICE = 5     # checking threads yield the CPU to generation (Linux: per-thread nice value)
@@ -432,26 +44,6 @@ def _lower_priority() -> None:
         pass
 
 
-def _generator_info(gen: Generator, prompt: str, params: DecodingParams) -> GeneratorInfo:
-    """Backend, model, the exact prompt (and the rendered one), decoding parameters and seed."""
-    try:
-        from .models import generator_info
-        return generator_info(gen, prompt, params)
-    except ImportError:
-        pass
-    except Exception as exc:  # noqa: BLE001 - a description must not stop the run
-        log.warning("generator info: %s", exc)
-    return GeneratorInfo(backend=getattr(gen, "backend", "unknown"), model=getattr(gen, "model", ""),
-                         prompt=prompt, params=params.to_dict(), seed=params.seed)
-
-
-def _mfact_version() -> str:
-    try:
-        from . import __version__
-        return str(__version__)
-    except Exception:  # noqa: BLE001
-        return ""
-
 
 @dataclass
 class _FactState:
@@ -459,7 +51,7 @@ class _FactState:
     done: bool = False
 
 
-class _Run:
+class Run:
     """State of one `CheckPipeline.run` call."""
 
     def __init__(self, p: CheckPipeline, entity: Entity, lang: str, stop: threading.Event | None,
@@ -489,11 +81,11 @@ class _Run:
             self.prompt = prompt or ""
         self.session = Session(language=lang, entity=copy.deepcopy(entity), status="running")
         if text is None:
-            self.session.generator = _generator_info(gen, self.prompt, self.params)
+            self.session.generator = generator_info(gen, self.prompt, self.params)
         else:
             self.session.generator = GeneratorInfo(backend="none", model="", prompt=self.prompt,
                                                    params={}, seed=None)
-        self.session.config = _jsonable(p.describe(lang))
+        self.session.config = jsonable(p.describe(lang))
         self.langs = evidence_langs(self.cfg, lang)
         # a completion prompt ends with the name the model continues ("... Marie Curie"): the text
         # starts with it, so that the first sentence has its subject
@@ -571,7 +163,7 @@ class _Run:
                 parts.append(chunk.text)
                 if chunk.done:
                     break
-            out.append(clean_text_safe("".join(parts)))
+            out.append(clean_text("".join(parts)))
             self.inbox.put(("progress", Progress("selfcheck", i + 1, n, f"SelfCheck sample {i + 1}/{n}")))
         self.inbox.put(("samples", out))
 
@@ -615,7 +207,7 @@ class _Run:
     def events(self) -> Iterator[Event]:
         if self.given_text is not None:
             self.raw = self.given_text
-            self.clean = clean_text_safe(self.raw)
+            self.clean = clean_text(self.raw)
             self.stats.first_token = self.stats.last_token = time.monotonic()
             if self.clean:
                 self.emitted = self.clean
@@ -725,7 +317,7 @@ class _Run:
         if not chunk.text:
             return
         self.raw += chunk.text
-        self.clean = clean_text_safe(self.raw)
+        self.clean = clean_text(self.raw)
         yield from self._emit_tokens(chunk, final=False)
         if self.reason is None:
             yield from self._commit(final=False)
@@ -782,22 +374,22 @@ class _Run:
             if self.gen_reason == "eos" or self.given_text is not None:
                 end = len(text)
             else:
-                end = complete_prefix_safe(text, self.lang, final=True)
+                end = complete_prefix(text, self.lang, final=True)
         else:
-            end = complete_prefix_safe(text, self.lang)
+            end = complete_prefix(text, self.lang)
             if end >= len(text.rstrip()):
                 return    # the boundary is at the very end: wait for the next chunk
         if end <= self.committed:
             return
         segment = text[self.committed:end]
-        sents = split_sentences_safe(segment, self.lang)
+        sents = sentences_of(segment, self.lang)
         new: list[Sentence] = []
         for s in sents:
             start, stop_ = s.start + self.committed, s.end + self.committed
             new.append(Sentence(len(self.sentences) + len(new), start, stop_, text[start:stop_]))
         self.committed = end
         for s in new:
-            key = _norm_sentence(s.text)
+            key = norm_sentence(s.text)
             if self.cfg.stop_on_repeat and self.params.stop_on_repeat and key and key in self.seen_sentences:
                 self.reason = "repetition"
                 self.gen_stop.set()
@@ -850,7 +442,7 @@ class _Run:
         return sorted(self.session.facts, key=lambda f: (f.span[0], f.sentence, f.span[1]))
 
     def _check_drift(self) -> Iterator[Event]:
-        from .metrics import semantic_drift
+        from ..metrics import semantic_drift
 
         labels = []
         for f in self._ordered_facts():
@@ -882,7 +474,7 @@ class _Run:
         # every retrieved passage, once (the evidence pane shows them all, verdicts cite some)
         s.evidence = list(self.evidence.values())
         if self.checks_dirty or final:
-            from .checks import calm_checks
+            from ..checks import calm_checks
             try:
                 s.checks.update(calm_checks(s.text, s.language))
             except Exception as exc:  # noqa: BLE001 - a check failing must not end the run
@@ -890,7 +482,7 @@ class _Run:
             self.checks_dirty = False
 
     def _metrics(self, final: bool = False) -> MetricsEvent:
-        from .metrics import session_metrics
+        from ..metrics import session_metrics
 
         self._sync_session(final)
         s = self.session
@@ -907,7 +499,7 @@ class _Run:
     def _selfcheck(self) -> Iterator[Event]:
         if self.samples is None or self.p.embedder is None:
             return
-        sample_sents = [[s.text.strip() for s in split_sentences_safe(t, self.lang)] for t in self.samples]
+        sample_sents = [[s.text.strip() for s in sentences_of(t, self.lang)] for t in self.samples]
         main = [s.text.strip() for s in self.sentences]
         try:
             scores = selfcheck_scores(main, sample_sents, self.p.embedder)
@@ -958,7 +550,7 @@ class _Run:
                     c = msg[1]
                     self.raw += c.text
                     self.tokens += c.tokens
-                    self.clean = clean_text_safe(self.raw)
+                    self.clean = clean_text(self.raw)
                     continue
                 for ev in self._handle(msg):
                     if not isinstance(ev, MetricsEvent):
@@ -993,33 +585,3 @@ class _Run:
 def _snapshot(s: Session) -> Session:
     return copy.deepcopy(s)
 
-
-# --------------------------------------------------------------------------- wiring
-
-
-def build_pipeline(cfg: Config, on_progress: Callable[[Progress], None] | None = None,
-                   *, generator: Generator | None = None, need_generator: bool = True) -> CheckPipeline:
-    """The real stages from the configuration (model, embedder, knowledge, extractor, verifier).
-
-    `need_generator=False` skips loading a model (checking a given text with the rules extractor
-    and a verifier that needs no model)."""
-    from .checking import build_extractor, build_verifier
-    from .embedders import load_embedder
-    from .knowledge import build_retriever
-
-    def progress(stage: str, msg: str) -> None:
-        if on_progress:
-            on_progress(Progress(stage, 0, None, msg))
-
-    gen = generator
-    if gen is None and (need_generator or cfg.extractor == "llm" or cfg.verifier == "llm"):
-        from .models import load_generator
-        progress("model", "loading the model")
-        gen = load_generator(cfg, on_progress)
-    progress("embedder", f"loading the embedder {cfg.embedder}")
-    embedder = load_embedder(cfg.embedder)
-    progress("knowledge", "opening the knowledge sources")
-    retriever = build_retriever(cfg, embedder)
-    extractor = build_extractor(cfg, gen)
-    verifier = build_verifier(cfg, embedder, gen)
-    return CheckPipeline(gen, extractor, retriever, verifier, cfg, embedder=embedder)

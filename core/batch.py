@@ -143,18 +143,12 @@ class RunSummary:
 def _repeat_stop(leads: list[str], lang: str) -> Callable[[int, str], str | None]:
     """For `generate_batch(row_stop=...)`: end a row at its first complete sentence that repeats
     an earlier one, as a streamed run stops there (the checker then cuts the text at it)."""
-    from .pipeline.text import clean_text, complete_prefix, norm_sentence, sentences_of
+    from .pipeline.text import clean_text, complete_prefix, first_repeat, sentences_of
 
     def check(row: int, text: str) -> str | None:
         clean = clean_text(leads[row] + text)
-        end = complete_prefix(clean, lang)
-        seen: set[str] = set()
-        for s in sentences_of(clean[:end], lang):
-            key = norm_sentence(s.text)
-            if key and key in seen:
-                return "repetition"
-            seen.add(key)
-        return None
+        sentences = sentences_of(clean[:complete_prefix(clean, lang)], lang)
+        return "repetition" if first_repeat(sentences) is not None else None
     return check
 
 
@@ -263,9 +257,9 @@ class BatchRunner:
 
     @staticmethod
     def _lead(job: Job, prompt: str) -> str:
-        # as the pipeline: a completion prompt ends with the name the text starts with
-        name = job.entity.name
-        return name if name and prompt.endswith(name) else ""
+        from .pipeline.text import lead_name   # as the pipeline: the text starts with the name
+
+        return lead_name(prompt, job.entity.name)
 
     def _run_batch(self, jobs: list[Job], outcomes: queue_mod.SimpleQueue, generated: Future) -> None:
         """Check the texts of `jobs` (same language and sample), generated in one call by

@@ -190,19 +190,11 @@ class _EventPump:
     waiting, never the pipeline itself (its StopEvent with the partial session still arrives)."""
 
     def __init__(self, pipeline, entity, lang, stop, text):
-        self.q: queue.Queue = queue.Queue()
-        self.thread = threading.Thread(target=self._work, args=(pipeline, entity, lang, stop, text),
-                                       name="mfact-check-cli", daemon=True)
-        self.thread.start()
+        from ..pipeline.pump import pump
 
-    def _work(self, pipeline, entity, lang, stop, text) -> None:
-        try:
-            for ev in pipeline.run(entity, lang, stop=stop, text=text):
-                self.q.put(ev)
-        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
-            self.q.put(exc)
-        finally:
-            self.q.put(_DONE)
+        self.q: queue.Queue = queue.Queue()
+        self.thread = pump(lambda: pipeline.run(entity, lang, stop=stop, text=text), self.q.put,
+                           name="mfact-check-cli", on_error=self.q.put, on_end=lambda: self.q.put(_DONE))
 
     def __iter__(self):
         return self

@@ -1,6 +1,7 @@
 """`CheckPipeline`: the stages of one checking configuration, and `build_pipeline` to make one."""
 from __future__ import annotations
 
+import queue
 import threading
 from typing import Any, Callable, Iterator
 
@@ -11,6 +12,7 @@ from ..protocols import (DecodingParams, Embedder, Extractor, Generator, Languag
 from ..session import LABELS, Entity
 from .cache import VerdictCache
 from .describe import evidence_langs, mfact_version, stage_info
+from .messages import HumanMsg
 from .run import Run
 from .stats import RunStats
 
@@ -53,7 +55,7 @@ class CheckPipeline:
         with self._lock:
             inbox = self._inbox
         if inbox is not None:
-            inbox.put(("human", fact_id, label))
+            inbox.put(HumanMsg(fact_id, label))
 
     def describe(self, lang: str | None = None) -> dict[str, Any]:
         cfg = self.cfg

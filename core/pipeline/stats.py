@@ -1,6 +1,7 @@
 """Timings of one run (bench/pipeline.py and the logs read them)."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 
@@ -38,3 +39,10 @@ class RunStats:
         dt = self.last_token - self.first_token
         return (self.tokens - 1) / dt if dt > 0 else None
 
+    def rate(self, tokens: int) -> float:
+        """Tokens per second so far (from the start of the run while fewer than 2 tokens came)."""
+        tps = self.tokens_per_s
+        if tps is None:
+            dt = (self.last_token or time.monotonic()) - self.started
+            return tokens / dt if dt > 0 else 0.0
+        return tps

@@ -15,6 +15,7 @@ from ..session import Evidence, Fact, HumanLabel, Session
 
 # what `apply` reports as changed
 TEXT, HEADER, EVIDENCE, ALL = "text", "header", "evidence", "all"
+STALE = "metrics-stale"     # the metrics must be recomputed with the human labels
 
 
 def fact_changed(fact_id: str) -> str:
@@ -30,9 +31,19 @@ class SessionBuilder:
         self.passages: dict[str, list[Evidence]] = {}
         self.metrics: dict = dict(session.metrics or {})
         self.checks: dict = dict(session.checks or {})
-        self.tokens_per_s = 0.0
         self._facts = {f.id: f for f in session.facts}
         self._evidence = {e.id for e in session.evidence}
+
+    @classmethod
+    def saved(cls, session: Session) -> "SessionBuilder":
+        """A finished session reopened: each fact's passages are those its verdict used, best first."""
+        b = cls(session)
+        by_id = session.evidence_by_id()
+        for f in session.facts:
+            if f.auto is not None and f.auto.evidence:
+                evs = [by_id[e] for e in f.auto.evidence if e in by_id]
+                b.passages[f.id] = sorted(evs, key=lambda e: -e.score)
+        return b
 
     # ------------------------------------------------------------------ reading
 
@@ -52,7 +63,6 @@ class SessionBuilder:
             case TokenEvent():
                 s.text += ev.text
                 s.tokens = ev.total_tokens or (s.tokens + ev.tokens)
-                self.tokens_per_s = ev.tokens_per_s or self.tokens_per_s
                 return {TEXT, HEADER}
             case FactEvent():
                 self.add_fact(copy.copy(ev.fact))
@@ -68,6 +78,8 @@ class SessionBuilder:
                 return {TEXT, HEADER, fact_changed(f.id), EVIDENCE + ":" + f.id}
             case MetricsEvent():
                 self.checks = dict(ev.checks or {})
+                if self.has_human_labels:      # the run's figures lack labels set here
+                    return {HEADER, TEXT, STALE}
                 self.metrics = dict(ev.metrics or {})
                 return {HEADER, TEXT}
             case StopEvent():

@@ -15,7 +15,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence, Union
 
 from .config import Config
 from .languages import get_language
@@ -137,6 +137,39 @@ class RunSummary:
                 "sessions": self.done}
 
 
+# --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class JobStarted:
+    job: Job
+
+
+@dataclass(frozen=True)
+class JobSkipped:          # finished by an earlier run: its session is in the store
+    job: Job
+
+
+@dataclass(frozen=True)
+class JobDone:
+    job: Job
+    session: Session
+
+
+@dataclass(frozen=True)
+class JobFailed:
+    job: Job
+    reason: str
+
+
+@dataclass(frozen=True)
+class JobInterrupted:      # not finished: the next run redoes it
+    job: Job
+
+
+BatchEvent = Union[JobStarted, JobSkipped, JobDone, JobFailed, JobInterrupted]
+
+
 # --------------------------------------------------------------------------- runner
 
 
@@ -171,13 +204,13 @@ class BatchRunner:
     """
 
     def __init__(self, store, pipeline_factory: PipelineFactory, cfg: Config, workers: int = 1,
-                 on_event: Callable[[str, Job, Any], None] | None = None, batch_size: int = 1):
+                 on_event: Callable[[BatchEvent], None] | None = None, batch_size: int = 1):
         self.store = store
         self.pipeline_factory = pipeline_factory
         self.cfg = cfg
         self.workers = max(1, workers)
         self.batch_size = max(1, int(batch_size))
-        self.on_event = on_event or (lambda kind, job, data: None)
+        self.on_event = on_event or (lambda ev: None)
         self.stop = threading.Event()
         self._local = threading.local()
         self._store_lock = threading.Lock()
@@ -204,7 +237,7 @@ class BatchRunner:
         final: Session | None = None
         errors: list[str] = []
         batch_size = run_kw.pop("_batch_size", None)
-        self.on_event("start", job, None)
+        self.on_event(JobStarted(job))
         run_kw.setdefault("seed", self.cfg.seed + job.sample)
         for ev in pipeline.run(ent, job.lang, stop=self.stop, **run_kw):
             if isinstance(ev, NoticeEvent) and ev.level == "error":
@@ -233,8 +266,10 @@ class BatchRunner:
         """The generator to batch with (this worker's pipeline's), or None."""
         if self.batch_size < 2:
             return None
-        gen = getattr(self._pipeline(), "generator", None)
-        return gen if callable(getattr(gen, "generate_batch", None)) else None
+        from .protocols import BatchGenerator
+
+        gen = self._pipeline().generator
+        return gen if isinstance(gen, BatchGenerator) else None
 
     def _generate(self, jobs: list[Job], gen: Any = None) -> tuple[list[str], Any, int, Any]:
         """(prompts, params, seed, results or the exception) of one batch; results None when the
@@ -297,15 +332,15 @@ class BatchRunner:
     def _record(self, summary: RunSummary, job: Job, outcome: Any) -> None:
         if isinstance(outcome, MfactError):
             summary.failed.append((job.label, outcome.line()))
-            self.on_event("failed", job, outcome.message)
+            self.on_event(JobFailed(job, outcome.message))
         elif isinstance(outcome, BaseException):   # one bad job must not end the run
             summary.failed.append((job.label, f"{type(outcome).__name__}: {outcome}"))
-            self.on_event("failed", job, str(outcome))
+            self.on_event(JobFailed(job, str(outcome)))
         elif outcome is None:
-            self.on_event("interrupted", job, None)
+            self.on_event(JobInterrupted(job))
         else:
             summary.done.append(outcome.id)
-            self.on_event("done", job, outcome)
+            self.on_event(JobDone(job, outcome))
 
     def _batches(self, todo: list[Job]) -> list[list[Job]]:
         groups: dict[tuple[str, int], list[Job]] = {}
@@ -324,7 +359,7 @@ class BatchRunner:
         for job in jobs:
             if self._is_done(job):
                 summary.skipped.append(job.session_id)
-                self.on_event("skipped", job, None)
+                self.on_event(JobSkipped(job))
             else:
                 todo.append(job)
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="mfact-run")

@@ -5,6 +5,8 @@ import argparse
 import json
 import sys
 
+from ._common import plain
+
 
 DEFAULT_BATCH_SIZE = 8
 
@@ -69,36 +71,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         return build_pipeline(cfg)
 
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
 
     console = Console(stderr=True, highlight=False)
-    show_bar = not args.no_progress and console.is_terminal
-    progress = Progress(TextColumn("[bold]mfact run"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-                        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
-                        TimeRemainingColumn(), TextColumn("{task.fields[current]}", markup=False),
-                        console=console, disable=not show_bar, transient=False)
-    task = progress.add_task("run", total=len(jobs), rate="", current="")
-    counts = {"done": 0, "skipped": 0, "failed": 0}
-    import time
-    t0 = time.monotonic()
-
-    def on_event(kind, job, data):
-        if kind == "start":
-            progress.update(task, current=job.label)
-            return
-        if kind in counts:
-            counts[kind] += 1
-        if kind in ("done", "skipped", "failed"):
-            progress.advance(task)
-            elapsed = max(time.monotonic() - t0, 1e-6)
-            progress.update(task, rate=f"{counts['done'] / elapsed * 3600:.0f}/h")
-        if kind == "done" and out_dir is not None:
-            atomic_write(out_dir / f"{data.id}.json", json.dumps(data.to_dict(), ensure_ascii=False, indent=2))
-        if not show_bar and kind != "start":
-            msg = f"{kind}: {job.label}" + (f": {data}" if kind == "failed" else "")
-            print(msg, file=sys.stderr, flush=True)
-
+    on_event = _RunProgress(console, not args.no_progress and console.is_terminal, len(jobs), out_dir)
+    progress = on_event.progress
     runner = BatchRunner(store, factory, cfg, workers=workers, on_event=on_event, batch_size=batch_size)
     interrupted = False
     with progress:
@@ -118,6 +94,51 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
     return 1 if summary.failed and not summary.done and not summary.skipped else 0
+
+
+class _RunProgress:
+    """Shows the batch's typed events: a progress bar on a terminal, else one line per job; writes
+    each finished session to `out_dir` when given."""
+
+    def __init__(self, console, show_bar: bool, total: int, out_dir):
+        import time
+
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        self.show_bar = show_bar
+        self.out_dir = out_dir
+        self.progress = Progress(TextColumn("[bold]mfact run"), BarColumn(), MofNCompleteColumn(),
+                                 TaskProgressColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+                                 TextColumn("ETA"), TimeRemainingColumn(),
+                                 TextColumn("{task.fields[current]}", markup=False),
+                                 console=console, disable=not show_bar, transient=False)
+        self.task = self.progress.add_task("run", total=total, rate="", current="")
+        self.counts = {"done": 0, "skipped": 0, "failed": 0}
+        self.t0 = time.monotonic()
+
+    def __call__(self, ev) -> None:
+        import time
+
+        from ..batch import JobDone, JobFailed, JobInterrupted, JobSkipped, JobStarted
+        from ..formats import atomic_write
+
+        kind = {JobDone: "done", JobSkipped: "skipped", JobFailed: "failed"}.get(type(ev), "interrupted")
+        match ev:
+            case JobStarted(job):
+                self.progress.update(self.task, current=job.label)
+                return
+            case JobDone(session=session) if self.out_dir is not None:
+                atomic_write(self.out_dir / f"{session.id}.json",
+                             json.dumps(session.to_dict(), ensure_ascii=False, indent=2))
+        if not isinstance(ev, JobInterrupted):
+            self.counts[kind] += 1
+            self.progress.advance(self.task)
+            elapsed = max(time.monotonic() - self.t0, 1e-6)
+            self.progress.update(self.task, rate=f"{self.counts['done'] / elapsed * 3600:.0f}/h")
+        if not self.show_bar:
+            msg = f"{kind}: {ev.job.label}" + (f": {plain(ev.reason)}" if isinstance(ev, JobFailed) else "")
+            print(msg, file=sys.stderr, flush=True)
 
 
 def _print_summary(summary, console) -> None:

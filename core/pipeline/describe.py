@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, Sequence
 
 from ..config import Config
-from ..protocols import DecodingParams, Generator
+from ..protocols import DecodingParams, Generator, Stage
 from ..session import GeneratorInfo
 
 log = logging.getLogger("mfact.pipeline")
@@ -25,14 +25,10 @@ def stage_info(obj: Any, kind: str) -> dict[str, Any]:
     d: dict[str, Any] = {"kind": kind,
                          "name": getattr(obj, "name", None) or type(obj).__name__,
                          "version": str(getattr(obj, "version", "") or "")}
-    describe = getattr(obj, "describe", None)
-    if callable(describe):
-        try:
-            extra = describe()
-            if isinstance(extra, dict):
-                d.update(extra)
-        except Exception:  # noqa: BLE001 - description is best effort
-            pass
+    try:
+        d.update(obj.describe())
+    except Exception:  # noqa: BLE001 - description is best effort
+        pass
     for attr in ("backend", "model", "sources", "dim", "prompt_style", "device"):
         v = getattr(obj, attr, None)
         if attr in d or v is None:
@@ -42,6 +38,17 @@ def stage_info(obj: Any, kind: str) -> dict[str, Any]:
         elif isinstance(v, (str, int, float)):
             d[attr] = v
     return d
+
+
+def new_notices(stages: Sequence[Stage], seen: dict[int, int]) -> list[str]:
+    """The notices the stages collected since last asked (`seen`: how many of each were read)."""
+    out: list[str] = []
+    for stage in stages:
+        notes = list(stage.notices)
+        read = seen.get(id(stage), 0)
+        out.extend(str(n) for n in notes[read:])
+        seen[id(stage)] = max(read, len(notes))
+    return out
 
 
 def decoding_params(cfg: Config, seed: int | None = None) -> DecodingParams:

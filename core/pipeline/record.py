@@ -50,7 +50,7 @@ class Record:
         if self._checks_dirty or final:
             from ..checks import calm_checks
             try:
-                s.checks.update(calm_checks(s.text, s.language))
+                s.checks.update(calm_checks(s.text, s.language, self.run.p.detector))
             except Exception as exc:  # noqa: BLE001 - a check failing must not end the run
                 log.warning("CaLM checks failed: %s", exc)
             self._checks_dirty = False

@@ -17,13 +17,14 @@ from ..events import (Event, EvidenceEvent, FactEvent, MetricsEvent, NoticeEvent
 from ..protocols import Chunk, DecodingParams, MfactError, Progress, Sentence
 from ..session import Entity, Fact, GeneratorInfo, Session, Verdict
 from .check import CachedVerifier, check_fact
-from .describe import decoding_params, evidence_langs, generator_info, jsonable
+from .describe import decoding_params, evidence_langs, generator_info, jsonable, new_notices
 from .messages import (ChunkMsg, ErrorMsg, EvidenceMsg, FactsMsg, GenDone, HumanMsg, Message, ProgressMsg,
                        SamplesMsg, VerdictMsg)
 from .record import Record
 from .session_builder import SessionBuilder
 from .stats import RunStats
-from .text import TextStream, clean_text, lead_name
+from .selfcheck import sample_texts
+from .text import TextStream, lead_name
 from .workers import Workers
 
 if TYPE_CHECKING:
@@ -92,19 +93,13 @@ class Run:
 
     def _samples(self) -> None:
         n = int(self.cfg.selfcheck_samples)
-        out: list[str] = []
-        for i in range(n):
-            if self.gen_stop.is_set() or self.work.closed:
-                break
-            params = replace(self.params, seed=self.params.seed + 1 + i)
-            parts = []
-            for chunk in self.p.generator.stream(self.prompt, params, self.gen_stop):
-                parts.append(chunk.text)
-                if chunk.done:
-                    break
-            out.append(clean_text("".join(parts)))
-            self.work.put(ProgressMsg(Progress("selfcheck", i + 1, n, f"SelfCheck sample {i + 1}/{n}")))
-        self.work.put(SamplesMsg(tuple(out)))
+
+        def progress(i: int) -> None:
+            self.work.put(ProgressMsg(Progress("selfcheck", i, n, f"SelfCheck sample {i}/{n}")))
+
+        texts = sample_texts(self.p.generator, self.prompt, self.params, n, self.gen_stop,
+                             lambda: self.work.closed, progress)
+        self.work.put(SamplesMsg(tuple(texts)))
 
     def _extract(self, sent: Sentence, text: str) -> None:
         facts = self.p.extractor.extract(sent, text, self.lang, self.entity.name)
@@ -160,15 +155,8 @@ class Run:
 
     def _stage_notices(self) -> Iterator[Event]:
         """Notices the stages collected (e.g. the retriever's "no network: offline sources only")."""
-        for stage in (self.p.retriever, self.p.verifier, self.p.extractor):
-            notes = getattr(stage, "notices", None)
-            if not isinstance(notes, list):
-                continue
-            key = id(stage)
-            seen = self.notices_seen.get(key, 0)
-            for n in list(notes)[seen:]:
-                yield NoticeEvent("warning", str(n))
-            self.notices_seen[key] = max(seen, len(notes))
+        for n in new_notices((self.p.retriever, self.p.verifier, self.p.extractor), self.notices_seen):
+            yield NoticeEvent("warning", n)
 
     def _all_done(self) -> bool:
         return (self.gen_done and self.pending_sentences == 0 and self.pending_facts == 0

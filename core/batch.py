@@ -15,7 +15,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, Union
+from typing import Any, Callable, ClassVar, Iterable, Sequence, Union
 
 from .config import Config
 from .languages import get_language
@@ -89,7 +89,10 @@ RUN_CONFIG_KEYS = ("model", "base_url", "device", "quantize", "prompt_style", "m
 def run_fingerprint(cfg: Config) -> dict[str, Any]:
     """The part of the configuration that defines what a run computes (not how fast)."""
     d = cfg.to_dict()
-    return {k: d[k] for k in RUN_CONFIG_KEYS}
+    out = {k: d[k] for k in RUN_CONFIG_KEYS}
+    if "," in (out["base_url"] or ""):       # several servers of one model: their order does not matter
+        out["base_url"] = ",".join(sorted(dict.fromkeys(u.strip() for u in out["base_url"].split(",") if u.strip())))
+    return out
 
 
 @dataclass(frozen=True)
@@ -143,28 +146,33 @@ class RunSummary:
 @dataclass(frozen=True)
 class JobStarted:
     job: Job
+    kind: ClassVar[str] = "start"
 
 
 @dataclass(frozen=True)
 class JobSkipped:          # finished by an earlier run: its session is in the store
     job: Job
+    kind: ClassVar[str] = "skipped"
 
 
 @dataclass(frozen=True)
 class JobDone:
     job: Job
     session: Session
+    kind: ClassVar[str] = "done"
 
 
 @dataclass(frozen=True)
 class JobFailed:
     job: Job
     reason: str
+    kind: ClassVar[str] = "failed"
 
 
 @dataclass(frozen=True)
 class JobInterrupted:      # not finished: the next run redoes it
     job: Job
+    kind: ClassVar[str] = "interrupted"
 
 
 BatchEvent = Union[JobStarted, JobSkipped, JobDone, JobFailed, JobInterrupted]

@@ -31,7 +31,9 @@ _SEQUENCE = re.compile(
     r"|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"
     r"|\x1b[ -/]*[0-~]"
 )
-_TAG = re.compile(r"(\\*)(\[[a-z#/@][^\[]*?])")    # what Rich's markup parser takes for a tag
+# Rich's markup: a backslash run before what looks like a tag escapes it by its parity, and in
+# plain text "\[" stands for "[". Each bracket is written so that it comes back literally.
+_BRACKET = re.compile(r"(\\*)(\[[a-z#/@][^\[]*?\])|(\\+)\[")
 _SPACE_RUN = re.compile(r"\s+")
 _JSON_UNSAFE = re.compile(f"[\x7f-\x9f{BIDI}\u2028\u2029]")
 
@@ -56,8 +58,14 @@ def escape_markup(text: object) -> str:
     """`text` cleaned for the terminal, to put between Rich markup tags (`f"[b]{escape_markup(x)}[/b]"`):
     it renders literally, no tag inside it applies, and a trailing backslash cannot escape the
     closing tag. (Print with emoji=False too, or `:name:` codes in the text become emoji.)"""
-    s = _TAG.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), clean_terminal(text))
+    s = _BRACKET.sub(_escape_bracket, clean_terminal(text))
     return s + "\\" * (len(s) - len(s.rstrip("\\")))
+
+
+def _escape_bracket(m: re.Match) -> str:
+    if m.group(2) is not None:                 # a tag: an odd run of backslashes makes it text
+        return m.group(1) * 2 + "\\" + m.group(2)
+    return m.group(3) + "\\["                  # backslashes before a plain "[": one more
 
 
 def json_dumps_safe(obj: Any, **kwargs: Any) -> str:

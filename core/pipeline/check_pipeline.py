@@ -109,12 +109,12 @@ class CheckPipeline:
             raise MfactError("generated= needs the generated text and a generator")
         run = Run(self, entity, lang, stop, text, seed, prompt, params, generated)
         with self._lock:
-            self._inbox = run.inbox
+            self._inbox = run.work.inbox
         try:
             yield from run.events()
         finally:
             with self._lock:
-                if self._inbox is run.inbox:
+                if self._inbox is run.work.inbox:
                     self._inbox = None
             run.shutdown()
 

@@ -50,13 +50,13 @@ class Run:
         self.given_text = text
         self.gen_stop = threading.Event()          # tells the generation thread to stop
         self.work = Workers(self.cfg.workers)
-        self.inbox = self.work.inbox
         self.params = params or decoding_params(self.cfg, seed)
         self.prompt = prompt or (p.generator.default_prompt(entity.name, lang) if text is None else "")
         session = Session(language=lang, entity=copy.deepcopy(entity), status="running")
         session.generator = (generator_info(p.generator, self.prompt, self.params) if text is None else
                              GeneratorInfo(backend="none", model="", prompt=self.prompt, params={}, seed=None))
         session.config = jsonable(p.describe(lang))
+        session.config["text_source"] = "user" if text is not None else "generator"   # or batched
         self.builder = SessionBuilder(session)
         self.session = session
         self.langs = evidence_langs(self.cfg, lang)

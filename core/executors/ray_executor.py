@@ -125,7 +125,7 @@ class MfactWorker:
         try:
             self._take(0)
         except MfactError as exc:
-            self._error = exc.message + (f" ({exc.hint})" if exc.hint else "")
+            self._error = exc.line()
         except Exception as exc:  # noqa: BLE001 - reported to the driver, the jobs will say it too
             self._error = f"{type(exc).__name__}: {exc}"
         import resource

@@ -27,8 +27,8 @@ _UNSAFE_BUT_NEWLINE = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{BIDI}]")
 _SEQUENCE = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"
     r"|\x9b[0-?]*[ -/]*[@-~]"
-    r"|[\x1b][\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"
-    r"|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"
+    r"|[\x1b][\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"     # to BEL/ST, or all of it
+    r"|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[ -/]*[0-~]"
 )
 # Rich's markup: a backslash run before what looks like a tag escapes it by its parity, and in

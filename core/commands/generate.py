@@ -16,8 +16,8 @@ import time
 from ..config import add_model_options, config_from_args
 from ..languages import UnknownLanguage, get_language
 from ..protocols import MfactError, Progress
-
 from ..textsafe import clean_terminal as terminal_safe   # model text never drives the terminal
+from ..textsafe import json_dumps_safe
 
 
 def register(subparsers) -> None:
@@ -104,7 +104,7 @@ def run(args) -> int:
             session.config = {"generation": {"seconds": round(elapsed, 3),
                                              "first_token_s": round(first, 3) if first else None,
                                              "tokens_per_s": round(tokens / elapsed, 2) if elapsed else None}}
-            out.write(json.dumps(session.to_dict(), ensure_ascii=False) + "\n")
+            out.write(json_dumps_safe(session.to_dict()) + "\n")
             out.flush()
         else:
             err.write(f"mfact: {tokens} tokens in {elapsed:.1f} s, stopped: {reason}\n")

@@ -122,7 +122,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if out_dir is not None:
         atomic_write(out_dir / "summary.json", json.dumps(result, ensure_ascii=False, indent=2))
     if args.json:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
+        from ..textsafe import json_dumps_safe
+
+        print(json_dumps_safe(result, indent=2))
     return 1 if summary.failed and not summary.done and not summary.skipped else 0
 
 
@@ -142,7 +144,7 @@ def _plan(args: argparse.Namespace, cfg) -> tuple[list, list[tuple[int, str]]]:
                              "drop --lang, --entities, --entity and --samples")
         specs, bad_lines = read_text_lines(args.texts)
         for lineno, reason in bad_lines:
-            print(f"mfact run: {args.texts}:{lineno}: skipped: {reason}", file=sys.stderr, flush=True)
+            print(plain(f"mfact run: {args.texts}:{lineno}: skipped: {reason}"), file=sys.stderr, flush=True)
         if not specs:
             raise MfactError(f"no line of {args.texts} can be checked"
                              + (f" ({len(bad_lines)} bad)" if bad_lines else " (it is empty)"),
@@ -201,7 +203,7 @@ class _RunProgress:
         kind = ev.kind
         match ev:
             case JobStarted(job):
-                self.progress.update(self.task, current=job.label)
+                self.progress.update(self.task, current=plain(job.label))
                 return
             case JobDone(session=session) if self.out_dir is not None:
                 atomic_write(self.out_dir / f"{session.id}.json",
@@ -212,19 +214,21 @@ class _RunProgress:
             elapsed = max(time.monotonic() - self.t0, 1e-6)
             self.progress.update(self.task, rate=f"{self.counts['done'] / elapsed * 3600:.0f}/h")
         if not self.show_bar:
-            msg = f"{kind}: {ev.job.label}" + (f": {plain(ev.reason)}" if isinstance(ev, JobFailed) else "")
-            print(msg, file=sys.stderr, flush=True)
+            msg = f"{kind}: {ev.job.label}" + (f": {ev.reason}" if isinstance(ev, JobFailed) else "")
+            print(plain(msg), file=sys.stderr, flush=True)
 
 
 def _print_summary(summary, console) -> None:
     from rich.text import Text
+
+    from ..textsafe import clean_terminal
 
     line = Text(f"done {len(summary.done)}, skipped {len(summary.skipped)} (already finished), "
                 f"failed {len(summary.failed)} of {summary.planned} in {summary.seconds:.1f} s")
     console.print(line)
     for label, reason in summary.failed:
         t = Text("  failed: ")
-        t.append(label)
+        t.append(clean_terminal(label, one_line=True))
         t.append(": ")
-        t.append(reason)
+        t.append(clean_terminal(reason, one_line=True))
         console.print(t)

@@ -618,7 +618,7 @@ class CheckScreen(Screen):
             self.app.notify(f"Could not save the session: {exc}", severity="error", markup=False)
 
     def _recompute_metrics(self) -> None:
-        if len(self.session.facts) > P_VALUE_MAX_FACTS:
+        if len(self.session.facts) > P_VALUE_MAX_FACTS or len(self.session.text) > 10 * TEXT_WINDOW:
             # a big session: one recompute after the keys stop (each takes a while and holds the
             # interpreter; several at once made every key wait)
             timer = getattr(self, "_metrics_timer", None)

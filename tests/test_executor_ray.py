@@ -39,9 +39,9 @@ def _events():
     seen: list[tuple[str, str]] = []
     lock = threading.Lock()
 
-    def on_event(kind, job, data):
+    def on_event(ev):
         with lock:
-            seen.append((kind, job.session_id))
+            seen.append((ev.kind, ev.job.session_id))
     return seen, on_event
 
 

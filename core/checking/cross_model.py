@@ -114,11 +114,14 @@ def load_model(path: Path | None = None, quantize: bool = True):
 
 def quantize_int8(model: CrossModel) -> CrossModel:
     """Dynamic int8 quantisation of the linear layers (CPU inference)."""
+    import warnings
     try:
         from torch.ao.quantization import quantize_dynamic
     except ImportError:  # pragma: no cover
         return model
-    return quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
+    with warnings.catch_warnings():   # torch marks its quantized tensor constructors deprecated
+        warnings.simplefilter("ignore")
+        return quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
 
 
 def encode_texts(model: CrossModel, tok: E5Tokenizer, texts: list[str], max_tokens: int,

@@ -82,6 +82,7 @@ class CrossVerifier:
         self._loaded = None
         self._states = _LRU(4096)
         self._vecs = _LRU(8192)
+        self._windows_cache = _LRU(2048)
         self.version = self._version()
 
     def _version(self) -> str:
@@ -167,7 +168,22 @@ class CrossVerifier:
     def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
         return self.verify_batch([(fact, entity, lang, passages)])[0]
 
+    def describe(self) -> dict:
+        return {"model": "multilingual-e5-small cross-encoder", "windows_per_fact": self.windows_per_fact,
+                "int8": bool(self.quantize)}
+
+    def _windows(self, text: str, lang: str) -> list[str]:
+        got = self._windows_cache.get((lang, text))
+        if got is None:
+            got = windows_of(text, lang)
+            self._windows_cache.put((lang, text), got)
+        return got
+
     def verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[Verdict]:
+        with self._lock:   # one batch at a time: the caches and the model are shared by the pipeline's workers
+            return self._verify_batch(items)
+
+    def _verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[Verdict]:
         name = f"{self.name}/{self.version}"
         out: list[Verdict | None] = [None] * len(items)
         todo: list[int] = []
@@ -185,7 +201,7 @@ class CrossVerifier:
             for j, i in enumerate(todo):
                 fact, _entity, lang, passages = items[i]
                 usable = [p for p in passages if p.text and p.text.strip()]
-                windows = [(w, k) for k, p in enumerate(usable) for w in windows_of(p.text, p.lang or lang)]
+                windows = [(w, k) for k, p in enumerate(usable) for w in self._windows(p.text, p.lang or lang)]
                 chosen[i] = self._select(fact, windows, fvecs[j])
                 pairs += [(fact, w) for w, _k in chosen[i]]
             probs = self.score_pairs(pairs)

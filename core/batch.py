@@ -89,7 +89,10 @@ RUN_CONFIG_KEYS = ("model", "base_url", "device", "quantize", "prompt_style", "m
 def run_fingerprint(cfg: Config) -> dict[str, Any]:
     """The part of the configuration that defines what a run computes (not how fast)."""
     d = cfg.to_dict()
-    return {k: d[k] for k in RUN_CONFIG_KEYS}
+    out = {k: d[k] for k in RUN_CONFIG_KEYS}
+    if "," in (out["base_url"] or ""):       # several servers of one model: their order does not matter
+        out["base_url"] = ",".join(sorted(dict.fromkeys(u.strip() for u in out["base_url"].split(",") if u.strip())))
+    return out
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,8 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             if not isinstance(value, dict):
                 raise ValueError(value)
             return {str(k): str(v) for k, v in value.items()}
+        if name == "base_url" and isinstance(value, (list, tuple)):
+            return ",".join(str(v).strip() for v in value if str(v).strip())   # several servers
         return str(value)
     except (TypeError, ValueError):
         raise MfactError(f"invalid value {value!r} for option {name!r} in {origin}",
@@ -178,7 +180,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model")
     g.add_argument("--model", help="'embedded' (default), a Hugging Face id, a local dir or a .gguf file;"
                                    " with --base-url the server's model name")
-    g.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
+    g.add_argument("--base-url", action="append",
+                   help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1; repeat it for several "
+                        "servers of the same model (requests are balanced, a failing one is left out)")
     g.add_argument("--api-key-env", help="environment variable holding the server's API key")
     g.add_argument("--device", help="auto, cpu, cuda, cuda:N, mps")
     g.add_argument("--quantize", choices=["", "4bit", "8bit"], help="load a large model in 4/8 bit (GPU)")

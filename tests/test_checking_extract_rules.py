@@ -34,15 +34,117 @@ def test_lists_give_one_fact_per_item():
     facts = extract(t, entity="X")
     assert [f.text for _s, f in facts] == ["He has worked with Willie Nelson", "He has worked with Tim McGraw",
                                            "He has worked with Taylor Swift"]
+    # tight spans: the first fact keeps the shared head, the others only their own item
     assert [t[f.span[0]:f.span[1]] for _s, f in facts] == [
-        "He has worked with Willie Nelson", "He has worked with Willie Nelson, Tim McGraw",
-        "He has worked with Willie Nelson, Tim McGraw, and Taylor Swift"]
+        "He has worked with Willie Nelson", "Tim McGraw", "Taylor Swift"]
     t = 'His credits include "King of New York," "The Abyss," and "The Game."'
     assert [f.text for _s, f in extract(t, entity="X")] == [
-        'His credits include "King of New York"', 'His credits include "The Abyss"', 'His credits include "The Game"']
-    # a plain "and" between common nouns is neither a list nor two clauses
-    t = "He appeared in films and television shows."
-    assert [f.text for _s, f in extract(t, entity="X")] == ["He appeared in films and television shows"]
+        "His credits include King of New York", "His credits include The Abyss", "His credits include The Game"]
+    # common nouns too, and "such as" / "including" lists keep the clause before them
+    t = "He has appeared in numerous films, television shows, and theater productions."
+    assert [f.text for _s, f in extract(t, entity="X")] == [
+        "He has appeared in numerous films", "He has appeared in television shows",
+        "He has appeared in theater productions"]
+    t = 'She had recurring roles on television shows such as "The Love Boat" and "Fantasy Island".'
+    assert [f.text for _s, f in extract(t, entity="X")] == [
+        "She had recurring roles on television shows", "She had recurring roles on The Love Boat",
+        "She had recurring roles on Fantasy Island"]
+    t = "Fischer invented a number of other devices, including a waterproof flashlight and a portable radio."
+    assert [f.text for _s, f in extract(t, entity="Gerhard Fischer")] == [
+        "Fischer invented a number of other devices", "Fischer invented a waterproof flashlight",
+        "Fischer invented a portable radio"]
+    # an "and" inside a quoted title is no list
+    t = 'He starred in the Broadway production of "The King and I".'
+    assert [f.text for _s, f in extract(t, entity="X")] == ['He starred in the Broadway production of The King and I']
+
+
+def test_relative_clauses_and_participial_phrases_become_facts_of_their_own():
+    t = "He has appeared in films throughout his career, which began in the late 1970s."
+    assert [f.text for _s, f in extract(t, entity="X")] == [
+        "He has appeared in films throughout his career", "his career began in the late 1970s"]
+    t = "Doug Sheehan is an American actor who was born on April 27, 1949, in Santa Monica, California."
+    assert [f.text for _s, f in extract(t, entity="Doug Sheehan")] == [
+        "Doug Sheehan is an American", "Doug Sheehan is an actor", "Doug Sheehan was born on April 27, 1949",
+        "Doug Sheehan was born in Santa Monica, California"]
+    t = "He passed away on February 23, 1995, leaving behind a legacy of innovation."
+    assert [f.text for _s, f in extract(t, entity="X")] == [
+        "He passed away on February 23, 1995", "He leaving behind a legacy of innovation"]
+    t = "In 2012, he co-founded Continuum Analytics, a software company."
+    assert [f.text for _s, f in extract(t, entity="X")] == [
+        "he co-founded Continuum Analytics In 2012", "Continuum Analytics a software company"]
+
+
+def test_spans_of_one_sentence_do_not_overlap_and_stay_inside_it():
+    t = ("Marianne McAndrew is an American actress and singer, born on November 21, 1942, in Cleveland, Ohio. "
+         "She began her career as a singer, signing with Motown Records in 1993 and releasing her debut album "
+         "in 1995. He received his Ph.D. in Electrical Engineering from the Mayo Clinic in 2001.")
+    by_sentence: dict[int, list[tuple[int, int]]] = {}
+    for s, f in extract(t, entity="Marianne McAndrew"):
+        assert s.start <= f.span[0] < f.span[1] <= s.end
+        by_sentence.setdefault(s.index, []).append(f.span)
+    for spans in by_sentence.values():
+        spans.sort()
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), spans
+    assert sum(len(v) for v in by_sentence.values()) >= 10
+
+
+# "born on 7 November 1867 in Warsaw" and "a physicist and chemist" in every language mfact offers
+BORN = {
+    "en": ("Marie Curie", "Marie Curie was born on 7 November 1867 in Warsaw.", "Marie Curie was a physicist and chemist."),
+    "es": ("Marie Curie", "Marie Curie nació el 7 de noviembre de 1867 en Varsovia.", "Marie Curie fue física y química."),
+    "fr": ("Marie Curie", "Marie Curie est née le 7 novembre 1867 à Varsovie.", "Marie Curie était physicienne et chimiste."),
+    "de": ("Marie Curie", "Marie Curie wurde am 7. November 1867 in Warschau geboren.", "Marie Curie war Physikerin und Chemikerin."),
+    "it": ("Marie Curie", "Marie Curie è nata il 7 novembre 1867 a Varsavia.", "Marie Curie è stata una fisica e chimica."),
+    "pt": ("Marie Curie", "Marie Curie nasceu em 7 de novembro de 1867 em Varsóvia.", "Marie Curie foi física e química."),
+    "ru": ("Мария Кюри", "Мария Кюри родилась 7 ноября 1867 года в Варшаве.", "Мария Кюри была физиком и химиком."),
+    "bg": ("Мария Кюри", "Мария Кюри е родена на 7 ноември 1867 г. във Варшава.", "Мария Кюри е физик и химик."),
+    "el": ("Μαρί Κιουρί", "Η Μαρί Κιουρί γεννήθηκε στις 7 Νοεμβρίου 1867 στη Βαρσοβία.", "Η Μαρί Κιουρί ήταν φυσικός και χημικός."),
+    "tr": ("Marie Curie", "Marie Curie 7 Kasım 1867'de Varşova'da doğdu.", "Marie Curie fizikçi ve kimyagerdi."),
+    "id": ("Marie Curie", "Marie Curie lahir pada 7 November 1867 di Warsawa.", "Marie Curie adalah fisikawan dan kimiawan."),
+    "vi": ("Marie Curie", "Marie Curie sinh ngày 7 tháng 11 năm 1867 tại Warszawa.", "Marie Curie là nhà vật lý và nhà hóa học."),
+    "sw": ("Marie Curie", "Marie Curie alizaliwa tarehe 7 Novemba 1867 huko Warsaw.", "Marie Curie alikuwa mwanafizikia na mwanakemia."),
+    "hi": ("मैरी क्यूरी", "मैरी क्यूरी का जन्म 7 नवंबर 1867 को वारसॉ में हुआ था।", "मैरी क्यूरी एक भौतिक विज्ञानी और रसायनज्ञ थीं।"),
+    "bn": ("মেরি কুরি", "মেরি কুরি ১৮৬৭ সালের ৭ নভেম্বর ওয়ারশতে জন্মগ্রহণ করেন।", "মেরি কুরি একজন পদার্থবিজ্ঞানী ও রসায়নবিদ ছিলেন।"),
+    "ur": ("میری کیوری", "میری کیوری 7 نومبر 1867 کو وارسا میں پیدا ہوئیں۔", "میری کیوری ایک ماہر طبیعیات اور کیمیا دان تھیں۔"),
+    "fa": ("ماری کوری", "ماری کوری در ۷ نوامبر ۱۸۶۷ در ورشو به دنیا آمد.", "ماری کوری فیزیکدان و شیمیدان بود."),
+    "ar": ("ماري كوري", "ولدت ماري كوري في 7 نوفمبر 1867 في وارسو.", None),
+    "th": ("มารี กูรี", "มารี กูรี เกิดเมื่อวันที่ 7 พฤศจิกายน 1867 ที่วอร์ซอ", "มารี กูรี เป็นนักฟิสิกส์และนักเคมี"),
+    "zh": ("居里夫人", "居里夫人1867年11月7日出生于华沙。", "居里夫人是物理学家和化学家。"),
+    "ja": ("マリ・キュリー", "マリ・キュリーは1867年11月7日にワルシャワで生まれた。", "マリ・キュリーは物理学者と化学者であった。"),
+    "ko": ("마리 퀴리", "마리 퀴리는 1867년 11월 7일 바르샤바에서 태어났다.", "마리 퀴리는 물리학자와 화학자였다."),
+}
+PLACE = {"en": "Warsaw", "es": "Varsovia", "fr": "Varsovie", "de": "Warschau", "it": "Varsavia", "pt": "Varsóvia",
+         "ru": "Варшаве", "bg": "Варшава", "el": "Βαρσοβία", "tr": "Varşova", "id": "Warsawa", "vi": "Warszawa",
+         "sw": "Warsaw", "hi": "वारसॉ", "bn": "ওয়ারশ", "ur": "وارسا", "fa": "ورشو", "ar": "وارسو", "th": "วอร์ซอ",
+         "zh": "华沙", "ja": "ワルシャワ", "ko": "바르샤바"}
+
+
+def test_every_language_is_offered():
+    from mfact.core.languages import language_codes
+    assert set(BORN) == set(language_codes())
+
+
+@pytest.mark.parametrize("lang", sorted(BORN))
+def test_date_and_place_split_in_every_language(lang):
+    entity, born, _listed = BORN[lang]
+    facts = [f for _s, f in extract(born, lang, entity)]
+    assert len(facts) == 2, [f.text for f in facts]
+    date_fact, place_fact = facts
+    year = "১৮৬৭" if lang == "bn" else "۱۸۶۷" if lang == "fa" else "1867"
+    assert year in date_fact.text and PLACE[lang] not in date_fact.text
+    assert PLACE[lang] in place_fact.text and year not in place_fact.text
+    # the place fact's span is the place phrase (and a verb after it), not the date
+    assert PLACE[lang] in born[place_fact.span[0]:place_fact.span[1]]
+    assert year not in born[place_fact.span[0]:place_fact.span[1]]
+    assert date_fact.span[1] <= place_fact.span[0]
+
+
+@pytest.mark.parametrize("lang", sorted(k for k, v in BORN.items() if v[2]))
+def test_list_split_in_every_language(lang):
+    entity, _born, listed = BORN[lang]
+    facts = [f.text for _s, f in extract(listed, lang, entity)]
+    assert len(facts) == 2, facts
+    assert all(f.replace(" ", "").startswith(entity.replace(" ", "")) or entity in f for f in facts), facts
 
 
 @pytest.mark.parametrize("lang,entity,text,expected", [
@@ -107,8 +209,10 @@ def test_build_extractor_choices():
 def test_participles_split_but_not_after_an_auxiliary():
     t = "Lanny Flaherty is an American actor born on December 18, 1949, in Pensacola, Florida."
     assert [f.text for _s, f in extract(t, entity="Lanny Flaherty")] == [
-        "Lanny Flaherty is an American actor", "Lanny Flaherty born on December 18, 1949, in Pensacola, Florida"]
-    t = "Marie Curie was born in Warsaw in 1867."
-    assert [f.text for _s, f in extract(t)] == ["Marie Curie was born in Warsaw in 1867"]
+        "Lanny Flaherty is an American", "Lanny Flaherty is an actor", "Lanny Flaherty born on December 18, 1949",
+        "Lanny Flaherty born in Pensacola, Florida"]
+    t = "Marie Curie was born in Warsaw."
+    assert [f.text for _s, f in extract(t)] == ["Marie Curie was born in Warsaw"]
     t = "Marie Curie est une physicienne née à Varsovie en 1867."
-    assert [f.text for _s, f in extract(t, "fr")] == ["Marie Curie est une physicienne", "Marie Curie née à Varsovie en 1867"]
+    assert [f.text for _s, f in extract(t, "fr")] == ["Marie Curie est une physicienne", "Marie Curie née à Varsovie",
+                                                       "Marie Curie née en 1867"]

@@ -29,6 +29,15 @@ def register(sub) -> None:
                         f"biographies per model call (default {DEFAULT_BATCH_SIZE}; 1 streams them one by "
                         f"one); ignored with --base-url, which issues --workers requests concurrently")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (one line per session instead)")
+    g = p.add_argument_group("executor")
+    g.add_argument("--executor", choices=["local", "ray"], default=None,
+                   help="local: threads in this process (default); ray: Ray actors that load the models "
+                        "once each, --workers of them (pip install 'mfact[ray]'; docs/scale.md)")
+    g.add_argument("--ray-address", metavar="ADDR",
+                   help="join a Ray cluster: 'auto' (started on this node with `ray start --head`) or "
+                        "ray://HOST:10001; implies --executor ray (default: start a local Ray)")
+    g.add_argument("--worker-gpus", type=float, default=0.0, metavar="N",
+                   help="with --executor ray: GPUs each worker reserves (e.g. 1 for a local model on GPU)")
     add_model_options(p)
     add_knowledge_options(p)
     add_checking_options(p)
@@ -38,7 +47,7 @@ def register(sub) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..batch import BatchRunner, parse_entity_lines, plan_jobs, read_entity_file
+    from ..batch import parse_entity_lines, plan_jobs, read_entity_file
     from ..config import config_from_args
     from ..formats import atomic_write
     from ..languages import parse_language_list
@@ -54,7 +63,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     seen: set[str] = set()
     entities = [e for e in entities if not (e.name in seen or seen.add(e.name))]
     jobs = plan_jobs(entities, langs, args.samples, cfg)
-    workers = max(1, cfg.workers) if cfg.base_url else 1
+    executor_name = args.executor or ("ray" if args.ray_address else "local")
+    if args.ray_address and executor_name != "ray":
+        raise MfactError("--ray-address needs --executor ray")
+    if args.worker_gpus < 0:
+        raise MfactError(f"--worker-gpus must be at least 0, got {args.worker_gpus:g}")
+    if executor_name == "ray" and cfg.workers < 1:
+        raise MfactError(f"--workers must be at least 1, got {cfg.workers}")
+    # local: server requests run --workers at a time, a local model is shared by one worker;
+    # ray: --workers actors, each with its own copy of the models
+    workers = max(1, cfg.workers) if (cfg.base_url or executor_name == "ray") else 1
     if args.batch_size < 1:
         raise MfactError(f"--batch-size must be at least 1, got {args.batch_size}")
     batch_size = 1 if cfg.base_url else args.batch_size
@@ -64,9 +82,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     store = Store()
 
-    def factory():
-        from ..pipeline import build_pipeline
-        return build_pipeline(cfg)
+    import functools
+
+    factory = functools.partial(_build_pipeline, cfg)   # picklable: Ray actors call it too
 
     from rich.console import Console
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
@@ -99,7 +117,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             msg = f"{kind}: {job.label}" + (f": {data}" if kind == "failed" else "")
             print(msg, file=sys.stderr, flush=True)
 
-    runner = BatchRunner(store, factory, cfg, workers=workers, on_event=on_event, batch_size=batch_size)
+    from ..executors import make_executor
+
+    runner = make_executor(executor_name, store, factory, cfg, workers=workers, on_event=on_event,
+                           batch_size=batch_size, ray_address=args.ray_address,
+                           **({"worker_gpus": args.worker_gpus, "verbose": bool(getattr(args, "verbose", False))}
+                              if executor_name == "ray" else {}))
     interrupted = False
     with progress:
         try:
@@ -118,6 +141,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
     return 1 if summary.failed and not summary.done and not summary.skipped else 0
+
+
+def _build_pipeline(cfg):
+    from ..pipeline import build_pipeline
+    return build_pipeline(cfg)
 
 
 def _print_summary(summary, console) -> None:

@@ -1,10 +1,18 @@
-"""A thin client of the MediaWiki Action API (any language's Wikipedia), and the `wikipedia` source.
+"""The `wikipedia` source: Wikipedia-API for page text, sections and language links; mfact's own
+MediaWiki calls for what Wikipedia-API lacks (title lookup with the Wikidata QID, search, prefix
+search, the choices of a disambiguation page, Wikidata sitelinks); both over one httpx transport.
 
-Etiquette (https://www.mediawiki.org/wiki/API:Etiquette): a User-Agent naming the tool, its version
-and a contact (cfg.wikipedia_contact); one request at a time per host; on 429/503 wait as long as
-Retry-After says (capped) and back off exponentially otherwise; timeouts on every request. A fast
-probe (one TCP connect, remembered for a few minutes) tells a machine without network to skip the live
-source at once instead of waiting on timeouts.
+Etiquette (https://www.mediawiki.org/wiki/API:Etiquette) lives in that transport,
+`MediaWikiTransport`, whoever sends the request: a User-Agent naming the tool, its version and a
+contact (cfg.wikipedia_contact); one request at a time per host; on 429/503 (and maxlag) wait as
+long as Retry-After says (capped) and back off exponentially otherwise; timeouts on every request.
+Wikipedia-API (the `wikipedia-api` package, pinned) takes an httpx transport, so it is given this
+one, with its own retries off. The MediaWiki is configurable (`base_url`, `{lang}` filled in).
+
+A person whose page does not exist under the given name in the session language is found through
+Wikidata: the item of the English page (or of Wikidata's label search) and its sitelink to that
+language's Wikipedia. A fast probe (one TCP connect, remembered for a few minutes) tells a machine
+without network to skip the live source at once instead of waiting on timeouts.
 """
 from __future__ import annotations
 
@@ -29,6 +37,9 @@ log = logging.getLogger("mfact.knowledge.wikipedia")
 NAME = "wikipedia"
 MAX_RETRY_AFTER = 30.0
 PROBE_TTL = 300.0
+MAX_CONTINUE = 10            # rounds of `continue` followed for one query
+DEFAULT_URL = "https://{lang}.wikipedia.org"
+WIKIDATA_API = "https://www.wikidata.org/w/api.php"
 
 _host_locks: dict[str, threading.Lock] = {}
 _host_locks_guard = threading.Lock()
@@ -94,59 +105,185 @@ def _retry_after(value: str | None, default: float) -> float:
         return default
 
 
-class WikipediaClient:
-    def __init__(self, contact: str = "", transport: httpx.BaseTransport | None = None, timeout: float = 10.0,
-                 max_retries: int = 4, sleep: Callable[[float], None] = time.sleep):
-        self.contact = contact
+def api_url(base_url: str, lang: str) -> str:
+    """The Action API endpoint of `base_url` (default Wikipedia; `{lang}` is filled in) for `lang`."""
+    base = (base_url or DEFAULT_URL).strip().rstrip("/").replace("{lang}", lang)
+    return base if base.endswith("api.php") else base + "/w/api.php"
+
+
+def _check_lang(lang: str) -> str:
+    if not isinstance(lang, str) or not re.fullmatch(r"[a-z][a-z0-9-]{1,15}", lang):
+        raise MfactError(f"invalid Wikipedia language code {lang!r}")
+    return lang
+
+
+class MediaWikiTransport(httpx.BaseTransport):
+    """mfact's etiquette for every MediaWiki request, whoever makes it: mfact's own client (search,
+    disambiguation, Wikidata) and Wikipedia-API (page text, sections, language links) both send
+    through one instance of this transport.
+
+    - User-Agent: mfact's, naming its version and the configured contact (a client that appends
+      its own name after it, as Wikipedia-API does, keeps that suffix);
+    - one request at a time per host (the body is read inside the host's lock);
+    - HTTP 429/503 and maxlag answers: wait as long as Retry-After says (capped at
+      MAX_RETRY_AFTER), else back off exponentially, and send again, up to `max_retries` times;
+      after that the last answer is returned for the caller to report.
+    """
+
+    def __init__(self, contact: str = "", inner: httpx.BaseTransport | None = None, max_retries: int = 4,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.inner = inner if inner is not None else httpx.HTTPTransport()
+        self.user_agent = user_agent(contact)
         self.max_retries = max_retries
         self.sleep = sleep
-        self._http = httpx.Client(transport=transport, timeout=httpx.Timeout(timeout, connect=5.0),
-                                  headers={"User-Agent": user_agent(contact), "Accept": "application/json"},
-                                  follow_redirects=True)
         self.requests = 0
 
-    @staticmethod
-    def endpoint(lang: str) -> str:
-        if not re.fullmatch(r"[a-z][a-z0-9-]{1,15}", lang):
-            raise MfactError(f"invalid Wikipedia language code {lang!r}")
-        return f"https://{lang}.wikipedia.org/w/api.php"
-
-    def api(self, lang: str, **params: Any) -> dict:
-        url = self.endpoint(lang)
-        q = {"format": "json", "formatversion": "2", "maxlag": "5", **{k: v for k, v in params.items() if v is not None}}
-        host = httpx.URL(url).host
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if not request.headers.get("User-Agent", "").startswith(self.user_agent):
+            request.headers["User-Agent"] = self.user_agent
+        host = request.url.host
         delay = 1.0
         for attempt in range(self.max_retries + 1):
             with _host_lock(host):
+                self.requests += 1
+                r = self.inner.handle_request(request)
                 try:
-                    self.requests += 1
-                    r = self._http.get(url, params=q)
-                except httpx.TimeoutException:
-                    raise MfactError(f"Wikipedia ({host}) did not answer in time",
-                                     "check the network, or use --offline") from None
-                except httpx.HTTPError as exc:
-                    raise MfactError(f"Wikipedia ({host}) is unreachable: {type(exc).__name__}",
-                                     "check the network, or use --offline") from None
-            if r.status_code in (429, 503) or (r.status_code == 200 and _is_maxlag(r)):
-                if attempt == self.max_retries:
-                    break
-                wait = _retry_after(r.headers.get("Retry-After"), delay)
-                log.info("%s answered %s; waiting %.1f s", host, r.status_code, wait)
-                self.sleep(wait)
-                delay = min(delay * 2, MAX_RETRY_AFTER)
-                continue
-            if r.status_code != 200:
-                raise MfactError(f"Wikipedia ({host}) answered HTTP {r.status_code}", "try again later")
-            try:
-                data = r.json()
-            except ValueError:
-                raise MfactError(f"Wikipedia ({host}) sent a reply that is not JSON") from None
-            if isinstance(data, dict) and "error" in data:
-                err = data["error"]
-                raise MfactError(f"Wikipedia ({host}) refused the request: {err.get('code')}: {err.get('info', '')}")
-            return data
-        raise MfactError(f"Wikipedia ({host}) is rate-limiting mfact (HTTP 429)",
-                         "wait a minute, set wikipedia_contact, or use --offline")
+                    r.read()
+                except BaseException:
+                    r.close()
+                    raise
+            if not (r.status_code in (429, 503) or (r.status_code == 200 and _is_maxlag(r))) \
+                    or attempt == self.max_retries:
+                return r
+            wait = _retry_after(r.headers.get("Retry-After"), delay)
+            log.info("%s answered %s; waiting %.1f s", host, r.status_code, wait)
+            r.close()
+            self.sleep(wait)
+            delay = min(delay * 2, MAX_RETRY_AFTER)
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class WikipediaClient:
+    """mfact's own MediaWiki calls: title lookup with the QID, search, prefix search, the links of a
+    disambiguation page, Wikidata sitelinks. Page text, sections and language links go through
+    Wikipedia-API (`wikipedia_api()`), over the same transport."""
+
+    def __init__(self, contact: str = "", transport: httpx.BaseTransport | None = None, timeout: float = 10.0,
+                 max_retries: int = 4, sleep: Callable[[float], None] = time.sleep, base_url: str = "",
+                 wikidata_url: str = WIKIDATA_API):
+        self.contact = contact
+        base = (base_url or "").strip()
+        if base and not base.startswith(("http://", "https://")):
+            raise MfactError(f"--wikipedia-url {base_url!r} is not an http(s) URL",
+                             "e.g. https://{lang}.wikipedia.org or http://127.0.0.1:8080")
+        self.base_url = base
+        self.wikidata_url = wikidata_url
+        self.timeout = httpx.Timeout(timeout, connect=5.0)
+        self.transport = MediaWikiTransport(contact, transport, max_retries=max_retries, sleep=sleep)
+        self._http = httpx.Client(transport=self.transport, timeout=self.timeout,
+                                  headers={"User-Agent": self.transport.user_agent, "Accept": "application/json"},
+                                  follow_redirects=True)
+        self._wikis: dict[str, Any] = {}
+        self._wikis_lock = threading.Lock()
+
+    @property
+    def requests(self) -> int:
+        return self.transport.requests
+
+    def endpoint(self, lang: str) -> str:
+        return api_url(self.base_url, _check_lang(lang))
+
+    def api(self, lang: str, **params: Any) -> dict:
+        return self._get(self.endpoint(lang), params)
+
+    def _get(self, url: str, params: dict[str, Any]) -> Any:
+        q = {"format": "json", "formatversion": "2", "maxlag": "5", **{k: v for k, v in params.items() if v is not None}}
+        host = httpx.URL(url).host
+        try:
+            r = self._http.get(url, params=q)
+        except httpx.TimeoutException:
+            raise MfactError(f"Wikipedia ({host}) did not answer in time",
+                             "check the network, or use --offline") from None
+        except httpx.HTTPError as exc:
+            raise MfactError(f"Wikipedia ({host}) is unreachable: {type(exc).__name__}",
+                             "check the network, or use --offline") from None
+        if r.status_code in (429, 503) or (r.status_code == 200 and _is_maxlag(r)):
+            raise MfactError(f"Wikipedia ({host}) is rate-limiting mfact (HTTP {r.status_code})",
+                             "wait a minute, set wikipedia_contact, or use --offline")
+        if r.status_code != 200:
+            raise MfactError(f"Wikipedia ({host}) answered HTTP {r.status_code}", "try again later")
+        try:
+            data = r.json()
+        except ValueError:
+            raise MfactError(f"Wikipedia ({host}) sent a reply that is not JSON") from None
+        if isinstance(data, dict) and "error" in data:
+            raise _refused(host, data["error"])
+        return data
+
+    def _query_all(self, lang: str, **params: Any) -> list[dict]:
+        """The pages of a query, following the API's `continue` (at most MAX_CONTINUE rounds); the
+        lists of a page that comes back in several rounds are joined."""
+        pages: dict[Any, dict] = {}
+        cont: dict[str, Any] = {}
+        for _ in range(MAX_CONTINUE):
+            data = self.api(lang, action="query", **params, **cont)
+            for p in (data.get("query") or {}).get("pages") or []:
+                key = p.get("pageid", p.get("title"))
+                have = pages.setdefault(key, {})
+                for k, v in p.items():
+                    if isinstance(v, list) and isinstance(have.get(k), list):
+                        have[k] = have[k] + v
+                    else:
+                        have[k] = v
+            cont = data.get("continue") or {}
+            if not isinstance(cont, dict) or not cont:
+                break
+        return list(pages.values())
+
+    # ------------------------------------------------------------------ Wikipedia-API
+
+    def wikipedia_api(self, lang: str):
+        """A `wikipediaapi.Wikipedia` for `lang` sending through this client's transport (so with
+        mfact's User-Agent, host lock and Retry-After handling) at the configured MediaWiki."""
+        _check_lang(lang)
+        with self._wikis_lock:
+            wiki = self._wikis.get(lang)
+            if wiki is None:
+                wiki = self._wikis[lang] = _mfact_wikipedia_class()(
+                    user_agent=self.transport.user_agent, language=lang, base_url=self.base_url,
+                    transport=self.transport, timeout=self.timeout)
+            return wiki
+
+    def call_api(self, lang: str, fn: Callable[[Any], Any]) -> Any:
+        """fn(wiki) with Wikipedia-API's failures turned into one MfactError each."""
+        import wikipediaapi as wa
+
+        host = httpx.URL(self.endpoint(lang)).host
+        try:
+            return fn(self.wikipedia_api(lang))
+        except MfactError:
+            raise
+        except wa.WikiHttpTimeoutError:
+            raise MfactError(f"Wikipedia ({host}) did not answer in time",
+                             "check the network, or use --offline") from None
+        except wa.WikiConnectionError:
+            raise MfactError(f"Wikipedia ({host}) is unreachable", "check the network, or use --offline") from None
+        except wa.WikiRateLimitError:
+            raise MfactError(f"Wikipedia ({host}) is rate-limiting mfact (HTTP 429)",
+                             "wait a minute, set wikipedia_contact, or use --offline") from None
+        except wa.WikiHttpError as exc:
+            if exc.status_code == 503:
+                raise MfactError(f"Wikipedia ({host}) is rate-limiting mfact (HTTP 503)",
+                                 "wait a minute, set wikipedia_contact, or use --offline") from None
+            raise MfactError(f"Wikipedia ({host}) answered HTTP {exc.status_code}", "try again later") from None
+        except wa.WikiInvalidJsonError:
+            raise MfactError(f"Wikipedia ({host}) sent a reply that is not JSON") from None
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise MfactError(f"Wikipedia ({host}) sent a reply mfact cannot read ({type(exc).__name__})") \
+                from None
 
     # ------------------------------------------------------------------ queries
 
@@ -176,20 +313,120 @@ class WikipediaClient:
                         formatversion=None)
         return [str(t) for t in data[1]] if isinstance(data, list) and len(data) > 1 else []
 
-    def links(self, title: str, lang: str, limit: int = 100) -> list[str]:
-        data = self.api(lang, action="query", titles=title, prop="links", plnamespace="0", pllimit=str(limit))
-        pages = (data.get("query") or {}).get("pages") or []
-        return [l["title"] for p in pages for l in p.get("links") or [] if "title" in l]
+    def links(self, title: str, lang: str, limit: int = 500) -> list[str]:
+        """The article links of a page (a disambiguation page's choices), across `continue` rounds."""
+        pages = self._query_all(lang, titles=title, prop="links", plnamespace="0", pllimit="max")
+        return [l["title"] for p in pages for l in p.get("links") or [] if "title" in l][:limit]
 
     def extract(self, title: str, lang: str) -> dict:
-        data = self.api(lang, action="query", titles=title, redirects="1", prop="extracts|info|pageprops",
-                        explaintext="1", exsectionformat="wiki", inprop="url", ppprop="wikibase_item")
-        pages = (data.get("query") or {}).get("pages") or []
-        if not pages or pages[0].get("missing"):
+        """The page's sections through Wikipedia-API, and its URL, revision and QID through mfact's
+        own lookup (Wikipedia-API does not give the QID); {} when the page is missing."""
+        info = self.page_info(title, lang)
+        if info.get("missing"):
             return {}
-        p = pages[0]
-        return {"title": p.get("title", title), "text": p.get("extract") or "", "url": p.get("fullurl") or "",
-                "revid": p.get("lastrevid"), "qid": (p.get("pageprops") or {}).get("wikibase_item")}
+
+        def fetch(wiki) -> list[tuple[str, str]]:
+            page = wiki.page(info["title"])
+            return _wikiapi_sections(page)       # one extracts request (missing: no sections)
+        return {"title": info["title"], "sections": self.call_api(lang, fetch), "url": info.get("url") or "",
+                "revid": info.get("revid"), "qid": info.get("qid")}
+
+    def langlinks(self, title: str, lang: str) -> dict[str, str]:
+        """{language: title} of the page's language links, through Wikipedia-API."""
+        def fetch(wiki) -> dict[str, str]:
+            links = wiki.langlinks(wiki.page(title))
+            return {code: p.title for code, p in links.items()}
+        return self.call_api(lang, fetch)
+
+    # ------------------------------------------------------------------ Wikidata
+
+    def wikidata_search(self, name: str, lang: str, limit: int = 5) -> list[str]:
+        """QIDs of items whose label or alias in `lang` is `name` (exactly, ignoring case)."""
+        data = self._get(self.wikidata_url, {"action": "wbsearchentities", "search": name, "language": lang,
+                                             "uselang": lang, "type": "item", "limit": str(limit)})
+        out = []
+        for hit in (data.get("search") or []) if isinstance(data, dict) else []:
+            match = hit.get("match") or {}
+            text = match.get("text") or hit.get("label") or ""
+            if hit.get("id") and text.casefold() == name.casefold():
+                out.append(str(hit["id"]))
+        return out
+
+    def wikidata_sitelink(self, qid: str, lang: str) -> str | None:
+        """The title of item `qid`'s article in `lang`'s Wikipedia, or None."""
+        if not re.fullmatch(r"Q[1-9][0-9]*", qid or ""):
+            return None
+        site = _check_lang(lang).replace("-", "_") + "wiki"
+        data = self._get(self.wikidata_url, {"action": "wbgetentities", "ids": qid, "props": "sitelinks",
+                                             "sitefilter": site})
+        item = ((data.get("entities") or {}) if isinstance(data, dict) else {}).get(qid) or {}
+        link = (item.get("sitelinks") or {}).get(site) or {}
+        title = link.get("title")
+        return str(title) if title else None
+
+
+def _refused(host: str, err: Any) -> MfactError:
+    err = err if isinstance(err, dict) else {"info": str(err)}
+    return MfactError(f"Wikipedia ({host}) refused the request: {err.get('code')}: {err.get('info', '')}")
+
+
+_WIKI_CLASS = None
+
+
+def _mfact_wikipedia_class():
+    """`wikipediaapi.Wikipedia` adapted to mfact (built on first use: the import is lazy)."""
+    global _WIKI_CLASS
+    if _WIKI_CLASS is not None:
+        return _WIKI_CLASS
+    try:
+        import wikipediaapi as wa
+    except ImportError:
+        raise MfactError("the wikipedia source needs the Wikipedia-API package",
+                         "pip install 'wikipedia-api==0.16.0' (it comes with mfact)") from None
+
+    class MfactWikipedia(wa.Wikipedia):
+        """Two changes: the endpoint comes from `--wikipedia-url` (`_build_url`), and a MediaWiki
+        error reply (`{"error": ...}` with HTTP 200) is an error rather than a page that cannot be
+        read (`_process_response`). Retries are off (max_retries=0): the shared transport does them."""
+
+        def __init__(self, *, base_url: str = "", **kw: Any):
+            super().__init__(max_retries=0, extract_format=wa.ExtractFormat.WIKI, **kw)
+            self._mfact_base = base_url
+
+        def _build_url(self, language: str) -> str:  # type: ignore[override]
+            return api_url(self._mfact_base, language)
+
+        def _process_response(self, r: Any, url: str) -> dict[str, Any]:
+            data = super()._process_response(r, url)
+            if isinstance(data, dict) and "error" in data:
+                raise _refused(httpx.URL(url).host, data["error"])
+            if not isinstance(data, dict) or not isinstance(data.get("query", {}), dict):
+                raise MfactError(f"Wikipedia ({httpx.URL(url).host}) sent a reply mfact cannot read")
+            return data
+
+    _WIKI_CLASS = MfactWikipedia
+    return MfactWikipedia
+
+
+def _wikiapi_sections(page: Any) -> list[tuple[str, str]]:
+    """(section path, text) of a Wikipedia-API page, as `sections_from_extract` gives them: the lead
+    first, nested headings joined with " / ", reference-like sections and empty ones dropped."""
+    out: list[tuple[str, str]] = []
+    lead = (page.summary or "").strip()
+    if lead:
+        out.append(("", lead))
+
+    def walk(sections: Sequence[Any], path: list[str]) -> None:
+        for sec in sections:
+            here = path + [sec.title]
+            if any(h.casefold() in _SKIP_SECTIONS for h in here):
+                continue
+            body = (sec.text or "").strip()
+            if body:
+                out.append((" / ".join(here), body))
+            walk(sec.sections, here)
+    walk(page.sections, [])
+    return out
 
 
 def _is_maxlag(r: httpx.Response) -> bool:
@@ -227,8 +464,8 @@ def sections_from_extract(text: str) -> list[tuple[str, str]]:
 class WikipediaSource:
     name = NAME
 
-    def __init__(self, contact: str = "", client: WikipediaClient | None = None):
-        self.client = client or WikipediaClient(contact)
+    def __init__(self, contact: str = "", client: WikipediaClient | None = None, base_url: str = ""):
+        self.client = client or WikipediaClient(contact, base_url=base_url)
 
     def languages(self) -> None:
         return None
@@ -243,22 +480,42 @@ class WikipediaSource:
                 return TitleMatch(choices=[c for c in ranked if words & {w.casefold() for w in re.findall(r"\w+", c)}]
                                   or ranked)
             return TitleMatch(title=info["title"], qid=info.get("qid"))
+        found = self._through_wikidata(name, lang)
+        if found is not None:
+            return found
         return TitleMatch(suggestions=self.client.search(name, lang, 5))
 
+    def _through_wikidata(self, name: str, lang: str) -> TitleMatch | None:
+        """A person with no page under `name` in `lang`: the Wikidata item (from the English page of
+        that name, else Wikidata's own label search) and its sitelink to `lang`'s Wikipedia, e.g.
+        "Marie Curie" in bn -> "মারি ক্যুরি". None when there is no such page; a failure of
+        Wikidata is logged and leaves the other ways to find the person."""
+        try:
+            qids: list[str] = []
+            if lang != "en":
+                en = self.client.page_info(name, "en")
+                if not en.get("missing") and not en.get("disambiguation") and en.get("qid"):
+                    qids.append(en["qid"])
+            if not qids:
+                qids = self.client.wikidata_search(name, lang)[:3]
+            for qid in qids:
+                title = self.client.wikidata_sitelink(qid, lang)
+                if title:
+                    return TitleMatch(title=title, qid=qid)
+        except MfactError as exc:
+            log.info("Wikidata fallback for %r in %s failed: %s", name, lang, exc.message)
+        return None
+
     def langlinks(self, title: str, lang: str, want: Sequence[str]) -> dict[str, str]:
-        info = self.client.page_info(title, lang, langlinks=True)
-        return {l: t for l, t in info.get("langlinks", {}).items() if l in want}
+        return {l: t for l, t in self.client.langlinks(title, lang).items() if l in want}
 
     def get_page(self, title: str, lang: str) -> Page | None:
         ex = self.client.extract(title, lang)
-        if not ex:
-            return None
-        sections = sections_from_extract(ex["text"])
-        if not sections:
+        if not ex or not ex["sections"]:
             return None
         url = ex["url"] or f"https://{lang}.wikipedia.org/wiki/{quote(ex['title'].replace(' ', '_'))}"
-        return Page(source=NAME, lang=lang, title=ex["title"], sections=sections, url=url, revid=ex.get("revid"),
-                    qid=ex.get("qid"))
+        return Page(source=NAME, lang=lang, title=ex["title"], sections=ex["sections"], url=url,
+                    revid=ex.get("revid"), qid=ex.get("qid"))
 
     def suggest(self, prefix: str, lang: str, limit: int = 10) -> list[str]:
         return self.client.prefix(prefix, lang, limit)

@@ -7,7 +7,9 @@
         ...
 
 Which backend serves a Config:
-- `base_url` set            -> the openai backend (`--model` names the server's model);
+- `base_url` set            -> the openai backend (`--model` names the server's model); several
+                               URLs (comma-separated, or --base-url repeated) -> a ServerPool
+                               balancing over them (core/models/pool.py);
 - `model` "embedded" or ""  -> Gemma 3 270M from the PyPI package (safetensors cache on first use);
 - anything else             -> transformers: a Hub id, a local model folder or a .gguf file.
 """
@@ -29,10 +31,12 @@ def load_generator(cfg: Any, on_progress: ProgressCallback | None = None) -> Gen
     style = getattr(cfg, "prompt_style", "auto") or "auto"
     if base_url:
         from .openai import OpenAIGenerator
+        from .pool import ServerPool, split_urls
 
-        return OpenAIGenerator(base_url, model=model if model != "embedded" else "",
-                               api_key_env=getattr(cfg, "api_key_env", "OPENAI_API_KEY"),
-                               prompt_style=style)
+        gens = [OpenAIGenerator(url, model=model if model != "embedded" else "",
+                                api_key_env=getattr(cfg, "api_key_env", "OPENAI_API_KEY"), prompt_style=style)
+                for url in split_urls(base_url)]
+        return gens[0] if len(gens) == 1 else ServerPool(gens)
     if model in ("", "embedded", "default"):
         from . import embedded
 

@@ -1,0 +1,55 @@
+"""Executors: where the jobs of `mfact run` are computed.
+
+    executor = make_executor("local" | "ray", store, pipeline_factory, cfg, ...)
+    summary = executor.run(jobs)          # -> batch.RunSummary
+
+Every executor has the same contract, whichever machine the work runs on:
+
+- the driver (this process) alone writes the SQLite store, one finished session at a time;
+- a job whose session is already finished in the store is skipped (ids come from `plan_jobs`);
+- progress is reported through `on_event(kind, job, data)` with kind in start, done, skipped,
+  failed, interrupted (data: the Session for done, the reason for failed);
+- one job that fails does not end the run.
+
+`local` is `batch.BatchRunner` (threads in this process). `ray` (core/executors/ray_executor.py,
+the optional extra `mfact[ray]`) runs the jobs on Ray actors that load the models once each.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol, Sequence
+
+from ..batch import BatchRunner, Job, RunSummary
+from ..protocols import MfactError
+
+EXECUTORS = ("local", "ray")
+
+OnEvent = Callable[[str, Job, Any], None]
+
+
+class Executor(Protocol):
+    name: str
+
+    def run(self, jobs: Sequence[Job]) -> RunSummary: ...
+
+
+class LocalExecutor(BatchRunner):
+    """The in-process executor: threads in this process (the default)."""
+
+    name = "local"
+
+
+def make_executor(name: str, store, pipeline_factory: Callable[[], Any], cfg, *, workers: int = 1,
+                  on_event: OnEvent | None = None, batch_size: int = 1, ray_address: str | None = None,
+                  worker_threads: int = 1, **ray_options: Any) -> Executor:
+    """The executor called `name`. `workers`: threads (local) or Ray actors (ray);
+    `worker_threads`: with ray, concurrent server requests per actor."""
+    if name == "local":
+        return LocalExecutor(store, pipeline_factory, cfg, workers=workers, on_event=on_event,
+                             batch_size=batch_size)
+    if name == "ray":
+        from .ray_executor import RayExecutor
+
+        return RayExecutor(store, pipeline_factory, cfg, workers=workers, on_event=on_event,
+                           batch_size=batch_size, address=ray_address, worker_threads=worker_threads,
+                           **ray_options)
+    raise MfactError(f"unknown executor {name!r}", "choose local or ray")

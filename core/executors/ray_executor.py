@@ -1,0 +1,411 @@
+"""`mfact run --executor ray`: the jobs of a run on Ray actors (the optional extra `mfact[ray]`).
+
+    driver (this process)                         Ray actors (--workers of them)
+    plan jobs, skip finished ones
+    cut them into units ------------------------> MfactWorker.run(unit): a BatchRunner over the
+    (a generation batch, or one job)              actor's pipeline, built once per actor (models
+                                                  loaded once), returns each job's outcome
+    save each finished session <----------------- (session id, kind, Session | reason)
+    one progress bar
+
+- **The driver alone writes the store.** Actors return finished sessions; the driver saves each as
+  its unit comes back, so a session is in the store as soon as it is finished and no two processes
+  write the SQLite file.
+- **Failures.** Actors are created with `max_restarts` and their calls with `max_task_retries`
+  (Ray's own fault tolerance): when a worker process dies, Ray starts it again (its constructor
+  loads the models again) and re-runs the unit it held. When Ray gives up on a unit, the driver puts
+  its jobs back in the queue (up to `max_attempts` tries each) and replaces an actor that is dead for
+  good. A retried unit may come back twice: the driver keeps the first outcome of each session id,
+  so every session is saved once.
+- **Where.** `address=None` starts a small local Ray (`ray.init`, no dashboard, a small object
+  store); `address="auto"` joins the cluster started on this node with `ray start --head`;
+  `ray://host:10001` connects a Ray client. The mfact package (and its models) must be installed on
+  every node; the driver's `MFACT_*` environment variables are passed to the actors.
+"""
+from __future__ import annotations
+
+import collections
+import os
+import threading
+import time
+from typing import Any, Callable, Sequence
+
+from ..batch import BatchRunner, Job, RunSummary
+from ..protocols import MfactError
+
+INSTALL_HINT = "install the extra: pip install 'mfact[ray]'"
+LOCAL_OBJECT_STORE = 256 * 1024 * 1024     # finished sessions are small; Ray's default is 30% of memory
+MAX_ATTEMPTS = 3
+FORWARD_ENV = ("MFACT_", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+
+
+def import_ray():
+    try:
+        import ray
+    except ImportError:
+        raise MfactError("--executor ray needs Ray, which is not installed", INSTALL_HINT) from None
+    return ray
+
+
+def connect(address: str | None = None, *, num_cpus: int | None = None, verbose: bool = False,
+            object_store_memory: int = LOCAL_OBJECT_STORE) -> bool:
+    """Join (address) or start (None) a Ray cluster; True when this call started it (and should
+    shut it down). An already initialised Ray in this process is used as it is."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return False
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")     # no usage reports from an offline tool
+    kw: dict[str, Any] = {"log_to_driver": verbose, "configure_logging": verbose,
+                          "ignore_reinit_error": True}
+    if address:
+        _probe(address)
+    try:
+        if address:
+            ray.init(address=address, **kw)
+        else:
+            ray.init(num_cpus=num_cpus, include_dashboard=False, object_store_memory=object_store_memory, **kw)
+    except ConnectionError as exc:
+        raise MfactError(f"cannot reach the Ray cluster at {address}: {str(exc).splitlines()[0][:160]}",
+                         "start it with `ray start --head`, or leave out --ray-address for a local Ray") \
+            from None
+    except (RuntimeError, ValueError) as exc:
+        raise MfactError(f"Ray did not start: {str(exc).splitlines()[0][:200]}",
+                         "see `ray status`; leave out --ray-address for a local Ray") from None
+    return True
+
+
+def _probe(address: str, timeout: float = 3.0) -> None:
+    """A HOST:PORT (or ray://HOST:PORT) address that does not answer a TCP connect fails at once:
+    Ray itself retries for minutes. 'auto' and other forms are left to Ray."""
+    import socket
+
+    hostport = address[len("ray://"):] if address.startswith("ray://") else address
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise MfactError(f"cannot reach the Ray cluster at {address}: {exc.strerror or type(exc).__name__}",
+                         "start it with `ray start --head`, or leave out --ray-address for a local Ray") \
+            from None
+
+
+class _NoStore:
+    """The actors' BatchRunner never reads nor writes the store: the driver does."""
+
+    def get_session(self, session_id: str):
+        raise KeyError(session_id)
+
+    def save_session(self, session) -> None:
+        pass
+
+
+class MfactWorker:
+    """One Ray actor: builds its checking pipeline(s) once and runs units of jobs through a
+    BatchRunner (so batching, generation overlapped with checking, repetition stops and failure
+    reports are those of the local executor)."""
+
+    def __init__(self, pipeline_factory: Callable[[], Any], cfg, batch_size: int = 1, threads: int = 1,
+                 env: dict[str, str] | None = None):
+        os.environ.update(env or {})
+        self.factory = pipeline_factory
+        self.cfg = cfg
+        self.batch_size = max(1, batch_size)
+        self.threads = max(1, threads)
+        self._pipelines: list[Any] = []
+        self._lock = threading.Lock()
+        self._error: str | None = None
+
+    def ready(self) -> dict[str, Any]:
+        """Load the models now (once per actor); where this worker runs, or the error."""
+        import socket
+        try:
+            self._take(0)
+        except MfactError as exc:
+            self._error = exc.message + (f" ({exc.hint})" if exc.hint else "")
+        except Exception as exc:  # noqa: BLE001 - reported to the driver, the jobs will say it too
+            self._error = f"{type(exc).__name__}: {exc}"
+        import resource
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024      # Linux: KiB
+        return {"pid": os.getpid(), "host": socket.gethostname(), "error": self._error,
+                "peak_rss_mb": round(rss_mb)}
+
+    def _take(self, i: int) -> Any:
+        with self._lock:
+            while len(self._pipelines) <= i:
+                self._pipelines.append(self.factory())
+            return self._pipelines[i]
+
+    def run(self, jobs: list[Job]) -> list[tuple[str, str, Any]]:
+        """Run `jobs`; one (session id, kind, Session | reason | None) per job."""
+        out: list[tuple[str, str, Any]] = []
+        counter = iter(range(1 << 30))
+
+        def factory() -> Any:            # one pipeline per runner thread, kept across calls
+            return self._take(next(counter))
+
+        def on_event(kind: str, job: Job, data: Any) -> None:
+            if kind in ("done", "failed", "interrupted"):
+                out.append((job.session_id, kind, data))
+
+        runner = BatchRunner(_NoStore(), factory, self.cfg, workers=self.threads, on_event=on_event,
+                             batch_size=self.batch_size)
+        runner.run(jobs)
+        return out
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class RayExecutor:
+    """Runs jobs on `workers` Ray actors; see the module's docstring."""
+
+    name = "ray"
+
+    def __init__(self, store, pipeline_factory: Callable[[], Any], cfg, workers: int = 2,
+                 on_event: Callable[[str, Job, Any], None] | None = None, batch_size: int = 1,
+                 address: str | None = None, worker_threads: int = 1, worker_cpus: float = 1.0,
+                 worker_gpus: float = 0.0, max_attempts: int = MAX_ATTEMPTS, max_restarts: int = 2,
+                 in_flight: int = 2, verbose: bool = False):
+        self.store = store
+        self.pipeline_factory = pipeline_factory
+        self.cfg = cfg
+        self.workers = max(1, int(workers))
+        self.on_event = on_event or (lambda kind, job, data: None)
+        self.batch_size = max(1, int(batch_size))
+        self.address = address or None
+        self.worker_threads = max(1, int(worker_threads))
+        self.worker_cpus = float(worker_cpus)
+        self.worker_gpus = float(worker_gpus)
+        self.max_attempts = max(1, int(max_attempts))
+        self.max_restarts = max(0, int(max_restarts))
+        self.in_flight = max(1, int(in_flight))
+        self.verbose = verbose
+        self.stop = threading.Event()
+        self.worker_info: list[dict[str, Any]] = []     # per actor slot: pid, host, error
+        self.retried = 0                                 # units Ray could not finish, put back in the queue
+        self.replaced = 0                                # actors dead for good, replaced
+        self._actors: list[Any] | None = None
+        self._readies: dict[Any, int] = {}
+        self._started_ray = False
+
+    # ------------------------------------------------------------------ helpers
+
+    def _is_done(self, job: Job) -> bool:
+        try:
+            return self.store.get_session(job.session_id).status == "done"
+        except (MfactError, KeyError):
+            return False
+
+    def _units(self, todo: list[Job]) -> list[list[Job]]:
+        """Jobs of the same (language, sample) in units of the batch size (or the actor's threads)."""
+        size = max(self.batch_size, self.worker_threads)
+        groups: dict[tuple[str, int], list[Job]] = {}
+        for job in todo:
+            groups.setdefault((job.lang, job.sample), []).append(job)
+        return [g[i:i + size] for g in groups.values() for i in range(0, len(g), size)]
+
+    def _env(self) -> dict[str, str]:
+        return {k: v for k, v in os.environ.items() if k.startswith(FORWARD_ENV)}
+
+    def _actor_class(self, ray):
+        return ray.remote(MfactWorker).options(
+            num_cpus=self.worker_cpus, num_gpus=self.worker_gpus or None,
+            max_restarts=self.max_restarts, max_task_retries=self.max_restarts,
+            max_concurrency=1)
+
+    def _check_resources(self, ray) -> None:
+        total = ray.cluster_resources()
+        cpus, gpus = float(total.get("CPU", 0)), float(total.get("GPU", 0))
+        if cpus < self.workers * self.worker_cpus:
+            raise MfactError(f"the Ray cluster has {cpus:g} CPUs, too few for {self.workers} workers of "
+                             f"{self.worker_cpus:g} CPU each", "lower --workers, or add nodes")
+        if self.worker_gpus and gpus < self.workers * self.worker_gpus:
+            raise MfactError(f"the Ray cluster has {gpus:g} GPUs, too few for {self.workers} workers of "
+                             f"{self.worker_gpus:g} GPU each", "lower --workers or --worker-gpus")
+
+    # ------------------------------------------------------------------ actors
+
+    def start(self) -> None:
+        """Join or start Ray and create the actors (they load their models at once). `run` does
+        this itself; call it first to keep start-up out of a measurement (with `wait_ready`)."""
+        if self._actors is not None:
+            return
+        ray = import_ray()
+        self._started_ray = connect(self.address, verbose=self.verbose,
+                                    num_cpus=None if self.address else max(
+                                        os.cpu_count() or 1, int(self.workers * self.worker_cpus + 0.999)))
+        try:
+            self._check_resources(ray)
+        except MfactError:
+            self.close()
+            raise
+        self._actor_cls = self._actor_class(ray)
+        self._actors = [self._new_actor() for _ in range(self.workers)]
+        self.worker_info = [{} for _ in self._actors]
+        self._readies = {a.ready.remote(): i for i, a in enumerate(self._actors)}
+
+    def _new_actor(self):
+        try:
+            return self._actor_cls.remote(self.pipeline_factory, self.cfg, self.batch_size, self.worker_threads,
+                                          self._env())
+        except TypeError as exc:      # Ray could not serialize the factory (it holds a lock, a socket, ...)
+            raise MfactError(f"the pipeline factory cannot be sent to the Ray workers: {str(exc).splitlines()[0][:200]}",
+                             "give a module-level function (or functools.partial of one) that builds the "
+                             "pipeline") from None
+
+    def wait_ready(self, timeout: float | None = None) -> list[dict[str, Any]]:
+        """Wait until every actor has loaded its models; their pid, host and error (if any)."""
+        ray = import_ray()
+        self.start()
+        for ref, slot in list(self._readies.items()):
+            self.worker_info[slot] = ray.get(ref, timeout=timeout)
+            self._readies.pop(ref, None)
+        return self.worker_info
+
+    def close(self) -> None:
+        """Stop the actors, and Ray when `start` started it."""
+        ray = import_ray()
+        for actor in self._actors or []:
+            if actor is not None:
+                try:
+                    ray.kill(actor)
+                except Exception:  # noqa: BLE001 - best effort while stopping
+                    pass
+        self._actors = None
+        self._readies = {}
+        if self._started_ray:
+            self._started_ray = False
+            ray.shutdown()
+
+    # ------------------------------------------------------------------ run
+
+    def run(self, jobs: Sequence[Job]) -> RunSummary:
+        summary = RunSummary(planned=len(jobs))
+        t0 = time.monotonic()
+        todo: list[Job] = []
+        for job in jobs:
+            if self._is_done(job):
+                summary.skipped.append(job.session_id)
+                self.on_event("skipped", job, None)
+            else:
+                todo.append(job)
+        if not todo:
+            summary.seconds = time.monotonic() - t0
+            return summary
+        ray = import_ray()
+        own = self._actors is None
+        try:
+            self.start()
+            self._run(ray, todo, summary)
+        except KeyboardInterrupt:
+            summary.interrupted = True
+            self.stop.set()
+            raise
+        finally:
+            if own:
+                self.close()
+            summary.seconds = time.monotonic() - t0
+        return summary
+
+    def _run(self, ray, todo: list[Job], summary: RunSummary) -> None:
+        from ray.exceptions import ActorDiedError, RayError, RayTaskError
+
+        actors = self._actors
+        readies = self._readies
+        queue: collections.deque[list[Job]] = collections.deque(self._units(todo))
+        attempts: dict[str, int] = collections.Counter()
+        reported: set[str] = set()
+        pending: dict[Any, tuple[int, list[Job]]] = {}      # ObjectRef -> (actor slot, unit)
+        load: list[int] = [0] * len(actors)
+        budget = self.workers * 2                            # actors that may be replaced
+
+        def record(job: Job, kind: str, data: Any) -> None:
+            if job.session_id in reported:
+                return                      # a unit retried by Ray came back twice
+            reported.add(job.session_id)
+            if kind == "done":
+                self.store.save_session(data)
+                summary.done.append(data.id)
+                self.on_event("done", job, data)
+            elif kind == "failed":
+                summary.failed.append((job.label, str(data)))
+                self.on_event("failed", job, str(data))
+            else:
+                self.on_event("interrupted", job, None)
+
+        def put_back(unit: list[Job], why: str) -> None:
+            again = []
+            for job in unit:
+                if job.session_id in reported:
+                    continue
+                attempts[job.session_id] += 1
+                if attempts[job.session_id] >= self.max_attempts:
+                    record(job, "failed", f"the Ray worker running it was lost {attempts[job.session_id]} "
+                                          f"times ({why})")
+                else:
+                    again.append(job)
+            if again:
+                self.retried += 1
+                queue.appendleft(again)
+
+        try:
+            while (queue or pending) and not self.stop.is_set():
+                for slot, actor in enumerate(actors):
+                    while queue and load[slot] < self.in_flight and actor is not None:
+                        unit = queue.popleft()
+                        for job in unit:
+                            self.on_event("start", job, None)
+                        pending[actor.run.remote(unit)] = (slot, unit)
+                        load[slot] += 1
+                if not pending:
+                    if queue and all(a is None for a in actors):
+                        for unit in list(queue):
+                            for job in unit:
+                                record(job, "failed", "every Ray worker was lost")
+                        queue.clear()
+                    break
+                ready, _ = ray.wait(list(pending) + list(readies), num_returns=1, timeout=0.2)
+                for ref in ready:
+                    if ref in readies:
+                        slot = readies.pop(ref)
+                        try:
+                            self.worker_info[slot] = ray.get(ref)
+                        except RayError as exc:
+                            self.worker_info[slot] = {"error": f"{type(exc).__name__}"}
+                        continue
+                    slot, unit = pending.pop(ref)
+                    load[slot] -= 1
+                    try:
+                        outcomes = ray.get(ref)
+                    except RayTaskError as exc:      # a bug in the worker code, not a lost worker
+                        cause = exc.cause if getattr(exc, "cause", None) is not None else exc
+                        for job in unit:
+                            record(job, "failed", f"{type(cause).__name__}: {cause}")
+                        continue
+                    except RayError as exc:          # the worker died and Ray gave up on the unit
+                        put_back(unit, type(exc).__name__)
+                        if isinstance(exc, ActorDiedError) and actors[slot] is not None:
+                            if budget > 0:
+                                budget -= 1
+                                self.replaced += 1
+                                actors[slot] = self._new_actor()
+                                readies[actors[slot].ready.remote()] = slot
+                            else:
+                                actors[slot] = None
+                        continue
+                    by_id = {job.session_id: job for job in unit}
+                    for sid, kind, data in outcomes:
+                        if sid in by_id:
+                            record(by_id[sid], kind, data)
+                    missing = [job for job in unit if job.session_id not in reported]
+                    for job in missing:
+                        record(job, "interrupted", None)
+        finally:
+            for ref in pending:
+                try:
+                    ray.cancel(ref)
+                except Exception:  # noqa: BLE001 - best effort while stopping
+                    pass

@@ -106,7 +106,10 @@ def load_model(path: Path | None = None, quantize: bool = True):
             if bad:
                 raise ValueError(f"unexpected weights in the verifier file: {bad[:3]}")
             model.eval()
-            if quantize and not torch.cuda.is_available():
+            if torch.cuda.is_available():     # bf16 on CUDA (not verified here: no GPU on this machine)
+                model = model.to("cuda", dtype=torch.bfloat16)
+                model.enc.word.blocks = model.enc.word.blocks.to("cuda")
+            elif quantize:
                 model = quantize_int8(model)
             _LOADED[key] = (model, tok, blob.get("meta", {}), digest)
         return _LOADED[key]
@@ -125,7 +128,7 @@ def quantize_int8(model: CrossModel) -> CrossModel:
 
 
 def encode_texts(model: CrossModel, tok: E5Tokenizer, texts: list[str], max_tokens: int,
-                 batch_tokens: int = 4096) -> list[torch.Tensor]:
+                 batch_tokens: int = 4096, device: str = "cpu") -> list[torch.Tensor]:
     """Lower-layer states of each text (`<s> text </s>`), one (L, H) tensor each, batched by length."""
     seqs = [tok.single(t, max_tokens) for t in texts]
     order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
@@ -140,18 +143,18 @@ def encode_texts(model: CrossModel, tok: E5Tokenizer, texts: list[str], max_toke
         j = max(j, i + 1)
         idx = order[i:j]
         ids, mask = pad_batch([seqs[k] for k in idx], tok.pad)
-        states = model.lower(ids, mask)
+        states = model.lower(ids.to(device), mask.to(device))
         for r, k in enumerate(idx):
             out[k] = states[r, :len(seqs[k])]
         i = j
     return out  # type: ignore[return-value]
 
 
-def stack_states(states: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+def stack_states(states: list[torch.Tensor], device: str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
     n = max(s.shape[0] for s in states)
     h = states[0].shape[1]
-    x = torch.zeros(len(states), n, h, dtype=torch.float32)
-    m = torch.zeros(len(states), n, dtype=torch.long)
+    x = torch.zeros(len(states), n, h, dtype=torch.float32, device=device)
+    m = torch.zeros(len(states), n, dtype=torch.long, device=device)
     for i, s in enumerate(states):
         x[i, :s.shape[0]] = s.float()
         m[i, :s.shape[0]] = 1

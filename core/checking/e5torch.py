@@ -287,7 +287,7 @@ try:  # the encoder classes need torch; the file reader and tokenizer do not
 
         def embed(self, ids: "torch.Tensor") -> "torch.Tensor":
             pos = torch.arange(ids.shape[1], device=ids.device)
-            return self.eln(self.word(ids) + self.pos(pos)[None] + self.ttype)
+            return self.eln(self.word(ids).to(self.pos.weight.dtype) + self.pos(pos)[None] + self.ttype)
 
         @staticmethod
         def attn_bias(mask: "torch.Tensor", dtype) -> "torch.Tensor":

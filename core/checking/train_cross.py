@@ -188,8 +188,8 @@ def data_hashes(data: Path) -> dict[str, str]:
 class StateCache:
     """Lower-layer states per distinct text (fp16, in memory)."""
 
-    def __init__(self, model, tok):
-        self.model, self.tok = model, tok
+    def __init__(self, model, tok, device: str = "cpu"):
+        self.model, self.tok, self.device = model, tok, device
         self.states: dict[tuple[str, int], torch.Tensor] = {}
 
     def fill(self, texts: list[str], max_tokens: int, label: str) -> None:
@@ -198,15 +198,15 @@ class StateCache:
         step = 2048
         for i in range(0, len(todo), step):
             part = todo[i:i + step]
-            for t, s in zip(part, encode_texts(self.model, self.tok, part, max_tokens)):
+            for t, s in zip(part, encode_texts(self.model, self.tok, part, max_tokens, device=self.device)):
                 self.states[(t, max_tokens)] = s.to(torch.float16)
             done = i + len(part)
             print(f"  lower states {label}: {done}/{len(todo)} ({done / max(1e-6, time.time() - t0):.0f}/s)",
                   file=sys.stderr, flush=True)
 
     def batch(self, pairs: list[Pair]):
-        c, cm = stack_states([self.states[(p.claim, MAX_FACT_TOKENS)] for p in pairs])
-        e, em = stack_states([self.states[(p.evidence, MAX_PASSAGE_TOKENS)] for p in pairs])
+        c, cm = stack_states([self.states[(p.claim, MAX_FACT_TOKENS)] for p in pairs], self.device)
+        e, em = stack_states([self.states[(p.evidence, MAX_PASSAGE_TOKENS)] for p in pairs], self.device)
         return c, cm, e, em
 
 
@@ -239,7 +239,7 @@ def logits_of(model, cache: StateCache, pairs: list[Pair], batch: int = 64) -> n
     res = np.zeros(len(pairs), np.float32)
     for i in range(0, len(order), batch):
         idx = order[i:i + batch]
-        res[idx] = model.upper(*cache.batch([pairs[k] for k in idx])).float().numpy()
+        res[idx] = model.upper(*cache.batch([pairs[k] for k in idx])).float().cpu().numpy()
     del out
     return res
 
@@ -300,8 +300,11 @@ def train(args) -> int:
                 keep.append(p)
                 seen[p.lang_claim] += 1
         evals["xnli_heldout"] = keep
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     model, tok = new_model(args.split)
-    cache = StateCache(model, tok)
+    model.to(device)
+    model.enc.word.blocks = model.enc.word.blocks.to(device)
+    cache = StateCache(model, tok, device)
     fill_cache(cache, train_pairs, "train")
     fill_cache(cache, val_pairs, "validation")
     for k, v in evals.items():
@@ -336,7 +339,7 @@ def train(args) -> int:
             order += [k for b in batches for k in b]
         idx, order = order[:args.batch], order[args.batch:]
         batch = [train_pairs[k] for k in idx]
-        y = torch.tensor([float(p.y) for p in batch])
+        y = torch.tensor([float(p.y) for p in batch], device=device)
         loss = lossf(model.upper(*cache.batch(batch)), y)
         opt.zero_grad()
         loss.backward()
@@ -366,6 +369,7 @@ def train(args) -> int:
         "seconds": round(time.time() - t_start), "results": results,
         "train_mix": dict(sorted(_count(train_pairs).items())),
     }
+    model.to("cpu")
     digest = save_weights(model, Path(args.out), meta)
     print(f"wrote {args.out} (sha256 {digest[:16]}, {Path(args.out).stat().st_size / 1e6:.1f} MB) "
           f"in {time.time() - t_start:.0f} s", flush=True)
@@ -390,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=4e-5)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--device", default="", help="cpu or cuda (default: cuda when available); --split 0 "
+                                                 "trains all 12 layers (a full cross-encoder), for a GPU")
     ap.add_argument("--small", action="store_true", help="a small sample of every source (tests)")
     ap.add_argument("--log-every", type=int, default=25)
     ap.add_argument("--eval-every", type=int, default=0)

@@ -131,7 +131,7 @@ class CrossVerifier:
         model, tok, _meta, _d = self._model()
         missing = [t for t in dict.fromkeys(texts) if self._states.get((max_tokens, t)) is None]
         if missing:
-            for t, s in zip(missing, encode_texts(model, tok, missing, max_tokens)):
+            for t, s in zip(missing, encode_texts(model, tok, missing, max_tokens, device=model.seg.device)):
                 self._states.put((max_tokens, t), s)
         return [self._states.get((max_tokens, t)) for t in texts]
 
@@ -151,11 +151,12 @@ class CrossVerifier:
             passages = self._lower([p for _, p in pairs], MAX_PASSAGE_TOKENS)
             order = sorted(range(len(pairs)), key=lambda i: passages[i].shape[0])
             out = np.zeros(len(pairs), np.float32)
+            ref = model.seg
             for i in range(0, len(order), self.batch_size):
                 idx = order[i:i + self.batch_size]
-                c, cm = stack_states([facts[k] for k in idx])
-                e, em = stack_states([passages[k] for k in idx])
-                out[idx] = model.upper(c, cm, e, em).float().numpy()
+                c, cm = stack_states([facts[k] for k in idx], ref.device)
+                e, em = stack_states([passages[k] for k in idx], ref.device)
+                out[idx] = model.upper(c.to(ref.dtype), cm, e.to(ref.dtype), em).float().cpu().numpy()
         return 1.0 / (1.0 + np.exp(-out / temp))
 
     def _select(self, fact: str, windows: list[tuple[str, int]], fvec: np.ndarray) -> list[tuple[str, int]]:

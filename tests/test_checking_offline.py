@@ -1,4 +1,4 @@
-"""The `lite` verifier (feature model): features, committed weights, verdicts, and `mfact verify-pairs`."""
+"""The trained offline verifier: features, committed weights, verdicts, and `mfact verify-pairs`."""
 from __future__ import annotations
 
 import json
@@ -70,7 +70,7 @@ def test_verdicts_rank_supported_above_contradicted_and_unrelated():
     assert p[0] > p[1] and p[0] > p[2]
     verdict = v.verify("She won the Nobel Prize in Physics in 1903.", "Marie Curie", "en", EV)
     assert verdict.label == "S" and verdict.evidence[0] == "w2"
-    assert verdict.verifier == f"lite/{v.version}" and 0.5 <= verdict.confidence <= 1
+    assert verdict.verifier == f"offline/{v.version}" and 0.5 <= verdict.confidence <= 1
     assert v.verify(facts[2], "Marie Curie", "en", EV).label == "NS"
     # the batch path gives the same verdicts as one at a time
     batch = v.verify_batch([(f, "Marie Curie", "en", EV) for f in facts])
@@ -80,8 +80,7 @@ def test_verdicts_rank_supported_above_contradicted_and_unrelated():
 
 
 def test_no_evidence_ir_and_other_embedders():
-    v = build_verifier(Config(verifier="lite"), FakeEmbedder())
-    assert isinstance(v, OfflineVerifier) and v.name == "lite"
+    v = build_verifier(Config(), FakeEmbedder())
     assert v.verify("She was born in Warsaw.", "Marie Curie", "en", []).label == "NS"
     out = v.verify("Pierre Curie was a French physicist.", "Marie Skłodowska", "en", EV)
     assert out.label == "IR"

@@ -1,5 +1,5 @@
-"""The `lite` verifier (`--verifier lite`): a calibrated logistic regression over features that need
-no downloaded model. Fast; the default `offline` verifier is the cross-encoder in `verify_cross.py`.
+"""The trained offline verifier (the default): a calibrated logistic regression over features that
+need no downloaded model. (`verify_cross.py` holds an experimental cross-encoder, `--verifier cross`.)
 
 Features of a fact against its passages (the best passage is the one most similar to the fact):
 
@@ -232,7 +232,7 @@ def is_about_someone_else(fact: str, entity: str) -> bool:
 class OfflineVerifier:
     """Fact + entity + passages -> S / NS / IR with a calibrated confidence."""
 
-    name = "lite"
+    name = "offline"
 
     def __init__(self, embedder=None, weights: dict | None = None):
         self._embedder = embedder

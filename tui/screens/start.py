@@ -26,7 +26,7 @@ from ..render import fmt_pct, one_line
 
 log = logging.getLogger("mfact.tui")
 
-VERIFIERS = [("verifier: offline", "offline"), ("verifier: lite", "lite"), ("verifier: llm", "llm"),
+VERIFIERS = [("verifier: offline", "offline"), ("verifier: llm", "llm"),
              ("verifier: nli mDeBERTa", "nli:MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7")]
 
 

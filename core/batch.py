@@ -101,9 +101,12 @@ class Job:
     lang: str
     sample: int
     session_id: str
+    text: Any = None          # a core.texts.TextSpec: check this text (no generation)
 
     @property
     def label(self) -> str:
+        if self.text is not None:
+            return f"line {self.text.line} ({self.text.id}) [{self.lang}]"
         return f"{self.entity.name} [{self.lang}] #{self.sample}"
 
 
@@ -215,11 +218,23 @@ class BatchRunner:
         batch_size = run_kw.pop("_batch_size", None)
         self.on_event("start", job, None)
         run_kw.setdefault("seed", self.cfg.seed + job.sample)
-        for ev in pipeline.run(ent, job.lang, stop=self.stop, **run_kw):
-            if isinstance(ev, NoticeEvent) and ev.level == "error":
-                errors.append(ev.message + (f" ({ev.hint})" if ev.hint else ""))
-            elif isinstance(ev, StopEvent):
-                final = ev.session
+        spec = job.text
+        if spec is not None:
+            run_kw["text"] = spec.text
+        given = spec is not None and spec.evidence is not None
+        if given:
+            from .knowledge.given import GivenRetriever    # the line's passages are its only evidence
+            retriever = pipeline.retriever
+            pipeline.retriever = GivenRetriever(spec.evidence, getattr(pipeline, "embedder", None))
+        try:
+            for ev in pipeline.run(ent, job.lang, stop=self.stop, **run_kw):
+                if isinstance(ev, NoticeEvent) and ev.level == "error":
+                    errors.append(ev.message + (f" ({ev.hint})" if ev.hint else ""))
+                elif isinstance(ev, StopEvent):
+                    final = ev.session
+        finally:
+            if given:
+                pipeline.retriever = retriever
         if final is None:
             raise MfactError("the pipeline ended without a session")
         if final.stop_reason == "error":
@@ -230,6 +245,11 @@ class BatchRunner:
         final.status = "done"
         final.config.setdefault("run", {})
         final.config["run"].update({"sample": job.sample, "fingerprint": run_fingerprint(self.cfg)})
+        if spec is not None:
+            final.name = spec.id
+            final.config["run"]["line"] = spec.line
+            if spec.evidence is not None:
+                final.config["evidence"] = {"given": len(spec.evidence)}
         if batch_size is not None:
             final.config["run"]["batch_size"] = batch_size
         with self._store_lock:

@@ -6,7 +6,8 @@ Formats:
 - **factscore**: FActScore's labelled-data JSONL (one biography a line: `input`, `output`, `topic`,
   `cat`, `annotations[]` with `text`, `is-relevant`, `model-atomic-facts`, `human-atomic-facts[]`
   labelled S/NS/IR). Each line becomes an English session whose facts carry human labels (`auto`:
-  null); the span of a fact is its annotation sentence's span in `output`; `annotations: null` is an
+  null); the span of a fact is the smallest part of its annotation sentence in `output` that holds
+  the fact's content words (the whole sentence when fewer than half are found); `annotations: null` is an
   abstention (a session with no facts). `topic` -> entity name, `cat` -> entity.attributes rarity and
   region, `input` -> the prompt. Exporting writes the same format back (effective labels).
 
@@ -23,11 +24,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .checking.textutil import locate_span
 from .protocols import MfactError
 from .session import (LABELS, Entity, Fact, GeneratorInfo, HumanLabel, Session,
                       SessionFormatError, now_iso)
 
-FORMATS = ("mfact", "factscore")
+FORMATS = ("mfact", "factscore")                 # read and written
+EXPORT_FORMATS = FORMATS + ("spans",)            # written only
 FACTSCORE_KEY = "factscore"      # session.config key holding what FActScore's format needs back
 
 
@@ -282,7 +285,9 @@ def _factscore_record(d: Any, model: str, imported_at: str) -> Session:
                 label = f.get("label")
                 if label not in LABELS:
                     raise SessionFormatError(f"{fw}.label", f"unknown label {label!r}; one of S, NS, IR")
-                facts.append(Fact(id=f"s{ai}f{j}", text=ftext, sentence=ai, span=span, auto=None,
+                # the smallest part of the sentence holding the fact's words (its hallucination span)
+                fspan = locate_span(ftext, span[0], output[span[0]:span[1]]) if span[1] > span[0] else span
+                facts.append(Fact(id=f"s{ai}f{j}", text=ftext, sentence=ai, span=fspan, auto=None,
                                   human=HumanLabel(label=label, time=imported_at)))
     sid = hashlib.sha1(json.dumps([model, topic, prompt, output], ensure_ascii=False)
                        .encode("utf-8")).hexdigest()[:12]
@@ -366,7 +371,15 @@ def dumps_sessions(sessions: list[Session], fmt: str = "mfact", single: bool | N
                           indent=2) + "\n"
     if fmt == "factscore":
         return "".join(json.dumps(session_to_factscore(s), ensure_ascii=False) + "\n" for s in sessions)
-    raise MfactError(f"unknown format {fmt!r}", "one of: " + ", ".join(FORMATS))
+    if fmt == "spans":
+        return "".join(json.dumps(session_to_spans(s), ensure_ascii=False) + "\n" for s in sessions)
+    raise MfactError(f"unknown format {fmt!r}", "one of: " + ", ".join(EXPORT_FORMATS))
+
+
+def session_to_spans(s: Session) -> dict:
+    """The hallucination spans of a session (one JSONL line of `--format spans`): the text and the
+    union of its not-supported facts' spans, `[start, end, label]` in characters of `text`."""
+    return {"id": s.id, "text": s.text, "spans": [[a, b, lab] for a, b, lab in s.ns_spans()]}
 
 
 def write_sessions(sessions: list[Session], path: str | Path, fmt: str = "mfact",

@@ -216,23 +216,52 @@ def text_tokens(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _TOKEN_RE.finditer(text)]
 
 
-def hallucinated_tokens(text: str, facts: Sequence[tuple[tuple[int, int], str | None]]) -> tuple[float, int]:
-    """(H, N): the token-weighted count of not-supported text and the number of tokens.
+_EDGE = " \t\r\n.,;:!?，。；：！？、،؛۔।"
 
-    Each token of the text is shared equally among the labelled facts whose span covers it; it counts
-    as hallucinated in proportion to the NS facts among them (a sentence of 10 tokens with 4 facts,
-    one of them NS, contributes 2.5 tokens). Tokens no labelled fact covers count as not
-    hallucinated."""
+
+def ns_spans(text: str, facts: Sequence[tuple[tuple[int, int], str | None]]) -> list[tuple[int, int, str]]:
+    """The hallucination spans of a text: the union of the spans of its not-supported facts, each
+    the smallest part of its sentence that carries the fact. Sorted, non-overlapping (touching
+    spans are merged), inside the text, without surrounding spaces or punctuation; each is
+    `(start, end, "NS")`."""
+    n = len(text)
+    spans = sorted((max(0, min(a, n)), max(0, min(b, n))) for (a, b), lab in facts if lab == "NS")
+    merged: list[list[int]] = []
+    for a, b in spans:
+        while a < b and text[a] in _EDGE:
+            a += 1
+        while b > a and text[b - 1] in _EDGE:
+            b -= 1
+        if b <= a:
+            continue
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return [(a, b, "NS") for a, b in merged]
+
+
+def tokens_in(text: str, spans: Sequence[tuple[int, int, str]] | Sequence[tuple[int, int]]) -> int:
+    """How many tokens of the text lie in (overlap) the given spans."""
+    if not spans:
+        return 0
+    bounds = sorted((s[0], s[1]) for s in spans)
+    count = 0
+    i = 0
+    for start, end in text_tokens(text):
+        while i < len(bounds) and bounds[i][1] <= start:
+            i += 1
+        if i < len(bounds) and bounds[i][0] < end:
+            count += 1
+    return count
+
+
+def hallucinated_tokens(text: str, facts: Sequence[tuple[tuple[int, int], str | None]]) -> tuple[float, int]:
+    """(H, N): the tokens inside the hallucination spans (the union of the NS facts' spans, see
+    `ns_spans`) and the number of tokens of the text, as Islam et al. count a detector's flagged
+    tokens. Tokens no NS fact covers count as not hallucinated."""
     toks = text_tokens(text)
-    labelled = [(span, lab) for span, lab in facts if lab is not None]
-    if not toks or not labelled:
-        return 0.0, len(toks)
-    h = 0.0
-    for start, end in toks:
-        cover = [lab for (a, b), lab in labelled if a < end and start < b]
-        if cover:
-            h += sum(1 for lab in cover if lab == "NS") / len(cover)
-    return h, len(toks)
+    return float(tokens_in(text, ns_spans(text, facts))), len(toks)
 
 
 @dataclass
@@ -251,15 +280,18 @@ class Calibration:
         return {"n": self.n, "precision": self.precision, "recall": self.recall, "reason": self.reason}
 
 
-def ns_calibration(pairs: Iterable[tuple[str, str]], min_relabels: int = MIN_RELABELS) -> Calibration:
-    """Precision/recall of the automatic NS against the human label, from (human, auto) pairs."""
-    pairs = [(h, a) for h, a in pairs if h is not None and a is not None]
-    n = len(pairs)
+def ns_calibration(pairs: Iterable[tuple], min_relabels: int = MIN_RELABELS) -> Calibration:
+    """Precision/recall of the automatic NS against the human label, from (human, auto) pairs or
+    (human, auto, tokens) triples: with tokens (the fact's span) they are token-weighted, the
+    detector's token precision and recall of Islam et al."""
+    rows = [(p[0], p[1], float(p[2]) if len(p) > 2 else 1.0) for p in pairs
+            if p[0] is not None and p[1] is not None]
+    n = len(rows)
     if n < min_relabels:
         return Calibration(n, None, None, f"not enough relabels ({n} < {min_relabels})")
-    tp = sum(1 for h, a in pairs if h == "NS" and a == "NS")
-    auto_ns = sum(1 for _, a in pairs if a == "NS")
-    human_ns = sum(1 for h, _ in pairs if h == "NS")
+    tp = sum(w for h, a, w in rows if h == "NS" and a == "NS")
+    auto_ns = sum(w for _, a, w in rows if a == "NS")
+    human_ns = sum(w for h, _, w in rows if h == "NS")
     precision = tp / auto_ns if auto_ns else None
     recall = tp / human_ns if human_ns else None
     reason = None
@@ -303,6 +335,12 @@ def relabel_pairs(session: "Session") -> list[tuple[str, str]]:
             if f.human is not None and f.auto is not None]
 
 
+def relabel_token_pairs(session: "Session") -> list[tuple[str, str, int]]:
+    """(human, auto, tokens of the fact's span) for every relabelled fact (token-weighted P / R)."""
+    return [(f.human.label, f.auto.label, max(1, tokens_in(session.text, [f.span])))
+            for f in session.facts if f.human is not None and f.auto is not None]
+
+
 def session_hallucination(session: "Session", calibration: Calibration | None = None,
                           min_relabels: int = MIN_RELABELS) -> dict:
     """Hallucination-rate estimate for one session. With no `calibration` given, the labels are
@@ -315,7 +353,7 @@ def session_hallucination(session: "Session", calibration: Calibration | None = 
             return {"hallucination_rate": raw, "hallucination_rate_raw": raw,
                     "hallucination_rate_reason": "all labels set by a person: no correction needed",
                     "hallucination_precision": None, "hallucination_recall": None}
-        calibration = ns_calibration(relabel_pairs(session), min_relabels)
+        calibration = ns_calibration(relabel_token_pairs(session), min_relabels)
     rate = hallucination_rate(h, n, calibration)
     reason = None
     if rate is None:

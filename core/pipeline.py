@@ -494,6 +494,8 @@ class _Run:
             self.session.generator = GeneratorInfo(backend="none", model="", prompt=self.prompt,
                                                    params={}, seed=None)
         self.session.config = _jsonable(p.describe(lang))
+        # where the text came from: the user (a given text) or a generator (streamed or batched)
+        self.session.config["text_source"] = "user" if text is not None else "generator"
         self.langs = evidence_langs(self.cfg, lang)
         # a completion prompt ends with the name the model continues ("... Marie Curie"): the text
         # starts with it, so that the first sentence has its subject

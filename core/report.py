@@ -47,6 +47,7 @@ class _Text:
     all_human: bool
     has_auto: bool
     pairs: list = field(default_factory=list)
+    token_pairs: list = field(default_factory=list)
 
 
 def _summarise(s: Session, by: str | None, p_value: bool, n_permutations: int) -> _Text:
@@ -70,7 +71,8 @@ def _summarise(s: Session, by: str | None, p_value: bool, n_permutations: int) -
         relevant_only=M.factscore_relevant_only(labels), gamma=M.factscore_gamma(labels),
         sd=drift.score, drift_point=drift.point, n_labelled=sum(1 for x in labels if x is not None),
         p_value=pv, calm=checks, h_det=h, n_tokens=n, all_human=M.all_human(s),
-        has_auto=any(f.auto is not None for f in s.facts), pairs=M.relabel_pairs(s))
+        has_auto=any(f.auto is not None for f in s.facts), pairs=M.relabel_pairs(s),
+        token_pairs=M.relabel_token_pairs(s))
 
 
 def _share(flags: list[bool]) -> float | None:
@@ -129,7 +131,7 @@ def figures(texts: list[_Text], calibration: M.Calibration | None = None) -> dic
     n = sum(t.n_tokens for t in texts)
     labelled_texts = [t for t in texts if t.n_labelled]
     if calibration is None:
-        calibration = M.ns_calibration([p for t in texts for p in t.pairs])
+        calibration = M.ns_calibration([p for t in texts for p in t.token_pairs])
     if labelled_texts and all(t.all_human for t in labelled_texts):
         out["hallucination_rate"] = M.hallucination_rate(h, n, None)
         out["hallucination_precision"] = out["hallucination_recall"] = None
@@ -177,7 +179,7 @@ def build_report(sessions: Iterable[Session], by: str | None = None, languages: 
     by_lang: dict[str, list[_Text]] = {}
     for t in texts:
         by_lang.setdefault(t.language, []).append(t)
-    calib = {lang: M.ns_calibration([p for t in ts for p in t.pairs]) for lang, ts in by_lang.items()}
+    calib = {lang: M.ns_calibration([p for t in ts for p in t.token_pairs]) for lang, ts in by_lang.items()}
     def with_models(ts: list[_Text], lang: str) -> dict:
         fig = figures(ts, calib[lang])
         models: dict[str, list[_Text]] = {}

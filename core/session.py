@@ -238,6 +238,12 @@ class Session:
     def evidence_by_id(self) -> dict[str, Evidence]:
         return {e.id: e for e in self.evidence}
 
+    def ns_spans(self) -> list[tuple[int, int, str]]:
+        """The hallucination spans: the union of the spans of the facts whose effective label is
+        NS, sorted and non-overlapping, as `(start, end, "NS")` offsets into `text`."""
+        from .metrics import ns_spans
+        return ns_spans(self.text, [(f.span, f.label) for f in self.facts])
+
     def sort_facts(self) -> None:
         self.facts.sort(key=lambda f: (f.span[0], f.sentence, f.span[1]))
 

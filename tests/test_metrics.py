@@ -196,14 +196,38 @@ def test_agreement_bounds(pairs):
 # --------------------------------------------------------------------------- hallucination rate
 
 
-def test_hallucinated_tokens_share_sentences_among_facts():
+def test_hallucinated_tokens_count_the_tokens_of_the_ns_spans():
     text = "one two three four. five six seven eight."
     first, second = (0, 19), (20, 41)
     h, n = M.hallucinated_tokens(text, [(first, "S"), (first, "NS"), (second, "NS")])
     assert n == 10                                   # 8 words + 2 full stops
-    assert h == pytest.approx(5 * 0.5 + 5 * 1.0)
+    assert h == 8.0                                  # the union of the NS spans, without the stops
     h2, _ = M.hallucinated_tokens(text, [(first, "S"), (first, None)])
     assert h2 == 0.0
+    # tight spans: only the words an NS fact carries ("three four"), not its whole sentence
+    h3, _ = M.hallucinated_tokens(text, [((0, 7), "S"), ((8, 18), "NS"), ((20, 40), "S")])
+    assert h3 == 2.0
+
+
+def test_ns_spans_are_the_sorted_disjoint_union_of_the_ns_facts():
+    text = "Marie Curie was born in Warsaw in 1867, and she won two Nobel Prizes."
+    facts = [((40, 68), "NS"), ((0, 30), "S"), ((24, 30), "NS"), ((28, 38), "NS"), ((12, 20), "IR"),
+             ((0, 500), None)]
+    spans = M.ns_spans(text, facts)
+    assert spans == [(24, 38, "NS"), (40, 68, "NS")]
+    assert [text[a:b] for a, b, _ in spans] == ["Warsaw in 1867", "and she won two Nobel Prizes"]
+    assert M.ns_spans(text, [((0, 5), "S")]) == []
+    # out-of-range spans are clipped, punctuation-only spans dropped
+    assert M.ns_spans("abc.", [((3, 9), "NS"), ((-2, 2), "NS")]) == [(0, 2, "NS")]
+
+
+def test_calibration_is_token_weighted():
+    # the verifier finds the long NS facts and misses the short ones: token recall is higher
+    pairs = [("NS", "NS", 9)] * 15 + [("NS", "S", 1)] * 15 + [("S", "S", 3)] * 10
+    c = M.ns_calibration(pairs)
+    assert c.precision == pytest.approx(1.0)
+    assert c.recall == pytest.approx(135 / 150)
+    assert M.ns_calibration([(h, a) for h, a, _w in pairs]).recall == pytest.approx(0.5)
 
 
 def test_hallucinated_tokens_cjk_counts_characters():
@@ -240,7 +264,8 @@ def _session(labels, human=False, text=None):
     for i, lab in enumerate(labels):
         v = Verdict(label=lab, confidence=0.9, verifier="test") if not human else None
         h = HumanLabel(label=lab) if human else None
-        facts.append(Fact(id=f"f{i}", text=f"fact {i}", sentence=0, span=(0, len(text)), auto=v, human=h))
+        a, b = i * len(text) // len(labels), (i + 1) * len(text) // len(labels)
+        facts.append(Fact(id=f"f{i}", text=f"fact {i}", sentence=0, span=(a, b), auto=v, human=h))
     return Session(language="en", entity=Entity("Marie Curie"), text=text, facts=facts)
 
 
@@ -259,13 +284,18 @@ def test_session_metrics_keys_and_values():
     # automatic labels, no relabels: the estimate needs calibration
     assert out["hallucination_rate"] is None
     assert "not enough relabels" in out["hallucination_rate_reason"]
-    assert out["hallucination_rate_raw"] == pytest.approx(8 / 17)
+    # the tokens of the NS facts' spans (8 of 17 facts, each a 17th of the text)
+    assert out["hallucination_rate_raw"] == pytest.approx(
+        M.tokens_in(s.text, s.ns_spans()) / len(M.text_tokens(s.text)))
+    assert out["hallucination_rate_raw"] == pytest.approx(8 / 17, abs=0.12)
 
 
 def test_session_metrics_human_labels_and_no_p_value():
     s = _session(["S", "NS"], human=True)
     out = M.session_metrics(s, p_value=False)
-    assert out["hallucination_rate"] == pytest.approx(0.5)
+    # human labels need no correction: the share of tokens in the NS half of the text
+    assert out["hallucination_rate"] == pytest.approx(out["hallucination_rate_raw"])
+    assert out["hallucination_rate"] == pytest.approx(0.5, abs=0.05)
     assert out["drift_p_value"] is None and out["semantic_drift"] is None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 from rich.console import Console
@@ -18,11 +19,24 @@ EN = "Marie Curie was a Polish physicist and chemist. She won the Nobel Prize tw
 ES = "Marie Curie fue una física y química polaca. Ganó el premio Nobel dos veces en su vida."
 
 
+def spans_for(text: str, k: int) -> list[tuple[int, int]]:
+    """k consecutive spans over the text's words (facts of a text each carry their own words)."""
+    words = [m.span() for m in re.finditer(r"\S+", text)]
+    if k > len(words):
+        return [(i * len(text) // k, (i + 1) * len(text) // k) for i in range(k)]
+    out = []
+    for i in range(k):
+        group = words[i * len(words) // k:(i + 1) * len(words) // k]
+        out.append((group[0][0], group[-1][1]))
+    return out
+
+
 def session(labels, lang="en", text=EN, model="m1", human=None, rarity=None):
     facts = []
+    spans = spans_for(text, len(labels))
     for i, lab in enumerate(labels):
         h = HumanLabel(label=human[i]) if human and human[i] else None
-        facts.append(Fact(id=f"f{i}", text=f"fact {i}", sentence=0, span=(0, len(text)),
+        facts.append(Fact(id=f"f{i}", text=f"fact {i}", sentence=0, span=spans[i],
                           auto=Verdict(label=lab, verifier="v") if lab else None, human=h))
     attrs = {"rarity": rarity} if rarity else {}
     return Session(language=lang, entity=Entity("Marie Curie", attributes=attrs), text=text, facts=facts,
@@ -81,7 +95,7 @@ def test_hallucination_rate_calibrated_by_relabels():
     # 40 relabelled facts: verifier NS precision 0.8, recall 0.5 against the person
     auto = ["NS"] * 10 + ["S"] * 30
     human = ["NS"] * 8 + ["S"] * 2 + ["NS"] * 8 + ["S"] * 22
-    relabelled = session(auto, human=human)
+    relabelled = session(auto, human=human, text=" ".join(f"word{i}" for i in range(40)))
     other = session(["NS", "S", "S", "S"])        # not relabelled: effective = automatic labels
     r = build_report([relabelled, other])["languages"]["en"]
     assert r["hallucination_precision"] == pytest.approx(0.8)

@@ -33,6 +33,9 @@ ACTIONS: tuple[Action, ...] = (
     # start screen
     Action("start_check", "ctrl+s", "start_check", "Check",
            "Check a biography of the entity in the chosen language", "start"),
+    Action("check_text", "ctrl+n", "check_text", "Check a text",
+           "Check a text you have: paste it or open a .txt/.md file, name the person or topic",
+           "start"),
     Action("open_session", "ctrl+o", "open_session", "Open", "Open the selected recent session",
            "start"),
     Action("delete_session", "ctrl+d", "delete_session", "Delete",

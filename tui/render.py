@@ -76,11 +76,16 @@ def label_text(label: str | None, palette: Palette, confidence: float | None = N
 def fact_text(full: str, facts: Sequence, palette: Palette, selected: str | None = None,
               drift_point: int | None = None, show_drift: bool = True) -> Text:
     """The checked text with each fact's span coloured by its effective label, a glyph after each
-    span, the selected fact emphasised and the drift point drawn as a marker before fact k."""
+    span, the selected fact emphasised and the drift point drawn as a marker before fact k. The
+    hallucination spans (the union of the NS facts' spans, as `mfact export --format spans`
+    writes them) are also bold and underlined, so they read without colour."""
     body = safe(full)
     n = len(body)
     text = Text(body)
     inserts: dict[int, list[Text]] = {}
+    from mfact.core.metrics import ns_spans
+    for a, b, _lab in ns_spans(body, [(f.span, f.label) for f in facts]):
+        text.stylize(Style(bold=True, underline=True), a, b)
     for f in facts:
         a, b = max(0, min(f.span[0], n)), max(0, min(f.span[1], n))
         label = f.label

@@ -98,6 +98,7 @@ AUXILIARIES = {"was", "is", "were", "are", "been", "be", "being", "also", "fue",
                "well", "widely", "not", "first", "later"}
 
 INTRO_MAX_WORDS = 10
+PRO_DROP = {"es", "it", "pt"}     # a sentence may start with its verb ("Nació en Varsovia")
 INTRO_WORDS = {"however", "overall", "later", "after", "despite", "throughout", "today", "additionally",
                "furthermore", "moreover", "also", "currently", "besides", "unfortunately", "sadly"}
 MIN_CLAUSE_WORDS = 3
@@ -222,6 +223,8 @@ class RuleExtractor:
                     end = e
                 else:
                     break
+            if end == fe and lang in PRO_DROP and len(words) > 1 and words[1][0][:1].islower():
+                return None     # "Está situada ...": a verb, the subject is dropped
             return fs, end
         # a caseless script: the entity's name anywhere at the start of the sentence
         if entity and text[s0:].startswith(entity):
@@ -485,6 +488,7 @@ DETERMINERS = ARTICLES | {"several", "numerous", "various", "many", "some", "two
 _HAN_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 QUOTES = "\"“”«»„"
 MAX_ITEM_WORDS = 6
+MAX_REFINE_CHARS = 600
 
 
 def _inside_quotes(text: str, pos: int) -> bool:
@@ -542,6 +546,8 @@ def _refine_mixin():
         a, b = _trim(text, a, b)
         if b <= a:
             return []
+        if b - a > MAX_REFINE_CHARS:       # a run-on without punctuation: no finer facts (speed)
+            return [_Fact([(a, b)], carried, (a, b))]
         if depth < 3:
             tail = self._trailing_clause(text, a, b, subj_text, carried, lang)
             if tail is not None:

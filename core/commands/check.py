@@ -2,6 +2,7 @@
 
     mfact check --lang en --entity "Marie Curie" --offline --max-tokens 200
     mfact check --lang es --entity "Frida Kahlo" --text-file bio.txt --json > session.json
+    mfact check --lang en --entity "Lyon" --text-file answer.txt --evidence passages.jsonl
 
 Without --json: the text streams to stdout as the model writes it, then one line per verdict
 (label, confidence, fact) and a summary. With --json: the same progress goes to stderr and stdout
@@ -42,8 +43,11 @@ def register(sub) -> None:
                     "from --text-file), split it into atomic facts, retrieve evidence and verify each fact "
                     "while the text streams; print verdicts and metrics and save the session.")
     p.add_argument("--lang", required=True, help="language code of the text, e.g. en, es, bn")
-    p.add_argument("--entity", required=True, help="the person the text is about")
+    p.add_argument("--entity", required=True, help="the person (or any topic) the text is about")
     p.add_argument("--text-file", help="check this UTF-8 text instead of generating one ('-' = stdin)")
+    p.add_argument("--evidence", metavar="E",
+                   help="with --text-file: these passages are the only evidence; E is a JSON list of "
+                        "strings or JSONL lines {\"text\", \"title\"?, \"url\"?, \"lang\"?}")
     p.add_argument("--json", action="store_true",
                    help="print the session JSON on stdout (progress goes to stderr)")
     p.add_argument("--save", action=argparse.BooleanOptionalAction, default=True,
@@ -246,6 +250,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not args.entity.strip():
         raise MfactError("--entity is empty", "name the person, e.g. --entity 'Marie Curie'")
     text = read_text_file(args.text_file) if args.text_file else None
+    passages = None
+    if args.evidence:
+        if text is None:
+            raise MfactError("--evidence needs --text-file", "give the text the passages are evidence for")
+        from ..knowledge.given import read_evidence
+        passages = read_evidence(args.evidence, lang)
     cfg = config_from_args(args)
     if cfg.selfcheck_samples < 0:
         raise MfactError("--selfcheck-samples must be >= 0")
@@ -264,7 +274,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"mfact: {safe(msg, one_line=True)}", file=err, flush=True)
 
     pipeline = build_pipeline(cfg, on_progress=on_progress, need_generator=text is None)
-    entity = _resolve(args.entity.strip(), lang, cfg, err)
+    if passages is not None:
+        from ..knowledge.given import GivenRetriever
+        from ..session import Entity
+        pipeline.retriever = GivenRetriever(passages, pipeline.embedder)
+        entity = Entity(name=args.entity.strip())       # no knowledge source to look it up in
+    else:
+        entity = _resolve(args.entity.strip(), lang, cfg, err)
     stop = threading.Event()
     session = None
     errors: list[str] = []
@@ -303,6 +319,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     printer.end_stream()
     if session is None:  # pragma: no cover - the pipeline always ends with a StopEvent
         raise MfactError("checking ended without a session")
+    if passages is not None:
+        session.config["evidence"] = {"given": len(passages), "file": str(args.evidence)}
 
     saved = False
     if args.save and (session.facts or session.text):

@@ -1,4 +1,7 @@
-"""`mfact export SESSION_ID|--all -o FILE [--format mfact|factscore]`: written atomically."""
+"""`mfact export SESSION_ID|--all -o FILE [--format mfact|factscore|spans]`: written atomically.
+
+`spans` writes one JSON line per session: `{"id", "text", "spans": [[start, end, "NS"], ...]}`, the
+hallucination spans (the union of the not-supported facts' spans, sorted, non-overlapping)."""
 from __future__ import annotations
 
 import sys
@@ -8,14 +11,15 @@ from ._common import out, plain
 
 
 def register(sub) -> None:
-    p = sub.add_parser("export", help="export sessions as mfact JSON or FActScore JSONL",
+    p = sub.add_parser("export", help="export sessions as mfact JSON, FActScore JSONL or hallucination spans",
                        description="Write one session (or --all) to FILE atomically (a temporary file, "
                                    "then a rename: never a half-written file). '-o -' writes to stdout.")
     p.add_argument("session_id", nargs="?", metavar="SESSION_ID")
     p.add_argument("--all", action="store_true", help="every session (optionally with --lang)")
     p.add_argument("--lang", help="with --all: only sessions in this language")
     p.add_argument("-o", "--output", required=True, metavar="FILE")
-    p.add_argument("--format", choices=["mfact", "factscore"], default="mfact")
+    p.add_argument("--format", choices=["mfact", "factscore", "spans"], default="mfact",
+                   help="mfact JSON, FActScore JSONL, or spans: one {id, text, spans} line per session")
     p.set_defaults(func=cmd_export)
 
 

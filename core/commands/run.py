@@ -1,4 +1,7 @@
-"""`mfact run`: check many people in many languages headless, resumably."""
+"""`mfact run`: check many people in many languages headless, resumably; or, with `--texts
+FILE.jsonl`, many texts the user already has (one `{"id", "lang", "entity", "text", "evidence"?}`
+per line, one session each, named by the line's id; bad lines are reported with their numbers and
+the good ones still run)."""
 from __future__ import annotations
 
 import argparse
@@ -13,10 +16,15 @@ def register(sub) -> None:
     from ..config import add_checking_options, add_knowledge_options, add_model_options
 
     p = sub.add_parser(
-        "run", help="check many people in many languages (resumable batch run)",
-        description="One session per (person, language, sample) in the store. Re-running the same "
-                    "command skips finished sessions; an interrupted run loses no finished session.")
-    p.add_argument("--lang", required=True, help="comma-separated language codes, e.g. es,ar,bn")
+        "run", help="check many people in many languages, or many given texts (resumable batch run)",
+        description="One session per (person, language, sample) in the store, or with --texts one per "
+                    "line of a JSONL file of texts. Re-running the same command skips finished sessions; "
+                    "an interrupted run loses no finished session.")
+    p.add_argument("--lang", help="comma-separated language codes, e.g. es,ar,bn (not with --texts)")
+    p.add_argument("--texts", metavar="FILE.jsonl",
+                   help='check these texts: one {"id", "lang", "entity", "text", "evidence"?} object per '
+                        "line (evidence: a list of strings or {\"text\", \"title\"?, \"url\"?} "
+                        "passages, then the only evidence); the entity may be any topic")
     p.add_argument("--entities", action="append", default=[],
                    help="entity list: one name per line, optional tab and QID (repeatable); "
                         "FActScore's prompt_entities.txt works as is")
@@ -55,14 +63,32 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..store import Store
 
     cfg = config_from_args(args)
-    langs = [lang.code for lang in parse_language_list(args.lang)]
-    entities = []
-    for f in args.entities:
-        entities.extend(read_entity_file(f))
-    entities.extend(parse_entity_lines(args.entity, "--entity"))
-    seen: set[str] = set()
-    entities = [e for e in entities if not (e.name in seen or seen.add(e.name))]
-    jobs = plan_jobs(entities, langs, args.samples, cfg)
+    bad_lines: list[tuple[int, str]] = []
+    if args.texts:
+        from ..texts import plan_text_jobs, read_text_lines
+
+        if args.lang or args.entities or args.entity or args.samples != 1:
+            raise MfactError("--texts takes the language and entity from each line",
+                             "drop --lang, --entities, --entity and --samples")
+        specs, bad_lines = read_text_lines(args.texts)
+        for lineno, reason in bad_lines:
+            print(f"mfact run: {args.texts}:{lineno}: skipped: {reason}", file=sys.stderr, flush=True)
+        if not specs:
+            raise MfactError(f"no line of {args.texts} can be checked"
+                             + (f" ({len(bad_lines)} bad)" if bad_lines else " (it is empty)"),
+                             'one {"id", "lang", "entity", "text"} object per line')
+        jobs = plan_text_jobs(specs, cfg)
+    else:
+        if not args.lang:
+            raise MfactError("--lang is required", "e.g. --lang en,es (or --texts FILE.jsonl)")
+        langs = [lang.code for lang in parse_language_list(args.lang)]
+        entities = []
+        for f in args.entities:
+            entities.extend(read_entity_file(f))
+        entities.extend(parse_entity_lines(args.entity, "--entity"))
+        seen: set[str] = set()
+        entities = [e for e in entities if not (e.name in seen or seen.add(e.name))]
+        jobs = plan_jobs(entities, langs, args.samples, cfg)
     executor_name = args.executor or ("ray" if args.ray_address else "local")
     if args.ray_address and executor_name != "ray":
         raise MfactError("--ray-address needs --executor ray")
@@ -84,7 +110,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     import functools
 
-    factory = functools.partial(_build_pipeline, cfg)   # picklable: Ray actors call it too
+    # picklable: Ray actors call it too; given texts need no model
+    factory = functools.partial(_build_pipeline, cfg, not args.texts)
 
     from rich.console import Console
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
@@ -136,16 +163,22 @@ def cmd_run(args: argparse.Namespace) -> int:
               "finish the rest", file=sys.stderr)
         return 130
     _print_summary(summary, console)
+    result = summary.to_dict()
+    if args.texts:
+        result["bad_lines"] = [{"line": n, "reason": r} for n, r in bad_lines]
+        if bad_lines:
+            console.print(f"bad lines (not checked): {', '.join(str(n) for n, _ in bad_lines)}",
+                          markup=False, highlight=False)
     if out_dir is not None:
-        atomic_write(out_dir / "summary.json", json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
+        atomic_write(out_dir / "summary.json", json.dumps(result, ensure_ascii=False, indent=2))
     if args.json:
-        print(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
+        print(json.dumps(result, ensure_ascii=False, indent=2))
     return 1 if summary.failed and not summary.done and not summary.skipped else 0
 
 
-def _build_pipeline(cfg):
+def _build_pipeline(cfg, need_generator: bool = True):
     from ..pipeline import build_pipeline
-    return build_pipeline(cfg)
+    return build_pipeline(cfg, need_generator=need_generator)
 
 
 def _print_summary(summary, console) -> None:

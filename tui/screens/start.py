@@ -1,6 +1,7 @@
 """The start screen: pick a language (type to filter), name a person (live suggestions from the
 knowledge source, debounced and off the UI thread; disambiguation choices), choose the model and
-options, or reopen / delete a recent session."""
+options, check a text you already have ("Check a text…": paste or open a file), or reopen / delete
+a recent session."""
 from __future__ import annotations
 
 import logging
@@ -74,6 +75,7 @@ class StartScreen(Screen):
                     yield Checkbox("offline", cfg.offline, id="opt-offline")
                 with Horizontal(id="start-buttons"):
                     yield Button("Check", variant="primary", id="start-check")
+                    yield Button("Check a text…", id="start-text")
                     yield Button("Report", id="start-report")
                 yield Label("Recent sessions (Enter or ctrl+o opens, ctrl+d deletes)",
                             classes="field-label")
@@ -351,3 +353,24 @@ class StartScreen(Screen):
     @on(Button.Pressed, "#start-report")
     def _report(self) -> None:
         self.app.action_report()
+
+    # ------------------------------------------------------------------ check a text
+
+    @on(Button.Pressed, "#start-text")
+    def action_check_text(self) -> None:
+        """Paste a text (or open a file), name its person or topic, and check it."""
+        from .text_input import TextCheckScreen
+
+        try:
+            self._apply_options()
+        except MfactError as exc:
+            self.notify(f"{exc.message}\n{exc.hint}", severity="error", markup=False)
+            return
+        entity = " ".join(self.query_one("#entity", Input).value.split())
+        self.app.push_screen(TextCheckScreen(self.selected_language(), entity), self._text_chosen)
+
+    def _text_chosen(self, result: tuple[str, str, str] | None) -> None:
+        if result is None:
+            return
+        text, entity, lang = result
+        self.app.start_check(Entity(name=entity), lang, text=text)

@@ -1,0 +1,178 @@
+"""Evidence the user gives: `mfact check --evidence E`, the `evidence` of a `mfact run --texts` line.
+
+With given passages they are the only evidence: no knowledge source is asked. `read_evidence(path)`
+reads a JSON list of strings or JSONL lines `{"text", "title"?, "url"?, "lang"?}` (or a JSON list
+of such objects); `parse_evidence(value, where)` validates the same from already-parsed JSON. Long
+passages are split into ~256-token passages like pages are. `GivenRetriever` ranks them for a fact
+by the same hybrid as the knowledge sources: dense similarity (the embedder) and BM25 over the given
+passages.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..protocols import Embedder, MfactError
+from ..session import Entity, Evidence
+from .passages import split_text
+from .retrieval import DENSE_WEIGHT, evidence_id
+
+SOURCE = "given"
+MAX_PASSAGES = 5000
+_WORDS = re.compile(r"\w+", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+
+
+def _passage(d: Any, where: str, lang: str) -> dict:
+    if isinstance(d, str):
+        d = {"text": d}
+    if not isinstance(d, dict):
+        raise MfactError(f"{where}: a passage must be a string or an object with \"text\", "
+                         f"got {type(d).__name__}")
+    text = d.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise MfactError(f"{where}: \"text\" must be a non-empty string")
+    out = {"text": text.strip(), "lang": lang}
+    for key in ("title", "url", "lang"):
+        v = d.get(key)
+        if v is None:
+            continue
+        if not isinstance(v, str):
+            raise MfactError(f"{where}: \"{key}\" must be a string")
+        out[key] = v.strip()
+    return out
+
+
+def parse_evidence(value: Any, where: str = "evidence", lang: str = "") -> list[dict]:
+    """Validated passages `{"text", "title", "url", "lang"}` from parsed JSON: a list of strings or
+    objects. Raises MfactError naming the first bad item."""
+    if not isinstance(value, list):
+        raise MfactError(f"{where}: must be a list of passages (strings or {{\"text\": ...}} objects)")
+    if not value:
+        raise MfactError(f"{where}: the list of passages is empty")
+    if len(value) > MAX_PASSAGES:
+        raise MfactError(f"{where}: {len(value)} passages; at most {MAX_PASSAGES}")
+    return [_passage(d, f"{where}[{i}]", lang) for i, d in enumerate(value)]
+
+
+def read_evidence(path: str | Path, lang: str = "") -> list[dict]:
+    """Passages from a file: a JSON list (of strings or objects), or JSONL with one object (or
+    string) per line. Errors name the file and the line."""
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise MfactError(f"evidence file {p} not found", "give a JSON list of strings or a JSONL file")
+    try:
+        raw = p.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise MfactError(f"{p} is not UTF-8 text (byte {exc.start})", "convert it to UTF-8") from None
+    except OSError as exc:
+        raise MfactError(f"cannot read {p}: {exc.strerror}") from None
+    stripped = raw.strip()
+    if not stripped:
+        raise MfactError(f"{p} is empty", "give at least one passage")
+    if stripped.startswith("["):
+        try:
+            value = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise MfactError(f"{p}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        return parse_evidence(value, str(p), lang)
+    out = []
+    for n, line in enumerate(raw.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise MfactError(f"{p}:{n}: not valid JSON ({exc.msg})",
+                             "one {\"text\": ...} object per line, or a JSON list") from None
+        out.append(_passage(d, f"{p}:{n}", lang))
+        if len(out) > MAX_PASSAGES:
+            raise MfactError(f"{p}: more than {MAX_PASSAGES} passages")
+    return out
+
+
+def _terms(text: str) -> list[str]:
+    out = []
+    for w in _WORDS.findall(text.casefold()):
+        if _CJK.search(w):
+            out.extend(w[i:i + 2] for i in range(max(1, len(w) - 1)))
+        else:
+            out.append(w)
+    return out
+
+
+class GivenRetriever:
+    """A `Retriever` over the passages the user gave (the only evidence of the session)."""
+
+    name = "given"
+    version = "1"
+
+    def __init__(self, passages: Sequence[dict], embedder: Embedder | None = None,
+                 dense_weight: float = DENSE_WEIGHT):
+        self.embedder = embedder
+        self.dense_weight = dense_weight if embedder is not None else 0.0
+        self.notices: list[str] = []
+        self.evidence: list[Evidence] = []
+        for i, p in enumerate(passages):
+            title = p.get("title") or f"passage {i + 1}"
+            lang = p.get("lang") or ""
+            for chunk in split_text(p["text"], lang) or [p["text"]]:
+                self.evidence.append(Evidence(id=evidence_id(SOURCE, lang, title, chunk), source=SOURCE,
+                                              lang=lang, title=title, text=chunk, url=p.get("url") or ""))
+        self._terms = [Counter(_terms(f"{e.title} {e.text}")) for e in self.evidence]
+        n = len(self._terms)
+        df: Counter = Counter()
+        for t in self._terms:
+            df.update(t.keys())
+        self._idf = {w: math.log(1 + (n - c + 0.5) / (c + 0.5)) for w, c in df.items()}
+        self._avg = (sum(sum(t.values()) for t in self._terms) / n) if n else 1.0
+        self._vectors: np.ndarray | None = None
+        self._lock = threading.Lock()
+
+    def _bm25(self, query: str) -> np.ndarray:
+        q = set(_terms(query))
+        out = np.zeros(len(self._terms), dtype=np.float32)
+        for i, tf in enumerate(self._terms):
+            length = sum(tf.values()) or 1
+            s = 0.0
+            for w in q:
+                f = tf.get(w, 0)
+                if f:
+                    s += self._idf[w] * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * length / self._avg))
+            out[i] = s
+        return out
+
+    def _dense(self, query: str) -> np.ndarray:
+        with self._lock:
+            if self._vectors is None:
+                self._vectors = np.asarray(self.embedder.embed_passages(
+                    [f"{e.title}\n{e.text}" for e in self.evidence]), dtype=np.float32)
+        q = np.asarray(self.embedder.embed_queries([query])[0], dtype=np.float32)
+        return self._vectors @ q
+
+    def retrieve(self, entity: Entity | str, fact: str, langs: Sequence[str], k: int = 8) -> list[Evidence]:
+        if not self.evidence:
+            return []
+        name = entity.name if isinstance(entity, Entity) else str(entity)
+        query = f"{name} {fact}".strip()
+        lexical = self._bm25(fact)
+        best = float(lexical.max()) if len(lexical) else 0.0
+        if best > 0:
+            lexical = lexical / best
+        score = (1.0 - self.dense_weight) * lexical
+        if self.dense_weight > 0:
+            score = score + self.dense_weight * self._dense(query)
+        order = np.argsort(-score, kind="stable")[:k]
+        out = []
+        for i in order:
+            e = self.evidence[int(i)]
+            out.append(Evidence(id=e.id, source=e.source, lang=e.lang, title=e.title, text=e.text,
+                                url=e.url, section=e.section, score=round(float(score[i]), 6)))
+        return out

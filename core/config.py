@@ -35,6 +35,10 @@ class Config:
     seed: int = 0
     greedy: bool = False
     repetition_penalty: float = 1.0
+    # network deadlines (seconds; core/net.py, docs/reliability.md)
+    idle_timeout: float = 30.0       # no token / useful byte for this long ends a request
+    request_timeout: float = 600.0   # one model request, start to end
+    lookup_timeout: float = 30.0     # one Wikipedia or SearXNG request, start to end
     # knowledge
     offline: bool = False
     sources: list[str] = field(default_factory=lambda: ["cache", "wikipedia", "zim", "factscore-db",
@@ -43,6 +47,7 @@ class Config:
     zim_files: list[str] = field(default_factory=list)
     factscore_db: str = ""
     searxng_url: str = ""
+    wikipedia_url: str = ""          # a MediaWiki: "" = https://{lang}.wikipedia.org; {lang} is filled in
     wikipedia_contact: str = ""
     cache_max_age_days: float = 30.0
     k: int = 8
@@ -193,6 +198,10 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--seed", type=int)
     g.add_argument("--greedy", action="store_true", default=None)
     g.add_argument("--repetition-penalty", type=float)
+    g.add_argument("--idle-timeout", type=float, metavar="S",
+                   help="end a request after S seconds without a token or useful byte (30)")
+    g.add_argument("--request-timeout", type=float, metavar="S",
+                   help="end one model request after S seconds in all (600)")
 
 
 def add_knowledge_options(p: argparse.ArgumentParser) -> None:
@@ -205,6 +214,10 @@ def add_knowledge_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--zim", dest="zim_files", action="append", help="a Kiwix .zim file (repeatable)")
     g.add_argument("--factscore-db", help="FActScore's enwiki-20230401.db")
     g.add_argument("--searxng-url", help="a SearXNG instance for web evidence")
+    g.add_argument("--wikipedia-url", help="a MediaWiki to use instead of Wikipedia, e.g. a mirror"
+                                          " (https://{lang}.wikipedia.org by default)")
+    g.add_argument("--lookup-timeout", type=float, metavar="S",
+                   help="end one Wikipedia or SearXNG request after S seconds in all (30)")
     g.add_argument("--k", type=int, help="passages per fact (8; 20 as the mitigation setting)")
 
 

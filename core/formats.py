@@ -37,25 +37,29 @@ FACTSCORE_KEY = "factscore"      # session.config key holding what FActScore's f
 # --------------------------------------------------------------------------- reading
 
 
-def read_sessions(path: str | Path, fmt: str | None = None) -> list[Session]:
-    """All sessions in a file (mfact JSON or FActScore JSONL; `fmt` None: detected)."""
-    path = Path(path)
+def read_sessions(path: str | Path, fmt: str | None = None, hint: str = "nothing was imported") -> list[Session]:
+    """All sessions in a file (mfact JSON or FActScore JSONL; `fmt` None: detected), or `-` for stdin.
+    Everything goes through core/inputs.py (regular files only, size limit, UTF-8 with or without a
+    BOM, strict JSON); a refusal is one MfactError naming the file and the field, with `hint`."""
+    from .inputs import decode, read_bytes
+
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise MfactError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise MfactError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise MfactError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    if fmt is None:
-        fmt = detect_format(path, text)
-    if fmt == "mfact":
-        return parse_mfact(text, str(path))
-    if fmt == "factscore":
-        return parse_factscore(text, str(path))
+        raw, name = read_bytes(str(path), "session file (.json or .jsonl)")
+        text = decode(raw, name)
+        if fmt is None:
+            fmt = detect_format(Path(path), text)
+        if fmt == "mfact":
+            return parse_mfact(text, name)
+        if fmt == "factscore":
+            return parse_factscore(text, name)
+    except MfactError as exc:
+        parts = [p for p in (exc.hint or "").split("; ") if p and p != "nothing was imported"]
+        if hint:
+            parts.append(hint)
+        new = "; ".join(parts)
+        if new == exc.hint:
+            raise
+        raise MfactError(exc.message, new) from None
     raise MfactError(f"unknown format {fmt!r}", "one of: " + ", ".join(FORMATS))
 
 
@@ -68,7 +72,7 @@ def detect_format(path: Path, text: str) -> str:
         # a JSONL file: the first line is a complete object with FActScore's fields
         try:
             obj = json.loads(first)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):     # core/inputs.py says what is wrong
             return "mfact"
         if isinstance(obj, dict) and "schema" not in obj and ("topic" in obj or "annotations" in obj):
             return "factscore"
@@ -76,11 +80,9 @@ def detect_format(path: Path, text: str) -> str:
 
 
 def parse_mfact(text: str, name: str = "<input>") -> list[Session]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise MfactError(f"{name}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})",
-                         "the file must be one mfact session JSON document") from None
+    from .inputs import loads
+
+    data = loads(text, name)
     if isinstance(data, dict) and "sessions" in data and "schema" not in data:
         items, where = data["sessions"], "sessions"
         if not isinstance(items, list):
@@ -200,17 +202,15 @@ class _Locator:
 
 def parse_factscore(text: str, name: str = "<input>", model: str | None = None) -> list[Session]:
     """FActScore labelled-data JSONL -> sessions (validated; MfactError names file:line: field)."""
+    from .inputs import loads
+
     model = model or Path(name).stem
     sessions: list[Session] = []
     imported_at = now_iso()
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            d = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise MfactError(f"{name}:{lineno}: not valid JSON: {exc.msg} (column {exc.colno})",
-                             "nothing was imported") from None
+        d = loads(line, f"{name}:{lineno}", one_line=True)
         try:
             sessions.append(_factscore_record(d, model, imported_at))
         except SessionFormatError as exc:

@@ -15,6 +15,7 @@ Conventions (documented in docs/foundation.md):
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -213,7 +214,13 @@ _TOKEN_RE = re.compile(
 def text_tokens(text: str) -> list[tuple[int, int]]:
     """Word-level tokens (start, end) of a text: runs of word characters, single punctuation marks,
     and single characters of scripts written without spaces (Han, kana, Hangul, Thai)."""
-    return [m.span() for m in _TOKEN_RE.finditer(text)]
+    return list(_text_tokens(text))
+
+
+@functools.lru_cache(maxsize=4)
+def _text_tokens(text: str) -> tuple[tuple[int, int], ...]:
+    # kept for the last few texts: a window recomputes the metrics after every relabel of one text
+    return tuple(m.span() for m in _TOKEN_RE.finditer(text))
 
 
 _EDGE = " \t\r\n.,;:!?，。；：！？、،؛۔।"
@@ -248,7 +255,7 @@ def tokens_in(text: str, spans: Sequence[tuple[int, int, str]] | Sequence[tuple[
     bounds = sorted((s[0], s[1]) for s in spans)
     count = 0
     i = 0
-    for start, end in text_tokens(text):
+    for start, end in _text_tokens(text):
         while i < len(bounds) and bounds[i][1] <= start:
             i += 1
         if i < len(bounds) and bounds[i][0] < end:
@@ -260,8 +267,7 @@ def hallucinated_tokens(text: str, facts: Sequence[tuple[tuple[int, int], str | 
     """(H, N): the tokens inside the hallucination spans (the union of the NS facts' spans, see
     `ns_spans`) and the number of tokens of the text, as Islam et al. count a detector's flagged
     tokens. Tokens no NS fact covers count as not hallucinated."""
-    toks = text_tokens(text)
-    return float(tokens_in(text, ns_spans(text, facts))), len(toks)
+    return float(tokens_in(text, ns_spans(text, facts))), len(_text_tokens(text))
 
 
 @dataclass

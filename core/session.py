@@ -12,6 +12,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 SCHEMA = "mfact.session/1"
+# size limits of one session (docs/reliability.md): refused above them, in one line
+MAX_TEXT_CHARS = 2_000_000
+MAX_FACTS = 50_000
+MAX_EVIDENCE = 100_000
 LABELS = ("S", "NS", "IR")
 STOP_REASONS = ("eos", "max_tokens", "drift", "repetition", "user", "error", "imported")
 
@@ -282,6 +286,9 @@ class Session:
         text = d.get("text", "")
         if not isinstance(text, str):
             raise SessionFormatError(f"{pre}text", "must be a string")
+        if len(text) > MAX_TEXT_CHARS:
+            raise SessionFormatError(f"{pre}text", f"{len(text):,} characters is over the limit of"
+                                                   f" {MAX_TEXT_CHARS:,}")
         lang = _str(d, "language", where or "session")
         from .languages import UnknownLanguage, get_language
         try:
@@ -294,6 +301,11 @@ class Session:
         ev_raw = d.get("evidence") or []
         if not isinstance(ev_raw, list):
             raise SessionFormatError(f"{pre}evidence", "must be a list")
+        if len(facts_raw) > MAX_FACTS:
+            raise SessionFormatError(f"{pre}facts", f"{len(facts_raw):,} facts is over the limit of {MAX_FACTS:,}")
+        if len(ev_raw) > MAX_EVIDENCE:
+            raise SessionFormatError(f"{pre}evidence", f"{len(ev_raw):,} passages is over the limit of"
+                                                       f" {MAX_EVIDENCE:,}")
         tokens = d.get("tokens", 0)
         if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0:
             raise SessionFormatError(f"{pre}tokens", "must be a non-negative integer")
@@ -319,10 +331,16 @@ class Session:
             config=dict(_obj(d.get("config") or {}, f"{pre}config")),
             status=str(d.get("status") or "done"),
         )
-        ids = [f.id for f in s.facts]
-        if len(set(ids)) != len(ids):
-            raise SessionFormatError(f"{pre}facts", "fact ids must be unique")
-        ev_ids = {e.id for e in s.evidence}
+        seen_ids: set[str] = set()
+        for i, f in enumerate(s.facts):
+            if f.id in seen_ids:
+                raise SessionFormatError(f"{pre}facts[{i}].id", f"duplicate fact id {f.id!r}")
+            seen_ids.add(f.id)
+        ev_ids: set[str] = set()
+        for i, e in enumerate(s.evidence):
+            if e.id in ev_ids:
+                raise SessionFormatError(f"{pre}evidence[{i}].id", f"duplicate evidence id {e.id!r}")
+            ev_ids.add(e.id)
         for i, f in enumerate(s.facts):
             if f.auto:
                 missing = [e for e in f.auto.evidence if e not in ev_ids]

@@ -122,6 +122,16 @@ class LabelChange:
     time: str
 
 
+class LabelConflict(MfactError):
+    """An undo that would overwrite a label set since, elsewhere (another window)."""
+
+    def __init__(self, fact_id: str, label: str | None):
+        self.fact_id = fact_id
+        self.label = label
+        super().__init__(f"this fact was relabelled elsewhere since (now {label or 'no label'});"
+                         " it is left as it is", "")
+
+
 class Store:
     """SQLite store of sessions. `Store()` opens (creating if needed) `paths.store_file()`."""
 
@@ -248,6 +258,11 @@ class Store:
     def set_human_label(self, session_id: str, fact_id: str, label: str | None) -> str | None:
         """Set (or clear, with None) a person's label on a fact; committed before returning.
         Returns the previous human label (None when there was none), for undo."""
+        return self.relabel(session_id, fact_id, label).old_label
+
+    def relabel(self, session_id: str, fact_id: str, label: str | None) -> LabelChange:
+        """`set_human_label`, returning the history entry it wrote: a window keeps its `seq` so that
+        `undo_label(seq=...)` undoes exactly its own change, whatever other windows did since."""
         if label is not None and label not in LABELS:
             raise MfactError(f"unknown label {label!r}", "one of S, NS, IR")
         with self._tx() as db:
@@ -259,10 +274,10 @@ class Store:
             now = now_iso()
             db.execute("UPDATE facts SET human_label=?, human_time=? WHERE session_id=? AND id=?",
                        (label, now if label else None, session_id, fact_id))
-            db.execute("INSERT INTO label_history(session_id, fact_id, old_label, old_time, new_label,"
-                       " time) VALUES (?,?,?,?,?,?)", (session_id, fact_id, old, old_time, label, now))
+            cur = db.execute("INSERT INTO label_history(session_id, fact_id, old_label, old_time, new_label,"
+                             " time) VALUES (?,?,?,?,?,?)", (session_id, fact_id, old, old_time, label, now))
             self._refresh_score(db, session_id)
-        return old
+        return LabelChange(int(cur.lastrowid), session_id, fact_id, old, label, now)
 
     def label_history(self, session_id: str, limit: int | None = None) -> list[LabelChange]:
         """The relabels of a session, newest first."""
@@ -273,20 +288,33 @@ class Store:
                 (session_id, limit) if limit else (session_id,)).fetchall()
         return [LabelChange(*r) for r in rows]
 
-    def undo_label(self, session_id: str) -> LabelChange | None:
-        """Undo the newest relabel of a session: restore the fact's previous human label and drop
-        the history entry. Returns the undone change (None when there is nothing to undo)."""
+    def undo_label(self, session_id: str, seq: int | None = None) -> LabelChange | None:
+        """Undo the newest relabel of a session, or with `seq` that one change (a window's own):
+        restore the fact's previous human label and drop the history entry. Returns the undone
+        change (None when there is nothing to undo). Raises LabelConflict, undoing nothing, when
+        the fact was relabelled again since (in another window)."""
         with self._tx() as db:
-            row = db.execute(
-                "SELECT seq, session_id, fact_id, old_label, new_label, time, old_time FROM label_history"
-                " WHERE session_id=? ORDER BY seq DESC LIMIT 1", (session_id,)).fetchone()
+            if seq is None:
+                row = db.execute(
+                    "SELECT seq, session_id, fact_id, old_label, new_label, time, old_time FROM label_history"
+                    " WHERE session_id=? ORDER BY seq DESC LIMIT 1", (session_id,)).fetchone()
+            else:
+                row = db.execute(
+                    "SELECT seq, session_id, fact_id, old_label, new_label, time, old_time FROM label_history"
+                    " WHERE session_id=? AND seq=?", (session_id, seq)).fetchone()
             if row is None:
                 return None
             seq, sid, fid, old, new, t, old_time = row
-            db.execute("UPDATE facts SET human_label=?, human_time=? WHERE session_id=? AND id=?",
-                       (old, old_time if old else None, sid, fid))
+            cur = db.execute("SELECT human_label FROM facts WHERE session_id=? AND id=?", (sid, fid)).fetchone()
+            conflict = cur is None or cur[0] != new
+            if not conflict:
+                db.execute("UPDATE facts SET human_label=?, human_time=? WHERE session_id=? AND id=?",
+                           (old, old_time if old else None, sid, fid))
             db.execute("DELETE FROM label_history WHERE seq=?", (seq,))
-            self._refresh_score(db, sid)
+            if not conflict:
+                self._refresh_score(db, sid)
+        if conflict:
+            raise LabelConflict(fid, cur[0] if cur else None)
         return LabelChange(seq, sid, fid, old, new, t)
 
     def _refresh_score(self, db: sqlite3.Connection, session_id: str) -> None:
@@ -322,6 +350,31 @@ class Store:
                 raise MfactError(f"no session {session_id!r} in the store", "see `mfact sessions list`")
 
     # ------------------------------------------------------------------ reading
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (another window or process) commits to the store."""
+        with self._lock:
+            return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def session_revision(self, session_id: str) -> tuple:
+        """A value that changes whenever the session's labels, facts or text change (cheap: one
+        aggregate query), for a window to notice changes made elsewhere."""
+        with self._lock:
+            row = self._db.execute("SELECT updated_at, n_facts, length(text) FROM sessions WHERE id=?",
+                                   (session_id,)).fetchone()
+            labels = self._db.execute(
+                "SELECT count(*), group_concat(COALESCE(human_label, '-') || COALESCE(human_time, ''), ',')"
+                " FROM facts WHERE session_id=?", (session_id,)).fetchone()
+            hist = self._db.execute("SELECT max(seq), count(*) FROM label_history WHERE session_id=?",
+                                    (session_id,)).fetchone()
+        return (tuple(row) if row else None, hash(labels), tuple(hist))
+
+    def human_labels(self, session_id: str) -> dict[str, HumanLabel | None]:
+        """fact id -> the human label in the store (None: none)."""
+        with self._lock:
+            rows = self._db.execute("SELECT id, human_label, human_time FROM facts WHERE session_id=?",
+                                    (session_id,)).fetchall()
+        return {fid: (HumanLabel(lab, t or now_iso()) if lab else None) for fid, lab, t in rows}
 
     def has_session(self, session_id: str) -> bool:
         with self._lock:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,14 +92,13 @@ def parse_text_line(line: str, lineno: int) -> TextSpec:
 def read_text_lines(path: str | Path) -> tuple[list[TextSpec], list[tuple[int, str]]]:
     """(good lines, bad lines as (line number, reason)). A missing or unreadable file raises
     MfactError. Blank lines are skipped; a repeated id is a bad line (ids name the sessions)."""
+    from .inputs import read_bytes
+
     p = Path(path).expanduser()
-    if not p.is_file():
+    if not os.path.lexists(p):
         raise MfactError(f"texts file {p} not found", "give a JSONL file: one {\"id\", \"lang\", \"entity\", "
                                                       "\"text\"} object per line")
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise MfactError(f"cannot read {p}: {exc.strerror}") from None
+    raw, _ = read_bytes(str(p), "texts file (JSONL)")     # a regular file only: no FIFO, no directory
     good: list[TextSpec] = []
     bad: list[tuple[int, str]] = []
     seen: dict[str, int] = {}

@@ -32,7 +32,7 @@ def test_factscore_prompt_entities_file_reads(shared_dir):
 
 
 def test_missing_entity_file_is_clear(tmp_path):
-    with pytest.raises(MfactError, match="not found"):
+    with pytest.raises(MfactError, match="no such file"):
         read_entity_file(tmp_path / "nope.txt")
 
 

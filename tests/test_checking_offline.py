@@ -120,11 +120,16 @@ def test_verify_pairs_cli(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content,message", [
-    ('{"id": 1, "lang": "en", "claim": "x", "evidence": "y"}\n{"id": 2, "claim": ""}', "pairs.jsonl:2: 'claim'"),
-    ('{"id": 1, "lang": "en", "claim": "x", "evidence": 5}', "pairs.jsonl:1: 'evidence'"),
+    ('{"id": 1, "lang": "en", "claim": "x", "evidence": "y"}\n{"id": 2, "claim": ""}', "pairs.jsonl:2: claim:"),
+    ('{"id": 1, "lang": "en", "claim": "x", "evidence": 5}', "pairs.jsonl:1: evidence:"),
     ("not json", "pairs.jsonl:1: not valid JSON"),
     ('{"id": 1, "claim": "x", "evidence": "y"}\n{"id": 1, "claim": "x", "evidence": "y"}', "duplicate id"),
     ('{"id": 1, "claim": "x", "evidence": "y", "label": "maybe"}', "unknown gold label"),
+    ("", "no pairs (the input is empty)"),
+    ("\n\n", "no pairs (the input is empty)"),
+    ('{"id": 1, "claim": "x", "evidence": "y", "score": NaN}', "pairs.jsonl:1: score: NaN is not a number"),
+    ('{"id": 1, "claim": "x", "evidence": "\\udc00"}', "pairs.jsonl:1: evidence: a lone surrogate"),
+    ('{"id": 1, "lang": "zz", "claim": "x", "evidence": "y"}', "pairs.jsonl:1: lang: unknown language 'zz'"),
 ])
 def test_verify_pairs_bad_input_one_clear_error(tmp_path, capsys, content, message):
     f = tmp_path / "pairs.jsonl"
@@ -134,6 +139,18 @@ def test_verify_pairs_bad_input_one_clear_error(tmp_path, capsys, content, messa
     assert out.out == "" and message in out.err and out.err.count("\n") == 1
     assert cli_main(["verify-pairs", str(tmp_path / "nope.jsonl")]) == 1
     assert "no such file" in capsys.readouterr().err
+
+
+def test_verify_pairs_unknown_language_one_line_per_bad_row_others_run(tmp_path, capsys):
+    f = tmp_path / "pairs.jsonl"
+    f.write_text('{"id": "a", "lang": "zz", "claim": "x", "evidence": "y"}\n'
+                 '{"id": "b", "lang": "en", "claim": "Paris is in France.", "evidence": "Paris is in France."}\n'
+                 '{"id": "c", "lang": "xx-evil", "claim": "x", "evidence": "y"}\n', encoding="utf-8")
+    assert cli_main(["verify-pairs", str(f), "--json"]) == 1
+    out = capsys.readouterr()
+    assert [json.loads(x)["id"] for x in out.out.splitlines()] == ["b"]
+    err = out.err.splitlines()
+    assert len(err) == 2 and "pairs.jsonl:1: lang: unknown language 'zz'" in err[0] and "pairs.jsonl:3:" in err[1]
 
 
 def test_training_script_end_to_end_on_a_small_sample(shared_dir, tmp_path, monkeypatch, capsys):

@@ -222,9 +222,14 @@ def test_429_with_retry_after_is_honoured_then_succeeds():
 def test_429_forever_is_one_clear_error_and_waits_are_capped():
     rec = Recorder(throttle=100, retry_after="86400")
     c = client(rec, max_retries=2)
-    with pytest.raises(MfactError, match="rate-limiting"):
+    with pytest.raises(MfactError, match="asked us to wait 86400 s"):
         c.page_info("Marie Curie", "es")
-    assert c.waits == [30.0, 30.0] and len(rec.seen) == 3
+    assert c.waits == [] and len(rec.seen) == 1          # no waiting on a long Retry-After
+    rec = Recorder(throttle=100, retry_after="4")
+    c = client(rec, max_retries=5)
+    with pytest.raises(MfactError, match="asked us to wait 4 s"):
+        c.page_info("Marie Curie", "es")
+    assert c.waits == [4.0, 4.0] and len(rec.seen) == 3  # the total wait stays within 10 s
 
 
 def test_unreachable_and_timeout_are_clear_errors():

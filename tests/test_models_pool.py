@@ -183,7 +183,7 @@ def test_when_every_server_fails_the_error_says_so(servers):
     a = servers("a")
     a.mode = "500"
     p, notices = pool([dead_url(), a.url])
-    with pytest.raises(MfactError, match=r"all 2 model servers failed \(last: the server at .* HTTP 500"):
+    with pytest.raises(MfactError, match=r"all 2 model servers failed \(last: the model server at .* HTTP 500"):
         text_of(p)
     assert len(notices) == 2
 

@@ -7,7 +7,6 @@ first use); screens render what the pipeline's events say and write labels to th
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -125,6 +124,12 @@ class MfactApp(App):
         from .screens.check import CheckScreen
         self.push_screen(CheckScreen(entity=entity, lang=lang, text=text))
 
+    def on_app_focus(self) -> None:
+        """Back in this window: take in what other windows changed meanwhile."""
+        check = getattr(self.screen, "check_store", None)
+        if callable(check):
+            check()
+
     def open_session(self, session: Session) -> None:
         from .screens.check import CheckScreen
         self.push_screen(CheckScreen(session=session))
@@ -230,18 +235,14 @@ def build_parser() -> argparse.ArgumentParser:
 def load_session_arg(ref: str, store=None) -> Session:
     """A session from `--open`: an exported JSON file, or an id (prefix) in the store."""
     path = Path(os.path.expanduser(ref))
-    if path.suffix.lower() == ".json" or path.is_file():
-        if not path.is_file():
-            raise MfactError(f"no such file: {path}", "give an exported .json file or a session id")
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise MfactError(f"cannot read {path}: {exc}", "is it a file written by `mfact export`?") \
-                from None
-        try:
-            return Session.from_dict(data)
-        except SessionFormatError as exc:
-            raise MfactError(f"{path}: {exc}", "the file is not an mfact session") from None
+    if path.suffix.lower() in (".json", ".jsonl") or os.path.lexists(path):
+        from mfact.core.formats import read_sessions
+
+        sessions = read_sessions(path, hint="")
+        if len(sessions) != 1:
+            raise MfactError(f"{path} holds {len(sessions)} sessions; --open needs exactly one",
+                             "import the file (mfact import) and open one session by id")
+        return sessions[0]
     if store is None:
         from mfact.core.store import Store
         store = Store()
@@ -277,6 +278,10 @@ def main(argv: list[str] | None = None) -> int:
         hint = getattr(exc, "hint", "")
         print(f"mfact-tui: error: {getattr(exc, 'message', exc)}" + (f" ({hint})" if hint else ""),
               file=sys.stderr)
+        return 1
+    except (OSError, ValueError, RecursionError) as exc:   # never a traceback for a bad input
+        log.exception("cannot start")
+        print(f"mfact-tui: error: {type(exc).__name__}: {str(exc)[:200]} (details in the log)", file=sys.stderr)
         return 1
     app = MfactApp(cfg, lang=lang, entity=args.entity.strip() if args.entity else None,
                    session=session)

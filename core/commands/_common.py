@@ -17,7 +17,11 @@ def plain(text: object, one_line: bool = True) -> str:
 
 
 def out(line: str = "") -> None:
-    sys.stdout.write(line + "\n")
+    """Print one line of output through the sanitiser (core/textsafe.py): no escape sequence,
+    control or bidi character reaches the terminal, whatever the line holds."""
+    from ..textsafe import clean_terminal
+
+    sys.stdout.write(clean_terminal(line) + "\n")
 
 
 def open_store():

@@ -334,7 +334,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             store.close()
 
     if args.json:
-        out.write(json.dumps(session.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        from ..textsafe import json_dumps_safe
+
+        out.write(json_dumps_safe(session.to_dict(), indent=2) + "\n")
         out.flush()
     else:
         for line in summary_lines(session):

@@ -17,14 +17,14 @@ import time
 from ..config import add_model_options, config_from_args
 from ..languages import UnknownLanguage, get_language
 from ..protocols import MfactError, Progress
-
-# C0/C1 controls except newline and tab; ESC sequences go with them
-_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
+from ..textsafe import json_dumps_safe
 
 def terminal_safe(text: str) -> str:
-    """Text with terminal escape sequences and control characters removed (newlines and tabs kept)."""
-    return _CONTROL.sub("", text)
+    """Text with terminal escape sequences, control characters (newlines and tabs kept) and bidi
+    controls removed: core/textsafe.py, the one sanitiser."""
+    from ..textsafe import clean_terminal
+
+    return clean_terminal(text)
 
 
 def register(subparsers) -> None:
@@ -111,7 +111,7 @@ def run(args) -> int:
             session.config = {"generation": {"seconds": round(elapsed, 3),
                                              "first_token_s": round(first, 3) if first else None,
                                              "tokens_per_s": round(tokens / elapsed, 2) if elapsed else None}}
-            out.write(json.dumps(session.to_dict(), ensure_ascii=False) + "\n")
+            out.write(json_dumps_safe(session.to_dict()) + "\n")
             out.flush()
         else:
             err.write(f"mfact: {tokens} tokens in {elapsed:.1f} s, stopped: {reason}\n")

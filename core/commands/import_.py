@@ -2,9 +2,12 @@
 
 Everything is read and validated first; any invalid record imports nothing (one error line naming
 the file, line and field). Sessions are written in one transaction. Importing the same file again
-replaces its sessions (FActScore records get stable ids)."""
+replaces its sessions (FActScore records get stable ids), unless that would drop human labels set
+in the store since (in mfact-tui, perhaps open right now): then it refuses, and `--merge` keeps
+the store's human labels while `--replace` takes the file's as they are."""
 from __future__ import annotations
 
+from ..protocols import MfactError
 from ._common import out, plain
 
 
@@ -16,6 +19,11 @@ def register(sub) -> None:
     p.add_argument("file")
     p.add_argument("--format", choices=["auto", "mfact", "factscore"], default="auto",
                    help="file format (default: detected)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--replace", action="store_true",
+                   help="replace sessions already in the store even if that drops human labels set there")
+    g.add_argument("--merge", action="store_true",
+                   help="for sessions already in the store, keep the human labels set there")
     p.set_defaults(func=cmd_import)
 
 
@@ -25,8 +33,31 @@ def cmd_import(args) -> int:
 
     sessions = read_sessions(args.file, None if args.format == "auto" else args.format)
     store = Store()
+    kept = 0
     try:
-        replaced = sum(1 for s in sessions if store.has_session(s.id))
+        replaced = 0
+        lost: list[tuple[str, int]] = []
+        for s in sessions:
+            if not store.has_session(s.id):
+                continue
+            replaced += 1
+            there = store.human_labels(s.id)
+            mine = {f.id: f for f in s.facts}
+            drop = [fid for fid, h in there.items() if h is not None and (
+                fid not in mine or mine[fid].human is None or mine[fid].human.label != h.label)]
+            if drop and args.merge:
+                for fid in drop:
+                    if fid in mine:
+                        mine[fid].human = there[fid]
+                        kept += 1
+            elif drop and not args.replace:
+                lost.append((s.id, len(drop)))
+        if lost:
+            sid, n = lost[0]
+            more = f" (and {len(lost) - 1} more sessions)" if len(lost) > 1 else ""
+            raise MfactError(f"session {plain(sid)} is in the store with {n} human label{'s' if n != 1 else ''}"
+                             f" the file does not have{more}; nothing was imported",
+                             "--merge keeps the store's labels, --replace drops them")
         store.save_sessions(sessions)
     finally:
         store.close()
@@ -35,5 +66,6 @@ def cmd_import(args) -> int:
     langs = sorted({s.language for s in sessions})
     out(f"imported {len(sessions)} sessions ({abst} abstentions, {facts} facts; "
         f"{', '.join(langs)}) from {plain(args.file)}"
-        + (f"; {replaced} replaced sessions already in the store" if replaced else ""))
+        + (f"; {replaced} replaced sessions already in the store" if replaced else "")
+        + (f"; kept {kept} human label{'s' if kept != 1 else ''} set in the store" if kept else ""))
     return 0

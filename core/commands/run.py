@@ -72,7 +72,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                              "drop --lang, --entities, --entity and --samples")
         specs, bad_lines = read_text_lines(args.texts)
         for lineno, reason in bad_lines:
-            print(f"mfact run: {args.texts}:{lineno}: skipped: {reason}", file=sys.stderr, flush=True)
+            from ..textsafe import clean_terminal as _clean
+
+            print(_clean(f"mfact run: {args.texts}:{lineno}: skipped: {reason}", one_line=True), file=sys.stderr,
+                  flush=True)
         if not specs:
             raise MfactError(f"no line of {args.texts} can be checked"
                              + (f" ({len(bad_lines)} bad)" if bad_lines else " (it is empty)"),
@@ -128,9 +131,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     import time
     t0 = time.monotonic()
 
+    from ..textsafe import clean_terminal
+
     def on_event(kind, job, data):
         if kind == "start":
-            progress.update(task, current=job.label)
+            progress.update(task, current=clean_terminal(job.label, one_line=True))
             return
         if kind in counts:
             counts[kind] += 1
@@ -142,7 +147,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             atomic_write(out_dir / f"{data.id}.json", json.dumps(data.to_dict(), ensure_ascii=False, indent=2))
         if not show_bar and kind != "start":
             msg = f"{kind}: {job.label}" + (f": {data}" if kind == "failed" else "")
-            print(msg, file=sys.stderr, flush=True)
+            print(clean_terminal(msg, one_line=True), file=sys.stderr, flush=True)
 
     from ..executors import make_executor
 
@@ -172,7 +177,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if out_dir is not None:
         atomic_write(out_dir / "summary.json", json.dumps(result, ensure_ascii=False, indent=2))
     if args.json:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
+        from ..textsafe import json_dumps_safe
+
+        print(json_dumps_safe(result, indent=2))
     return 1 if summary.failed and not summary.done and not summary.skipped else 0
 
 
@@ -184,12 +191,14 @@ def _build_pipeline(cfg, need_generator: bool = True):
 def _print_summary(summary, console) -> None:
     from rich.text import Text
 
+    from ..textsafe import clean_terminal
+
     line = Text(f"done {len(summary.done)}, skipped {len(summary.skipped)} (already finished), "
                 f"failed {len(summary.failed)} of {summary.planned} in {summary.seconds:.1f} s")
     console.print(line)
     for label, reason in summary.failed:
         t = Text("  failed: ")
-        t.append(label)
+        t.append(clean_terminal(label, one_line=True))
         t.append(": ")
-        t.append(reason)
+        t.append(clean_terminal(reason, one_line=True))
         console.print(t)

@@ -5,6 +5,7 @@ language across the store (at least 30), as science.md section 4 describes."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from ..protocols import MfactError
@@ -25,15 +26,15 @@ def register(sub) -> None:
 def load_target(target: str):
     """A session from a JSON file (exactly one session) or from the store (id or unique prefix)."""
     path = Path(target).expanduser()
-    if path.is_file():
+    if target == "-" or os.path.lexists(path) or target.endswith((".json", ".jsonl")):
         from ..formats import read_sessions
 
-        sessions = read_sessions(path)
+        sessions = read_sessions(target if target == "-" else path, hint="")
         if len(sessions) != 1:
             raise MfactError(f"{path} holds {len(sessions)} sessions; score needs exactly one",
                              "import the file (mfact import) and use mfact report")
         return sessions[0], None
-    if target.endswith((".json", ".jsonl")) or "/" in target:
+    if "/" in target:
         raise MfactError(f"{target}: no such file")
     from ..store import Store
 
@@ -71,7 +72,9 @@ def cmd_score(args) -> int:
     res = M.session_metrics(session, calibration=calibration, n_permutations=args.permutations)
     res = {"id": session.id, "entity": session.entity.name, "language": session.language, **res}
     if args.json:
-        out(json.dumps(res, ensure_ascii=False, indent=2))
+        from ..textsafe import json_dumps_safe
+
+        out(json_dumps_safe(res, indent=2))
         return 0
     c = res["counts"]
     calm = res["calm"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from ..protocols import MfactError
+from ..textsafe import json_dumps_safe
 from ._common import out, pct, plain
 
 
@@ -40,7 +41,7 @@ def cmd_list(args) -> int:
     with _store() as store:
         rows = store.list_sessions(language=args.lang, limit=args.limit)
     if args.json:
-        out(json.dumps({"sessions": [r.to_dict() for r in rows]}, ensure_ascii=False, indent=2))
+        out(json_dumps_safe({"sessions": [r.to_dict() for r in rows]}, indent=2))
         return 0
     if not rows:
         out("no sessions (mfact check ..., mfact run ... or mfact import FILE adds some)")
@@ -58,7 +59,7 @@ def cmd_show(args) -> int:
     with _store() as store:
         s = store.get_session(store.resolve_id(args.session_id))
     if args.json:
-        out(json.dumps(s.to_dict(), ensure_ascii=False, indent=2))
+        out(json_dumps_safe(s.to_dict(), indent=2))
         return 0
     from .. import metrics as M
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
-from pathlib import Path
 
 from ..protocols import MfactError
 
@@ -36,56 +35,60 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_verify_pairs)
 
 
-def read_pairs(path: str) -> list[dict]:
-    if path == "-":
-        lines = sys.stdin.read().splitlines()
-        name = "<stdin>"
-    else:
-        f = Path(path)
-        if not f.is_file():
-            raise MfactError(f"{path}: no such file", "give a JSONL file of {id, lang, claim, evidence} lines")
-        try:
-            lines = f.read_text(encoding="utf-8").splitlines()
-        except UnicodeDecodeError:
-            raise MfactError(f"{path} is not UTF-8 text", "save the file as UTF-8") from None
-        name = path
+def read_pairs(path: str, bad: list[str] | None = None) -> list[dict]:
+    """The pairs of a JSONL file ('-': stdin), validated through core/inputs.py. A row in a language
+    mfact does not offer is left out with one line in `bad` (the others still run); any other bad
+    row stops everything with one line naming file:line and the field."""
+    from ..inputs import loads, read_text
+    from ..languages import UnknownLanguage, get_language
+
+    text, name = read_text(path, "JSONL file of {id, lang, claim, evidence} lines")
+    bad = bad if bad is not None else []
     pairs = []
     seen: set[str] = set()
-    for no, line in enumerate(lines, 1):
+    rows = 0
+    for no, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        rows += 1
         where = f"{name}:{no}"
-        try:
-            d = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise MfactError(f"{where}: not valid JSON ({exc.msg})", "one JSON object per line") from None
+        d = loads(line, where, one_line=True)
         if not isinstance(d, dict):
             raise MfactError(f"{where}: expected a JSON object", "one {id, lang, claim, evidence} object per line")
         claim = d.get("claim")
         if not isinstance(claim, str) or not claim.strip():
-            raise MfactError(f"{where}: 'claim' must be a non-empty string")
+            raise MfactError(f"{where}: claim: must be a non-empty string")
         ev = d.get("evidence")
         if isinstance(ev, str):
             ev = [ev]
         if not isinstance(ev, list) or not all(isinstance(e, str) for e in ev):
-            raise MfactError(f"{where}: 'evidence' must be a string or a list of strings")
+            raise MfactError(f"{where}: evidence: must be a string or a list of strings")
         pid = d.get("id", no)
         if not isinstance(pid, (str, int)) or isinstance(pid, bool):
-            raise MfactError(f"{where}: 'id' must be a string or an integer")
+            raise MfactError(f"{where}: id: must be a string or an integer")
         if str(pid) in seen:
-            raise MfactError(f"{where}: duplicate id {pid!r}", "ids must be unique")
+            raise MfactError(f"{where}: id: duplicate id {pid!r}", "ids must be unique")
         seen.add(str(pid))
         lang = d.get("lang", "en")
         if not isinstance(lang, str):
-            raise MfactError(f"{where}: 'lang' must be a language code string")
+            raise MfactError(f"{where}: lang: must be a language code string")
+        try:
+            lang = get_language(lang).code
+        except UnknownLanguage:
+            bad.append(f"{where}: lang: unknown language {lang!r}; row {pid!r} left out"
+                       " (`mfact languages` lists the codes)")
+            continue
         gold = d.get("label")
         if gold is not None:
             g = _GOLD.get(str(gold).strip().lower())
             if g is None:
-                raise MfactError(f"{where}: unknown gold label {gold!r}", "use S, NS or IR")
+                raise MfactError(f"{where}: label: unknown gold label {gold!r}", "use S, NS or IR")
             gold = g
         pairs.append({"id": pid, "lang": lang, "claim": claim, "evidence": ev,
                       "entity": str(d.get("entity") or ""), "gold": gold})
+    if not rows:
+        raise MfactError(f"{name}: no pairs (the input is empty)",
+                         "give one {id, lang, claim, evidence} JSON object per line")
     return pairs
 
 
@@ -94,7 +97,14 @@ def cmd_verify_pairs(args) -> int:
     from ..session import Evidence
     from ..checking import build_verifier
 
-    pairs = read_pairs(args.file)
+    from ..textsafe import clean_terminal, json_dumps_safe
+
+    bad: list[str] = []
+    pairs = read_pairs(args.file, bad)
+    for line in bad:
+        print(clean_terminal(f"mfact: error: {line}", one_line=True), file=sys.stderr)
+    if not pairs:
+        return 1                    # every row was refused, each in its own line above
     cfg = config_from_args(args)
     generator = None
     if cfg.verifier == "llm":
@@ -118,10 +128,10 @@ def cmd_verify_pairs(args) -> int:
             verdicts = [verifier.verify(*it) for it in items]
         for p, v in zip(part, verdicts):
             if args.json:
-                sys.stdout.write(json.dumps({"id": p["id"], "label": v.label, "confidence": round(v.confidence, 4)},
-                                            ensure_ascii=False) + "\n")
+                sys.stdout.write(json_dumps_safe({"id": p["id"], "label": v.label,
+                                                  "confidence": round(v.confidence, 4)}) + "\n")
             else:
-                sys.stdout.write(f"{p['id']}\t{v.label}\t{v.confidence:.3f}\n")
+                sys.stdout.write(f"{clean_terminal(p['id'], one_line=True)}\t{v.label}\t{v.confidence:.3f}\n")
             if p["gold"] is not None:
                 s = stats[p["lang"]]
                 s[0] += int(v.label == p["gold"])
@@ -131,6 +141,6 @@ def cmd_verify_pairs(args) -> int:
         total = [sum(s[0] for s in stats.values()), sum(s[1] for s in stats.values())]
         for lang in sorted(stats):
             c, n = stats[lang]
-            print(f"accuracy {lang}: {c / n:.3f} ({c}/{n})", file=sys.stderr)
+            print(f"accuracy {clean_terminal(lang)}: {c / n:.3f} ({c}/{n})", file=sys.stderr)
         print(f"accuracy all: {total[0] / total[1]:.3f} ({total[0]}/{total[1]})", file=sys.stderr)
-    return 0
+    return 1 if bad else 0

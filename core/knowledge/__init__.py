@@ -55,13 +55,17 @@ def build_sources(cfg: Config, notices: list[str] | None = None, *, probe: bool 
 
             out.append(CacheSource())
         elif name == "wikipedia" and not cfg.offline and live:
-            from .wikipedia import WikipediaSource, network_available
+            from ..net import DEFAULT_LOOKUP_TOTAL, Deadlines
+            from .wikipedia import WikipediaSource, network_available, probe_target
 
-            if probe and not network_available():
+            host, port = probe_target(cfg.wikipedia_url)
+            if probe and not network_available(host, port=port):
                 if NO_NETWORK_NOTICE not in notices:
                     notices.append(NO_NETWORK_NOTICE)
                 continue
-            out.append(WikipediaSource(contact=cfg.wikipedia_contact))
+            out.append(WikipediaSource(contact=cfg.wikipedia_contact, base_url=cfg.wikipedia_url,
+                                       deadlines=Deadlines.from_config(cfg, "lookup_timeout",
+                                                                       DEFAULT_LOOKUP_TOTAL)))
         elif name == "zim" and cfg.zim_files:
             from .zim import ZimSource
 
@@ -98,7 +102,10 @@ def build_retriever(cfg: Config, embedder: Embedder | None) -> HybridRetriever:
     if "web" in (cfg.sources or []) and cfg.searxng_url and not cfg.offline:
         from .web import WebSearch
 
-        web = WebSearch(cfg.searxng_url, contact=cfg.wikipedia_contact)
+        from ..net import DEFAULT_LOOKUP_TOTAL, Deadlines
+
+        web = WebSearch(cfg.searxng_url, contact=cfg.wikipedia_contact,
+                        deadlines=Deadlines.from_config(cfg, "lookup_timeout", DEFAULT_LOOKUP_TOTAL))
     r = HybridRetriever(sources, embedder, max_age_days=cfg.cache_max_age_days, web=web,
                         use_cache="cache" in (cfg.sources or []))
     if web is None:

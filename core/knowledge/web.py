@@ -5,11 +5,14 @@ their main text; a result whose page cannot be fetched keeps its search snippet.
 untrusted data."""
 from __future__ import annotations
 
+import json
 import logging
+import time
 from urllib.parse import urljoin
 
 import httpx
 
+from ..net import DEFAULT_LOOKUP_TOTAL, Deadlines, deadline_words, make_client, read_body, retry_after_seconds
 from ..protocols import MfactError
 from .base import Page
 from .htmltext import html_to_text
@@ -25,31 +28,50 @@ class WebSearch:
     name = NAME
 
     def __init__(self, searxng_url: str, contact: str = "", transport: httpx.BaseTransport | None = None,
-                 timeout: float = 8.0, results: int = 3):
+                 deadlines: Deadlines | None = None, results: int = 3):
         url = searxng_url.strip()
         if not url.startswith(("http://", "https://")):
             raise MfactError(f"invalid SearXNG URL {searxng_url!r}", "give e.g. http://127.0.0.1:8888")
         self.base = url.rstrip("/") + "/"
         self.results = results
-        self._http = httpx.Client(transport=transport, timeout=httpx.Timeout(timeout, connect=3.0),
-                                  headers={"User-Agent": user_agent(contact)}, follow_redirects=True)
+        self.deadlines = deadlines or Deadlines(total=DEFAULT_LOOKUP_TOTAL)
+        self._http = make_client(self.deadlines, transport=transport, headers={"User-Agent": user_agent(contact)})
 
     def search(self, query: str, lang: str) -> list[dict]:
+        started = time.monotonic()
         try:
-            r = self._http.get(urljoin(self.base, "search"),
-                               params={"q": query, "format": "json", "language": lang, "safesearch": "0"})
+            with self._http.stream("GET", urljoin(self.base, "search"),
+                                   params={"q": query, "format": "json", "language": lang,
+                                           "safesearch": "0"}) as r:
+                body, why = read_body(r, self.deadlines, started, max_bytes=MAX_BYTES)
+        except httpx.TimeoutException as exc:
+            what = (f"did not accept a connection within {self.deadlines.connect:g} s"
+                    if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout)
+                    else f"sent nothing for {self.deadlines.idle:g} s")
+            raise MfactError(f"SearXNG at {self.base} did not answer in time: it {what}",
+                             "check --searxng-url, or leave web out of the sources") from None
         except httpx.HTTPError as exc:
             raise MfactError(f"SearXNG at {self.base} is unreachable: {type(exc).__name__}",
                              "check --searxng-url, or leave web out of the sources") from None
+        if why:
+            raise MfactError(f"SearXNG at {self.base} did not answer in time: it {deadline_words(why, self.deadlines)}",
+                             "check the instance, or raise --lookup-timeout")
+        if r.status_code == 429:
+            asked = retry_after_seconds(r.headers.get("Retry-After"))
+            raise MfactError(f"SearXNG at {self.base} is rate-limiting mfact (HTTP 429"
+                             + (f"; it asked us to wait {asked:.0f} s)" if asked is not None else ")"),
+                             "going on without web evidence; try again later")
         if r.status_code == 403:
             raise MfactError(f"SearXNG at {self.base} refused JSON output (HTTP 403)",
                              "enable the json format under search.formats in its settings.yml")
         if r.status_code != 200:
             raise MfactError(f"SearXNG at {self.base} answered HTTP {r.status_code}")
         try:
-            data = r.json()
+            data = json.loads(body)
             results = data.get("results") or []
-        except (ValueError, AttributeError):
+            if not isinstance(results, list):
+                raise ValueError(results)
+        except (ValueError, AttributeError, RecursionError):
             raise MfactError(f"SearXNG at {self.base} sent a reply that is not its JSON format") from None
         out = []
         for item in results:
@@ -60,19 +82,25 @@ class WebSearch:
 
     def fetch(self, url: str) -> tuple[str, list[tuple[str, str]]] | None:
         """(title, sections) of an HTML page, or None when it cannot be had."""
+        started = time.monotonic()
         try:
             with self._http.stream("GET", url) as r:
                 if r.status_code != 200 or "html" not in r.headers.get("content-type", "html"):
                     return None
-                body = b""
-                for chunk in r.iter_bytes():
-                    body += chunk
-                    if len(body) > MAX_BYTES:
-                        break
+                body, why = read_body(r, self.deadlines, started, max_bytes=MAX_BYTES)
                 enc = r.encoding or "utf-8"
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, LookupError) as exc:
             log.info("web page %s not fetched: %s", url, exc)
             return None
+        if why:
+            log.info("web page %s not fetched: it %s", url, deadline_words(why, self.deadlines))
+            return None
+        try:
+            body.decode(enc)
+        except LookupError:
+            enc = "utf-8"
+        except UnicodeDecodeError:
+            pass
         title, sections, _, _ = html_to_text(body.decode(enc, "replace"))
         return title, sections
 

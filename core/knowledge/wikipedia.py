@@ -5,7 +5,9 @@ search, the choices of a disambiguation page, Wikidata sitelinks); both over one
 Etiquette (https://www.mediawiki.org/wiki/API:Etiquette) lives in that transport,
 `MediaWikiTransport`, whoever sends the request: a User-Agent naming the tool, its version and a
 contact (cfg.wikipedia_contact); one request at a time per host; on 429/503 (and maxlag) wait as
-long as Retry-After says (capped) and back off exponentially otherwise; timeouts on every request.
+long as Retry-After says while the total wait stays under MAX_WAIT_TOTAL (a longer wait fails the
+request at once, naming the wait, so the other sources go on), back off exponentially otherwise;
+the deadlines of core/net.py on every request (first byte, idle, and the body read in all).
 Wikipedia-API (the `wikipedia-api` package, pinned) takes an httpx transport, so it is given this
 one, with its own retries off. The MediaWiki is configurable (`base_url`, `{lang}` filled in).
 
@@ -16,7 +18,6 @@ without network to skip the live source at once instead of waiting on timeouts.
 """
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
 import re
@@ -29,6 +30,8 @@ from urllib.parse import quote
 import httpx
 
 from .. import __version__
+from ..net import (DEFAULT_IDLE, DEFAULT_LOOKUP_TOTAL, Deadlines, deadline_words, read_body,
+                   retry_after_seconds)
 from ..protocols import MfactError
 from .base import Page, TitleMatch
 
@@ -36,6 +39,8 @@ log = logging.getLogger("mfact.knowledge.wikipedia")
 
 NAME = "wikipedia"
 MAX_RETRY_AFTER = 30.0
+MAX_WAIT_TOTAL = 10.0      # seconds one request may spend waiting on 429/503 in all
+MAX_BODY = 20_000_000
 PROBE_TTL = 300.0
 MAX_CONTINUE = 10            # rounds of `continue` followed for one query
 DEFAULT_URL = "https://{lang}.wikipedia.org"
@@ -51,9 +56,12 @@ def _host_lock(host: str) -> threading.Lock:
         return _host_locks.setdefault(host, threading.Lock())
 
 
-def network_available(host: str = "en.wikipedia.org", timeout: float = 1.5) -> bool:
-    """Whether `host` answers a TCP connect on 443 (cached for PROBE_TTL seconds)."""
+def network_available(host: str = "en.wikipedia.org", timeout: float = 1.5, port: int = 443) -> bool:
+    """Whether `host` answers a TCP connect on `port` (cached for PROBE_TTL seconds)."""
     now = time.time()
+    target = host
+    if port != 443:
+        host = f"{host}:{port}"
     hit = _probe.get(host)
     if hit and now - hit[0] < PROBE_TTL:
         return hit[1]
@@ -66,7 +74,7 @@ def network_available(host: str = "en.wikipedia.org", timeout: float = 1.5) -> b
     except (OSError, ValueError, AttributeError, TypeError):
         pass
     try:
-        with socket.create_connection((host, 443), timeout=timeout):
+        with socket.create_connection((target, port), timeout=timeout):
             ok = True
     except OSError:
         ok = False
@@ -91,18 +99,10 @@ def user_agent(contact: str = "") -> str:
     return f"mfact/{__version__} (fact-checking workbench; {contact or 'contact not configured'}) httpx/{httpx.__version__}"
 
 
-def _retry_after(value: str | None, default: float) -> float:
-    if not value:
-        return default
-    try:
-        return max(0.0, min(float(value), MAX_RETRY_AFTER))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value).timestamp()
-        return max(0.0, min(when - time.time(), MAX_RETRY_AFTER))
-    except (TypeError, ValueError):
-        return default
+def probe_target(base_url: str = "") -> tuple[str, int]:
+    """(host, port) the offline probe connects to for a configured MediaWiki."""
+    url = httpx.URL(api_url(base_url, "en"))
+    return url.host, url.port or (443 if url.scheme == "https" else 80)
 
 
 def api_url(base_url: str, lang: str) -> str:
@@ -131,34 +131,53 @@ class MediaWikiTransport(httpx.BaseTransport):
     """
 
     def __init__(self, contact: str = "", inner: httpx.BaseTransport | None = None, max_retries: int = 4,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, deadlines: Deadlines | None = None):
         self.inner = inner if inner is not None else httpx.HTTPTransport()
         self.user_agent = user_agent(contact)
         self.max_retries = max_retries
         self.sleep = sleep
+        self.deadlines = deadlines or Deadlines(total=DEFAULT_LOOKUP_TOTAL)
         self.requests = 0
+        self._blocked_until: dict[str, float] = {}
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         if not request.headers.get("User-Agent", "").startswith(self.user_agent):
             request.headers["User-Agent"] = self.user_agent
         host = request.url.host
+        blocked = self._blocked_until.get(host, 0.0) - time.monotonic()
+        if blocked > 0:
+            raise MfactError(f"Wikipedia ({host}) asked us to wait {blocked:.0f} s more",
+                             "going on with the other sources; try again later")
         delay = 1.0
+        waited = 0.0
         for attempt in range(self.max_retries + 1):
             with _host_lock(host):
                 self.requests += 1
+                started = time.monotonic()
                 r = self.inner.handle_request(request)
-                try:
-                    r.read()
-                except BaseException:
+                try:     # the body within the deadlines: a trickle or an endless body ends too
+                    body, why = read_body(r, self.deadlines, started, max_bytes=MAX_BODY, raw=True)
+                finally:
                     r.close()
-                    raise
-            if not (r.status_code in (429, 503) or (r.status_code == 200 and _is_maxlag(r))) \
-                    or attempt == self.max_retries:
+            if why:
+                raise MfactError(f"Wikipedia ({host}) did not answer in time: it "
+                                 f"{deadline_words(why, self.deadlines)}",
+                                 "check the network or --wikipedia-url, or raise --lookup-timeout")
+            r = httpx.Response(r.status_code, headers=r.headers, content=body, request=request,
+                               extensions={k: v for k, v in r.extensions.items() if k != "network_stream"})
+            if not (r.status_code in (429, 503) or (r.status_code == 200 and _is_maxlag(r))):
                 return r
-            wait = _retry_after(r.headers.get("Retry-After"), delay)
+            asked = retry_after_seconds(r.headers.get("Retry-After"))
+            if asked is not None and waited + asked > MAX_WAIT_TOTAL:
+                self._blocked_until[host] = time.monotonic() + asked
+                raise MfactError(f"Wikipedia ({host}) asked us to wait {asked:.0f} s (HTTP {r.status_code})",
+                                 "going on with the other sources; try again later")
+            wait = min(asked if asked is not None else delay, MAX_RETRY_AFTER)
+            if attempt == self.max_retries or waited + wait > MAX_WAIT_TOTAL:
+                return r
             log.info("%s answered %s; waiting %.1f s", host, r.status_code, wait)
-            r.close()
             self.sleep(wait)
+            waited += wait
             delay = min(delay * 2, MAX_RETRY_AFTER)
         raise AssertionError("unreachable")
 
@@ -171,9 +190,9 @@ class WikipediaClient:
     disambiguation page, Wikidata sitelinks. Page text, sections and language links go through
     Wikipedia-API (`wikipedia_api()`), over the same transport."""
 
-    def __init__(self, contact: str = "", transport: httpx.BaseTransport | None = None, timeout: float = 10.0,
-                 max_retries: int = 4, sleep: Callable[[float], None] = time.sleep, base_url: str = "",
-                 wikidata_url: str = WIKIDATA_API):
+    def __init__(self, contact: str = "", transport: httpx.BaseTransport | None = None,
+                 timeout: float | None = None, max_retries: int = 4, sleep: Callable[[float], None] = time.sleep,
+                 base_url: str = "", wikidata_url: str = WIKIDATA_API, deadlines: Deadlines | None = None):
         self.contact = contact
         base = (base_url or "").strip()
         if base and not base.startswith(("http://", "https://")):
@@ -181,8 +200,10 @@ class WikipediaClient:
                              "e.g. https://{lang}.wikipedia.org or http://127.0.0.1:8080")
         self.base_url = base
         self.wikidata_url = wikidata_url
-        self.timeout = httpx.Timeout(timeout, connect=5.0)
-        self.transport = MediaWikiTransport(contact, transport, max_retries=max_retries, sleep=sleep)
+        self.deadlines = deadlines or Deadlines(idle=timeout or DEFAULT_IDLE, total=DEFAULT_LOOKUP_TOTAL)
+        self.timeout = self.deadlines.timeout()
+        self.transport = MediaWikiTransport(contact, transport, max_retries=max_retries, sleep=sleep,
+                                            deadlines=self.deadlines)
         self._http = httpx.Client(transport=self.transport, timeout=self.timeout,
                                   headers={"User-Agent": self.transport.user_agent, "Accept": "application/json"},
                                   follow_redirects=True)
@@ -204,12 +225,15 @@ class WikipediaClient:
         host = httpx.URL(url).host
         try:
             r = self._http.get(url, params=q)
-        except httpx.TimeoutException:
-            raise MfactError(f"Wikipedia ({host}) did not answer in time",
-                             "check the network, or use --offline") from None
+        except httpx.TimeoutException as exc:
+            what = (f"did not accept a connection within {self.deadlines.connect:g} s"
+                    if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout)
+                    else f"sent nothing for {self.deadlines.idle:g} s")
+            raise MfactError(f"Wikipedia ({host}) did not answer in time: it {what}",
+                             "check the network or --wikipedia-url, or use --offline") from None
         except httpx.HTTPError as exc:
             raise MfactError(f"Wikipedia ({host}) is unreachable: {type(exc).__name__}",
-                             "check the network, or use --offline") from None
+                             "check the network or --wikipedia-url, or use --offline") from None
         if r.status_code in (429, 503) or (r.status_code == 200 and _is_maxlag(r)):
             raise MfactError(f"Wikipedia ({host}) is rate-limiting mfact (HTTP {r.status_code})",
                              "wait a minute, set wikipedia_contact, or use --offline")
@@ -217,7 +241,7 @@ class WikipediaClient:
             raise MfactError(f"Wikipedia ({host}) answered HTTP {r.status_code}", "try again later")
         try:
             data = r.json()
-        except ValueError:
+        except (ValueError, RecursionError):
             raise MfactError(f"Wikipedia ({host}) sent a reply that is not JSON") from None
         if isinstance(data, dict) and "error" in data:
             raise _refused(host, data["error"])
@@ -464,8 +488,9 @@ def sections_from_extract(text: str) -> list[tuple[str, str]]:
 class WikipediaSource:
     name = NAME
 
-    def __init__(self, contact: str = "", client: WikipediaClient | None = None, base_url: str = ""):
-        self.client = client or WikipediaClient(contact, base_url=base_url)
+    def __init__(self, contact: str = "", client: WikipediaClient | None = None, base_url: str = "",
+                 deadlines: Deadlines | None = None):
+        self.client = client or WikipediaClient(contact, base_url=base_url, deadlines=deadlines)
 
     def languages(self) -> None:
         return None

@@ -30,11 +30,13 @@ def load_generator(cfg: Any, on_progress: ProgressCallback | None = None) -> Gen
     model = (getattr(cfg, "model", "") or "").strip()
     style = getattr(cfg, "prompt_style", "auto") or "auto"
     if base_url:
+        from ..net import Deadlines
         from .openai import OpenAIGenerator
         from .pool import ServerPool, split_urls
 
         gens = [OpenAIGenerator(url, model=model if model != "embedded" else "",
-                                api_key_env=getattr(cfg, "api_key_env", "OPENAI_API_KEY"), prompt_style=style)
+                                api_key_env=getattr(cfg, "api_key_env", "OPENAI_API_KEY"), prompt_style=style,
+                                deadlines=Deadlines.from_config(cfg))
                 for url in split_urls(base_url)]
         return gens[0] if len(gens) == 1 else ServerPool(gens)
     if model in ("", "embedded", "default"):

@@ -5,27 +5,29 @@ default for servers) or `{base_url}/completions` (completion style, for base mod
 is read from the environment variable named by `api_key_env` (none is sent when it is unset).
 Per-token log-probabilities are asked for and used when the server returns them.
 
-A stop event is watched by a small thread that closes the response, so a stop takes effect even
-while the server is between tokens. Every failure ends in one MfactError naming the cause.
+A watchdog thread (core/net.py) closes the response when the stop event is set (so a stop takes
+effect even while the server is between tokens), when no token came for `idle` seconds (keep-alive
+comments and empty deltas do not count), or when the whole request took longer than `total`.
+`--max-tokens` is enforced here too: a server that ignores `max_tokens` is cut off after that many
+tokens. Every failure ends in one MfactError naming the server and what to do.
 """
 from __future__ import annotations
 
 import json
 import logging
 import os
-import socket
 import threading
+import time
 from typing import Any, Iterator
 
 import httpx
 
+from ..net import Deadlines, Watchdog, deadline_words, make_client
 from ..protocols import Chunk, DecodingParams, MfactError
 from .prompts import build_prompt
 
 log = logging.getLogger("mfact.models")
 
-CONNECT_TIMEOUT = 2.5
-READ_TIMEOUT = 120.0
 _FINISH = {"stop": "eos", "eos": "eos", "length": "max_tokens", "max_tokens": "max_tokens"}
 
 
@@ -37,7 +39,7 @@ class OpenAIGenerator:
     backend = "openai"
 
     def __init__(self, base_url: str, model: str = "", api_key_env: str = "OPENAI_API_KEY",
-                 prompt_style: str = "auto", timeout: float = READ_TIMEOUT,
+                 prompt_style: str = "auto", deadlines: Deadlines | None = None,
                  transport: httpx.BaseTransport | None = None):
         url = base_url.strip().rstrip("/")
         if not url.startswith(("http://", "https://")):
@@ -48,9 +50,8 @@ class OpenAIGenerator:
         self.api_key_env = api_key_env or "OPENAI_API_KEY"
         self.prompt_style = prompt_style if prompt_style in ("completion", "chat") else "chat"
         self.logprobs = True
-        self._client = httpx.Client(
-            timeout=httpx.Timeout(timeout, connect=CONNECT_TIMEOUT, pool=CONNECT_TIMEOUT),
-            transport=transport, follow_redirects=True)
+        self.deadlines = deadlines or Deadlines()
+        self._client = make_client(self.deadlines, transport=transport)
 
     # ------------------------------------------------------------------ model name
 
@@ -79,7 +80,7 @@ class OpenAIGenerator:
         except (ValueError, AttributeError, TypeError):
             models = []
         if r.status_code != 200 or not models:
-            raise MfactError(f"the server at {self.base_url} did not say which model it serves",
+            raise MfactError(f"the model server at {self.base_url} did not say which model it serves",
                              "name it with --model")
         return str(models[0])
 
@@ -119,18 +120,24 @@ class OpenAIGenerator:
         endpoint = "chat/completions" if self.prompt_style == "chat" else "completions"
         url = f"{self.base_url}/{endpoint}"
         want_logprobs = self.logprobs
+        started = time.monotonic()
         for attempt in range(2):
             body = self.request_body(prompt, params, logprobs=want_logprobs)
             try:
                 with self._client.stream("POST", url, json=body, headers=self._headers()) as response:
                     if response.status_code != 200:
-                        text = response.read().decode("utf-8", "replace")
+                        from ..net import read_body
+
+                        raw, _ = read_body(response, self.deadlines, started, max_bytes=65536)
+                        text = raw.decode("utf-8", "replace")
+                        if response.status_code == 429:
+                            raise self._rate_limited(response.headers.get("Retry-After"))
                         if (attempt == 0 and want_logprobs and response.status_code in (400, 422)
                                 and "logprob" in text.lower()):
                             want_logprobs = False     # a server without log-probabilities
                             continue
                         raise self._http_error(response.status_code, text, endpoint)
-                    yield from self._read(response, params, stop)
+                    yield from self._read(response, params, stop, started)
                     return
             except httpx.HTTPError as exc:
                 if stop is not None and stop.is_set():
@@ -139,78 +146,96 @@ class OpenAIGenerator:
                 raise self._connect_error(exc) from None
 
     def _read(self, response: httpx.Response, params: DecodingParams,
-              stop: threading.Event | None) -> Iterator[Chunk]:
+              stop: threading.Event | None, started: float) -> Iterator[Chunk]:
         ctype = response.headers.get("content-type", "")
         if "application/json" in ctype:            # a server that ignored stream=true
-            yield from self._whole(response)
+            yield from self._whole(response, params)
             return
-        finished = threading.Event()
-        if stop is not None:
-            def watch() -> None:
-                while not finished.wait(0.02):
-                    if stop.is_set():
-                        _interrupt(response)
-                        return
-            threading.Thread(target=watch, name="mfact-sse-stop", daemon=True).start()
+        limit = max(1, int(params.max_tokens))
         reason: str | None = None
         n = 0
-        try:
+        with Watchdog(response, self.deadlines, started, stop) as dog:
             try:
                 for data in _sse_events(response):
-                    if stop is not None and stop.is_set():
-                        reason = "user"
+                    if dog.reason or (stop is not None and stop.is_set()):
                         break
                     if data.strip() == "[DONE]":
                         break
                     event = self._parse(data)
                     text, tokens, logprob, finish = self._delta(event)
-                    n += tokens
                     if text or tokens:
                         if stop is not None and stop.is_set():
-                            reason = "user"
                             break
+                        dog.useful()
+                        tokens = min(tokens, limit - n)
+                        n += tokens
                         yield Chunk(text, tokens=tokens, logprob=logprob)
+                        if n >= limit and not finish:
+                            reason = "max_tokens"     # the server ignored max_tokens: cut it off
+                            break
                     if finish:
                         reason = _FINISH.get(finish, "eos")
-            except (httpx.StreamClosed, httpx.ReadError, httpx.RemoteProtocolError) as exc:
-                if stop is not None and stop.is_set():
-                    reason = "user"
-                else:
-                    raise MfactError(f"the connection to the server at {self.base_url} broke mid-stream"
-                                     f" ({type(exc).__name__})", "check the server's log and try again") \
-                        from None
-        finally:
-            finished.set()
+            except MfactError:
+                if dog.reason is None:      # else the stream ended because the watchdog closed it
+                    raise
+            except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
+                if isinstance(exc, httpx.ReadTimeout) and dog.reason is None:
+                    dog.reason = "idle"
+                if dog.reason is None and not (stop is not None and stop.is_set()):
+                    raise MfactError(f"the connection to the model server at {self.base_url} broke"
+                                     f" mid-stream ({type(exc).__name__})",
+                                     "check the server's log and try again") from None
+        if dog.reason in ("idle", "total"):
+            raise self._deadline_error(dog.reason, n)
+        if dog.reason == "user" or (reason is None and stop is not None and stop.is_set()):
+            reason = "user"
         if reason is None:
-            reason = "user" if stop is not None and stop.is_set() else (
-                "max_tokens" if n >= params.max_tokens else "eos")
+            reason = "max_tokens" if n >= limit else "eos"
         yield Chunk("", tokens=0, done=True, stop_reason=reason)
 
-    def _whole(self, response: httpx.Response) -> Iterator[Chunk]:
-        event = self._parse(response.read().decode("utf-8", "replace"))
+    def _deadline_error(self, why: str, tokens: int) -> MfactError:
+        got = f" after {tokens} tokens" if tokens else ""
+        if why == "idle":
+            return MfactError(f"the model server at {self.base_url} {deadline_words(why, self.deadlines)}"
+                              f"{got} (no token; keep-alives do not count)",
+                              "check the server's log; if it is only slow, raise --idle-timeout")
+        return MfactError(f"the model server at {self.base_url} {deadline_words(why, self.deadlines)}{got}",
+                          "lower --max-tokens or raise --request-timeout")
+
+    def _whole(self, response: httpx.Response, params: DecodingParams) -> Iterator[Chunk]:
+        from ..net import read_body
+
+        body, why = read_body(response, self.deadlines, time.monotonic(), max_bytes=8_000_000)
+        if why:
+            raise self._deadline_error(why, 0)
+        event = self._parse(body.decode("utf-8", "replace"))
         choice = _choice(event, self.base_url)
         text = (choice.get("message") or {}).get("content") if self.prompt_style == "chat" \
             else choice.get("text")
         text = text if isinstance(text, str) else ""
         usage = event.get("usage") or {}
-        tokens = int(usage.get("completion_tokens") or (1 if text else 0))
+        try:
+            tokens = int(usage.get("completion_tokens") or (1 if text else 0))
+        except (TypeError, ValueError, OverflowError):
+            tokens = 1 if text else 0
+        reason = _FINISH.get(str(choice.get("finish_reason")), "eos")
+        tokens = min(tokens, int(params.max_tokens))
         yield Chunk(text, tokens=tokens)
-        yield Chunk("", tokens=0, done=True,
-                    stop_reason=_FINISH.get(str(choice.get("finish_reason")), "eos"))
+        yield Chunk("", tokens=0, done=True, stop_reason=reason)
 
     def _parse(self, data: str) -> dict:
         try:
             event = json.loads(data)
         except ValueError:
-            raise MfactError(f"the server at {self.base_url} sent a malformed stream event: {data[:80]!r}",
+            raise MfactError(f"the model server at {self.base_url} sent a malformed stream event: {data[:80]!r}",
                              "check that --base-url points at an OpenAI-compatible API (.../v1)") from None
         if not isinstance(event, dict):
-            raise MfactError(f"the server at {self.base_url} sent a malformed stream event: {data[:80]!r}",
+            raise MfactError(f"the model server at {self.base_url} sent a malformed stream event: {data[:80]!r}",
                              "check that --base-url points at an OpenAI-compatible API (.../v1)")
         if event.get("error"):
             err = event["error"]
             msg = err.get("message") if isinstance(err, dict) else str(err)
-            raise MfactError(f"the server at {self.base_url} reported an error: {str(msg)[:200]}",
+            raise MfactError(f"the model server at {self.base_url} reported an error: {str(msg)[:200]}",
                              "check the server's log")
         return event
 
@@ -224,7 +249,7 @@ class OpenAIGenerator:
         if self.prompt_style == "chat":
             delta = choice.get("delta") or {}
             if not isinstance(delta, dict):
-                raise MfactError(f"the server at {self.base_url} sent a malformed stream event",
+                raise MfactError(f"the model server at {self.base_url} sent a malformed stream event",
                                  "check that --base-url points at an OpenAI-compatible API (.../v1)")
             text = delta.get("content") or ""
             lp = choice.get("logprobs") or {}
@@ -237,7 +262,7 @@ class OpenAIGenerator:
             vals = lp.get("token_logprobs") if isinstance(lp, dict) else None
             lps = [float(x) for x in vals or [] if isinstance(x, (int, float))]
         if not isinstance(text, str):
-            raise MfactError(f"the server at {self.base_url} sent a malformed stream event (text is"
+            raise MfactError(f"the model server at {self.base_url} sent a malformed stream event (text is"
                              f" {type(text).__name__})",
                              "check that --base-url points at an OpenAI-compatible API (.../v1)")
         tokens = len(lps) if lps else (1 if text else 0)
@@ -249,11 +274,23 @@ class OpenAIGenerator:
         if isinstance(exc, httpx.ConnectError):
             return MfactError(f"cannot reach the model server at {self.base_url}",
                               "is it running? check --base-url, e.g. http://127.0.0.1:8000/v1")
+        if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+            return MfactError(f"cannot reach the model server at {self.base_url} within"
+                              f" {self.deadlines.connect:g} s", "is it running? check --base-url")
         if isinstance(exc, httpx.TimeoutException):
-            return MfactError(f"the model server at {self.base_url} did not answer in time"
-                              f" ({type(exc).__name__})", "check that it is running and not overloaded")
+            return MfactError(f"the model server at {self.base_url} accepted the connection but sent"
+                              f" nothing for {self.deadlines.idle:g} s",
+                              "check the server's log; if it is only slow, raise --idle-timeout")
         return MfactError(f"talking to the model server at {self.base_url} failed: {type(exc).__name__}",
                           "check --base-url and the server's log")
+
+    def _rate_limited(self, retry_after: str | None) -> MfactError:
+        from ..net import retry_after_seconds
+
+        wait = retry_after_seconds(retry_after)
+        asked = f"; it asked us to wait {wait:g} s" if wait is not None else ""
+        return MfactError(f"the model server at {self.base_url} is rate-limiting mfact (HTTP 429{asked})",
+                          "try again later, or lower --workers")
 
     def _http_error(self, status: int, text: str, endpoint: str) -> MfactError:
         detail = text.strip().replace("\n", " ")[:160]
@@ -263,7 +300,7 @@ class OpenAIGenerator:
         except (ValueError, AttributeError):
             pass
         if status in (401, 403):
-            return MfactError(f"the server at {self.base_url} refused the request (HTTP {status}: {detail})",
+            return MfactError(f"the model server at {self.base_url} refused the request (HTTP {status}: {detail})",
                               f"put the API key in ${self.api_key_env} (or name another variable with"
                               " --api-key-env)")
         if status == 404:
@@ -272,7 +309,7 @@ class OpenAIGenerator:
                 + ("" if self.base_url.endswith("/v1") else f", e.g. {self.base_url}/v1")
                 + (" or try --prompt-style " + ("completion" if self.prompt_style == "chat" else "chat")))
             return MfactError(f"HTTP 404 from {self.base_url}/{endpoint}: {detail}", hint)
-        return MfactError(f"the server at {self.base_url} answered HTTP {status}: {detail}",
+        return MfactError(f"the model server at {self.base_url} answered HTTP {status}: {detail}",
                           "check --model and the server's log")
 
     def close(self) -> None:
@@ -282,29 +319,10 @@ class OpenAIGenerator:
         return f"OpenAIGenerator({self.base_url!r}, model={self._model!r}, style={self.prompt_style})"
 
 
-def _interrupt(response: httpx.Response) -> None:
-    """Wake a read blocked on the response's socket (closing alone does not) and close it."""
-    stream = response.extensions.get("network_stream")
-    sock = None
-    try:
-        sock = stream.get_extra_info("socket") if stream is not None else None
-    except Exception:  # noqa: BLE001 - transports without a socket (tests' MockTransport)
-        sock = None
-    if sock is not None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-    try:
-        response.close()
-    except Exception:  # noqa: BLE001 - the reader may be closing it at the same time
-        pass
-
-
 def _choice(event: dict, base_url: str) -> dict:
     choices = event.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise MfactError(f"the server at {base_url} sent a stream event without choices",
+        raise MfactError(f"the model server at {base_url} sent a stream event without choices",
                          "check that --base-url points at an OpenAI-compatible API (.../v1)")
     return choices[0]
 
@@ -330,10 +348,10 @@ def _sse_events(response: httpx.Response) -> Iterator[str]:
         elif field in ("event", "id", "retry"):
             continue
         else:
-            raise MfactError(f"the server at {response.url} sent a malformed stream line: {line[:80]!r}",
+            raise MfactError(f"the model server at {response.url} sent a malformed stream line: {line[:80]!r}",
                              "check that --base-url points at an OpenAI-compatible API (.../v1)")
     if data:
         yield "\n".join(data)
     elif not saw_any:
-        raise MfactError(f"the server at {response.url} ended the stream without any event",
+        raise MfactError(f"the model server at {response.url} ended the stream without any event",
                          "check the server's log")

@@ -12,6 +12,7 @@ import logging
 import threading
 from dataclasses import replace
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -22,6 +23,7 @@ from mfact.core.events import (EvidenceEvent, FactEvent, MetricsEvent, NoticeEve
                                SentenceEvent, StopEvent, TokenEvent, VerdictEvent)
 from mfact.core.protocols import MfactError, Progress
 from mfact.core.session import Entity, GeneratorInfo, HumanLabel, Session
+from mfact.core.store import LabelConflict
 
 from ..keys import bindings
 from ..messages import FactClicked, MetricsReady, PipelineWake
@@ -32,6 +34,15 @@ from ..widgets.metrics_bar import MetricsBar, metrics_text
 from ..widgets.text_view import FactText
 
 log = logging.getLogger("mfact.tui")
+STORE_POLL_S = 1.0     # how often a window looks for changes made elsewhere (and on focus)
+# The text pane draws at most this many characters of a long text at once: a window around the
+# selected fact (the end while streaming), with a notice of what is shown. Re-wrapping a whole
+# 1 MB text took over a second per key press; a window of 4,000 characters (more than a pane
+# holds) keeps every key well under 50 ms.
+TEXT_WINDOW = 4_000
+# The drift p-value (1000 permutations) is recomputed after each relabel up to this many facts;
+# above it the window shows the other figures at once and `mfact score` gives the p-value.
+P_VALUE_MAX_FACTS = 2_000
 
 
 class _Finished:
@@ -65,7 +76,9 @@ class CheckScreen(Screen):
         self.metrics: dict = dict(self.session.metrics or {})
         self.checks: dict = dict(self.session.checks or {})
         self.passages: dict[str, list] = {}
-        self.undo_stack: list[tuple[str, HumanLabel | None, bool]] = []
+        # (fact id, previous label, the store's history seq of this window's change or None)
+        self.undo_stack: list[tuple[str, HumanLabel | None, int | None]] = []
+        self._store_seen: tuple | None = None     # (data_version, session revision) last seen
         self.selected: str | None = None
         self.show_drift = True
         self.running = False
@@ -135,6 +148,55 @@ class CheckScreen(Screen):
         else:
             self._start()
         self.watch(self.app, "theme", lambda _: self._on_theme(), init=False)
+        self.check_store()          # the baseline
+        self.set_interval(STORE_POLL_S, self.check_store)
+
+    # ------------------------------------------------------------------ other windows
+
+    def check_store(self) -> bool:
+        """Take in changes another window or process made to this session in the store (labels,
+        or a re-import). Cheap when nothing changed: one PRAGMA. True when something was taken in."""
+        store = self.app.store if self.is_mounted else None
+        if store is None or not self.saved or self.running:
+            return False
+        try:
+            version = store.data_version()
+            if self._store_seen is not None and self._store_seen[0] == version:
+                return False
+            rev = store.session_revision(self.session.id)
+            first = self._store_seen is None
+            changed = not first and rev != self._store_seen[1]
+            self._store_seen = (version, rev)
+            if not changed:
+                return False
+            labels = store.human_labels(self.session.id)
+            if set(labels) != {f.id for f in self.session.facts}:   # re-imported with other facts
+                self.session = store.get_session(self.session.id)
+                self.undo_stack.clear()
+                self._passages_from_session()
+                self._rebuild_table()
+                self._render_all()
+                self._recompute_metrics()
+                self.notify("This session was replaced elsewhere; showing the new version.", timeout=4)
+                return True
+        except Exception:  # noqa: BLE001 - a busy or vanished store: try again at the next tick
+            log.debug("store check failed", exc_info=True)
+            return False
+        moved = []
+        for f in self.session.facts:
+            new = labels.get(f.id)
+            if (new.label if new else None) != (f.human.label if f.human else None):
+                f.human = new
+                moved.append(f)
+        for f in moved:
+            self._upsert_row(f.id)
+        if moved:
+            self._render_text()
+            self._render_evidence()
+            self._recompute_metrics()
+            self.notify(f"{len(moved)} label{'s' if len(moved) != 1 else ''} changed in another window.",
+                        timeout=3)
+        return bool(moved)
 
     def _on_theme(self) -> None:
         self._rebuild_table()
@@ -337,9 +399,47 @@ class CheckScreen(Screen):
 
     def _render_text(self) -> None:
         dp = self.metrics.get("drift_point")
-        self.query_one(FactText).set_text(fact_text(
-            self.session.text, self.session.facts, self.palette, self.selected, dp,
-            self.show_drift), follow=self.running)
+        text, facts = self.session.text, self.session.facts
+        if len(text) <= TEXT_WINDOW:
+            self.query_one(FactText).set_text(fact_text(
+                text, facts, self.palette, self.selected, dp, self.show_drift), follow=self.running)
+            return
+        start, end = self._text_window()
+        shown = [replace(f, span=(max(f.span[0], start) - start, min(f.span[1], end) - start))
+                 for f in facts if f.span[1] > start and f.span[0] < end]
+        drift = None
+        if dp is not None and 0 < dp < len(facts) and start <= facts[dp].span[0] < end:
+            drift = next((i for i, f in enumerate(shown) if f.id == facts[dp].id), None)
+        body = fact_text(text[start:end], shown, self.palette, self.selected, drift, self.show_drift)
+        notice = Text(f"[long text: characters {start + 1:,}-{end:,} of {len(text):,} shown;"
+                      f" the view follows the selected fact]", style="dim italic")
+        out = Text()
+        if start > 0:
+            out.append_text(notice)
+            out.append("\n")
+        out.append_text(body)
+        if end < len(text):
+            out.append("\n")
+            out.append_text(notice)
+        self.query_one(FactText).set_text(out, follow=self.running)
+
+    def _text_window(self) -> tuple[int, int]:
+        """[start, end) of the text the pane shows: around the selected fact (the end while
+        streaming), cut at a space when there is one nearby."""
+        text = self.session.text
+        n = len(text)
+        f = self._fact(self.selected)
+        center = n if (self.running or f is None and n and self.session.status == "running") else (
+            f.span[0] if f is not None else 0)
+        start = max(0, min(n - TEXT_WINDOW, center - TEXT_WINDOW // 3))
+        if start > 0:
+            sp = text.find(" ", start, start + 200)
+            start = sp + 1 if sp != -1 else start
+        end = min(n, start + TEXT_WINDOW)
+        if end < n:
+            sp = text.rfind(" ", end - 200, end)
+            end = sp if sp > start else end
+        return start, end
 
     def _render_header(self) -> None:
         cfg = self.app_cfg()
@@ -375,6 +475,11 @@ class CheckScreen(Screen):
 
     def _upsert_row(self, fact_id: str) -> None:
         table = self.query_one(FactList)
+        i = table.index_of(fact_id)
+        facts = self.session.facts
+        if i is not None and i < len(facts) and facts[i].id == fact_id:   # the usual case: O(1)
+            table.upsert(i + 1, facts[i], self.palette)
+            return
         for n, f in enumerate(self.session.facts, 1):
             if f.id == fact_id:
                 table.upsert(n, f, self.palette)
@@ -421,13 +526,17 @@ class CheckScreen(Screen):
         self._move(-1)
 
     def _move(self, step: int) -> None:
-        ids = [f.id for f in self.session.facts]
-        if not ids:
+        facts = self.session.facts
+        if not facts:
             return
-        if self.selected not in ids:
-            target = ids[0] if step > 0 else ids[-1]
+        i = self.query_one(FactList).index_of(self.selected) if self.selected is not None else None
+        if i is None or i >= len(facts) or facts[i].id != self.selected:
+            ids = [f.id for f in facts]
+            i = ids.index(self.selected) if self.selected in ids else None
+        if i is None:
+            target = facts[0].id if step > 0 else facts[-1].id
         else:
-            target = ids[max(0, min(len(ids) - 1, ids.index(self.selected) + step))]
+            target = facts[max(0, min(len(facts) - 1, i + step))].id
         self._select(target)
 
     # ------------------------------------------------------------------ labels
@@ -439,29 +548,34 @@ class CheckScreen(Screen):
             return
         prev = f.human
         f.human = HumanLabel(label)
-        logged = self._persist_label(f)
-        self.undo_stack.append((f.id, prev, logged))
+        seq = self._persist_label(f)
+        self.undo_stack.append((f.id, prev, seq))
         self._after_label_change(f)
 
     def action_undo(self) -> None:
         if not self.undo_stack:
             self.notify("Nothing to undo.", timeout=2)
             return
-        fact_id, prev, logged = self.undo_stack.pop()
+        fact_id, prev, seq = self.undo_stack.pop()
         f = self._fact(fact_id)
         if f is None:
             return
-        f.human = prev
         if self.selected != fact_id:
             self._select(fact_id)
         store = self.app.store
         done = False
-        if logged and store is not None and self.saved and not self.running:
+        if seq is not None and store is not None and self.saved and not self.running:
             try:
-                change = store.undo_label(self.session.id)
-                done = change is not None and change.fact_id == fact_id
+                change = store.undo_label(self.session.id, seq=seq)   # this window's own change only
+                done = change is not None
+            except LabelConflict as exc:
+                f.human = HumanLabel(exc.label) if exc.label else None
+                self.notify(exc.message, timeout=4, markup=False)
+                self._after_label_change(f)
+                return
             except Exception:  # noqa: BLE001 - fall back to writing the previous label
                 log.exception("undo in the store failed")
+        f.human = prev
         if not done:
             self._persist_label(f)
         self._after_label_change(f)
@@ -477,21 +591,20 @@ class CheckScreen(Screen):
         self._render_evidence()
         self._recompute_metrics()
 
-    def _persist_label(self, f) -> bool:
-        """Write the fact's human label to the store at once. True when it went through
-        `set_human_label` (so the store's label history can undo it)."""
+    def _persist_label(self, f) -> int | None:
+        """Write the fact's human label to the store at once. The store's history seq of the change
+        when it went through `relabel` (so that undo can take back exactly this change)."""
         store = self.app.store
         if store is None:
-            return False
+            return None
         try:
             if self.saved and not self.running:
-                store.set_human_label(self.session.id, f.id, f.human.label if f.human else None)
-                return True
+                return store.relabel(self.session.id, f.id, f.human.label if f.human else None).seq
             self._save()
         except MfactError as exc:
             self.app.notify(f"{exc.message}\n{exc.hint}", severity="error", markup=False)
             self._save()
-        return False
+        return None
 
     def _save(self) -> None:
         store = self.app.store
@@ -505,16 +618,40 @@ class CheckScreen(Screen):
             self.app.notify(f"Could not save the session: {exc}", severity="error", markup=False)
 
     def _recompute_metrics(self) -> None:
+        if len(self.session.facts) > P_VALUE_MAX_FACTS or len(self.session.text) > 10 * TEXT_WINDOW:
+            # a big session: one recompute after the keys stop (each takes a while and holds the
+            # interpreter; several at once made every key wait)
+            timer = getattr(self, "_metrics_timer", None)
+            if timer is not None:
+                timer.stop()
+            self._metrics_timer = self.set_timer(0.4, self._recompute_metrics_now)
+            return
+        self._recompute_metrics_now()
+
+    def _recompute_metrics_now(self) -> None:
+        self._metrics_timer = None
         self._metrics_gen += 1
         snap = copy.copy(self.session)
-        snap.facts = [replace(f) for f in self.session.facts]
+        snap.facts = list(self.session.facts)     # the facts are copied in the worker, off the UI thread
         self._metrics_worker(snap, self._metrics_gen)
 
     @work(thread=True, exclusive=True, group="metrics", exit_on_error=False)
     def _metrics_worker(self, snap: Session, gen: int) -> None:
+        # a label set meanwhile replaces a fact's `human` reference: the copy sees the old or the new
+        # one, and the newer generation's metrics win anyway
+        snap.facts = [copy.copy(f) for f in snap.facts]
         try:
             from mfact.core import metrics
-            result = metrics.session_metrics(snap)
+            from mfact.core.checks import calm_checks
+
+            # the CaLMScore checks depend on the text only: computed once per text, not per relabel
+            key = (snap.id, len(snap.text), hash(snap.text))
+            if getattr(self, "_calm_key", None) != key:
+                self._calm = snap.checks if metrics._has_calm(snap.checks) else calm_checks(
+                    snap.text, snap.language)
+                self._calm_key = key
+            result = metrics.session_metrics(snap, checks=self._calm,
+                                             p_value=len(snap.facts) <= P_VALUE_MAX_FACTS)
         except Exception:  # noqa: BLE001 - metrics module missing or failed: keep the old ones
             log.exception("metrics failed")
             return

@@ -58,7 +58,7 @@ class FactList(ScrollView, can_focus=True):
         super().__init__(**kw)
         self.ids: list[str] = []
         self._index: dict[str, int] = {}
-        self._texts: list[Text] = []
+        self._texts: list[Text | tuple] = []     # a Text, or (n, fact, palette) not built yet
         self._versions: list[int] = []
         self._cache: dict[int, tuple[tuple, Strip]] = {}
         self.cursor: int | None = None
@@ -73,7 +73,9 @@ class FactList(ScrollView, can_focus=True):
         self.refresh()
 
     def upsert(self, n: int, fact, palette: Palette) -> None:
-        text = fact_row(n, fact, palette)
+        # the row's Text is built when the row is first drawn: opening 20,000 facts builds only
+        # the visible ones (building all took seconds)
+        text = (n, fact, palette)
         i = self._index.get(fact.id)
         if i is None:
             i = len(self.ids)
@@ -154,7 +156,10 @@ class FactList(ScrollView, can_focus=True):
         hit = self._cache.get(i)
         if hit is not None and hit[0] == key:
             return hit[1]
-        text = self._texts[i].copy()
+        row = self._texts[i]
+        if isinstance(row, tuple):
+            row = self._texts[i] = fact_row(*row)
+        text = row.copy()
         text.truncate(width, overflow="ellipsis", pad=True)
         if selected:
             sel = Style(bgcolor=self.app.current_theme.variables.get("fact-selected", "#34405e"),

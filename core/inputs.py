@@ -1,0 +1,274 @@
+"""The one validator for files mfact reads: sessions (`import`, `score`, `mfact-tui --open`), pairs
+(`verify-pairs`) and entity lists (`run --entities`, `--texts`).
+
+Every refusal is one MfactError line naming the file and, for JSON, the field
+(`s.json: facts[3].auto.confidence: NaN is not a number`). What is refused:
+
+- anything that is not a regular file or `-` (stdin): directories, FIFOs, devices, sockets, symlink
+  loops; unreadable files; files over the size limit;
+- bytes that are not UTF-8 (a UTF-8 byte-order mark is skipped, the same everywhere);
+- JSON that Python would read but mfact could not keep: NaN and Infinity, numbers out of range
+  (integers beyond SQLite's 64 bits, numbers with more than MAX_DIGITS digits, floats that overflow),
+  strings with lone surrogates, nesting deeper than MAX_DEPTH.
+
+Size limits (docs/reliability.md): a session file of at most MAX_FILE_BYTES; within a session at most
+session.MAX_TEXT_CHARS of text, session.MAX_FACTS facts and session.MAX_EVIDENCE evidence passages.
+"""
+from __future__ import annotations
+
+import errno
+import json
+import math
+import os
+import re
+import stat
+import sys
+from typing import Any, Iterator
+
+from .protocols import MfactError
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_LIST_BYTES = 8 * 1024 * 1024       # entity lists and text lists
+MAX_DEPTH = 64
+MAX_DIGITS = 40
+SQLITE_MAX = 2 ** 63 - 1
+SQLITE_MIN = -(2 ** 63)
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+class _Bad:
+    """A JSON value refused while parsing; the walk reports it with its field."""
+    __slots__ = ("message",)
+
+    def __init__(self, message: str):
+        self.message = message
+
+
+# --------------------------------------------------------------------------- files
+
+
+def read_bytes(path: str, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> tuple[bytes, str]:
+    """(content, display name) of a regular file or of stdin (`-`); one-line MfactError otherwise."""
+    if path == "-":
+        data = sys.stdin.buffer.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise MfactError(f"<stdin>: more than {_size(max_bytes)}, the limit for a {what}")
+        return data, "<stdin>"
+    name = str(path)
+    try:
+        st = os.stat(name)
+    except FileNotFoundError:
+        if os.path.islink(name):
+            raise MfactError(f"{name}: a symbolic link to nothing", f"give a {what}") from None
+        raise MfactError(f"{name}: no such file") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise MfactError(f"{name}: a loop of symbolic links", f"give a {what}") from None
+        raise MfactError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    kind = _kind(st.st_mode)
+    if kind:
+        raise MfactError(f"{name}: {kind}, not a regular file", f"give a {what} (or - for stdin)")
+    if st.st_size > max_bytes:
+        raise MfactError(f"{name}: {_size(st.st_size)} is over the {_size(max_bytes)} limit for a {what}",
+                         "split it into smaller files")
+    try:
+        # O_NONBLOCK: should the file be swapped for a FIFO after the check, open does not wait
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise MfactError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    try:
+        if _kind(os.fstat(fd).st_mode):
+            raise MfactError(f"{name}: not a regular file", f"give a {what}")
+        chunks = []
+        total = 0
+        while True:
+            try:
+                b = os.read(fd, 1 << 20)
+            except OSError as exc:
+                raise MfactError(f"{name}: cannot read: {exc.strerror or exc}") from None
+            if not b:
+                break
+            chunks.append(b)
+            total += len(b)
+            if total > max_bytes:
+                raise MfactError(f"{name}: over the {_size(max_bytes)} limit for a {what}",
+                                 "split it into smaller files")
+    finally:
+        os.close(fd)
+    return b"".join(chunks), name
+
+
+def check_regular(path: str, what: str = "file") -> None:
+    """Refuse a path that is not a regular file, in one line (without reading it)."""
+    name = str(path)
+    try:
+        st = os.stat(name)
+    except FileNotFoundError:
+        raise MfactError(f"{name}: no such file") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise MfactError(f"{name}: a loop of symbolic links", f"give a {what}") from None
+        raise MfactError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    kind = _kind(st.st_mode)
+    if kind:
+        raise MfactError(f"{name}: {kind}, not a regular file", f"give a {what}")
+    if not os.access(name, os.R_OK):
+        raise MfactError(f"{name}: cannot read: permission denied")
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISREG(mode):
+        return ""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _size(n: int) -> str:
+    return f"{n / (1024 * 1024):.0f} MB" if n >= 1024 * 1024 else f"{n} bytes"
+
+
+def decode(raw: bytes, name: str) -> str:
+    """UTF-8 text, a leading byte-order mark skipped (everywhere the same)."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise MfactError(f"{name}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
+
+
+def read_text(path: str, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> tuple[str, str]:
+    raw, name = read_bytes(path, what, max_bytes)
+    return decode(raw, name), name
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def _parse_int(s: str) -> Any:
+    digits = len(s) - (s[0] == "-")
+    if digits > MAX_DIGITS:
+        return _Bad(f"a number with {digits} digits is out of range")
+    return int(s)
+
+
+def _parse_float(s: str) -> Any:
+    if len(s) > MAX_DIGITS * 4:
+        return _Bad(f"a number with {len(s)} characters is out of range")
+    v = float(s)
+    if not math.isfinite(v):
+        return _Bad(f"{s[:20]} is out of range")
+    return v
+
+
+def _parse_constant(s: str) -> Any:
+    return _Bad(f"{s} is not a number")
+
+
+def loads(text: str, name: str, where: str = "", one_line: bool = False) -> Any:
+    """Strict JSON: parsed and walked; any refused value raises MfactError `name: field: why`."""
+    try:
+        data = json.loads(text, parse_int=_parse_int, parse_float=_parse_float,
+                          parse_constant=_parse_constant)
+    except RecursionError:
+        raise MfactError(f"{name}: {_deep_path(text, where) or where or 'document'}: nested deeper than"
+                         f" {MAX_DEPTH} levels") from None
+    except json.JSONDecodeError as exc:
+        at = "" if one_line else f":{exc.lineno}"
+        raise MfactError(f"{name}{at}: not valid JSON: {exc.msg} (column {exc.colno})") from None
+    problem = check_value(data, where)
+    if problem:
+        raise MfactError(f"{name}: {problem}")
+    return data
+
+
+def check_value(data: Any, where: str = "") -> str | None:
+    """The first refused value in a parsed JSON tree as `field: why`, or None."""
+    stack: list[tuple[Any, str, int]] = [(data, where, 0)]
+    while stack:
+        v, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"{path or 'document'}: nested deeper than {MAX_DEPTH} levels"
+        if isinstance(v, str):
+            if _SURROGATE.search(v):
+                return f"{path or 'document'}: a lone surrogate ({_first_surrogate(v)}) is not text"
+        elif isinstance(v, bool) or v is None:
+            continue
+        elif isinstance(v, int):
+            if not SQLITE_MIN <= v <= SQLITE_MAX:
+                return f"{path or 'document'}: {str(v)[:24]}{'...' if len(str(v)) > 24 else ''} is beyond" \
+                       f" the 64-bit integer range"
+        elif isinstance(v, float):
+            continue
+        elif isinstance(v, _Bad):
+            return f"{path or 'document'}: {v.message}"
+        elif isinstance(v, dict):
+            items = list(v.items())
+            for k, x in reversed(items):
+                if _SURROGATE.search(k):
+                    return f"{path or 'document'}: a key with a lone surrogate ({_first_surrogate(k)}) is not text"
+                stack.append((x, f"{path}.{k}" if path else k, depth + 1))
+        elif isinstance(v, list):
+            for i in range(len(v) - 1, -1, -1):
+                stack.append((v[i], f"{path}[{i}]", depth + 1))
+    return None
+
+
+def _first_surrogate(s: str) -> str:
+    m = _SURROGATE.search(s)
+    return f"\\u{ord(m.group()):04x}" if m else ""
+
+
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"\s*:|"(?:[^"\\]|\\.)*"|[\[\]{},]')
+
+
+def _deep_path(text: str, where: str) -> str:
+    """The field where `text` first nests deeper than MAX_DEPTH (scanned without parsing it)."""
+    stack: list[list] = []     # [kind, label, index]
+    key: str | None = None
+    for m in _TOKENS.finditer(text):
+        tok = m.group()
+        if tok[0] == '"':
+            if tok.endswith(":"):
+                try:
+                    key = json.loads(tok[:-1].rstrip())
+                except ValueError:
+                    key = "?"
+            continue
+        if tok in "[{":
+            label = key if key is not None else (stack[-1][2] if stack and stack[-1][0] == "[" else None)
+            stack.append([tok, label, 0])
+            key = None
+            if len(stack) > MAX_DEPTH:
+                return _path_of(stack, where)
+        elif tok in "]}":
+            if stack:
+                stack.pop()
+        elif tok == ",":
+            if stack and stack[-1][0] == "[":
+                stack[-1][2] += 1
+            key = None
+    return ""
+
+
+def _path_of(stack: list[list], where: str) -> str:
+    parts = []
+    for kind, label, _ in stack:
+        if isinstance(label, int):
+            parts.append(f"[{label}]")
+        elif label is not None:
+            parts.append(f".{label}" if parts or where else str(label))
+    if len(parts) > 6:
+        parts = parts[:3] + ["..."] + parts[-2:]
+    return (where + "".join(parts)) or "document"
+
+
+def iter_lines(text: str) -> Iterator[tuple[int, str]]:
+    for no, line in enumerate(text.splitlines(), 1):
+        yield no, line

@@ -1,0 +1,214 @@
+"""A misbehaving HTTP server on 127.0.0.1 for the reliability tests and bench/network_faults.py.
+
+One server plays any of the three services mfact talks to (an OpenAI-compatible model server, a
+MediaWiki Action API, a SearXNG instance) in one of these fault modes:
+
+    ok           a normal answer
+    500          HTTP 500 with a short body
+    429          HTTP 429 with `Retry-After: 3600`
+    stall-headers  reads the request, then sends nothing
+    stall-after  sends the headers, then nothing
+    keepalive    sends the headers, then only SSE comments / whitespace, every `tick` seconds
+    trickle      sends the headers, then one byte every `tick` seconds (never a whole event)
+    endless      a stream of tokens (or JSON whitespace) that never ends
+    malformed    a broken SSE stream / body that is not JSON
+
+Every handler loop ends when the server is closed, so a test never leaves a thread behind.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MODES = ("500", "429", "stall-headers", "stall-after", "keepalive", "trickle", "endless", "malformed")
+
+
+class FaultServer:
+    def __init__(self, mode: str = "ok", tick: float = 0.05, host: str = "127.0.0.1"):
+        self.mode = mode
+        self.tick = tick
+        self.requests = 0
+        self.closed = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                server._handle(self, None)
+
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(n) or b"{}")
+                server._handle(self, body)
+
+        self.httpd = ThreadingHTTPServer((host, 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.root = f"http://{host}:{self.port}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                       daemon=True)
+        self.thread.start()
+
+    # the three services' URLs
+    @property
+    def model_url(self) -> str:
+        return self.root + "/v1"
+
+    @property
+    def wiki_url(self) -> str:
+        return self.root
+
+    @property
+    def searxng_url(self) -> str:
+        return self.root
+
+    def close(self) -> None:
+        self.closed.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> "FaultServer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ behaviour
+
+    def _wait(self, seconds: float) -> bool:
+        """Sleep; False once the server is closed."""
+        return not self.closed.wait(seconds)
+
+    def _handle(self, h: BaseHTTPRequestHandler, body: dict | None) -> None:
+        self.requests += 1
+        sse = h.command == "POST"
+        mode = self.mode
+        try:
+            if h.path.endswith("/models"):
+                return _send(h, 200, "application/json", b'{"data": [{"id": "m"}]}')
+            if mode == "500":
+                return _send(h, 500, "text/plain", b"internal error")
+            if mode == "429":
+                return _send(h, 429, "application/json", b'{"error": "slow down"}', {"Retry-After": "3600"})
+            if mode == "stall-headers":
+                while self._wait(self.tick):
+                    pass
+                return
+            if mode == "ok":
+                if sse:
+                    return self._sse(h, body, endless=False)
+                return _send(h, 200, "application/json", json.dumps(_ok_json(h.path)).encode())
+            h.send_response(200)
+            h.send_header("Content-Type", "text/event-stream" if sse else "application/json")
+            h.send_header("Connection", "close")
+            h.end_headers()
+            h.wfile.flush()
+            if mode == "stall-after":
+                while self._wait(self.tick):
+                    pass
+            elif mode == "keepalive":
+                while self._wait(self.tick):
+                    h.wfile.write(b": keep-alive\n\n" if sse else b" ")
+                    h.wfile.flush()
+            elif mode == "trickle":
+                piece = b'data: {"choices": [{"delta": {"content": "Marie Curie was a physicist and chemist"}}]}' \
+                    if sse else b'{"query": {"pages": [{"title": "' + b"x" * 10_000_000
+                for i in range(len(piece)):
+                    if not self._wait(self.tick):
+                        break
+                    h.wfile.write(piece[i:i + 1])
+                    h.wfile.flush()
+            elif mode == "endless":
+                if sse:
+                    self._sse(h, body, endless=True)
+                else:
+                    h.wfile.write(b"[")
+                    while self._wait(self.tick / 10):
+                        h.wfile.write(b"0," * 100)
+                        h.wfile.flush()
+            elif mode == "malformed":
+                h.wfile.write(b"data: {not json\n\n" if sse else b"<html>not json</html>")
+                h.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            return
+
+    def _sse(self, h, body, endless: bool) -> None:
+        if not endless:     # in the fault modes the headers are already out
+            h.send_response(200)
+            h.send_header("Content-Type", "text/event-stream")
+            h.send_header("Connection", "close")
+            h.end_headers()
+        chat = h.path.endswith("/chat/completions")
+        i = 0
+        while True:
+            word = f" w{i}"
+            ev = {"choices": [{"delta": {"content": word}} if chat else {"text": word}]}
+            h.wfile.write(f"data: {json.dumps(ev)}\n\n".encode())
+            h.wfile.flush()
+            i += 1
+            if not endless and i >= 5:
+                h.wfile.write(b"data: [DONE]\n\n")
+                h.wfile.flush()
+                return
+            if not self._wait(self.tick / 5):
+                return
+
+
+def _send(h, status: int, ctype: str, data: bytes, headers: dict | None = None) -> None:
+    h.send_response(status)
+    h.send_header("Content-Type", ctype)
+    h.send_header("Content-Length", str(len(data)))
+    for k, v in (headers or {}).items():
+        h.send_header(k, v)
+    h.end_headers()
+    h.wfile.write(data)
+    h.wfile.flush()
+
+
+def _ok_json(path: str) -> dict:
+    if path.startswith("/search"):
+        return {"results": [{"url": "http://127.0.0.1:9/x", "title": "Marie Curie",
+                             "content": "Marie Curie was a physicist."}]}
+    return {"query": {"pages": [{"title": "Marie Curie", "pageprops": {"wikibase_item": "Q7186"},
+                                 "fullurl": "http://127.0.0.1/wiki/Marie_Curie"}]}}
+
+
+def clients(server: FaultServer, idle: float = 0.5, total: float = 2.0):
+    """(name, callable) for each service, with short deadlines: calling runs one request."""
+    from mfact.core.knowledge.web import WebSearch
+    from mfact.core.knowledge.wikipedia import WikipediaClient
+    from mfact.core.models.openai import OpenAIGenerator
+    from mfact.core.net import Deadlines
+    from mfact.core.protocols import DecodingParams
+
+    d = Deadlines(connect=min(3.0, idle), idle=idle, total=total)
+
+    def model():
+        gen = OpenAIGenerator(server.model_url, model="m", deadlines=d)
+        try:
+            return list(gen.stream("prompt", DecodingParams(max_tokens=20)))
+        finally:
+            gen.close()
+
+    def wiki():
+        return WikipediaClient(base_url=server.wiki_url, deadlines=d, sleep=lambda s: None).page_info("X", "en")
+
+    def searx():
+        return WebSearch(server.searxng_url, deadlines=d).search("Marie Curie", "en")
+
+    return [("model server", model), ("Wikipedia", wiki), ("SearXNG", searx)]
+
+
+def timed(fn) -> tuple[float, object]:
+    t = time.monotonic()
+    try:
+        res = fn()
+    except Exception as exc:  # noqa: BLE001 - the caller inspects it
+        res = exc
+    return time.monotonic() - t, res

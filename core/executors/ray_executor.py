@@ -63,7 +63,10 @@ def connect(address: str | None = None, *, num_cpus: int | None = None, verbose:
         if address:
             ray.init(address=address, **kw)
         else:
-            ray.init(num_cpus=num_cpus, include_dashboard=False, object_store_memory=object_store_memory, **kw)
+            # address="local": always a new local Ray, never a cluster that /tmp/ray/ray_current_cluster
+            # names (a stale one made `ray.init()` try to join it and fail)
+            ray.init(address="local", num_cpus=num_cpus, include_dashboard=False,
+                     object_store_memory=object_store_memory, **kw)
     except ConnectionError as exc:
         raise MfactError(f"cannot reach the Ray cluster at {address}: {str(exc).splitlines()[0][:160]}",
                          "start it with `ray start --head`, or leave out --ray-address for a local Ray") \

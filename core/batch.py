@@ -16,7 +16,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Sequence, Union
 
 from .config import Config
 from .languages import get_language
@@ -164,24 +164,56 @@ class RunSummary:
                 "sessions": self.done}
 
 
+# --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class JobStarted:
+    job: Job
+    kind: ClassVar[str] = "start"
+
+
+@dataclass(frozen=True)
+class JobSkipped:          # finished by an earlier run: its session is in the store
+    job: Job
+    kind: ClassVar[str] = "skipped"
+
+
+@dataclass(frozen=True)
+class JobDone:
+    job: Job
+    session: Session
+    kind: ClassVar[str] = "done"
+
+
+@dataclass(frozen=True)
+class JobFailed:
+    job: Job
+    reason: str
+    kind: ClassVar[str] = "failed"
+
+
+@dataclass(frozen=True)
+class JobInterrupted:      # not finished: the next run redoes it
+    job: Job
+    kind: ClassVar[str] = "interrupted"
+
+
+BatchEvent = Union[JobStarted, JobSkipped, JobDone, JobFailed, JobInterrupted]
+
+
 # --------------------------------------------------------------------------- runner
 
 
 def _repeat_stop(leads: list[str], lang: str) -> Callable[[int, str], str | None]:
     """For `generate_batch(row_stop=...)`: end a row at its first complete sentence that repeats
     an earlier one, as a streamed run stops there (the checker then cuts the text at it)."""
-    from .pipeline import _norm_sentence, clean_text_safe, complete_prefix_safe, split_sentences_safe
+    from .pipeline.text import clean_text, complete_prefix, first_repeat, sentences_of
 
     def check(row: int, text: str) -> str | None:
-        clean = clean_text_safe(leads[row] + text)
-        end = complete_prefix_safe(clean, lang)
-        seen: set[str] = set()
-        for s in split_sentences_safe(clean[:end], lang):
-            key = _norm_sentence(s.text)
-            if key and key in seen:
-                return "repetition"
-            seen.add(key)
-        return None
+        clean = clean_text(leads[row] + text)
+        sentences = sentences_of(clean[:complete_prefix(clean, lang)], lang)
+        return "repetition" if first_repeat(sentences) is not None else None
     return check
 
 
@@ -204,13 +236,13 @@ class BatchRunner:
     """
 
     def __init__(self, store, pipeline_factory: PipelineFactory, cfg: Config, workers: int = 1,
-                 on_event: Callable[[str, Job, Any], None] | None = None, batch_size: int = 1):
+                 on_event: Callable[[BatchEvent], None] | None = None, batch_size: int = 1):
         self.store = store
         self.pipeline_factory = pipeline_factory
         self.cfg = cfg
         self.workers = max(1, workers)
         self.batch_size = max(1, int(batch_size))
-        self.on_event = on_event or (lambda kind, job, data: None)
+        self.on_event = on_event or (lambda ev: None)
         self.stop = threading.Event()
         self._local = threading.local()
         self._store_lock = threading.Lock()
@@ -237,7 +269,7 @@ class BatchRunner:
         final: Session | None = None
         errors: list[str] = []
         batch_size = run_kw.pop("_batch_size", None)
-        self.on_event("start", job, None)
+        self.on_event(JobStarted(job))
         run_kw.setdefault("seed", self.cfg.seed + job.sample)
         spec = job.text
         if spec is not None:
@@ -250,7 +282,7 @@ class BatchRunner:
         try:
             for ev in pipeline.run(ent, job.lang, stop=self.stop, **run_kw):
                 if isinstance(ev, NoticeEvent) and ev.level == "error":
-                    errors.append(ev.message + (f" ({ev.hint})" if ev.hint else ""))
+                    errors.append(ev.line())
                 elif isinstance(ev, StopEvent):
                     final = ev.session
         finally:
@@ -283,8 +315,10 @@ class BatchRunner:
         """The generator to batch with (this worker's pipeline's), or None."""
         if self.batch_size < 2:
             return None
-        gen = getattr(self._pipeline(), "generator", None)
-        return gen if callable(getattr(gen, "generate_batch", None)) else None
+        from .protocols import BatchGenerator
+
+        gen = self._pipeline().generator
+        return gen if isinstance(gen, BatchGenerator) else None
 
     def _generate(self, jobs: list[Job], gen: Any = None) -> tuple[list[str], Any, int, Any]:
         """(prompts, params, seed, results or the exception) of one batch; results None when the
@@ -307,9 +341,9 @@ class BatchRunner:
 
     @staticmethod
     def _lead(job: Job, prompt: str) -> str:
-        # as the pipeline: a completion prompt ends with the name the text starts with
-        name = job.entity.name
-        return name if name and prompt.endswith(name) else ""
+        from .pipeline.text import lead_name   # as the pipeline: the text starts with the name
+
+        return lead_name(prompt, job.entity.name)
 
     def _run_batch(self, jobs: list[Job], outcomes: queue_mod.SimpleQueue, generated: Future) -> None:
         """Check the texts of `jobs` (same language and sample), generated in one call by
@@ -346,16 +380,16 @@ class BatchRunner:
 
     def _record(self, summary: RunSummary, job: Job, outcome: Any) -> None:
         if isinstance(outcome, MfactError):
-            summary.failed.append((job.label, outcome.message + (f" ({outcome.hint})" if outcome.hint else "")))
-            self.on_event("failed", job, outcome.message)
+            summary.failed.append((job.label, outcome.line()))
+            self.on_event(JobFailed(job, outcome.message))
         elif isinstance(outcome, BaseException):   # one bad job must not end the run
             summary.failed.append((job.label, f"{type(outcome).__name__}: {outcome}"))
-            self.on_event("failed", job, str(outcome))
+            self.on_event(JobFailed(job, str(outcome)))
         elif outcome is None:
-            self.on_event("interrupted", job, None)
+            self.on_event(JobInterrupted(job))
         else:
             summary.done.append(outcome.id)
-            self.on_event("done", job, outcome)
+            self.on_event(JobDone(job, outcome))
 
     def _batches(self, todo: list[Job]) -> list[list[Job]]:
         groups: dict[tuple[str, int], list[Job]] = {}
@@ -374,7 +408,7 @@ class BatchRunner:
         for job in jobs:
             if self._is_done(job):
                 summary.skipped.append(job.session_id)
-                self.on_event("skipped", job, None)
+                self.on_event(JobSkipped(job))
             else:
                 todo.append(job)
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="mfact-run")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 REPEAT_RUN = 20
 REPEAT_TIMES = 4
@@ -16,6 +16,9 @@ REPEAT_TIMES = 4
 _lock = threading.Lock()
 _encoding = None
 
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .protocols import LanguageDetector
 
 def _o200k():
     global _encoding
@@ -74,13 +77,17 @@ def _norm_lang(code: str) -> str:
     return code.split("-")[0]
 
 
-def calm_checks(text: str, lang: str) -> dict:
+def calm_checks(text: str, lang: str, detector: "LanguageDetector | None" = None) -> dict:
     """CaLMScore checks of one answer in the requested language `lang`.
 
     Returns {non_empty, detected_language, language_prob, language_ok, repetitive, passed}:
     `passed` is what CaLMScore counts (non-empty, right language, not repetitive). An empty text is
-    not in the right language and not repetitive."""
-    from .langid import detect
+    not in the right language and not repetitive. `detector`: the LanguageDetector to use (default:
+    mfact.core.langid.detect, py3langid with polyglot for the languages it decides)."""
+    if detector is not None:
+        detect = detector.detect
+    else:
+        from .langid import detect
 
     non_empty = bool(text and text.strip())
     if non_empty:

@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from .config import apply_global_options
     from .logs import setup_logging
+    from .errors import error_line
     from .protocols import MfactError
     from .session import SessionFormatError
 
@@ -48,9 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     except (MfactError, SessionFormatError) as exc:
         from .textsafe import clean_terminal
 
-        hint = getattr(exc, "hint", "")
-        print(clean_terminal(f"mfact: error: {exc.message if hasattr(exc, 'message') else exc}"
-                             + (f" ({hint})" if hint else ""), one_line=True), file=sys.stderr)
+        print(clean_terminal(f"mfact: error: {error_line(exc)}", one_line=True), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("mfact: interrupted", file=sys.stderr)

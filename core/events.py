@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from .errors import format_error
 from .protocols import Progress, Sentence
 from .session import Evidence, Fact, Session, Verdict
 
@@ -56,6 +57,10 @@ class NoticeEvent:
     level: str                       # info | warning | error
     message: str
     hint: str = ""
+
+    def line(self) -> str:
+        """`message (hint)`, the one-line form every error takes."""
+        return format_error(self.message, self.hint)
 
 
 @dataclass

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .protocols import Chunk, DecodingParams, ExtractedFact, MfactError, Sentence
+from .protocols import Chunk, DecodingParams, ExtractedFact, GeneratorBase, MfactError, Sentence, Stage
 from .session import LABELS, Entity, Evidence, Verdict
 
 DEFAULT_TEXT = (
@@ -64,7 +64,7 @@ def _words(text: str) -> set[str]:
 # --------------------------------------------------------------------------- generation
 
 
-class FakeGenerator:
+class FakeGenerator(GeneratorBase):
     """Streams `text` in pieces of `chunk_size` tokens, sleeping `delay` seconds per chunk.
 
     `samples` are the texts of the second, third, ... call to `stream` (SelfCheck samples); after
@@ -135,7 +135,7 @@ class FakeGenerator:
 # --------------------------------------------------------------------------- extraction
 
 
-class FakeExtractor:
+class FakeExtractor(Stage):
     """One fact per sentence: the sentence's text without surrounding spaces, span to match."""
 
     name = "fake-sentence"
@@ -159,7 +159,7 @@ class FakeExtractor:
 # --------------------------------------------------------------------------- retrieval
 
 
-class FakeRetriever:
+class FakeRetriever(Stage):
     """Ranks `passages` (strings or Evidence) by word overlap with the fact, best first.
 
     Ids are stable: `fake-<n>` in the order given (or the Evidence's own id). `delay` sleeps per call;
@@ -207,7 +207,7 @@ class FakeRetriever:
 Rule = tuple[str, str]   # (regular expression searched in the fact, label)
 
 
-class FakeVerifier:
+class FakeVerifier(Stage):
     """Labels facts deterministically.
 
     - `labels`: a mapping fact text -> label (exact text, or the text stripped);
@@ -304,9 +304,9 @@ class FakeEmbedder:
 
 def sentence_texts(text: str, lang: str = "en") -> list[str]:
     """The stripped sentences of `text` as the pipeline would split them (to build label maps)."""
-    from .pipeline import split_sentences_safe
+    from .pipeline.text import sentences_of
 
-    return [s.text.strip() for s in split_sentences_safe(text, lang) if s.text.strip()]
+    return [s.text.strip() for s in sentences_of(text, lang) if s.text.strip()]
 
 
 def fake_pipeline(text: str = DEFAULT_TEXT, labels: Sequence[str] | Mapping[str, str] | None = None,

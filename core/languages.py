@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .errors import MfactError
+
 
 @dataclass(frozen=True)
 class Language:
@@ -47,14 +49,12 @@ LANGUAGES: tuple[Language, ...] = (
 _BY_CODE = {lang.code: lang for lang in LANGUAGES}
 
 
-class UnknownLanguage(ValueError):
+class UnknownLanguage(MfactError, ValueError):
     """Raised for a language code mfact does not offer; the message lists the codes it does."""
 
     def __init__(self, code: str):
         self.code = code
-        super().__init__(
-            f"unknown language {code!r}; choose one of: " + ", ".join(sorted(_BY_CODE))
-        )
+        super().__init__(f"unknown language {code!r}; choose one of: " + ", ".join(sorted(_BY_CODE)))
 
 
 def get_language(code: str) -> Language:

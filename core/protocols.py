@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator, Protocol, Sequence, runtime_checkabl
 
 import numpy as np
 
+from .errors import MfactError, error_line, format_error  # noqa: F401 - re-exported
 from .session import Entity, Evidence, Verdict
 
 
@@ -52,16 +53,49 @@ class Progress:
     message: str = ""
 
 
-class MfactError(Exception):
-    """An error meant for the user: one line naming the cause, and what to do."""
-
-    def __init__(self, message: str, hint: str = ""):
-        self.message = message
-        self.hint = hint
-        super().__init__(message + (f" ({hint})" if hint else ""))
-
-
 ProgressCallback = Callable[[Progress], None]
+
+
+# --------------------------------------------------------------------------- capabilities
+
+
+class Stage:
+    """Base class of the pipeline's stages (generators, extractors, retrievers, verifiers): the
+    optional capabilities are declared here with their defaults, so nobody probes for them.
+
+    - `notices`: one-line warnings the stage collected while working (e.g. "no network: offline
+      sources only"); the run shows each new one once.
+    - `describe()`: options worth recording in a session's config (name and version are taken
+      from the attributes).
+    - `close()`: give back what the stage holds (a model, a connection)."""
+    name: str = ""
+    version: str = ""
+    notices: Sequence[str] = ()
+
+    def describe(self) -> dict[str, Any]:
+        return {}
+
+    def close(self) -> None:
+        return None
+
+
+class GeneratorBase(Stage):
+    """Base class of generators: `render_prompt` shows the prompt as the model sees it (a chat
+    template applied); by default the prompt itself."""
+    backend: str = ""
+    model: str = ""
+    prompt_style: str = ""
+
+    def render_prompt(self, prompt: str) -> str:
+        return prompt
+
+
+@dataclass
+class BatchResult:
+    """One row of `BatchGenerator.generate_batch`: the text, its token count and why it ended."""
+    text: str
+    tokens: int
+    stop_reason: str
 
 
 @runtime_checkable
@@ -76,6 +110,17 @@ class Generator(Protocol):
                stop: threading.Event | None = None) -> Iterator[Chunk]:
         """Stream the continuation. Setting `stop` ends it within one token (reason `user`).
         Raises MfactError for a missing model, unreachable server, out of memory, ..."""
+
+
+@runtime_checkable
+class BatchGenerator(Protocol):
+    """A generator that can write several texts in one model call (local models)."""
+
+    def generate_batch(self, prompts: list[str], params: DecodingParams | None = None,
+                       stop: threading.Event | None = None,
+                       row_stop: Callable[[int, str], str | None] | None = None) -> list[BatchResult]:
+        """One result per prompt, in order. `row_stop(row, text_so_far)` may end a row early with
+        the reason it returns (e.g. "repetition"); `stop` ends them all (reason `user`)."""
 
 
 # --------------------------------------------------------------------------- embeddings and language

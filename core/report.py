@@ -13,12 +13,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from . import metrics as M
 from .session import Session
+from .textsafe import clean_terminal
 
 GROUP_BY = ("rarity", "region")
 # FActScore's rarity buckets, most frequent first (used to order groups)
@@ -199,12 +199,9 @@ def build_report(sessions: Iterable[Session], by: str | None = None, languages: 
 
 # --------------------------------------------------------------------------- rendering
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
 def _label(s: str) -> str:
     """A model or group name (untrusted) as one line without control characters."""
-    return _CONTROL.sub("", str(s))
+    return clean_terminal(s, one_line=True)
 
 
 def _rows(report: dict) -> list[tuple[str, str, dict]]:

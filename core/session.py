@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from .errors import MfactError
+
 SCHEMA = "mfact.session/1"
 # size limits of one session (docs/reliability.md): refused above them, in one line
 MAX_TEXT_CHARS = 2_000_000
@@ -20,13 +22,14 @@ LABELS = ("S", "NS", "IR")
 STOP_REASONS = ("eos", "max_tokens", "drift", "repetition", "user", "error", "imported")
 
 
-class SessionFormatError(ValueError):
+class SessionFormatError(MfactError, ValueError):
     """A session document is malformed. `where` names the field (e.g. `facts[3].span`)."""
 
     def __init__(self, where: str, message: str):
         self.where = where
         self.message = message
-        super().__init__(f"{where}: {message}" if where else message)
+        self.hint = ""
+        ValueError.__init__(self, f"{where}: {message}" if where else message)
 
 
 def now_iso() -> str:

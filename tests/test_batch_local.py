@@ -10,7 +10,7 @@ pytest.importorskip("transformers")
 
 from _tiny_lm import build_model, build_tokenizer  # noqa: E402
 
-from mfact.core.batch import BatchRunner, EntitySpec, plan_jobs  # noqa: E402
+from mfact.core.batch import BatchRunner, EntitySpec, JobStarted, plan_jobs  # noqa: E402
 from mfact.core.config import Config  # noqa: E402
 from mfact.core.models.hf import HFGenerator  # noqa: E402
 from mfact.core.protocols import DecodingParams, MfactError  # noqa: E402
@@ -182,8 +182,8 @@ def test_interrupted_batched_run_resumes_without_redoing(tok, models):
     calls: list = []
     runner: BatchRunner
 
-    def on_event(kind, job, data):
-        if kind == "start" and job == jobs[1]:
+    def on_event(ev):
+        if isinstance(ev, JobStarted) and ev.job == jobs[1]:
             runner.stop.set()          # as Ctrl-C: while the second text of the batch is checked
 
     runner = BatchRunner(store, _factory(models["gpt2"], tok, cfg, calls), cfg, batch_size=4,

@@ -39,9 +39,9 @@ def _events():
     seen: list[tuple[str, str]] = []
     lock = threading.Lock()
 
-    def on_event(kind, job, data):
+    def on_event(ev):
         with lock:
-            seen.append((kind, job.session_id))
+            seen.append((ev.kind, ev.job.session_id))
     return seen, on_event
 
 
@@ -177,7 +177,7 @@ def test_cli_run_on_ray_with_the_embedded_model_writes_four_sessions_then_skips_
 
 @pytest.mark.slow
 @pytest.mark.timeout(900)
-def test_cli_joins_a_cluster_started_with_ray_start_head(tmp_path, capsys):
+def test_cli_joins_a_cluster_started_with_ray_start_head(tmp_path, capsys, monkeypatch):
     """`ray start --head` (in the foreground, so that stopping it stops its processes only), then
     `mfact run --ray-address HOST:PORT` runs its jobs on that cluster and leaves it running."""
     import socket
@@ -192,28 +192,39 @@ def test_cli_joins_a_cluster_started_with_ray_start_head(tmp_path, capsys):
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
+    host = ray.util.get_node_ip_address()      # where `ray start` listens
     ray_bin = os.path.join(os.path.dirname(sys.executable), "ray")
+    # a throwaway cluster on this machine only: Ray's token authentication off for the head and
+    # the driver alike (a real cluster keeps it on and gives the driver the token, docs/scale.md)
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     head = subprocess.Popen([ray_bin, "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
                              "--include-dashboard=false", "--disable-usage-stats",
-                             "--node-ip-address=127.0.0.1", f"--object-store-memory={100 * 1024 * 1024}"],
+                             f"--object-store-memory={100 * 1024 * 1024}"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+                            env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})  # with the token
     try:
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                socket.create_connection((host, port), timeout=1).close()
                 break
             except OSError:
                 time.sleep(1)
         time.sleep(5)                                   # the raylet registers after the GCS listens
+        from test_models_pool import Server     # a loopback OpenAI-compatible server
+
+        server = Server("the server")
         out = tmp_path / "out"
-        argv = ["run", "--ray-address", f"127.0.0.1:{port}", "--workers", "2", "--lang", "en",
-                "--entity", "Marie Curie", "--entity", "Ada Lovelace", "--offline", "--extractor", "rules",
-                "--max-tokens", "20", "--out", str(out), "--no-progress"]
-        assert main(argv) == 0, capsys.readouterr().err
+        argv = ["run", "--ray-address", f"{host}:{port}", "--workers", "2", "--lang", "en",
+                "--entity", "Marie Curie", "--entity", "Ada Lovelace", "--base-url", server.url, "--model", "m",
+                "--prompt-style", "completion", "--offline", "--extractor", "rules", "--max-tokens", "20",
+                "--out", str(out), "--no-progress"]
+        try:
+            assert main(argv) == 0, capsys.readouterr().err
+        finally:
+            server.close()
         summary = json.loads((out / "summary.json").read_text())
-        assert summary["done"] == 2 and summary["failed"] == []
+        assert summary["done"] == 2 and summary["failed"] == [] and server.posts == 2
         assert head.poll() is None                      # the driver left the cluster running
         assert not ray.is_initialized()
     finally:

@@ -19,6 +19,7 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from mfact.core.config import Config
+from mfact.core.errors import error_line
 from mfact.core.protocols import MfactError, Progress
 from mfact.core.session import Entity, Session, SessionFormatError
 from mfact.themes import STYLESHEET, THEME_NAMES, THEMES
@@ -275,9 +276,7 @@ def main(argv: list[str] | None = None) -> int:
             lang = "en"
         session = load_session_arg(args.open_session) if args.open_session else None
     except (MfactError, SessionFormatError) as exc:
-        hint = getattr(exc, "hint", "")
-        print(f"mfact-tui: error: {getattr(exc, 'message', exc)}" + (f" ({hint})" if hint else ""),
-              file=sys.stderr)
+        print(f"mfact-tui: error: {error_line(exc)}", file=sys.stderr)
         return 1
     except (OSError, ValueError, RecursionError) as exc:   # never a traceback for a bad input
         log.exception("cannot start")

@@ -13,8 +13,8 @@ from typing import Iterable, Sequence
 from rich.style import Style
 from rich.text import Text
 
-# C0 controls except newline, DEL, C1 controls, bidi embeddings/overrides/isolates.
-_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+from mfact.core.textsafe import mask_controls
+
 
 GLYPHS = {"S": "✓", "NS": "✗", "IR": "○", None: "…"}
 LABEL_NAMES = {"S": "supported", "NS": "not supported", "IR": "irrelevant", None: "pending"}
@@ -22,7 +22,7 @@ LABEL_NAMES = {"S": "supported", "NS": "not supported", "IR": "irrelevant", None
 
 def safe(s: object) -> str:
     """The string with every control/bidi-control character replaced by a space (same length)."""
-    return _CONTROL.sub(" ", "" if s is None else str(s))
+    return mask_controls(s)
 
 
 def one_line(s: object, limit: int | None = None) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import re
 
+from ..textsafe import clean_terminal
 from .segment import complete_prefix
 
 # special tokens: <eos>, </s>, <|im_end|>, <start_of_turn>model, <unused12>, [INST], <0x0A>
@@ -24,8 +25,6 @@ _BREAK_TAGS = re.compile(r"<\s*(?:br|/p|p|/div|div|/li|li|/h[1-6]|h[1-6]|hr|/tr|
                          re.IGNORECASE)
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:-]{0,20}(?:\s[^<>]{0,300})?/?>")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t].*)?$", re.MULTILINE)
 _SETEXT = re.compile(r"^[ \t]*(?:={3,}|-{3,}|\*{3,}|_{3,})[ \t]*$", re.MULTILINE)
 _BULLET = re.compile(r"^([ \t]*)(?:[-*+•·▪‣◦]|\d{1,2}[.)])[ \t]+", re.MULTILINE)
@@ -40,14 +39,13 @@ def clean_text(raw: str) -> str:
     if not raw:
         return ""
     t = raw.replace("\r\n", "\n").replace("\r", "\n")
-    t = _ANSI.sub("", t)
     t = _SPECIAL.sub(" ", t)
     t = _HTML_COMMENT.sub(" ", t)
     t = _BREAK_TAGS.sub("\n", t)
     t = _HTML_TAG.sub("", t)
     if "&" in t:
         t = html.unescape(t)
-    t = _CONTROL.sub("", t.replace("\t", " "))
+    t = clean_terminal(t.replace("\t", " "))    # escape sequences, controls, bidi controls
     t = _HEADING.sub("", t)
     t = _SETEXT.sub("", t)
     t = _LINK.sub(r"\1", t)

@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Sequence
 
-from ..protocols import DecodingParams, ExtractedFact, Generator, MfactError, Sentence
+from ..protocols import DecodingParams, ExtractedFact, Generator, MfactError, Sentence, Stage
 from .extract_rules import RuleExtractor
 from .textutil import content_tokens, locate_span, tokens
 
@@ -111,7 +111,7 @@ def parse_facts(answer: str) -> list[str]:
     return result
 
 
-class LLMExtractor:
+class LLMExtractor(Stage):
     """FActScore-style few-shot extraction with any Generator; rules as the fallback."""
 
     name = "llm"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..protocols import ExtractedFact, Sentence
+from ..protocols import ExtractedFact, Sentence, Stage
 from .segment import CLOSERS, TERMINATORS
 from .textutil import STOPWORDS, content_tokens, is_cjk_char, words_with_offsets
 
@@ -136,7 +136,7 @@ def _phrase_regex(words: list[str]) -> re.Pattern | None:
     return re.compile(r"(?<![\w])(?:" + "|".join(alts) + r")(?![\w])", re.IGNORECASE)
 
 
-class RuleExtractor:
+class RuleExtractor(Stage):
     """Clause splitting with subject carry-over. `name` and `version` go into session configs."""
 
     name = "rules"

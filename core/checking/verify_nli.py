@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from typing import Sequence
 
-from ..protocols import MfactError
+from ..protocols import MfactError, Stage
 from ..session import Evidence, Verdict
 from .verify_offline import is_about_someone_else
 
@@ -24,7 +24,7 @@ def _entailment_index(id2label: dict) -> int:
                      "use a model fine-tuned for NLI, e.g. an XNLI model")
 
 
-class NLIVerifier:
+class NLIVerifier(Stage):
     name = "nli"
 
     def __init__(self, model_id: str, device: str = "auto", k: int = 5, max_length: int = 512):

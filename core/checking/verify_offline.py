@@ -28,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..protocols import MfactError
+from ..protocols import MfactError, Stage
 from ..session import Evidence, Verdict
 from .extract_rules import PRONOUNS
 from .textutil import (NEGATIONS, char_ngrams, content_tokens, numbers, proper_nouns, tokens,
@@ -229,7 +229,7 @@ def is_about_someone_else(fact: str, entity: str) -> bool:
 # --------------------------------------------------------------------------- verifier
 
 
-class OfflineVerifier:
+class OfflineVerifier(Stage):
     """Fact + entity + passages -> S / NS / IR with a calibrated confidence."""
 
     name = "offline"

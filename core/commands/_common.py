@@ -1,19 +1,15 @@
 """Helpers shared by the foundation commands (not a command: the name starts with `_`)."""
 from __future__ import annotations
 
-import re
 import sys
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+from ..textsafe import clean_terminal
 
 
 def plain(text: object, one_line: bool = True) -> str:
     """Untrusted text (from models, Wikipedia, imported files) made safe for a terminal: no escape
     sequences or control characters (bidi overrides included); one line unless asked otherwise."""
-    s = str(text)
-    if one_line:
-        s = re.sub(r"\s+", " ", s)
-    return _CONTROL.sub("", s)
+    return clean_terminal(text, one_line=one_line)
 
 
 def out(line: str = "") -> None:

@@ -15,23 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 import queue
-import re
 import sys
 import threading
 from pathlib import Path
 from typing import TextIO
 
+from ..errors import format_error
 from ..protocols import MfactError
+from ..textsafe import clean_terminal
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def safe(text: str, one_line: bool = False) -> str:
-    """Untrusted text for a terminal: no escape sequences or control characters (bidi overrides
-    included); with `one_line` also no line breaks."""
-    if one_line:
-        text = re.sub(r"\s+", " ", text)
-    return _CONTROL.sub("", text)
+safe = clean_terminal   # untrusted text for the terminal (core/textsafe.py)
 
 
 def register(sub) -> None:
@@ -90,10 +83,8 @@ def _resolve(name: str, lang: str, cfg, err: TextIO):
     (its facts will mostly lack evidence), with a warning."""
     from ..session import Entity
 
-    try:
-        from ..knowledge import resolve_entity
-    except ImportError:
-        return Entity(name=name)
+    from ..knowledge import resolve_entity
+
     try:
         match = resolve_entity(name, lang, cfg)
     except MfactError:
@@ -160,7 +151,7 @@ class _Printer:
     def notice(self, level: str, message: str, hint: str = "") -> None:
         if level == "info" and not self.stream_text:
             return
-        text = safe(message, one_line=True) + (f" ({safe(hint, one_line=True)})" if hint else "")
+        text = safe(format_error(message, hint), one_line=True)
         print(f"mfact: {level}: {text}", file=self.err, flush=True)
 
 
@@ -203,19 +194,11 @@ class _EventPump:
     waiting, never the pipeline itself (its StopEvent with the partial session still arrives)."""
 
     def __init__(self, pipeline, entity, lang, stop, text):
-        self.q: queue.Queue = queue.Queue()
-        self.thread = threading.Thread(target=self._work, args=(pipeline, entity, lang, stop, text),
-                                       name="mfact-check-cli", daemon=True)
-        self.thread.start()
+        from ..pipeline.pump import pump
 
-    def _work(self, pipeline, entity, lang, stop, text) -> None:
-        try:
-            for ev in pipeline.run(entity, lang, stop=stop, text=text):
-                self.q.put(ev)
-        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
-            self.q.put(exc)
-        finally:
-            self.q.put(_DONE)
+        self.q: queue.Queue = queue.Queue()
+        self.thread = pump(lambda: pipeline.run(entity, lang, stop=stop, text=text), self.q.put,
+                           name="mfact-check-cli", on_error=self.q.put, on_end=lambda: self.q.put(_DONE))
 
     def __iter__(self):
         return self
@@ -311,7 +294,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             printer.verdict(ev.fact_id, ev.verdict.label, ev.verdict.confidence)
         elif isinstance(ev, NoticeEvent):
             if ev.level == "error":
-                errors.append(ev.message + (f" ({ev.hint})" if ev.hint else ""))
+                errors.append(ev.line())
             else:
                 printer.notice(ev.level, ev.message, ev.hint)
         elif isinstance(ev, StopEvent):

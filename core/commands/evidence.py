@@ -3,15 +3,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def safe_text(text: str) -> str:
-    """Page text is untrusted: drop terminal escapes and other control characters before printing."""
-    return _CONTROL.sub("", text)
+from ..textsafe import clean_terminal as safe_text   # page text is untrusted
 
 
 def register(sub) -> None:

@@ -8,7 +8,6 @@ terminal). With --json the output ends with the session JSON (schema mfact.sessi
 from __future__ import annotations
 
 import json
-import re
 import signal
 import sys
 import threading
@@ -17,14 +16,8 @@ import time
 from ..config import add_model_options, config_from_args
 from ..languages import UnknownLanguage, get_language
 from ..protocols import MfactError, Progress
+from ..textsafe import clean_terminal as terminal_safe   # model text never drives the terminal
 from ..textsafe import json_dumps_safe
-
-def terminal_safe(text: str) -> str:
-    """Text with terminal escape sequences, control characters (newlines and tabs kept) and bidi
-    controls removed: core/textsafe.py, the one sanitiser."""
-    from ..textsafe import clean_terminal
-
-    return clean_terminal(text)
 
 
 def register(subparsers) -> None:
@@ -121,11 +114,9 @@ def run(args) -> int:
 
 
 def _clean(text: str, lang: str) -> str:
-    """The checking module's clean_text when it is there (drops model markup); else the text as is."""
-    try:
-        from ..checking import clean_text
-    except ImportError:
-        return text
+    """The text without model markup (clean_text); the raw text if cleaning fails."""
+    from ..checking import clean_text
+
     try:
         return clean_text(text)
     except Exception:  # noqa: BLE001 - cleaning is best effort here; the raw text is kept

@@ -6,6 +6,7 @@ import json
 import sys
 import time
 
+from ..errors import error_line
 from .evidence import safe_text
 
 
@@ -76,9 +77,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         try:
             entity = m.require(name, lang)
         except Exception as exc:  # noqa: BLE001 - report and go on with the next person
-            hint = getattr(exc, "hint", "")
-            print(f"{safe_text(name)}: {getattr(exc, 'message', exc)}" + (f" ({hint})" if hint else ""),
-                  file=sys.stderr)
+            print(f"{safe_text(name)}: {safe_text(error_line(exc))}", file=sys.stderr)
             failed += 1
             continue
         ids = r.entity_page_ids(entity, langs)

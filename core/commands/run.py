@@ -8,6 +8,8 @@ import argparse
 import json
 import sys
 
+from ._common import plain
+
 
 DEFAULT_BATCH_SIZE = 8
 
@@ -55,43 +57,13 @@ def register(sub) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..batch import parse_entity_lines, plan_jobs, read_entity_file
     from ..config import config_from_args
     from ..formats import atomic_write
-    from ..languages import parse_language_list
     from ..protocols import MfactError
     from ..store import Store
 
     cfg = config_from_args(args)
-    bad_lines: list[tuple[int, str]] = []
-    if args.texts:
-        from ..texts import plan_text_jobs, read_text_lines
-
-        if args.lang or args.entities or args.entity or args.samples != 1:
-            raise MfactError("--texts takes the language and entity from each line",
-                             "drop --lang, --entities, --entity and --samples")
-        specs, bad_lines = read_text_lines(args.texts)
-        for lineno, reason in bad_lines:
-            from ..textsafe import clean_terminal as _clean
-
-            print(_clean(f"mfact run: {args.texts}:{lineno}: skipped: {reason}", one_line=True), file=sys.stderr,
-                  flush=True)
-        if not specs:
-            raise MfactError(f"no line of {args.texts} can be checked"
-                             + (f" ({len(bad_lines)} bad)" if bad_lines else " (it is empty)"),
-                             'one {"id", "lang", "entity", "text"} object per line')
-        jobs = plan_text_jobs(specs, cfg)
-    else:
-        if not args.lang:
-            raise MfactError("--lang is required", "e.g. --lang en,es (or --texts FILE.jsonl)")
-        langs = [lang.code for lang in parse_language_list(args.lang)]
-        entities = []
-        for f in args.entities:
-            entities.extend(read_entity_file(f))
-        entities.extend(parse_entity_lines(args.entity, "--entity"))
-        seen: set[str] = set()
-        entities = [e for e in entities if not (e.name in seen or seen.add(e.name))]
-        jobs = plan_jobs(entities, langs, args.samples, cfg)
+    jobs, bad_lines = _plan(args, cfg)
     executor_name = args.executor or ("ray" if args.ray_address else "local")
     if args.ray_address and executor_name != "ray":
         raise MfactError("--ray-address needs --executor ray")
@@ -117,37 +89,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     factory = functools.partial(_build_pipeline, cfg, not args.texts)
 
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
 
     console = Console(stderr=True, highlight=False)
-    show_bar = not args.no_progress and console.is_terminal
-    progress = Progress(TextColumn("[bold]mfact run"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-                        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
-                        TimeRemainingColumn(), TextColumn("{task.fields[current]}", markup=False),
-                        console=console, disable=not show_bar, transient=False)
-    task = progress.add_task("run", total=len(jobs), rate="", current="")
-    counts = {"done": 0, "skipped": 0, "failed": 0}
-    import time
-    t0 = time.monotonic()
-
-    from ..textsafe import clean_terminal
-
-    def on_event(kind, job, data):
-        if kind == "start":
-            progress.update(task, current=clean_terminal(job.label, one_line=True))
-            return
-        if kind in counts:
-            counts[kind] += 1
-        if kind in ("done", "skipped", "failed"):
-            progress.advance(task)
-            elapsed = max(time.monotonic() - t0, 1e-6)
-            progress.update(task, rate=f"{counts['done'] / elapsed * 3600:.0f}/h")
-        if kind == "done" and out_dir is not None:
-            atomic_write(out_dir / f"{data.id}.json", json.dumps(data.to_dict(), ensure_ascii=False, indent=2))
-        if not show_bar and kind != "start":
-            msg = f"{kind}: {job.label}" + (f": {data}" if kind == "failed" else "")
-            print(clean_terminal(msg, one_line=True), file=sys.stderr, flush=True)
+    on_event = _RunProgress(console, not args.no_progress and console.is_terminal, len(jobs), out_dir)
+    progress = on_event.progress
 
     from ..executors import make_executor
 
@@ -183,9 +128,94 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if summary.failed and not summary.done and not summary.skipped else 0
 
 
+def _plan(args: argparse.Namespace, cfg) -> tuple[list, list[tuple[int, str]]]:
+    """The jobs: one per line of --texts, or per person, language and sample; and the bad lines
+    of --texts (reported, skipped)."""
+    from ..batch import plan_jobs
+    from ..languages import parse_language_list
+    from ..protocols import MfactError
+
+    bad_lines: list[tuple[int, str]] = []
+    if args.texts:
+        from ..texts import plan_text_jobs, read_text_lines
+
+        if args.lang or args.entities or args.entity or args.samples != 1:
+            raise MfactError("--texts takes the language and entity from each line",
+                             "drop --lang, --entities, --entity and --samples")
+        specs, bad_lines = read_text_lines(args.texts)
+        for lineno, reason in bad_lines:
+            print(plain(f"mfact run: {args.texts}:{lineno}: skipped: {reason}"), file=sys.stderr, flush=True)
+        if not specs:
+            raise MfactError(f"no line of {args.texts} can be checked"
+                             + (f" ({len(bad_lines)} bad)" if bad_lines else " (it is empty)"),
+                             'one {"id", "lang", "entity", "text"} object per line')
+        return plan_text_jobs(specs, cfg), bad_lines
+    if not args.lang:
+        raise MfactError("--lang is required", "e.g. --lang en,es (or --texts FILE.jsonl)")
+    langs = [lang.code for lang in parse_language_list(args.lang)]
+    return plan_jobs(_entities(args), langs, args.samples, cfg), bad_lines
+
+
+def _entities(args: argparse.Namespace) -> list:
+    """The people of --entities files and --entity options, each once, in order."""
+    from ..batch import parse_entity_lines, read_entity_file
+
+    entities = []
+    for f in args.entities:
+        entities.extend(read_entity_file(f))
+    entities.extend(parse_entity_lines(args.entity, "--entity"))
+    seen: set[str] = set()
+    return [e for e in entities if not (e.name in seen or seen.add(e.name))]
+
+
 def _build_pipeline(cfg, need_generator: bool = True):
     from ..pipeline import build_pipeline
     return build_pipeline(cfg, need_generator=need_generator)
+
+
+class _RunProgress:
+    """Shows the batch's typed events: a progress bar on a terminal, else one line per job; writes
+    each finished session to `out_dir` when given."""
+
+    def __init__(self, console, show_bar: bool, total: int, out_dir):
+        import time
+
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        self.show_bar = show_bar
+        self.out_dir = out_dir
+        self.progress = Progress(TextColumn("[bold]mfact run"), BarColumn(), MofNCompleteColumn(),
+                                 TaskProgressColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+                                 TextColumn("ETA"), TimeRemainingColumn(),
+                                 TextColumn("{task.fields[current]}", markup=False),
+                                 console=console, disable=not show_bar, transient=False)
+        self.task = self.progress.add_task("run", total=total, rate="", current="")
+        self.counts = {"done": 0, "skipped": 0, "failed": 0}
+        self.t0 = time.monotonic()
+
+    def __call__(self, ev) -> None:
+        import time
+
+        from ..batch import JobDone, JobFailed, JobInterrupted, JobSkipped, JobStarted
+        from ..formats import atomic_write
+
+        kind = ev.kind
+        match ev:
+            case JobStarted(job):
+                self.progress.update(self.task, current=plain(job.label))
+                return
+            case JobDone(session=session) if self.out_dir is not None:
+                atomic_write(self.out_dir / f"{session.id}.json",
+                             json.dumps(session.to_dict(), ensure_ascii=False, indent=2))
+        if not isinstance(ev, JobInterrupted):
+            self.counts[kind] += 1
+            self.progress.advance(self.task)
+            elapsed = max(time.monotonic() - self.t0, 1e-6)
+            self.progress.update(self.task, rate=f"{self.counts['done'] / elapsed * 3600:.0f}/h")
+        if not self.show_bar:
+            msg = f"{kind}: {ev.job.label}" + (f": {ev.reason}" if isinstance(ev, JobFailed) else "")
+            print(plain(msg), file=sys.stderr, flush=True)
 
 
 def _print_summary(summary, console) -> None:

@@ -7,8 +7,8 @@ Every executor has the same contract, whichever machine the work runs on:
 
 - the driver (this process) alone writes the SQLite store, one finished session at a time;
 - a job whose session is already finished in the store is skipped (ids come from `plan_jobs`);
-- progress is reported through `on_event(kind, job, data)` with kind in start, done, skipped,
-  failed, interrupted (data: the Session for done, the reason for failed);
+- progress is reported through `on_event(event)` with the typed batch events of core/batch.py
+  (JobStarted, JobDone with the Session, JobSkipped, JobFailed with the reason, JobInterrupted);
 - one job that fails does not end the run.
 
 `local` is `batch.BatchRunner` (threads in this process). `ray` (core/executors/ray_executor.py,
@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol, Sequence
 
-from ..batch import BatchRunner, Job, RunSummary
+from ..batch import BatchEvent, BatchRunner, Job, RunSummary
 from ..protocols import MfactError
 
 EXECUTORS = ("local", "ray")
 
-OnEvent = Callable[[str, Job, Any], None]
+OnEvent = Callable[[BatchEvent], None]
 
 
 class Executor(Protocol):

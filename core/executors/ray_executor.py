@@ -30,7 +30,8 @@ import threading
 import time
 from typing import Any, Callable, Sequence
 
-from ..batch import BatchRunner, Job, RunSummary
+from ..batch import (BatchEvent, BatchRunner, Job, JobDone, JobFailed, JobInterrupted, JobSkipped, JobStarted,
+                     RunSummary)
 from ..protocols import MfactError
 
 INSTALL_HINT = "install the extra: pip install 'mfact[ray]'"
@@ -63,8 +64,8 @@ def connect(address: str | None = None, *, num_cpus: int | None = None, verbose:
         if address:
             ray.init(address=address, **kw)
         else:
-            # address="local": always a new local Ray, never a cluster that /tmp/ray/ray_current_cluster
-            # names (a stale one made `ray.init()` try to join it and fail)
+            # "local": always a Ray of our own, never one found on the machine (ray.init() without
+            # an address joins another program's local Ray when there is one)
             ray.init(address="local", num_cpus=num_cpus, include_dashboard=False,
                      object_store_memory=object_store_memory, **kw)
     except ConnectionError as exc:
@@ -127,7 +128,7 @@ class MfactWorker:
         try:
             self._take(0)
         except MfactError as exc:
-            self._error = exc.message + (f" ({exc.hint})" if exc.hint else "")
+            self._error = exc.line()
         except Exception as exc:  # noqa: BLE001 - reported to the driver, the jobs will say it too
             self._error = f"{type(exc).__name__}: {exc}"
         import resource
@@ -149,9 +150,10 @@ class MfactWorker:
         def factory() -> Any:            # one pipeline per runner thread, kept across calls
             return self._take(next(counter))
 
-        def on_event(kind: str, job: Job, data: Any) -> None:
-            if kind in ("done", "failed", "interrupted"):
-                out.append((job.session_id, kind, data))
+        def on_event(ev: BatchEvent) -> None:
+            if isinstance(ev, (JobDone, JobFailed, JobInterrupted)):
+                data = ev.session if isinstance(ev, JobDone) else ev.reason if isinstance(ev, JobFailed) else None
+                out.append((ev.job.session_id, ev.kind, data))
 
         runner = BatchRunner(_NoStore(), factory, self.cfg, workers=self.threads, on_event=on_event,
                              batch_size=self.batch_size)
@@ -168,7 +170,7 @@ class RayExecutor:
     name = "ray"
 
     def __init__(self, store, pipeline_factory: Callable[[], Any], cfg, workers: int = 2,
-                 on_event: Callable[[str, Job, Any], None] | None = None, batch_size: int = 1,
+                 on_event: Callable[[BatchEvent], None] | None = None, batch_size: int = 1,
                  address: str | None = None, worker_threads: int = 1, worker_cpus: float = 1.0,
                  worker_gpus: float = 0.0, max_attempts: int = MAX_ATTEMPTS, max_restarts: int = 2,
                  in_flight: int = 2, verbose: bool = False):
@@ -176,7 +178,7 @@ class RayExecutor:
         self.pipeline_factory = pipeline_factory
         self.cfg = cfg
         self.workers = max(1, int(workers))
-        self.on_event = on_event or (lambda kind, job, data: None)
+        self.on_event = on_event or (lambda ev: None)
         self.batch_size = max(1, int(batch_size))
         self.address = address or None
         self.worker_threads = max(1, int(worker_threads))
@@ -292,7 +294,7 @@ class RayExecutor:
         for job in jobs:
             if self._is_done(job):
                 summary.skipped.append(job.session_id)
-                self.on_event("skipped", job, None)
+                self.on_event(JobSkipped(job))
             else:
                 todo.append(job)
         if not todo:
@@ -332,12 +334,12 @@ class RayExecutor:
             if kind == "done":
                 self.store.save_session(data)
                 summary.done.append(data.id)
-                self.on_event("done", job, data)
+                self.on_event(JobDone(job, data))
             elif kind == "failed":
                 summary.failed.append((job.label, str(data)))
-                self.on_event("failed", job, str(data))
+                self.on_event(JobFailed(job, str(data)))
             else:
-                self.on_event("interrupted", job, None)
+                self.on_event(JobInterrupted(job))
 
         def put_back(unit: list[Job], why: str) -> None:
             again = []
@@ -360,7 +362,7 @@ class RayExecutor:
                     while queue and load[slot] < self.in_flight and actor is not None:
                         unit = queue.popleft()
                         for job in unit:
-                            self.on_event("start", job, None)
+                            self.on_event(JobStarted(job))
                         pending[actor.run.remote(unit)] = (slot, unit)
                         load[slot] += 1
                 if not pending:

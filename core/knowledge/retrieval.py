@@ -25,7 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..protocols import Embedder, MfactError
+from ..protocols import Embedder, MfactError, Stage
 from ..session import Entity, Evidence
 from .base import KnowledgeSource, Page
 from .cache import PageCache, PassageRow, open_cache
@@ -55,7 +55,7 @@ class _Candidates:
     built_at: float = field(default_factory=time.time)
 
 
-class HybridRetriever:
+class HybridRetriever(Stage):
     """A `Retriever` over the configured knowledge sources; safe to call from several threads."""
 
     def __init__(self, sources: Sequence[KnowledgeSource], embedder: Embedder | None,

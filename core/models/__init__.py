@@ -70,18 +70,15 @@ def decoding_params(cfg: Any) -> DecodingParams:
 def generator_info(gen: Generator, prompt: str, params: DecodingParams) -> GeneratorInfo:
     """What goes into Session.generator: backend, model, the exact prompt, decoding params, seed."""
     p = params.to_dict()
-    p["prompt_style"] = getattr(gen, "prompt_style", "")
-    render = getattr(gen, "render_prompt", None)
-    if callable(render):
-        rendered = render(prompt)
-        if rendered != prompt:
-            p["rendered_prompt"] = rendered
+    p["prompt_style"] = gen.prompt_style
+    rendered = gen.render_prompt(prompt)
+    if rendered != prompt:
+        p["rendered_prompt"] = rendered
     return GeneratorInfo(backend=gen.backend, model=gen.model, prompt=prompt, params=p,
                          seed=params.seed)
 
 
 def close_generator(gen: Any) -> None:
     """Release a generator's resources (model memory, HTTP connections), when it has any."""
-    close = getattr(gen, "close", None)
-    if callable(close):
-        close()
+    if gen is not None:
+        gen.close()

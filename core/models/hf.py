@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..protocols import Chunk, DecodingParams, MfactError, Progress
+from ..protocols import BatchResult, Chunk, DecodingParams, GeneratorBase, MfactError, Progress
 from .prompts import build_prompt
 
 log = logging.getLogger("mfact.models")
@@ -124,15 +124,7 @@ class _Halt(Exception):
     pass
 
 
-@dataclass
-class BatchResult:
-    """One row of `HFGenerator.generate_batch`: the text, its token count and why it ended."""
-    text: str
-    tokens: int
-    stop_reason: str
-
-
-class HFGenerator:
+class HFGenerator(GeneratorBase):
     """A transformers causal LM behind the Generator protocol."""
 
     def __init__(self, model: Any, tokenizer: Any, name: str, backend: str = "transformers",

@@ -23,7 +23,7 @@ from typing import Any, Iterator
 import httpx
 
 from ..net import Deadlines, Watchdog, deadline_words, make_client
-from ..protocols import Chunk, DecodingParams, MfactError
+from ..protocols import Chunk, DecodingParams, GeneratorBase, MfactError
 from .prompts import build_prompt
 
 log = logging.getLogger("mfact.models")
@@ -35,7 +35,7 @@ class _StreamBroken(Exception):
     pass
 
 
-class OpenAIGenerator:
+class OpenAIGenerator(GeneratorBase):
     backend = "openai"
 
     def __init__(self, base_url: str, model: str = "", api_key_env: str = "OPENAI_API_KEY",

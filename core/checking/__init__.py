@@ -4,7 +4,7 @@
     complete_prefix(text, lang) -> int                   end of the last complete sentence (streaming)
     clean_text(raw) -> str                               model markup removed
     build_extractor(cfg, generator=None) -> Extractor    cfg.extractor: auto | rules | llm
-    build_verifier(cfg, embedder, generator=None)        cfg.verifier: offline | llm | nli:<model id>
+    build_verifier(cfg, embedder, generator=None)        cfg.verifier: offline | cross | llm | nli:<model id>
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["split_sentences", "complete_prefix", "clean_text", "drop_unfinished", "build_extractor",
            "build_verifier", "VERIFIER_NAMES"]
 
-VERIFIER_NAMES = ("offline", "llm", "nli:<model id>")
+VERIFIER_NAMES = ("offline", "cross", "llm", "nli:<model id>")
 
 
 def _is_base_embedded(generator: Any) -> bool:
@@ -53,11 +53,16 @@ def build_extractor(cfg: "Config", generator: "Generator | None" = None) -> "Ext
 
 def build_verifier(cfg: "Config", embedder: "Embedder | None" = None,
                    generator: "Generator | None" = None) -> "Verifier":
-    """The verifier `cfg.verifier` names: offline (trained, default), llm (judge), nli:<model id>."""
+    """The verifier `cfg.verifier` names: offline (the trained feature model, default), cross (the
+    experimental cross-encoder, weights from `python -m mfact.core.checking.train_cross`), llm (judge),
+    nli:<model id>."""
     choice = (getattr(cfg, "verifier", "offline") or "offline").strip()
     if choice == "offline":
         from .verify_offline import OfflineVerifier
         return OfflineVerifier(embedder)
+    if choice == "cross" or choice.startswith("cross:"):
+        from .verify_cross import CrossVerifier
+        return CrossVerifier(embedder, weights_path=choice[6:] or None)
     if choice == "llm":
         if generator is None:
             raise MfactError("the llm verifier needs a model", "use --verifier offline, or give a model")
@@ -66,4 +71,4 @@ def build_verifier(cfg: "Config", embedder: "Embedder | None" = None,
     if choice.startswith("nli:") and len(choice) > 4:
         from .verify_nli import NLIVerifier
         return NLIVerifier(choice[4:], device=getattr(cfg, "device", "auto"))
-    raise MfactError(f"unknown verifier {choice!r}", "choose offline, llm or nli:<Hugging Face model id>")
+    raise MfactError(f"unknown verifier {choice!r}", "choose offline, cross, llm or nli:<Hugging Face model id>")

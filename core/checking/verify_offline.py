@@ -1,5 +1,5 @@
 """The trained offline verifier (the default): a calibrated logistic regression over features that
-need no downloaded model.
+need no downloaded model. (`verify_cross.py` holds an experimental cross-encoder, `--verifier cross`.)
 
 Features of a fact against its passages (the best passage is the one most similar to the fact):
 

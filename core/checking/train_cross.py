@@ -276,44 +276,38 @@ def report(name: str, pairs: list[Pair], p: np.ndarray) -> dict:
 # --------------------------------------------------------------------------- training
 
 
-def train(args) -> int:
-    torch.manual_seed(args.seed)
-    rng = random.Random(args.seed)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    t_start = time.time()
-    data = Path(args.data)
-    train_pairs, val_pairs, evals = build_data(data, rng, args.small)
-    print(f"data: {len(train_pairs)} train, {len(val_pairs)} validation; "
-          + ", ".join(f"{k} {len(v)}" for k, v in evals.items()), flush=True)
-    if args.eval_per_set:
+def _capped_evals(evals: dict[str, list[Pair]], per_set: int, xnli_per_lang: int) -> dict[str, list[Pair]]:
+    if per_set:
         for k in list(evals):
-            r = random.Random(1)
-            v = evals[k]
-            if len(v) > args.eval_per_set and k != "xnli_heldout":
-                evals[k] = r.sample(v, args.eval_per_set)
-    if args.xnli_eval_per_lang:
+            if len(evals[k]) > per_set and k != "xnli_heldout":
+                evals[k] = random.Random(1).sample(evals[k], per_set)
+    if xnli_per_lang:
         keep = []
         seen: dict[str, int] = defaultdict(int)
         for p in evals["xnli_heldout"]:
-            if seen[p.lang_claim] < args.xnli_eval_per_lang:
+            if seen[p.lang_claim] < xnli_per_lang:
                 keep.append(p)
                 seen[p.lang_claim] += 1
         evals["xnli_heldout"] = keep
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    model, tok = new_model(args.split)
-    model.to(device)
-    model.enc.word.blocks = model.enc.word.blocks.to(device)
-    cache = StateCache(model, tok, device)
-    fill_cache(cache, train_pairs, "train")
-    fill_cache(cache, val_pairs, "validation")
-    for k, v in evals.items():
-        fill_cache(cache, v, k)
-    print(f"states cached in {time.time() - t_start:.0f} s", flush=True)
+    return evals
 
+
+def _batches(train_pairs: list[Pair], batch: int, rng: random.Random) -> list[int]:
+    """One epoch's order: shuffled, bucketed by passage length within chunks so a batch pads little."""
+    fresh = list(range(len(train_pairs)))
+    rng.shuffle(fresh)
+    chunks = [sorted(fresh[i:i + batch * 50], key=lambda k: len(train_pairs[k].evidence))
+              for i in range(0, len(fresh), batch * 50)]
+    batches = [c[i:i + batch] for c in chunks for i in range(0, len(c), batch)]
+    rng.shuffle(batches)
+    return [k for b in batches for k in b]
+
+
+def _fit(model, cache: StateCache, train_pairs: list[Pair], val_pairs: list[Pair], args, rng, device) -> None:
+    """AdamW over the upper layers, segment vectors and head; linear warm-up and decay."""
     params = [p for n, p in model.named_parameters()
               if n.startswith(("seg", "head.")) or (n.startswith("enc.layers.") and int(n.split(".")[2]) >= args.split)]
-    for n, p in model.named_parameters():
+    for _n, p in model.named_parameters():
         p.requires_grad = any(p is q for q in params)
     head_params = [p for n, p in model.named_parameters() if n.startswith(("seg", "head."))]
     body_params = [p for p in params if not any(p is q for q in head_params)]
@@ -321,22 +315,14 @@ def train(args) -> int:
                              {"params": head_params, "lr": args.lr * 10}], weight_decay=0.01)
     steps = args.steps
     warm = max(1, steps // 20)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / warm) * max(0.02, 1 - s / steps))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * max(0.02, 1 - s / steps))
     lossf = torch.nn.BCEWithLogitsLoss()
     order: list[int] = []
     t0 = time.time()
     model.train()
     for step in range(steps):
         if len(order) < args.batch:
-            fresh = list(range(len(train_pairs)))
-            rng.shuffle(fresh)
-            # bucket by passage length within chunks so a batch pads little
-            chunks = [sorted(fresh[i:i + args.batch * 50], key=lambda k: len(train_pairs[k].evidence))
-                      for i in range(0, len(fresh), args.batch * 50)]
-            batches = [c[i:i + args.batch] for c in chunks for i in range(0, len(c), args.batch)]
-            rng.shuffle(batches)
-            order += [k for b in batches for k in b]
+            order += _batches(train_pairs, args.batch, rng)
         idx, order = order[:args.batch], order[args.batch:]
         batch = [train_pairs[k] for k in idx]
         y = torch.tensor([float(p.y) for p in batch], device=device)
@@ -355,15 +341,43 @@ def train(args) -> int:
             report("  validation", val_pairs, 1 / (1 + np.exp(-vl)))
             model.train()
     model.eval()
+
+
+def _evaluate(model, cache: StateCache, val_pairs: list[Pair], evals: dict[str, list[Pair]]) -> tuple[float, dict]:
+    """Fit the temperature on the validation part; report every set with it."""
     vl = logits_of(model, cache, val_pairs)
     temp = fit_temperature(vl, np.array([p.y for p in val_pairs]))
     print(f"temperature {temp:.3f}", flush=True)
     results = {"validation": report("validation", val_pairs, 1 / (1 + np.exp(-vl / temp)))}
     for k, v in evals.items():
         results[k] = report(k, v, 1 / (1 + np.exp(-logits_of(model, cache, v) / temp)))
+    return temp, results
+
+
+def train(args) -> int:
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    t_start = time.time()
+    data = Path(args.data)
+    train_pairs, val_pairs, evals = build_data(data, rng, args.small)
+    print(f"data: {len(train_pairs)} train, {len(val_pairs)} validation; "
+          + ", ".join(f"{k} {len(v)}" for k, v in evals.items()), flush=True)
+    evals = _capped_evals(evals, args.eval_per_set, args.xnli_eval_per_lang)
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    model, tok = new_model(args.split)
+    model.to(device)
+    model.enc.word.blocks = model.enc.word.blocks.to(device)
+    cache = StateCache(model, tok, device)
+    for label, pairs in [("train", train_pairs), ("validation", val_pairs), *evals.items()]:
+        fill_cache(cache, pairs, label)
+    print(f"states cached in {time.time() - t_start:.0f} s", flush=True)
+    _fit(model, cache, train_pairs, val_pairs, args, rng, device)
+    temp, results = _evaluate(model, cache, val_pairs, evals)
     meta = {
         "version": args.version, "temperature": temp, "threshold": 0.5, "split": args.split,
-        "train_pairs": len(train_pairs), "steps": steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
+        "train_pairs": len(train_pairs), "steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
         "command": "python -m mfact.core.checking.train_cross " + " ".join(sys.argv[1:] if args.argv is None else args.argv),
         "data_sha256": data_hashes(data), "train_langs": TRAIN_LANGS, "heldout_langs": HELDOUT_LANGS,
         "seconds": round(time.time() - t_start), "results": results,

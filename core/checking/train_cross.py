@@ -41,6 +41,7 @@ import torch
 from .cross_model import (MAX_FACT_TOKENS, MAX_PASSAGE_TOKENS, encode_texts, new_model, save_weights,
                           stack_states)
 from .synth import Pair, lead_pairs, template_pairs
+from .train_verifier import ece
 
 TRAIN_LANGS = ["en", "es", "fr", "de", "ru", "zh", "ar", "hi", "vi"]
 HELDOUT_LANGS = ["bg", "el", "sw", "th", "tr", "ur"]
@@ -216,19 +217,6 @@ def fill_cache(cache: StateCache, pairs: list[Pair], label: str) -> None:
 
 
 # --------------------------------------------------------------------------- metrics
-
-
-def ece(p: np.ndarray, y: np.ndarray, bins: int = 10) -> float:
-    pred = (p >= 0.5).astype(int)
-    conf = np.where(pred == 1, p, 1 - p)
-    correct = (pred == y).astype(float)
-    edges = np.linspace(0.5, 1.0, bins + 1)
-    total = 0.0
-    for i in range(bins):
-        m = (conf >= edges[i]) & ((conf < edges[i + 1]) if i < bins - 1 else (conf <= edges[i + 1]))
-        if m.any():
-            total += m.sum() / len(p) * abs(correct[m].mean() - conf[m].mean())
-    return float(total)
 
 
 @torch.no_grad()

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..protocols import MfactError
 from ..session import Evidence, Verdict
-from .verify_offline import is_about_someone_else
+from .verify_offline import rule_verdicts
 
 WINDOW_MAX_CHARS = 600
 SHORT_PASSAGE_CHARS = 320
@@ -189,15 +189,7 @@ class CrossVerifier:
 
     def _verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[Verdict]:
         name = f"{self.name}/{self.version}"
-        out: list[Verdict | None] = [None] * len(items)
-        todo: list[int] = []
-        for i, (fact, entity, _lang, passages) in enumerate(items):
-            if is_about_someone_else(fact, entity):
-                out[i] = Verdict("IR", 0.6, name, [], "the fact is about someone or something other than the entity")
-            elif not any(p.text and p.text.strip() for p in passages):
-                out[i] = Verdict("NS", 0.5, name, [], "no evidence was found")
-            else:
-                todo.append(i)
+        out, todo = rule_verdicts(items, name)
         if todo:
             fvecs = self._vectors([items[i][0] for i in todo], "q")
             chosen: dict[int, list[tuple[str, int]]] = {}

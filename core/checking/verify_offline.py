@@ -226,6 +226,23 @@ def is_about_someone_else(fact: str, entity: str) -> bool:
     return first[:1].isupper() and first.lower() not in ent
 
 
+def rule_verdicts(items: Sequence[tuple[str, str, str, Sequence[Evidence]]],
+                  name: str) -> tuple[list[Verdict | None], list[int]]:
+    """The rules every trained verifier applies first: IR for a fact about someone else, NS when
+    there is no evidence. Returns the verdicts so far (None where the model must decide) and the
+    indices left to the model."""
+    out: list[Verdict | None] = [None] * len(items)
+    todo: list[int] = []
+    for i, (fact, entity, _lang, passages) in enumerate(items):
+        if is_about_someone_else(fact, entity):
+            out[i] = Verdict("IR", 0.6, name, [], "the fact is about someone or something other than the entity")
+        elif not any(p.text and p.text.strip() for p in passages):
+            out[i] = Verdict("NS", 0.5, name, [], "no evidence was found")
+        else:
+            todo.append(i)
+    return out, todo
+
+
 # --------------------------------------------------------------------------- verifier
 
 
@@ -302,15 +319,7 @@ class OfflineVerifier(Stage):
     def verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[Verdict]:
         """Verify many facts with one embedder call for all facts and one for all passages."""
         name = f"{self.name}/{self.version}"
-        out: list[Verdict | None] = [None] * len(items)
-        todo: list[int] = []
-        for i, (fact, entity, _lang, passages) in enumerate(items):
-            if is_about_someone_else(fact, entity):
-                out[i] = Verdict("IR", 0.6, name, [], "the fact is about someone or something other than the entity")
-            elif not any(p.text and p.text.strip() for p in passages):
-                out[i] = Verdict("NS", 0.5, name, [], "no evidence was found")
-            else:
-                todo.append(i)
+        out, todo = rule_verdicts(items, name)
         if todo:
             model, use_vec = self._model()
             emb = self.embedder

@@ -56,19 +56,7 @@ def read_bytes(path: str, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -
             raise MfactError(f"<stdin>: more than {_size(max_bytes)}, the limit for a {what}")
         return data, "<stdin>"
     name = str(path)
-    try:
-        st = os.stat(name)
-    except FileNotFoundError:
-        if os.path.islink(name):
-            raise MfactError(f"{name}: a symbolic link to nothing", f"give a {what}") from None
-        raise MfactError(f"{name}: no such file") from None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise MfactError(f"{name}: a loop of symbolic links", f"give a {what}") from None
-        raise MfactError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    kind = _kind(st.st_mode)
-    if kind:
-        raise MfactError(f"{name}: {kind}, not a regular file", f"give a {what} (or - for stdin)")
+    st = _stat_regular(name, what, f"give a {what} (or - for stdin)")
     if st.st_size > max_bytes:
         raise MfactError(f"{name}: {_size(st.st_size)} is over the {_size(max_bytes)} limit for a {what}",
                          "split it into smaller files")
@@ -102,9 +90,18 @@ def read_bytes(path: str, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -
 def check_regular(path: str, what: str = "file") -> None:
     """Refuse a path that is not a regular file, in one line (without reading it)."""
     name = str(path)
+    _stat_regular(name, what, f"give a {what}")
+    if not os.access(name, os.R_OK):
+        raise MfactError(f"{name}: cannot read: permission denied")
+
+
+def _stat_regular(name: str, what: str, hint: str) -> os.stat_result:
+    """os.stat of a path that must be a regular file; one-line MfactError for anything else."""
     try:
         st = os.stat(name)
     except FileNotFoundError:
+        if os.path.islink(name):
+            raise MfactError(f"{name}: a symbolic link to nothing", f"give a {what}") from None
         raise MfactError(f"{name}: no such file") from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
@@ -112,9 +109,8 @@ def check_regular(path: str, what: str = "file") -> None:
         raise MfactError(f"{name}: cannot read: {exc.strerror or exc}") from None
     kind = _kind(st.st_mode)
     if kind:
-        raise MfactError(f"{name}: {kind}, not a regular file", f"give a {what}")
-    if not os.access(name, os.R_OK):
-        raise MfactError(f"{name}: cannot read: permission denied")
+        raise MfactError(f"{name}: {kind}, not a regular file", hint)
+    return st
 
 
 def _kind(mode: int) -> str:

@@ -71,8 +71,12 @@ class IncrementalDecoder:
         after = self._decode(self.ids[self.prefix:])
         if len(after) > len(before) and not after.endswith("\ufffd"):
             delta = after[len(before):]
-            self.prefix = self.read
-            self.read = len(self.ids)
+            self.prefix, self.read = self.read, len(self.ids)
+            if len(self.ids) > 64:           # keep the window short (only ids[prefix:] are decoded)
+                drop = self.prefix - 6 if self.prefix > 6 else 0
+                self.ids = self.ids[drop:]
+                self.prefix -= drop
+                self.read -= drop
             return delta
         return ""
 

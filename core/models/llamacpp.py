@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..protocols import Chunk, DecodingParams, MfactError, Progress
+from .hf import IncrementalDecoder
 from .prompts import build_prompt
 
 log = logging.getLogger("mfact.models")
@@ -132,43 +133,17 @@ def gen_threads() -> int:
 # --------------------------------------------------------------------------- text
 
 
-class _Detok:
-    """Token ids -> text deltas: decodes a short window of recent ids and emits what is new once it
-    no longer ends in an incomplete character (U+FFFD)."""
+class _Detok(IncrementalDecoder):
+    """Token ids -> text deltas through llama.cpp's vocabulary (the window logic is transformers')."""
 
     def __init__(self, vocab: Any, context: list[int] | None = None):
+        super().__init__(None, frozenset(), context)
         self.vocab = vocab
-        self.ids: list[int] = list(context or [])[-6:]
-        self.prefix = 0
-        self.read = len(self.ids)
 
     def _decode(self, ids: list[int]) -> str:
         if not ids:
             return ""
         return self.vocab.detokenize(ids, remove_special=False, unparse_special=False)
-
-    def add(self, tid: int) -> str:
-        self.ids.append(tid)
-        before = self._decode(self.ids[self.prefix:self.read])
-        after = self._decode(self.ids[self.prefix:])
-        if len(after) > len(before) and not after.endswith("\ufffd"):
-            delta = after[len(before):]
-            self.prefix, self.read = self.read, len(self.ids)
-            if len(self.ids) > 64:           # keep the window short
-                drop = self.prefix - 6 if self.prefix > 6 else 0
-                self.ids = self.ids[drop:]
-                self.prefix -= drop
-                self.read -= drop
-            return delta
-        return ""
-
-    def flush(self) -> str:
-        if self.read >= len(self.ids):
-            return ""
-        before = self._decode(self.ids[self.prefix:self.read])
-        after = self._decode(self.ids[self.prefix:])
-        self.prefix = self.read = len(self.ids)
-        return after[len(before):] if len(after) > len(before) else ""
 
 
 def _stats(logits: Any, tid: int) -> tuple[float, float]:

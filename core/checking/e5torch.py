@@ -222,11 +222,6 @@ def build_encoder(f: E5File | None = None):
     return enc
 
 
-def _torch():
-    import torch
-    return torch
-
-
 try:  # the encoder classes need torch; the file reader and tokenizer do not
     import torch
     from torch import nn
@@ -312,7 +307,7 @@ except ImportError:  # pragma: no cover - torch is a dependency
 
 def pad_batch(seqs: list[list[int]], pad: int):
     """(ids, mask) tensors, right-padded to the longest sequence."""
-    torch = _torch()
+    import torch
     n = max(len(s) for s in seqs)
     ids = torch.full((len(seqs), n), pad, dtype=torch.long)
     mask = torch.zeros((len(seqs), n), dtype=torch.long)

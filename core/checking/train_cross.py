@@ -222,13 +222,11 @@ def fill_cache(cache: StateCache, pairs: list[Pair], label: str) -> None:
 @torch.no_grad()
 def logits_of(model, cache: StateCache, pairs: list[Pair], batch: int = 64) -> np.ndarray:
     model.eval()
-    out = []
     order = sorted(range(len(pairs)), key=lambda i: len(pairs[i].evidence))
     res = np.zeros(len(pairs), np.float32)
     for i in range(0, len(order), batch):
         idx = order[i:i + batch]
         res[idx] = model.upper(*cache.batch([pairs[k] for k in idx])).float().cpu().numpy()
-    del out
     return res
 
 

@@ -16,7 +16,6 @@ int8 dynamic quantisation on CPU.
 """
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from typing import Sequence
@@ -218,9 +217,3 @@ class CrossVerifier:
                 reason = f"p(supported)={p:.2f}, best of {len(ps)} evidence windows: \u201c{snippet}\u201d"
                 out[i] = Verdict(label, round(min(1.0, max(0.0, conf)), 4), name, used, reason)
         return [v for v in out if v is not None]
-
-
-def weights_digest(path=None) -> str:
-    from .cross_model import load_blob
-    _blob, digest = load_blob(path)
-    return hashlib.sha256(digest.encode()).hexdigest()[:8]

@@ -467,9 +467,7 @@ class CheckScreen(Screen):
         table = self.query_one(FactList)
         cursor = self.selected
         table.clear()
-        pal = self.palette
-        for n, f in enumerate(self.session.facts, 1):
-            table.upsert(n, f, pal)
+        table.set_rows(self.session.facts, self.palette)
         if cursor is not None and cursor in table:
             table.move_to(cursor)
 
@@ -635,7 +633,7 @@ class CheckScreen(Screen):
         snap.facts = list(self.session.facts)     # the facts are copied in the worker, off the UI thread
         self._metrics_worker(snap, self._metrics_gen)
 
-    @work(thread=True, exclusive=True, group="metrics", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="metrics", exit_on_error=False, description="metrics")
     def _metrics_worker(self, snap: Session, gen: int) -> None:
         # a label set meanwhile replaces a fact's `human` reference: the copy sees the old or the new
         # one, and the newer generation's metrics win anyway

@@ -72,6 +72,19 @@ class FactList(ScrollView, can_focus=True):
         self.virtual_size = Size(0, 0)
         self.refresh()
 
+    def set_rows(self, facts, palette: Palette) -> None:
+        """Show exactly these facts, numbered from 1 (the cursor stays on its fact if it is among
+        them). One layout and one repaint for all: 20,000 `upsert`s took a second."""
+        cursor = self.fact_id_at_cursor()
+        self.ids = [f.id for f in facts]
+        self._index = {fid: i for i, fid in enumerate(self.ids)}
+        self._texts = [(n, f, palette) for n, f in enumerate(facts, 1)]
+        self._versions = [0] * len(self.ids)
+        self._cache.clear()
+        self.cursor = self._index.get(cursor) if cursor is not None else None
+        self.virtual_size = Size(self.size.width, len(self.ids))
+        self.refresh()
+
     def upsert(self, n: int, fact, palette: Palette) -> None:
         # the row's Text is built when the row is first drawn: opening 20,000 facts builds only
         # the visible ones (building all took seconds)

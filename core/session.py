@@ -104,14 +104,20 @@ class Verdict:
     def from_dict(cls, d: Any, where: str) -> "Verdict":
         d = _obj(d, where)
         conf = d.get("confidence", 1.0)
-        if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not 0.0 <= conf <= 1.0:
+        if not (type(conf) is float and 0.0 <= conf <= 1.0) and (   # the usual case checked first
+                not isinstance(conf, (int, float)) or isinstance(conf, bool) or not 0.0 <= conf <= 1.0):
             raise SessionFormatError(f"{where}.confidence", f"must be a number in [0, 1], got {conf!r}")
         ev = d.get("evidence") or []
         if not isinstance(ev, list):
             raise SessionFormatError(f"{where}.evidence", "must be a list of evidence ids")
-        return cls(label=_label(d.get("label"), f"{where}.label"), confidence=float(conf),
-                   verifier=str(d.get("verifier", "")), evidence=[str(e) for e in ev],
-                   reason=_opt_str(d, "reason", where))
+        label = d.get("label")
+        reason = d.get("reason")
+        verifier = d.get("verifier", "")
+        return cls(label=label if label in LABELS else _label(label, f"{where}.label"),
+                   confidence=float(conf),
+                   verifier=verifier if type(verifier) is str else str(verifier),
+                   evidence=[e if type(e) is str else str(e) for e in ev],
+                   reason=None if reason is None else _opt_str(d, "reason", where))
 
 
 @dataclass
@@ -160,7 +166,8 @@ class Fact:
     def from_dict(cls, d: Any, where: str, text_len: int) -> "Fact":
         d = _obj(d, where)
         span = d.get("span")
-        if (not isinstance(span, (list, tuple)) or len(span) != 2
+        if not (type(span) is list and len(span) == 2 and type(span[0]) is int and type(span[1]) is int) and (
+                not isinstance(span, (list, tuple)) or len(span) != 2
                 or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
             raise SessionFormatError(f"{where}.span", "must be [start, end) as two integers")
         start, end = span
@@ -168,7 +175,8 @@ class Fact:
             raise SessionFormatError(
                 f"{where}.span", f"[{start}, {end}) lies outside the text (length {text_len})")
         sent = d.get("sentence", 0)
-        if not isinstance(sent, int) or isinstance(sent, bool) or sent < 0:
+        if not (type(sent) is int and sent >= 0) and (
+                not isinstance(sent, int) or isinstance(sent, bool) or sent < 0):
             raise SessionFormatError(f"{where}.sentence", "must be a non-negative integer")
         auto = d.get("auto")
         human = d.get("human")

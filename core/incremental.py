@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import metrics as M
+from .figures import Agreement, Calm, Checks, Counts, Metrics
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Fact, Session
@@ -34,8 +35,8 @@ class IncrementalMetrics:
     The session's facts (which ones, their spans) and its text must not change meanwhile; `stale()`
     says when they did (a new fact while streaming, another version adopted), then build a new one."""
 
-    def __init__(self, session: "Session", *, checks: dict | None = None, m: int = M.DRIFT_MARGIN,
-                 gamma: int = M.GAMMA):
+    def __init__(self, session: "Session", *, checks: Checks | dict | None = None,
+                 m: int = M.DRIFT_MARGIN, gamma: int = M.GAMMA):
         self.session = session
         self.m, self.gamma = m, gamma
         if checks is None:
@@ -43,7 +44,9 @@ class IncrementalMetrics:
         if checks is None:
             from .checks import calm_checks
             checks = calm_checks(session.text, session.language)
-        self.calm = {k: checks.get(k) for k in ("language_ok", "detected_language", "repetitive", "non_empty")}
+        elif not isinstance(checks, Checks):
+            checks = Checks.from_dict(checks, "checks")
+        self.checks = checks
         self._facts = session.facts
         self._n_facts = len(session.facts)
         self._text = session.text
@@ -197,18 +200,18 @@ class IncrementalMetrics:
             return M.semantic_drift(b.tolist(), m)
         return M.Drift(float(best), int(ks[j]), float(before[j]), float(after[j]))
 
-    def agreement(self) -> M.Agreement:
+    def agreement(self) -> Agreement:
         """`metrics.agreement` of the (human, automatic) pairs."""
         n = sum(self._agree.values())
         if n == 0:
-            return M.Agreement(0, None, None, "no fact has both a human and an automatic label")
+            return Agreement(0, None, None, "no fact has both a human and an automatic label")
         po = sum(c for (h, a), c in self._agree.items() if h == a) / n
         cats = sorted({x for (h, a), c in self._agree.items() if c for x in (h, a)})
         pe = sum((sum(c for (h, _), c in self._agree.items() if h == k) / n)
                  * (sum(c for (_, a), c in self._agree.items() if a == k) / n) for k in cats)
         if abs(1.0 - pe) < M._EPS:
-            return M.Agreement(n, po, None, "kappa undefined: both sides used a single label")
-        return M.Agreement(n, po, (po - pe) / (1.0 - pe))
+            return Agreement(n, po, None, "kappa undefined: both sides used a single label")
+        return Agreement(n, po, (po - pe) / (1.0 - pe))
 
     def calibration(self, min_relabels: int = M.MIN_RELABELS) -> M.Calibration:
         """`metrics.ns_calibration` of the session's relabels, token-weighted."""
@@ -225,37 +228,37 @@ class IncrementalMetrics:
                                     lambda: self.calibration(min_relabels))
 
     def metrics(self, *, p_value: bool = True, calibration: M.Calibration | None = None,
-                n_permutations: int = M.PERMUTATIONS) -> dict:
+                n_permutations: int = M.PERMUTATIONS) -> Metrics:
         """What `metrics.session_metrics(session, checks=..., p_value=..., ...)` returns."""
         s, ns, ir = self.s, self.ns, self.ir
         labelled = s + ns + ir
-        n = labelled
         drift = self.drift()
         pv = None
         if p_value and drift.score is not None:
             pv = M.drift_p_value(self.labels(), self.m, n_permutations)
         total = len(self._eff)
-        fs = s / n if n else None
-        out: dict[str, Any] = {
-            "factscore": fs,
-            "factscore_relevant_only": s / (s + ns) if s + ns else None,
-            "factscore_gamma": None if fs is None else fs * M.gamma_penalty(n, self.gamma),
-            "semantic_drift": drift.score,
-            "drift_point": drift.point,
-            "drift_position": (drift.point / labelled) if drift.point is not None and labelled else None,
-            "supported_before": drift.supported_before,
-            "unsupported_after": drift.unsupported_after,
-            "drifting": (drift.score >= M.DRIFT_THRESHOLD) if drift.score is not None else None,
-            "drift_p_value": pv,
-            "calm": dict(self.calm),
-            "n_facts": total,
-            "n_labelled": labelled,
-            "counts": {"S": s, "NS": ns, "IR": ir, "pending": total - labelled},
-            "abstained": not total,
-            "agreement": self.agreement().to_dict(),
-        }
-        out.update(self.hallucination(calibration))
-        return out
+        fs = s / labelled if labelled else None
+        c = self.checks
+        return Metrics(
+            factscore=fs,
+            factscore_relevant_only=s / (s + ns) if s + ns else None,
+            factscore_gamma=None if fs is None else fs * M.gamma_penalty(labelled, self.gamma),
+            semantic_drift=drift.score,
+            drift_point=drift.point,
+            drift_position=(drift.point / labelled) if drift.point is not None and labelled else None,
+            supported_before=drift.supported_before,
+            unsupported_after=drift.unsupported_after,
+            drifting=(drift.score >= M.DRIFT_THRESHOLD) if drift.score is not None else None,
+            drift_p_value=pv,
+            calm=Calm(language_ok=c.language_ok, detected_language=c.detected_language,
+                      repetitive=c.repetitive, non_empty=c.non_empty),
+            n_facts=total,
+            n_labelled=labelled,
+            counts=Counts(S=s, NS=ns, IR=ir, pending=total - labelled),
+            abstained=not total,
+            agreement=self.agreement(),
+            **self.hallucination(calibration),
+        )
 
     def counts(self) -> dict[str, int]:
         """Facts per effective label (pending: no label yet)."""

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mfact.core import metrics as M
+from mfact.core.figures import Checks
 from mfact.core.incremental import IncrementalMetrics
 from mfact.core.session import Entity, Fact, HumanLabel, Session, Verdict
 
@@ -32,7 +33,7 @@ def make_session(rng: random.Random, n_facts: int, p_human: float) -> Session:
                           human=HumanLabel(human) if human else None))
     if rng.random() < 0.7:
         facts.sort(key=lambda f: (f.span[0], f.sentence, f.span[1]))
-    return Session(language="en", entity=Entity("Marie Curie"), text=text, facts=facts, checks=dict(CHECKS))
+    return Session(language="en", entity=Entity("Marie Curie"), text=text, facts=facts, checks=Checks.from_dict(CHECKS, "checks"))
 
 
 def relabel(rng: random.Random, s: Session) -> object:
@@ -50,8 +51,8 @@ def relabel(rng: random.Random, s: Session) -> object:
 
 
 def same(inc: IncrementalMetrics, s: Session, p_value: bool, **kw) -> None:
-    want = M.session_metrics(s, checks=CHECKS, p_value=p_value, **kw)
-    got = inc.metrics(p_value=p_value, **kw)
+    want = M.session_metrics(s, checks=CHECKS, p_value=p_value, **kw).to_dict()
+    got = inc.metrics(p_value=p_value, **kw).to_dict()
     assert got == want
 
 
@@ -82,12 +83,12 @@ def test_calibration_is_exercised():
     for f in s.facts[:60]:
         f.human = HumanLabel(rng.choice(["S", "NS", "NS"]))
         inc.update(f)
-    want = M.session_metrics(s, checks=CHECKS, p_value=True)
+    want = M.session_metrics(s, checks=CHECKS, p_value=True).to_dict()
     assert want["hallucination_precision"] is not None and want["agreement"]["n"] == 60
-    assert inc.metrics(p_value=True) == want
+    assert inc.metrics(p_value=True).to_dict() == want
     cal = M.Calibration(100, 0.8, 0.5)
-    assert inc.metrics(p_value=False, calibration=cal) == M.session_metrics(
-        s, checks=CHECKS, p_value=False, calibration=cal)
+    assert inc.metrics(p_value=False, calibration=cal).to_dict() == M.session_metrics(
+        s, checks=CHECKS, p_value=False, calibration=cal).to_dict()
 
 
 def test_all_human_and_overlapping_ns_spans():
@@ -97,15 +98,15 @@ def test_all_human_and_overlapping_ns_spans():
     spans = [(0, 11), (6, 20), (20, 30), (31, 38), (31, 38), (60, 67)]
     facts = [Fact(id=f"f{i}", text="x", sentence=0, span=sp, human=HumanLabel("NS"))
              for i, sp in enumerate(spans)]
-    s = Session(language="en", entity=Entity("Marie Curie"), text=text, facts=facts, checks=dict(CHECKS))
+    s = Session(language="en", entity=Entity("Marie Curie"), text=text, facts=facts, checks=Checks.from_dict(CHECKS, "checks"))
     inc = IncrementalMetrics(s, checks=CHECKS)
     same(inc, s, p_value=True)
-    assert inc.metrics(p_value=False)["hallucination_rate_reason"].startswith("all labels set by a person")
+    assert inc.metrics(p_value=False).hallucination_rate_reason.startswith("all labels set by a person")
     for f in facts:
         f.human = HumanLabel("S")
         inc.update(f)
         same(inc, s, p_value=False)
-    assert inc.metrics(p_value=False)["hallucination_rate"] == 0.0
+    assert inc.metrics(p_value=False).hallucination_rate == 0.0
 
 
 def test_drift_near_ties_use_the_loop():
@@ -117,7 +118,7 @@ def test_drift_near_ties_use_the_loop():
             labels = [rng.choice(["S", "NS", "IR"]) for _ in range(n)]
             facts = [Fact(id=f"f{i}", text="x", sentence=i, span=(0, 0), human=HumanLabel(lab))
                      for i, lab in enumerate(labels)]
-            s = Session(language="en", entity=Entity("X"), text="", facts=facts, checks=dict(CHECKS))
+            s = Session(language="en", entity=Entity("X"), text="", facts=facts, checks=Checks.from_dict(CHECKS, "checks"))
             assert IncrementalMetrics(s, checks=CHECKS).drift() == M.semantic_drift(labels)
 
 

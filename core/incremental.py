@@ -86,6 +86,7 @@ class IncrementalMetrics:
         self._pair: dict[str, tuple] = {}
         self.s = self.ns = self.ir = 0
         self._human_labelled = 0           # labelled facts whose label is a person's
+        self._verified = 0                 # facts with an automatic verdict
         self._agree = {}                   # (human, auto) -> count
         self._cal = [0, 0, 0, 0]           # rows, tp, auto NS, human NS (token-weighted)
         for f in facts:
@@ -124,6 +125,7 @@ class IncrementalMetrics:
             self._eff[fid] = new
         # who labelled it, agreement and calibration pairs
         old_h, old_a = self._pair[fid]
+        self._verified += (auto is not None) - (old_a is not None)
         was_by_person = old is not None and old_h is not None
         is_by_person = new is not None and human is not None
         self._human_labelled += is_by_person - was_by_person
@@ -260,7 +262,9 @@ class IncrementalMetrics:
             **self.hallucination(calibration),
         )
 
-    def counts(self) -> dict[str, int]:
-        """Facts per effective label (pending: no label yet)."""
+    def label_counts(self) -> tuple[int, dict]:
+        """(facts with an automatic verdict, facts per effective label, None: no label yet), as
+        tui/widgets/metrics_bar.py `label_counts` counts them."""
         total = len(self._eff)
-        return {"S": self.s, "NS": self.ns, "IR": self.ir, "pending": total - self.s - self.ns - self.ir}
+        return self._verified, {"S": self.s, "NS": self.ns, "IR": self.ir,
+                                None: total - self.s - self.ns - self.ir}

@@ -12,6 +12,7 @@ from mfact.core import metrics as M
 from mfact.core.figures import Checks
 from mfact.core.incremental import IncrementalMetrics
 from mfact.core.session import Entity, Fact, HumanLabel, Session, Verdict
+from mfact.tui.widgets.metrics_bar import label_counts
 
 CHECKS = {"language_ok": True, "detected_language": "en", "repetitive": False, "non_empty": True}
 WORDS = ["Marie", "Curie", "was", "born", "in", "Warsaw", "1867", ",", ".", "她", "出生", "of",
@@ -54,6 +55,7 @@ def same(inc: IncrementalMetrics, s: Session, p_value: bool, **kw) -> None:
     want = M.session_metrics(s, checks=CHECKS, p_value=p_value, **kw).to_dict()
     got = inc.metrics(p_value=p_value, **kw).to_dict()
     assert got == want
+    assert inc.label_counts() == label_counts(s.facts)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -88,3 +88,25 @@ def test_appending_reuses_the_lines_before():
     restyled.stylize("bold", 0, 5)
     got = wrap_lines(con, options, restyled, prev)
     assert got.lines == full(con, restyled, 40)[1] and got.lines[0] is not prev.lines[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 80), start=st.integers(0, 600), size=st.integers(0, 300),
+       sort=st.booleans())
+def test_facts_in_window_by_binary_search(seed, n, start, size, sort):
+    """The window of a long text finds the same facts through the span index as by looking at each."""
+    from mfact.core.session import Fact
+    from mfact.tui.render import SpanIndex, facts_in_window
+
+    rng = random.Random(seed)
+    facts = []
+    for i in range(n):
+        a = rng.randint(0, 500)
+        facts.append(Fact(id=f"f{i}", text="x", sentence=0, span=(a, a + rng.choice([0, 1, 5, 40, 400]))))
+    if sort:
+        facts.sort(key=lambda f: f.span[0])
+    index = SpanIndex(facts)
+    want = facts_in_window(facts, start, start + size)
+    assert facts_in_window(facts, start, start + size, index) == want
+    assert want == [i for i, f in enumerate(facts) if f.span[1] > start and f.span[0] < start + size]
+    assert not index.fits(facts + [])

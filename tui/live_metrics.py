@@ -10,6 +10,7 @@ import logging
 from functools import partial
 from typing import Any
 
+from mfact.core.figures import Checks, Metrics
 from mfact.core.session import Session
 
 from .messages import MetricsReady
@@ -29,7 +30,7 @@ class LiveMetrics:
         self.generation = 0
         self._timer = None
         self._calm_key: tuple | None = None
-        self._calm: dict | None = None
+        self._calm: Checks | None = None
 
     def recompute(self) -> None:
         """Ask for the session's metrics with the labels as they are now (MetricsReady follows)."""
@@ -59,8 +60,7 @@ class LiveMetrics:
 
             key = (snap.id, len(snap.text), hash(snap.text))
             if self._calm_key != key:
-                self._calm = snap.checks if metrics._has_calm(snap.checks) else calm_checks(
-                    snap.text, snap.language)
+                self._calm = snap.checks if snap.checks.has_calm else calm_checks(snap.text, snap.language)
                 self._calm_key = key
             result = metrics.session_metrics(snap, checks=self._calm,
                                              p_value=len(snap.facts) <= P_VALUE_MAX_FACTS)
@@ -74,9 +74,9 @@ class LiveMetrics:
         builder = self.screen.builder
         if message.generation != self.generation or message.session_id != builder.session.id:
             return False
-        builder.metrics = dict(message.metrics)
-        builder.session.metrics = dict(message.metrics)
-        calm = message.metrics.get("calm")
-        if isinstance(calm, dict) and not builder.checks:
-            builder.checks = dict(calm)
+        builder.metrics = Metrics.from_dict(message.metrics, "metrics")
+        builder.session.metrics = builder.metrics.copy()
+        calm = builder.metrics.calm
+        if calm and not builder.checks:     # the checks computed for the metrics, when the run had none
+            builder.checks = Checks.from_dict(calm.to_dict(), "checks")
         return True

@@ -10,6 +10,8 @@ import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Iterable
 
+from .figures import Checks
+
 REPEAT_RUN = 20
 REPEAT_TIMES = 4
 
@@ -77,10 +79,10 @@ def _norm_lang(code: str) -> str:
     return code.split("-")[0]
 
 
-def calm_checks(text: str, lang: str, detector: "LanguageDetector | None" = None) -> dict:
+def calm_checks(text: str, lang: str, detector: "LanguageDetector | None" = None) -> Checks:
     """CaLMScore checks of one answer in the requested language `lang`.
 
-    Returns {non_empty, detected_language, language_prob, language_ok, repetitive, passed}:
+    Returns the Checks {non_empty, detected_language, language_prob, language_ok, repetitive, passed}:
     `passed` is what CaLMScore counts (non-empty, right language, not repetitive). An empty text is
     not in the right language and not repetitive. `detector`: the LanguageDetector to use (default:
     mfact.core.langid.detect, py3langid with polyglot for the languages it decides)."""
@@ -96,11 +98,11 @@ def calm_checks(text: str, lang: str, detector: "LanguageDetector | None" = None
         detected, prob = "", 0.0
     language_ok = non_empty and _norm_lang(detected) == _norm_lang(lang)
     repetitive = non_empty and is_repetitive(text)
-    return {
-        "non_empty": non_empty,
-        "detected_language": detected or None,
-        "language_prob": round(float(prob), 4),
-        "language_ok": bool(language_ok),
-        "repetitive": bool(repetitive),
-        "passed": bool(non_empty and language_ok and not repetitive),
-    }
+    return Checks(
+        non_empty=non_empty,
+        detected_language=detected or None,
+        language_prob=round(float(prob), 4),
+        language_ok=bool(language_ok),
+        repetitive=bool(repetitive),
+        passed=bool(non_empty and language_ok and not repetitive),
+    )

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Union
 
 from .errors import format_error
+from .figures import Checks, Metrics
 from .protocols import Progress, Sentence
 from .session import Evidence, Fact, Session, Verdict
 
@@ -43,8 +44,8 @@ class VerdictEvent:
 
 @dataclass
 class MetricsEvent:
-    metrics: dict[str, Any]
-    checks: dict[str, Any] = field(default_factory=dict)
+    metrics: Metrics
+    checks: Checks = field(default_factory=Checks.empty)
 
 
 @dataclass

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, NamedTuple, Sequence
 
+from .figures import Agreement, Calm, Checks, Counts, Metrics
+
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
 
@@ -176,17 +178,6 @@ def drift_p_value(labels: Sequence[Any], m: int = DRIFT_MARGIN, n_permutations: 
 
 
 # --------------------------------------------------------------------------- agreement
-
-
-@dataclass
-class Agreement:
-    n: int
-    accuracy: float | None
-    kappa: float | None
-    reason: str | None = None
-
-    def to_dict(self) -> dict:
-        return {"n": self.n, "accuracy": self.accuracy, "kappa": self.kappa, "reason": self.reason}
 
 
 def agreement(pairs: Iterable[tuple[str, str]]) -> Agreement:
@@ -370,15 +361,10 @@ def session_hallucination(session: "Session", calibration: Calibration | None = 
 
 
 def session_metrics(session: "Session", *, p_value: bool = True, m: int = DRIFT_MARGIN,
-                    gamma: int = GAMMA, checks: dict | None = None,
+                    gamma: int = GAMMA, checks: Checks | None = None,
                     calibration: Calibration | None = None,
-                    n_permutations: int = PERMUTATIONS) -> dict:
-    """Every figure of one session from its effective labels.
-
-    Keys: factscore, factscore_relevant_only, factscore_gamma, semantic_drift, drift_point,
-    drift_p_value, calm {language_ok, detected_language, repetitive, non_empty}, hallucination_rate,
-    plus n_facts, n_labelled, counts, supported_before, unsupported_after, drifting, abstained,
-    hallucination_rate_raw/_reason, agreement.
+                    n_permutations: int = PERMUTATIONS) -> Metrics:
+    """Every figure of one session from its effective labels (core/figures.py `Metrics`).
 
     `checks`: CaLMScore checks already computed (`checks.calm_checks`); when None they are taken from
     `session.checks` if present, else computed. `p_value=False` skips the permutation test (cheap
@@ -395,28 +381,31 @@ def session_metrics(session: "Session", *, p_value: bool = True, m: int = DRIFT_
     if checks is None:
         from .checks import calm_checks
         checks = calm_checks(session.text, session.language)
-    calm = {k: checks.get(k) for k in ("language_ok", "detected_language", "repetitive", "non_empty")}
-    out: dict[str, Any] = {
-        "factscore": factscore(labels),
-        "factscore_relevant_only": factscore_relevant_only(labels),
-        "factscore_gamma": factscore_gamma(labels, gamma),
-        "semantic_drift": drift.score,
-        "drift_point": drift.point,
-        "drift_position": (drift.point / labelled) if drift.point is not None and labelled else None,
-        "supported_before": drift.supported_before,
-        "unsupported_after": drift.unsupported_after,
-        "drifting": (drift.score >= DRIFT_THRESHOLD) if drift.score is not None else None,
-        "drift_p_value": pv,
-        "calm": calm,
-        "n_facts": len(session.facts),
-        "n_labelled": labelled,
-        "counts": {"S": s, "NS": ns, "IR": ir, "pending": len(labels) - labelled},
-        "abstained": not session.facts,
-        "agreement": agreement(relabel_pairs(session)).to_dict(),
-    }
-    out.update(session_hallucination(session, calibration))
-    return out
+    elif not isinstance(checks, Checks):
+        checks = Checks.from_dict(checks, "checks")
+    calm = Calm(language_ok=checks.language_ok, detected_language=checks.detected_language,
+                repetitive=checks.repetitive, non_empty=checks.non_empty)
+    h = session_hallucination(session, calibration)
+    return Metrics(
+        factscore=factscore(labels),
+        factscore_relevant_only=factscore_relevant_only(labels),
+        factscore_gamma=factscore_gamma(labels, gamma),
+        semantic_drift=drift.score,
+        drift_point=drift.point,
+        drift_position=(drift.point / labelled) if drift.point is not None and labelled else None,
+        supported_before=drift.supported_before,
+        unsupported_after=drift.unsupported_after,
+        drifting=(drift.score >= DRIFT_THRESHOLD) if drift.score is not None else None,
+        drift_p_value=pv,
+        calm=calm,
+        n_facts=len(session.facts),
+        n_labelled=labelled,
+        counts=Counts(S=s, NS=ns, IR=ir, pending=len(labels) - labelled),
+        abstained=not session.facts,
+        agreement=agreement(relabel_pairs(session)),
+        **h,
+    )
 
 
-def _has_calm(checks: dict | None) -> bool:
-    return bool(checks) and all(k in checks for k in ("language_ok", "repetitive", "non_empty"))
+def _has_calm(checks: Checks | None) -> bool:
+    return checks is not None and checks.has_calm

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from . import metrics as M
+from .figures import Checks
 from .session import Session
 from .textsafe import clean_terminal
 
@@ -41,7 +42,7 @@ class _Text:
     drift_point: int | None
     n_labelled: int
     p_value: float | None
-    calm: dict
+    calm: Checks
     h_det: float
     n_tokens: int
     all_human: bool
@@ -56,8 +57,9 @@ def _summarise(s: Session, by: str | None, p_value: bool, n_permutations: int) -
     pv = None
     if p_value and drift.score is not None and drift.score >= M.DRIFT_THRESHOLD:
         pv = M.drift_p_value(labels, n_permutations=n_permutations)
-    checks = s.checks if M._has_calm(s.checks) else None
-    if checks is None:
+    if s.checks.has_calm:
+        checks = s.checks
+    else:
         from .checks import calm_checks
         checks = calm_checks(s.text, s.language)
     h, n = M.hallucinated_tokens(s.text, [(f.span, f.label) for f in s.facts])
@@ -118,9 +120,9 @@ def figures(texts: list[_Text], calibration: M.Calibration | None = None) -> dic
         reasons["drifting_p_value"] = "permutation test skipped (--no-p-value)"
     # CaLMScore: share of answers non-empty, in the right language, not repetitive
     if texts:
-        ne = [bool(t.calm.get("non_empty")) for t in texts]
-        lo = [bool(t.calm.get("language_ok")) for t in texts]
-        nr = [not t.calm.get("repetitive") for t in texts]
+        ne = [bool(t.calm.non_empty) for t in texts]
+        lo = [bool(t.calm.language_ok) for t in texts]
+        nr = [not t.calm.repetitive for t in texts]
         out["calm"] = {"non_empty": _share(ne), "language_ok": _share(lo), "not_repetitive": _share(nr),
                        "calmscore": _share([a and b and c for a, b, c in zip(ne, lo, nr)])}
     else:

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .errors import MfactError
+from .figures import Checks, Metrics
 
 SCHEMA = "mfact.session/1"
 # size limits of one session (docs/reliability.md): refused above them, in one line
@@ -222,10 +223,18 @@ class Session:
     stop_reason: str | None = None
     facts: list[Fact] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
-    checks: dict[str, Any] = field(default_factory=dict)    # language check, repetition, ...
-    metrics: dict[str, Any] = field(default_factory=dict)
+    checks: Checks = field(default_factory=Checks.empty)    # language check, repetition, ...
+    metrics: Metrics = field(default_factory=Metrics.empty)
     config: dict[str, Any] = field(default_factory=dict)    # knowledge sources, verifier, versions
     status: str = "done"               # "running" while a pipeline still writes it
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # a plain dict given for the figures (older callers, tests) becomes the typed object
+        if name == "metrics" and not isinstance(value, Metrics):
+            value = Metrics.from_dict(value or {}, "metrics")
+        elif name == "checks" and not isinstance(value, Checks):
+            value = Checks.from_dict(value or {}, "checks")
+        object.__setattr__(self, name, value)
 
     @property
     def title(self) -> str:
@@ -270,8 +279,8 @@ class Session:
             "status": self.status,
             "facts": [f.to_dict() for f in self.facts],
             "evidence": [e.to_dict() for e in self.evidence],
-            "checks": self.checks,
-            "metrics": self.metrics,
+            "checks": self.checks.to_dict(),
+            "metrics": self.metrics.to_dict(),
             "config": self.config,
         }
 
@@ -329,8 +338,8 @@ class Session:
             stop_reason=stop,
             facts=[Fact.from_dict(f, f"{pre}facts[{i}]", len(text)) for i, f in enumerate(facts_raw)],
             evidence=[Evidence.from_dict(e, f"{pre}evidence[{i}]") for i, e in enumerate(ev_raw)],
-            checks=dict(_obj(d.get("checks") or {}, f"{pre}checks")),
-            metrics=dict(_obj(d.get("metrics") or {}, f"{pre}metrics")),
+            checks=Checks.from_dict(d.get("checks") or {}, f"{pre}checks"),
+            metrics=Metrics.from_dict(d.get("metrics") or {}, f"{pre}metrics"),
             config=dict(_obj(d.get("config") or {}, f"{pre}config")),
             status=str(d.get("status") or "done"),
         )

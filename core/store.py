@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from .figures import Checks, Metrics
 from .protocols import MfactError
 from .session import (LABELS, Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict,
                       now_iso)
@@ -231,7 +232,7 @@ class Store:
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (s.id, s.name, s.language, s.entity.name, _dump(s.entity.to_dict()), s.created_at,
                  s.generator.model, s.status, len(s.facts), fs, _dump(s.generator.to_dict()), s.text,
-                 s.raw_text, s.tokens, s.stop_reason, _dump(s.checks), _dump(s.metrics),
+                 s.raw_text, s.tokens, s.stop_reason, _dump(s.checks.to_dict()), _dump(s.metrics.to_dict()),
                  _dump(s.config), now))
             db.executemany(
                 "INSERT INTO facts(session_id, id, pos, text, sentence, span_start, span_end,"
@@ -529,4 +530,5 @@ def _session_from_rows(row, facts, evidence) -> Session:
         text=text, raw_text=raw_text, tokens=tokens, stop_reason=stop_reason, facts=fact_objs,
         evidence=[Evidence(id=e[0], source=e[1], lang=e[2], title=e[3], url=e[4], section=e[5],
                            text=e[6], score=e[7]) for e in evidence],
-        checks=_load(checks_json, {}), metrics=_load(metrics_json, {}), config=_load(config_json, {}))
+        checks=Checks.from_dict(_load(checks_json, {}), "checks"),
+        metrics=Metrics.from_dict(_load(metrics_json, {}), "metrics"), config=_load(config_json, {}))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..errors import format_error
+from ..figures import Calm, Counts
 from ..protocols import MfactError
 from ..textsafe import clean_terminal
 
@@ -160,29 +161,29 @@ def _pct(x) -> str:
 
 
 def summary_lines(session) -> list[str]:
-    m = session.metrics or {}
-    calm = m.get("calm") or {}
-    c = m.get("counts") or {}
+    m = session.metrics
+    calm = m.calm or Calm()
+    c = m.counts or Counts()
     lines = [
-        f"facts: {len(session.facts)} (S {c.get('S', 0)}, NS {c.get('NS', 0)}, IR {c.get('IR', 0)},"
-        f" pending {c.get('pending', 0)})   stop: {session.stop_reason}   tokens: {session.tokens}",
-        f"FActScore: {_pct(m.get('factscore'))} (IR counted as not supported)   relevant only:"
-        f" {_pct(m.get('factscore_relevant_only'))}   with length penalty: {_pct(m.get('factscore_gamma'))}",
+        f"facts: {len(session.facts)} (S {c.S or 0}, NS {c.NS or 0}, IR {c.IR or 0},"
+        f" pending {c.pending or 0})   stop: {session.stop_reason}   tokens: {session.tokens}",
+        f"FActScore: {_pct(m.factscore)} (IR counted as not supported)   relevant only:"
+        f" {_pct(m.factscore_relevant_only)}   with length penalty: {_pct(m.factscore_gamma)}",
     ]
-    sd = m.get("semantic_drift")
+    sd = m.semantic_drift
     if sd is not None:
-        pv = m.get("drift_p_value")
-        dp = m.get("drift_point")
+        pv = m.drift_p_value
+        dp = m.drift_point
         lines.append(f"semantic drift: {sd:.3f}, drift point {dp}"
                      + (f" (drifts from fact {dp + 1})" if dp is not None else "")
                      + (f" (p = {pv:.3f})" if pv is not None else ""))
     else:
         lines.append("semantic drift: n/a (too few facts)")
-    lines.append(f"language: {calm.get('detected_language') or '?'}"
-                 f" ({'ok' if calm.get('language_ok') else 'WRONG'})   repetitive: {bool(calm.get('repetitive'))}")
-    sc = (session.checks or {}).get("selfcheck")
+    lines.append(f"language: {calm.detected_language or '?'}"
+                 f" ({'ok' if calm.language_ok else 'WRONG'})   repetitive: {bool(calm.repetitive)}")
+    sc = session.checks.selfcheck
     if sc:
-        lines.append(f"SelfCheck inconsistency (mean over sentences, {sc.get('samples')} samples): {sc.get('mean')}")
+        lines.append(f"SelfCheck inconsistency (mean over sentences, {sc.samples} samples): {sc.mean}")
     return lines
 
 

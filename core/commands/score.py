@@ -70,40 +70,39 @@ def cmd_score(args) -> int:
     if store is not None:
         store.close()
     res = M.session_metrics(session, calibration=calibration, n_permutations=args.permutations)
-    res = {"id": session.id, "entity": session.entity.name, "language": session.language, **res}
     if args.json:
         from ..textsafe import json_dumps_safe
 
-        out(json_dumps_safe(res, indent=2))
+        out(json_dumps_safe({"id": session.id, "entity": session.entity.name,
+                             "language": session.language, **res.to_dict()}, indent=2))
         return 0
-    c = res["counts"]
-    calm = res["calm"]
+    c, calm = res.counts, res.calm
     lines = [
         f"session      {plain(session.id)}  {plain(session.title)}",
-        f"facts        {res['n_facts']} ({c['S']} S, {c['NS']} NS, {c['IR']} IR, {c['pending']} pending)",
-        f"FActScore    {_pc(res['factscore'])}  (S/(S+NS+IR); IR counted as not supported)",
-        f"  relevant   {_pc(res['factscore_relevant_only'])}  (S/(S+NS))",
-        f"  gamma      {_pc(res['factscore_gamma'])}  (length penalty, gamma = 10)",
+        f"facts        {res.n_facts} ({c.S} S, {c.NS} NS, {c.IR} IR, {c.pending} pending)",
+        f"FActScore    {_pc(res.factscore)}  (S/(S+NS+IR); IR counted as not supported)",
+        f"  relevant   {_pc(res.factscore_relevant_only)}  (S/(S+NS))",
+        f"  gamma      {_pc(res.factscore_gamma)}  (length penalty, gamma = 10)",
     ]
-    if res["semantic_drift"] is None:
+    if res.semantic_drift is None:
         lines.append("drift        — (needs at least 6 labelled facts)")
     else:
-        p = "—" if res["drift_p_value"] is None else f"{res['drift_p_value']:.3f}"
-        lines.append(f"drift        SD {res['semantic_drift']:.3f}, drift point {res['drift_point']}"
-                     f" (drifts from fact {res['drift_point'] + 1})"
-                     f" ({pct(res['supported_before'])}% supported before, {pct(res['unsupported_after'])}%"
+        p = "—" if res.drift_p_value is None else f"{res.drift_p_value:.3f}"
+        lines.append(f"drift        SD {res.semantic_drift:.3f}, drift point {res.drift_point}"
+                     f" (drifts from fact {res.drift_point + 1})"
+                     f" ({pct(res.supported_before)}% supported before, {pct(res.unsupported_after)}%"
                      f" not supported after), p = {p}"
-                     + ("  DRIFTING" if res["drifting"] else ""))
-    lines.append(f"CaLMScore    non-empty {'yes' if calm['non_empty'] else 'no'}, language "
-                 f"{plain(calm['detected_language'] or '—')} ({'ok' if calm['language_ok'] else 'WRONG'}),"
-                 f" {'repetitive' if calm['repetitive'] else 'not repetitive'}")
-    hr = res["hallucination_rate"]
-    lines.append(f"halluc. rate {_pc(hr)}" + (f"  ({res['hallucination_rate_reason']})"
-                                             if res.get("hallucination_rate_reason") else ""))
-    ag = res["agreement"]
-    if ag["n"]:
-        k = "—" if ag["kappa"] is None else f"{ag['kappa']:.2f}"
-        lines.append(f"agreement    {pct(ag['accuracy'])}% of {ag['n']} relabelled facts, kappa {k}")
+                     + ("  DRIFTING" if res.drifting else ""))
+    lines.append(f"CaLMScore    non-empty {'yes' if calm.non_empty else 'no'}, language "
+                 f"{plain(calm.detected_language or '—')} ({'ok' if calm.language_ok else 'WRONG'}),"
+                 f" {'repetitive' if calm.repetitive else 'not repetitive'}")
+    hr = res.hallucination_rate
+    lines.append(f"halluc. rate {_pc(hr)}" + (f"  ({res.hallucination_rate_reason})"
+                                             if res.hallucination_rate_reason else ""))
+    ag = res.agreement
+    if ag.n:
+        k = "—" if ag.kappa is None else f"{ag.kappa:.2f}"
+        lines.append(f"agreement    {pct(ag.accuracy)}% of {ag.n} relabelled facts, kappa {k}")
     for line in lines:
         out(line)
     return 0

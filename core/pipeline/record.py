@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from ..events import Event, MetricsEvent, NoticeEvent
+from ..figures import DriftStop, SelfCheck, SelfCheckSentence
 from ..session import Fact, Session
 from .selfcheck import selfcheck_scores
 from .text import sentences_of
@@ -64,8 +65,8 @@ class Record:
             s.metrics = session_metrics(s, p_value=final, m=self.run.cfg.drift_margin)
         except Exception as exc:  # noqa: BLE001
             log.warning("metrics failed: %s", exc)
-        if "selfcheck" in s.checks:
-            s.metrics["selfcheck"] = s.checks["selfcheck"].get("mean")
+        if s.checks.selfcheck is not None:
+            s.metrics.selfcheck = s.checks.selfcheck.mean
         return MetricsEvent(copy.deepcopy(s.metrics), copy.deepcopy(s.checks))
 
     def ordered_facts(self) -> list[Fact]:
@@ -85,8 +86,8 @@ class Record:
         d = semantic_drift(labels, cfg.drift_margin)
         if d.score is None or d.score < cfg.drift_threshold:
             return None
-        self.session.checks["drift_stop"] = {"facts": len(labels), "score": round(d.score, 4),
-                                             "point": d.point}
+        self.session.checks.drift_stop = DriftStop(facts=len(labels), score=round(d.score, 4),
+                                                   point=d.point)
         return (f"stopped at drift: SD {d.score:.3f} >= {cfg.drift_threshold}"
                 f" after {len(labels)} facts (drift point {d.point})")
 
@@ -102,14 +103,14 @@ class Record:
         except Exception as exc:  # noqa: BLE001
             yield NoticeEvent("warning", f"SelfCheck failed: {exc}")
             return
-        by_sentence = [{"index": s.index, "start": s.start, "end": s.end, "score": sc}
+        by_sentence = [SelfCheckSentence(index=s.index, start=s.start, end=s.end, score=sc)
                        for s, sc in zip(sentences, scores)]
         vals = [x for x in scores if x is not None]
-        self.session.checks["selfcheck"] = {
-            "samples": len(samples), "embedder": getattr(embedder, "name", ""),
-            "sentences": by_sentence, "mean": round(sum(vals) / len(vals), 4) if vals else None,
-            "facts": {f.id: scores[f.sentence] for f in self.session.facts if f.sentence < len(scores)},
-        }
+        self.session.checks.selfcheck = SelfCheck(
+            samples=len(samples), embedder=getattr(embedder, "name", ""),
+            sentences=by_sentence, mean=round(sum(vals) / len(vals), 4) if vals else None,
+            facts={f.id: scores[f.sentence] for f in self.session.facts if f.sentence < len(scores)},
+        )
 
     def finalize(self, reason: str) -> Session:
         s = self.session

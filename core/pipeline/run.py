@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..events import (Event, EvidenceEvent, FactEvent, MetricsEvent, NoticeEvent, ProgressEvent,
                       SentenceEvent, StopEvent, TokenEvent, VerdictEvent)
+from ..figures import CheckError, RepeatedSentence
 from ..protocols import Chunk, DecodingParams, MfactError, Progress, Sentence
 from ..session import Entity, Fact, GeneratorInfo, Session, Verdict
 from .check import CachedVerifier, check_fact
@@ -248,7 +249,7 @@ class Run:
             self.reason = "repetition"
             self.gen_stop.set()
             self.record.cut = s.start
-            self.session.checks["repeated_sentence"] = {"start": s.start, "end": s.end}
+            self.session.checks.repeated_sentence = RepeatedSentence(start=s.start, end=s.end)
             yield NoticeEvent("info", f"stopped: sentence {s.index + 1} repeats an earlier one")
 
     # ------------------------------------------------------------------ facts and verdicts
@@ -327,7 +328,7 @@ class Run:
             log.error("pipeline stage %s failed", where, exc_info=exc)
             msg, hint = f"{where} failed: {type(exc).__name__}: {exc}", "details in the log"
         yield NoticeEvent("error", msg, hint)
-        self.session.checks["error"] = {"stage": where, "message": msg}
+        self.session.checks.error = CheckError(stage=where, message=msg)
         s = self.record.finalize("error")
         yield self.record.metrics(final=False)
         yield StopEvent("error", copy.deepcopy(s))

@@ -11,6 +11,7 @@ import copy
 
 from ..events import (Event, EvidenceEvent, FactEvent, MetricsEvent, StopEvent, TokenEvent,
                       VerdictEvent)
+from ..figures import Checks, Metrics
 from ..session import Evidence, Fact, HumanLabel, Session
 
 # what `apply` reports as changed
@@ -29,8 +30,8 @@ class SessionBuilder:
     def __init__(self, session: Session):
         self.session = session
         self.passages: dict[str, list[Evidence]] = {}
-        self.metrics: dict = dict(session.metrics or {})
-        self.checks: dict = dict(session.checks or {})
+        self.metrics: Metrics = session.metrics.copy()
+        self.checks: Checks = session.checks.copy()
         self._facts = {f.id: f for f in session.facts}
         self._evidence = {e.id for e in session.evidence}
 
@@ -77,10 +78,10 @@ class SessionBuilder:
                 f.auto = ev.verdict
                 return {TEXT, HEADER, fact_changed(f.id), EVIDENCE + ":" + f.id}
             case MetricsEvent():
-                self.checks = dict(ev.checks or {})
+                self.checks = ev.checks.copy()
                 if self.has_human_labels:      # the run's figures lack labels set here
                     return {HEADER, TEXT, STALE}
-                self.metrics = dict(ev.metrics or {})
+                self.metrics = ev.metrics.copy()
                 return {HEADER, TEXT}
             case StopEvent():
                 self.adopt(ev.session, ev.reason)
@@ -131,9 +132,9 @@ class SessionBuilder:
         self._facts = {f.id: f for f in final.facts}
         self._evidence = {e.id for e in final.evidence}
         if final.metrics:
-            self.metrics = dict(final.metrics)
+            self.metrics = final.metrics.copy()
         if final.checks:
-            self.checks = dict(final.checks)
+            self.checks = final.checks.copy()
         return final
 
     def end(self, reason: str) -> None:

@@ -663,7 +663,7 @@ class CheckScreen(Screen):
         self.metrics = dict(message.metrics)
         self.session.metrics = dict(message.metrics)
         calm = message.metrics.get("calm")
-        if isinstance(calm, dict) and not self.checks:
+        if calm and not self.checks:
             self.checks = dict(calm)
         self._render_header()
         self._render_text()

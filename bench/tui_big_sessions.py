@@ -15,10 +15,12 @@ frame after its action (goal: p95 <= 50 ms).
 
 Each session is measured in a fresh process; besides wall-clock figures it prints CPU seconds
 (all threads) to the first frame and per key, which a loaded machine disturbs less. `--against
-PYTHON` measures the same sessions with another checkout's interpreter (e.g. main's `.venv/bin/python`)
-in the same run, alternating, and prints both side by side with the CPU ratios:
+CHECKOUT` measures the same sessions with another checkout of mfact (imported through a folder of
+links first on PYTHONPATH, as bench/side_by_side.py does: same interpreter, same packages) in the
+same run, alternating, and prints both side by side with the CPU ratios:
 
-    .venv/bin/python bench/tui_big_sessions.py --against ../main/.venv/bin/python
+    git worktree add /tmp/mfact-old 2ffd2ec
+    .venv/bin/python bench/tui_big_sessions.py --against /tmp/mfact-old
 
 The last line is `tui_big_session_key_p95_ms: <worst p95 of the three>`.
 """
@@ -157,11 +159,23 @@ def one(kind: str, n_keys: int) -> dict:
     return r
 
 
-def run_in(python: str, kind: str, n_keys: int) -> dict:
-    out = subprocess.run([python, __file__, "--one", kind, "--keys", str(n_keys)],
-                         capture_output=True, text=True, check=False)
+def shim(checkout: Path) -> Path:
+    """A folder whose `mfact` package is `checkout`'s core, tui and themes."""
+    where = Path(tempfile.mkdtemp(prefix="mfact-shim-"))
+    (where / "mfact").mkdir()
+    for part in ("core", "tui", "themes"):
+        (where / "mfact" / part).symlink_to(checkout.resolve() / part)
+    return where
+
+
+def run_in(path: Path | None, kind: str, n_keys: int) -> dict:
+    env = dict(os.environ)
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, __file__, "--one", kind, "--keys", str(n_keys)],
+                         capture_output=True, text=True, check=False, env=env)
     if out.returncode != 0:
-        raise SystemExit(f"{python} {kind}: {out.stderr.strip()[-500:]}")
+        raise SystemExit(f"{path or 'this checkout'} {kind}: {out.stderr.strip()[-500:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -177,28 +191,32 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--keys", type=int, default=200)
     ap.add_argument("--only", choices=KINDS, action="append", help="measure only these sessions")
-    ap.add_argument("--against", metavar="PYTHON",
-                    help="also measure with this interpreter (another checkout's venv), side by side")
+    ap.add_argument("--against", metavar="CHECKOUT", type=Path,
+                    help="also measure another checkout of mfact (a git worktree), side by side")
     ap.add_argument("--one", choices=KINDS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
         print(json.dumps(one(args.one, args.keys)))
         return 0
     worst = 0.0
+    other = shim(args.against) if args.against else None
     print(f"load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for kind in args.only or KINDS:
-        r = run_in(sys.executable, kind, args.keys)
+        r = run_in(None, kind, args.keys)
         p95 = percentile(r["lat"], 0.95)
         if kind != "small":
             worst = max(worst, p95)
         print(f"{kind:10s} file {r['mb']:.2f} MB: {line(kind, r)}")
         if args.against:
-            o = run_in(args.against, kind, args.keys)
-            print(f"{'':10s} against:          {line(kind, o)}")
+            o = run_in(other, kind, args.keys)
+            print(f"{'':10s} {args.against.name}: {line(kind, o)}")
             print(f"{'':10s} CPU ratio (this / against): first frame "
                   f"{r['cpu_first'] / max(o['cpu_first'], 1e-9):.2f}, per key (mean) "
                   f"{statistics.mean(r['cpu']) / max(statistics.mean(o['cpu']), 1e-9):.2f}; "
                   f"load average now {os.getloadavg()[0]:.1f}")
+        tag = kind.replace("-", "_")
+        print(f"first_frame_cpu_s_{tag}: {r['cpu_first']:.3f}")
+        print(f"key_cpu_ms_{tag}: {statistics.mean(r['cpu']):.2f}")
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     print(f"tui_big_session_key_p95_ms: {worst:.1f}")
     return 0

@@ -196,6 +196,8 @@ def main() -> int:
     print("CPU seconds per thread during the measurement: " + ", ".join(
         f"{name} {sec:.1f}" for name, sec in busy if sec >= 0.05) + f" (load average {os.getloadavg()[0]:.1f})")
     print(f"goal: p95 <= 30 ms -> {'met' if percentile(lat, 0.95) <= 30 else 'NOT met'}")
+    print(f"ui_cpu_ms_per_s: {1000 * r['ui_cpu'] / max(r['elapsed'], 1e-9):.1f}")
+    print(f"ui_cpu_per_key_ms: {statistics.mean(ui):.2f}")
     print(f"tui_key_latency_p95_ms: {percentile(lat, 0.95):.1f}")
     return 0
 

@@ -193,9 +193,7 @@ class CheckPanes:
         table = scr.query_one(FactList)
         cursor = scr.selected
         table.clear()
-        pal = self.palette
-        for n, f in enumerate(scr.session.facts, 1):
-            table.upsert(n, f, pal)
+        table.set_rows(scr.session.facts, self.palette)
         if cursor is not None and cursor in table:
             table.move_to(cursor)
 

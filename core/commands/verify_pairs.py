@@ -39,10 +39,12 @@ def read_pairs(path: str, bad: list[str] | None = None) -> list[dict]:
     """The pairs of a JSONL file ('-': stdin), validated through core/inputs.py. A row in a language
     mfact does not offer is left out with one line in `bad` (the others still run); any other bad
     row stops everything with one line naming file:line and the field."""
-    from ..inputs import loads, read_text
+    from ..inputs import CONTROL, loads, not_empty, read_text
     from ..languages import UnknownLanguage, get_language
+    from ..session import MAX_FACT_CHARS, MAX_PASSAGE_CHARS
 
     text, name = read_text(path, "JSONL file of {id, lang, claim, evidence} lines")
+    not_empty(text, name, "pairs")
     bad = bad if bad is not None else []
     pairs = []
     seen: set[str] = set()
@@ -58,14 +60,24 @@ def read_pairs(path: str, bad: list[str] | None = None) -> list[dict]:
         claim = d.get("claim")
         if not isinstance(claim, str) or not claim.strip():
             raise MfactError(f"{where}: claim: must be a non-empty string")
+        if len(claim) > MAX_FACT_CHARS:
+            raise MfactError(f"{where}: claim: {len(claim):,} characters is over the limit of {MAX_FACT_CHARS:,}")
         ev = d.get("evidence")
         if isinstance(ev, str):
             ev = [ev]
         if not isinstance(ev, list) or not all(isinstance(e, str) for e in ev):
             raise MfactError(f"{where}: evidence: must be a string or a list of strings")
+        for k, e in enumerate(ev):
+            if len(e) > MAX_PASSAGE_CHARS:
+                at = "" if isinstance(d.get("evidence"), str) else f"[{k}]"
+                raise MfactError(f"{where}: evidence{at}: {len(e):,} characters is over the limit of"
+                                 f" {MAX_PASSAGE_CHARS:,}", "split the passage")
         pid = d.get("id", no)
         if not isinstance(pid, (str, int)) or isinstance(pid, bool):
             raise MfactError(f"{where}: id: must be a string or an integer")
+        bad_char = CONTROL.search(str(pid))
+        if bad_char:
+            raise MfactError(f"{where}: id: holds a control character (U+{ord(bad_char.group()):04X})")
         if str(pid) in seen:
             raise MfactError(f"{where}: id: duplicate id {pid!r}", "ids must be unique")
         seen.add(str(pid))

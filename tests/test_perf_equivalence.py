@@ -24,7 +24,7 @@ def slow_loads(text: str, name: str = "f.json"):
     """inputs.loads without its fast path: every hook, the walk that names fields."""
     try:
         data = json.loads(text, parse_int=inputs._parse_int, parse_float=inputs._parse_float,
-                          parse_constant=inputs._parse_constant)
+                          parse_constant=inputs._parse_constant, object_pairs_hook=inputs._object)
     except RecursionError:
         return "deep"
     except json.JSONDecodeError as exc:
@@ -48,7 +48,8 @@ json_trees = st.recursive(scalars, lambda kids: st.one_of(
 
 @settings(max_examples=300, deadline=None)
 @given(tree=json_trees, ascii_only=st.booleans(), raw=st.sampled_from(
-    ["", "NaN", "Infinity", "1e999", "1" * 50, "0." + "1" * 200, '"\\ud800"', '"\\uD83D\\uDE00"']))
+    ["", "NaN", "Infinity", "1e999", "1" * 50, "0." + "1" * 200, '"\\ud800"', '"\\uD83D\\uDE00"',
+     '{"k": 1, "k": 2}', '[{"a": {"b": 1, "c": 2, "b": 3}}]']))
 def test_loads_fast_path_agrees(tree, ascii_only, raw):
     try:
         text = json.dumps({"a": tree, "b": [1, 2]}, ensure_ascii=ascii_only)

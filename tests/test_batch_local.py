@@ -228,6 +228,55 @@ def test_a_failing_batch_reports_every_job_and_the_rest_finish(tok, models):
     store.close()
 
 
+def test_each_batch_is_prepared_while_it_is_generated(tok, models):
+    """The checking work that needs no text (an entity's pages and passage vectors:
+    `CheckPipeline.prepare`) runs beside generation, for every job of the batch, and is over
+    before that batch is checked; a failing preparation costs nothing but itself."""
+    import threading
+    import time
+
+    cfg = _cfg()
+    jobs = plan_jobs([EntitySpec(p) for p in PEOPLE], ["en", "es"], 1, cfg)
+    base = _factory(models["gpt2"], tok, cfg, [])
+    log: list = []
+    preparing = threading.Event()
+
+    def factory():
+        p = base()
+        gen, run = p.generator.generate_batch, p.run
+
+        def generate(prompts, params, stop=None, **kw):
+            overlapped = preparing.wait(10)      # preparing starts while this batch generates
+            log.append(("generate", len(prompts), overlapped))
+            return gen(prompts, params, stop, **kw)
+
+        def prepare(entity, lang):
+            preparing.set()
+            time.sleep(0.01)
+            log.append(("prepare", entity.name, lang))
+            if entity.name == "Isaac Newton":
+                raise RuntimeError("the page cache is locked")
+
+        def checked(entity, lang, *a, **kw):
+            log.append(("check", entity.name, lang))
+            return run(entity, lang, *a, **kw)
+
+        p.generator.generate_batch, p.prepare, p.run = generate, prepare, checked
+        return p
+
+    summary = BatchRunner(Store(), factory, cfg, batch_size=4).run(jobs)
+    assert len(summary.done) == 10 and not summary.failed
+    assert [e for e in log if e[0] == "generate"] == [("generate", n, True) for n in (4, 1, 4, 1)]
+    prepared = [e[1:] for e in log if e[0] == "prepare"]
+    assert prepared == [(j.entity.name, j.lang) for j in jobs]      # each job once, in order
+    for i, e in enumerate(log):
+        if e[0] == "check":       # checked only after its whole batch was prepared
+            batch = next(b for b in (jobs[0:4], jobs[4:5], jobs[5:9], jobs[9:10])
+                         if (e[1], e[2]) in [(j.entity.name, j.lang) for j in b])
+            done = [x[1:] for x in log[:i] if x[0] == "prepare"]
+            assert all((j.entity.name, j.lang) in done for j in batch)
+
+
 @pytest.mark.slow
 def test_embedded_default_batched_run(model_cache):
     from mfact.core.models import load_generator

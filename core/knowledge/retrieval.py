@@ -204,6 +204,17 @@ class HybridRetriever(Stage):
         order = np.argsort(-score, kind="stable")[:k]
         return [(cands.rows[i], float(score[i])) for i in order]
 
+    def prepare(self, entity: Entity | str, langs: Sequence[str]) -> list[str]:
+        """Gather the entity's pages and embed their passages now, as `retrieve` does first for any
+        fact about the entity (e.g. while its text is being generated: core/batch.py). Returns the
+        texts of the passages, which the evidence of every fact will be drawn from (web results
+        excepted: they depend on the fact)."""
+        if isinstance(entity, str):
+            entity = Entity(name=entity)
+        langs = list(dict.fromkeys(langs)) or ["en"]
+        cands = self._candidates(list(self.entity_page_ids(entity, langs)))
+        return [r.text for r in cands.rows]
+
     def retrieve(self, entity: Entity | str, fact: str, langs: Sequence[str], k: int = 8) -> list[Evidence]:
         if isinstance(entity, str):
             entity = Entity(name=entity)

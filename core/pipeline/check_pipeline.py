@@ -82,6 +82,22 @@ class CheckPipeline:
             "verdict_cache": self.cache is not None,
         }
 
+    def prepare(self, entity: Entity | str, lang: str) -> None:
+        """Do now the checking work that does not depend on the text: gather the entity's pages and
+        embed their passages for retrieval and for the verifier (stages that can: `prepare`
+        methods). Verdicts are unchanged (the same vectors, cached); a batch run calls this while
+        the model generates, on the core generation leaves free."""
+        from ..languages import get_language
+
+        if isinstance(entity, str):
+            entity = Entity(name=entity.strip())
+        lang = get_language(lang).code
+        prep = getattr(self.retriever, "prepare", None)
+        texts = prep(entity, evidence_langs(self.cfg, lang)) if prep is not None else []
+        vprep = getattr(self.verifier, "prepare", None)
+        if vprep is not None and texts:
+            vprep(texts, lang)
+
     # ------------------------------------------------------------------ run
 
     def run(self, entity: Entity | str, lang: str, stop: threading.Event | None = None,

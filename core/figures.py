@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Callable, ClassVar, Iterator
 
 Check = Callable[[Any, str], Any]
+_ATOMS = (bool, int, float, str)
 
 
 class JsonObject(Mapping):
@@ -79,6 +80,12 @@ class JsonObject(Mapping):
         new.__dict__.update(self.__dict__)
         object.__setattr__(new, "_keys", list(self._keys))
         object.__setattr__(new, "extra", dict(self.extra))
+        return new
+
+    def __deepcopy__(self, memo: dict):
+        new = object.__new__(type(self))
+        new.__dict__.update({k: v if v is None or type(v) in _ATOMS else copy.deepcopy(v, memo)
+                             for k, v in self.__dict__.items()})
         return new
 
     def update(self, other: "JsonObject | Mapping[str, Any]") -> None:

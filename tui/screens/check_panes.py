@@ -150,7 +150,7 @@ class CheckPanes:
     def render_text(self) -> None:
         scr = self.screen
         session = scr.session
-        dp = scr.metrics.get("drift_point")
+        dp = scr.metrics.drift_point
         text, facts = session.text, session.facts
         if len(text) <= TEXT_WINDOW:
             out = fact_text(text, facts, self.palette, scr.selected, dp, scr.show_drift)

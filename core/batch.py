@@ -37,18 +37,19 @@ class EntitySpec:
 
 
 MAX_ENTITY_LINE = 500
-# control characters (C0 but tab, DEL, C1) and bidi controls: never part of a name
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# control characters (C0 but tab, DEL, C1), bidi controls and line separators: never part of a name
+from .inputs import CONTROL as _CONTROL  # noqa: E402 - the one list, in the one validator
 
 
-def parse_entity_lines(lines: Iterable[str], origin: str = "<input>") -> list[EntitySpec]:
+def parse_entity_lines(lines: Iterable[str], origin: str = "<input>", duplicates: bool = True) -> list[EntitySpec]:
     """One name per line, optionally `name<TAB>QID` and further `key=value` fields
     (e.g. `rarity=rare`). Blank lines and lines starting with `#` are skipped. This also reads
-    FActScore's `prompt_entities.txt` (one name per line)."""
+    FActScore's `prompt_entities.txt` (one name per line). With `duplicates` False a name given
+    twice is refused (naming both lines) rather than dropped."""
     out: list[EntitySpec] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}
     for lineno, raw in enumerate(lines, 1):
-        line = raw.rstrip("\r\n")
+        line = raw[:-1] if raw.endswith("\r") else raw
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         if len(line) > MAX_ENTITY_LINE:
@@ -77,17 +78,21 @@ def parse_entity_lines(lines: Iterable[str], origin: str = "<input>") -> list[En
                 raise MfactError(f"{origin}:{lineno}: cannot read {extra!r}",
                                  "expected a Wikidata QID such as Q7186 or key=value")
         if name in seen:
+            if not duplicates:
+                raise MfactError(f"{origin}:{lineno}: {name!r} is already on line {seen[name]}",
+                                 "give each name once (--samples checks a name several times)")
             continue
-        seen.add(name)
+        seen[name] = lineno
         out.append(EntitySpec(name, qid, tuple(attrs)))
     return out
 
 
 def read_entity_file(path: str | Path) -> list[EntitySpec]:
     """An entity list: a regular file (or `-`) of plain UTF-8 text, through core/inputs.py."""
-    from .inputs import MAX_LIST_BYTES, read_text
+    from .inputs import MAX_LIST_BYTES, not_empty, read_text
 
     text, name = read_text(str(path), "entity list (one name per line)", MAX_LIST_BYTES)
+    not_empty(text, name, "names")
     head = text.lstrip()[:1]
     if head in ("{", "[") or str(path).lower().endswith((".json", ".jsonl")):
         try:
@@ -98,7 +103,13 @@ def read_entity_file(path: str | Path) -> list[EntitySpec]:
         if is_json:
             raise MfactError(f"entity list {name} is JSON, not a list of names",
                              "give a text file with one name per line (optionally a tab and a QID)")
-    return parse_entity_lines(text.splitlines(), name)
+    # lines end at \n only (a \r before it is dropped): U+2028, \x1c, \r alone and the like are
+    # characters of a name, refused there by line number, not silent line breaks
+    specs = parse_entity_lines(text.split("\n"), name, duplicates=False)
+    if not specs:
+        raise MfactError(f"{name}: no names (only blank lines and comments)",
+                         "one name per line, optionally a tab and a QID")
+    return specs
 
 
 # --------------------------------------------------------------------------- jobs

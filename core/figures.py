@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Callable, ClassVar, Iterator
 
 Check = Callable[[Any, str], Any]
+_ATOMS = (bool, int, float, str)
 
 
 class JsonObject(Mapping):
@@ -79,6 +80,12 @@ class JsonObject(Mapping):
         new.__dict__.update(self.__dict__)
         object.__setattr__(new, "_keys", list(self._keys))
         object.__setattr__(new, "extra", dict(self.extra))
+        return new
+
+    def __deepcopy__(self, memo: dict):
+        new = object.__new__(type(self))
+        new.__dict__.update({k: v if v is None or type(v) in _ATOMS else copy.deepcopy(v, memo)
+                             for k, v in self.__dict__.items()})
         return new
 
     def update(self, other: "JsonObject | Mapping[str, Any]") -> None:
@@ -150,9 +157,15 @@ def _error(where: str, message: str) -> Exception:
     return SessionFormatError(where, message)
 
 
+def _jtype(v: Any) -> str:
+    from .session import json_type   # the JSON name of the type ("a string"), as every message says it
+
+    return json_type(v)
+
+
 def obj_of(d: Any, where: str) -> dict:
     if not isinstance(d, dict):
-        raise _error(where, f"must be an object, got {type(d).__name__}")
+        raise _error(where, f"must be an object, got {_jtype(d)}")
     return d
 
 
@@ -173,7 +186,7 @@ def _is_num(v: Any) -> bool:
 def _scalar(test: Callable[[Any], bool], what: str) -> Check:
     def check(v: Any, where: str) -> Any:
         if v is not None and not test(v):
-            raise _error(where, f"must be {what} or null, got {type(v).__name__}")
+            raise _error(where, f"must be {what} or null, got {_jtype(v)}")
         return v
     return check
 
@@ -203,7 +216,7 @@ def _check_for(tp: Any) -> Check:
             if v is None:
                 return None
             if not isinstance(v, list):
-                raise _error(where, f"must be a list or null, got {type(v).__name__}")
+                raise _error(where, f"must be a list or null, got {_jtype(v)}")
             return [item(x, f"{where}[{i}]") for i, x in enumerate(v)]
         return check_list
     if origin is dict:

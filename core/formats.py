@@ -26,8 +26,8 @@ from typing import Any
 
 from .checking.textutil import locate_span
 from .protocols import MfactError
-from .session import (LABELS, Entity, Fact, GeneratorInfo, HumanLabel, Session,
-                      SessionFormatError, now_iso)
+from .session import (LABELS, MAX_FACT_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS, Entity, Fact, GeneratorInfo,
+                      HumanLabel, Session, SessionFormatError, json_type, now_iso)
 
 FORMATS = ("mfact", "factscore")                 # read and written
 EXPORT_FORMATS = FORMATS + ("spans",)            # written only
@@ -41,11 +41,11 @@ def read_sessions(path: str | Path, fmt: str | None = None, hint: str = "nothing
     """All sessions in a file (mfact JSON or FActScore JSONL; `fmt` None: detected), or `-` for stdin.
     Everything goes through core/inputs.py (regular files only, size limit, UTF-8 with or without a
     BOM, strict JSON); a refusal is one MfactError naming the file and the field, with `hint`."""
-    from .inputs import decode, read_bytes
+    from .inputs import decode, not_empty, read_bytes
 
     try:
         raw, name = read_bytes(str(path), "session file (.json or .jsonl)")
-        text = decode(raw, name)
+        text = not_empty(decode(raw, name), name, "sessions")
         if fmt is None:
             fmt = detect_format(Path(path), text)
         if fmt == "mfact":
@@ -86,14 +86,16 @@ def parse_mfact(text: str, name: str = "<input>") -> list[Session]:
     if isinstance(data, dict) and "sessions" in data and "schema" not in data:
         items, where = data["sessions"], "sessions"
         if not isinstance(items, list):
-            raise MfactError(f"{name}: sessions: must be a list")
+            raise MfactError(f"{name}: sessions: must be a list, got {json_type(items)}")
     elif isinstance(data, list):
         items, where = data, ""
     elif isinstance(data, dict):
         items, where = [data], None
     else:
         raise MfactError(f"{name}: expected a session object, a list of sessions or "
-                         f"{{\"sessions\": [...]}}, got {type(data).__name__}")
+                         f"{{\"sessions\": [...]}}, got {json_type(data)}")
+    if not items:
+        raise MfactError(f"{name}: {where + ': ' if where else ''}no sessions (an empty list)")
     sessions: list[Session] = []
     for i, item in enumerate(items):
         w = "" if where is None else (f"{where}[{i}]" if where else f"[{i}]")
@@ -221,19 +223,21 @@ def parse_factscore(text: str, name: str = "<input>", model: str | None = None) 
     return sessions
 
 
-def _fs_str(d: dict, key: str, where: str = "", required: bool = True) -> str:
+def _fs_str(d: dict, key: str, where: str = "", required: bool = True, limit: int = MAX_TEXT_CHARS) -> str:
     v = d.get(key)
     if v is None and not required:
         return ""
     if not isinstance(v, str):
-        raise SessionFormatError(f"{where}{key}", f"must be a string, got {type(v).__name__}")
+        raise SessionFormatError(f"{where}{key}", f"must be a string, got {json_type(v)}")
+    if len(v) > limit:
+        raise SessionFormatError(f"{where}{key}", f"{len(v):,} characters is over the limit of {limit:,}")
     return v
 
 
 def _factscore_record(d: Any, model: str, imported_at: str) -> Session:
     if not isinstance(d, dict):
-        raise SessionFormatError("record", f"must be a JSON object, got {type(d).__name__}")
-    topic = _fs_str(d, "topic")
+        raise SessionFormatError("record", f"must be a JSON object, got {json_type(d)}")
+    topic = _fs_str(d, "topic", limit=MAX_NAME_CHARS)
     if not topic.strip():
         raise SessionFormatError("topic", "must be a non-empty string")
     output = _fs_str(d, "output")
@@ -281,7 +285,7 @@ def _factscore_record(d: Any, model: str, imported_at: str) -> Session:
                 fw = f"{w}.human-atomic-facts[{j}]"
                 if not isinstance(f, dict):
                     raise SessionFormatError(fw, "must be an object")
-                ftext = _fs_str(f, "text", f"{fw}.")
+                ftext = _fs_str(f, "text", f"{fw}.", limit=MAX_FACT_CHARS)
                 label = f.get("label")
                 if label not in LABELS:
                     raise SessionFormatError(f"{fw}.label", f"unknown label {label!r}; one of S, NS, IR")

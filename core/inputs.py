@@ -35,6 +35,8 @@ SQLITE_MAX = 2 ** 63 - 1
 SQLITE_MIN = -(2 ** 63)
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+# control characters (C0 but tab, DEL, C1) and bidi controls: never part of a name or an id
+CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 
 class _Bad:
@@ -64,7 +66,7 @@ def read_bytes(path: str, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -
         # O_NONBLOCK: should the file be swapped for a FIFO after the check, open does not wait
         fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise MfactError(f"{name}: cannot read: {exc.strerror or exc}") from None
+        raise MfactError(f"{name}: cannot read: {_why(exc)}") from None
     try:
         if _kind(os.fstat(fd).st_mode):
             raise MfactError(f"{name}: not a regular file", f"give a {what}")
@@ -74,7 +76,7 @@ def read_bytes(path: str, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -
             try:
                 b = os.read(fd, 1 << 20)
             except OSError as exc:
-                raise MfactError(f"{name}: cannot read: {exc.strerror or exc}") from None
+                raise MfactError(f"{name}: cannot read: {_why(exc)}") from None
             if not b:
                 break
             chunks.append(b)
@@ -106,11 +108,16 @@ def _stat_regular(name: str, what: str, hint: str) -> os.stat_result:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise MfactError(f"{name}: a loop of symbolic links", f"give a {what}") from None
-        raise MfactError(f"{name}: cannot read: {exc.strerror or exc}") from None
+        raise MfactError(f"{name}: cannot read: {_why(exc)}") from None
     kind = _kind(st.st_mode)
     if kind:
         raise MfactError(f"{name}: {kind}, not a regular file", hint)
     return st
+
+
+def _why(exc: OSError) -> str:
+    why = exc.strerror or str(exc)
+    return why[:1].lower() + why[1:]
 
 
 def _kind(mode: int) -> str:
@@ -131,12 +138,52 @@ def _size(n: int) -> str:
     return f"{n / (1024 * 1024):.0f} MB" if n >= 1024 * 1024 else f"{n} bytes"
 
 
+# files people give by mistake, by their first bytes
+_MAGIC = ((b"\x1f\x8b", "a gzip file"), (b"PK\x03\x04", "a zip file"), (b"PK\x05\x06", "a zip file"),
+          (b"\xfd7zXZ\x00", "an xz file"), (b"\x28\xb5\x2f\xfd", "a zstd file"), (b"BZh91AY&SY", "a bzip2 file"),
+          (b"SQLite format 3\x00", "an SQLite database"), (b"\x7fELF", "an executable (ELF)"),
+          (b"%PDF-", "a PDF file"), (b"\x89PNG\r\n", "a PNG image"))
+
+
+def sniff(raw: bytes, name: str) -> None:
+    """Refuse, in one line, bytes that are plainly not UTF-8 text: a compressed file, a database, an
+    executable, UTF-16 or UTF-32 text (with or without a byte-order mark), or any NUL byte."""
+    for magic, what in _MAGIC:
+        if raw.startswith(magic):
+            raise MfactError(f"{name}: {what}, not text", "give the file itself, as UTF-8 text")
+    wide = ""
+    if raw.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        wide = "UTF-32"
+    elif raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        wide = "UTF-16"
+    elif len(raw) >= 4:
+        head = raw[:256]
+        odd, even = head[1::2].count(0), head[0::2].count(0)
+        if max(odd, even) >= len(head) // 4 and min(odd, even) == 0:
+            wide = "UTF-16"
+    if wide:
+        raise MfactError(f"{name}: {wide} text, not UTF-8", "save the file as UTF-8")
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        line = raw.count(b"\n", 0, nul) + 1
+        raise MfactError(f"{name}:{line}: holds a NUL byte (byte {nul}); binary data, not text",
+                         "give a UTF-8 text file")
+
+
 def decode(raw: bytes, name: str) -> str:
     """UTF-8 text, a leading byte-order mark skipped (everywhere the same)."""
+    sniff(raw, name)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise MfactError(f"{name}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
+
+
+def not_empty(text: str, name: str, noun: str) -> str:
+    """`text`, or a one-line refusal when it holds nothing but white space."""
+    if not text.strip():
+        raise MfactError(f"{name}: no {noun} (the input is empty)")
+    return text
 
 
 def read_text(path: str, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> tuple[str, str]:
@@ -167,11 +214,23 @@ def _parse_constant(s: str) -> Any:
     return _Bad(f"{s} is not a number")
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict:
+    d = dict(pairs)
+    if len(d) != len(pairs):            # a key given twice: which one would count is a guess
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                d[k] = _Bad("the key appears twice in one object")
+                break
+            seen.add(k)
+    return d
+
+
 def loads(text: str, name: str, where: str = "", one_line: bool = False) -> Any:
     """Strict JSON: parsed and walked; any refused value raises MfactError `name: field: why`."""
     try:
         data = json.loads(text, parse_int=_parse_int, parse_float=_parse_float,
-                          parse_constant=_parse_constant)
+                          parse_constant=_parse_constant, object_pairs_hook=_object)
     except RecursionError:
         raise MfactError(f"{name}: {_deep_path(text, where) or where or 'document'}: nested deeper than"
                          f" {MAX_DEPTH} levels") from None
@@ -260,8 +319,8 @@ def _path_of(stack: list[list], where: str) -> str:
             parts.append(f"[{label}]")
         elif label is not None:
             parts.append(f".{label}" if parts or where else str(label))
-    if len(parts) > 6:
-        parts = parts[:3] + ["..."] + parts[-2:]
+    if len(parts) > 4:                  # where it starts is what helps; the rest is the same again
+        parts = parts[:4] + ["..."]
     return (where + "".join(parts)) or "document"
 
 

@@ -6,6 +6,7 @@ untrusted JSON and raises `SessionFormatError` naming the field that is wrong.
 """
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -19,6 +20,10 @@ SCHEMA = "mfact.session/1"
 MAX_TEXT_CHARS = 2_000_000
 MAX_FACTS = 50_000
 MAX_EVIDENCE = 100_000
+MAX_FACT_CHARS = 100_000          # one fact (and one claim of `verify-pairs`)
+MAX_PASSAGE_CHARS = 1_000_000     # one evidence passage
+MAX_NAME_CHARS = 500              # an entity name (as in entity lists)
+STATUSES = ("done", "running", "stopped", "error")
 LABELS = ("S", "NS", "IR")
 STOP_REASONS = ("eos", "max_tokens", "drift", "repetition", "user", "error", "imported")
 
@@ -58,11 +63,15 @@ class Entity:
     @classmethod
     def from_dict(cls, d: Any, where: str = "entity") -> "Entity":
         d = _obj(d, where)
+        titles = _opt_obj(d, "titles", where)
+        for k, v in titles.items():
+            if not isinstance(v, str):
+                raise SessionFormatError(f"{where}.titles.{k}", f"must be a string, got {json_type(v)}")
         return cls(
-            name=_str(d, "name", where),
+            name=_limit(_str(d, "name", where), MAX_NAME_CHARS, f"{where}.name"),
             qid=_opt_str(d, "qid", where),
-            titles={str(k): str(v) for k, v in _obj(d.get("titles") or {}, f"{where}.titles").items()},
-            attributes=dict(_obj(d.get("attributes") or {}, f"{where}.attributes")),
+            titles=dict(titles),
+            attributes=dict(_opt_obj(d, "attributes", where)),
         )
 
 
@@ -80,13 +89,13 @@ class GeneratorInfo:
 
     @classmethod
     def from_dict(cls, d: Any, where: str = "generator") -> "GeneratorInfo":
-        d = _obj(d or {}, where)
+        d = _obj({} if d is None else d, where)
         seed = d.get("seed")
-        if seed is not None and not isinstance(seed, int):
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise SessionFormatError(f"{where}.seed", "must be an integer or null")
-        return cls(backend=str(d.get("backend", "none")), model=str(d.get("model", "")),
-                   prompt=str(d.get("prompt", "")),
-                   params=dict(_obj(d.get("params") or {}, f"{where}.params")), seed=seed)
+        return cls(backend=_text(d, "backend", where, "none"), model=_text(d, "model", where),
+                   prompt=_text(d, "prompt", where),
+                   params=dict(_opt_obj(d, "params", where)), seed=seed)
 
 
 @dataclass
@@ -106,12 +115,14 @@ class Verdict:
         d = _obj(d, where)
         conf = d.get("confidence", 1.0)
         if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not 0.0 <= conf <= 1.0:
-            raise SessionFormatError(f"{where}.confidence", f"must be a number in [0, 1], got {conf!r}")
-        ev = d.get("evidence") or []
+            raise SessionFormatError(f"{where}.confidence", f"must be a number in [0, 1], got "
+                                     f"{_shown(conf)}")
+        ev = d.get("evidence")
+        ev = [] if ev is None else ev
         if not isinstance(ev, list):
             raise SessionFormatError(f"{where}.evidence", "must be a list of evidence ids")
         return cls(label=_label(d.get("label"), f"{where}.label"), confidence=float(conf),
-                   verifier=str(d.get("verifier", "")), evidence=[str(e) for e in ev],
+                   verifier=_text(d, "verifier", where), evidence=[str(e) for e in ev],
                    reason=_opt_str(d, "reason", where))
 
 
@@ -126,7 +137,7 @@ class HumanLabel:
     @classmethod
     def from_dict(cls, d: Any, where: str) -> "HumanLabel":
         d = _obj(d, where)
-        return cls(label=_label(d.get("label"), f"{where}.label"), time=str(d.get("time") or now_iso()))
+        return cls(label=_label(d.get("label"), f"{where}.label"), time=_time(d, "time", where))
 
 
 @dataclass
@@ -165,15 +176,19 @@ class Fact:
                 or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
             raise SessionFormatError(f"{where}.span", "must be [start, end) as two integers")
         start, end = span
-        if not 0 <= start <= end <= text_len:
-            raise SessionFormatError(
-                f"{where}.span", f"[{start}, {end}) lies outside the text (length {text_len})")
+        if start < 0:
+            raise SessionFormatError(f"{where}.span", f"start {start} is negative")
+        if start > end:
+            raise SessionFormatError(f"{where}.span", f"start {start} is after end {end}")
+        if end > text_len:
+            raise SessionFormatError(f"{where}.span", f"[{start}, {end}) lies outside the text (length {text_len})")
         sent = d.get("sentence", 0)
         if not isinstance(sent, int) or isinstance(sent, bool) or sent < 0:
             raise SessionFormatError(f"{where}.sentence", "must be a non-negative integer")
         auto = d.get("auto")
         human = d.get("human")
-        return cls(id=_str(d, "id", where), text=_str(d, "text", where), sentence=sent,
+        return cls(id=_id(d, where), text=_limit(_str(d, "text", where), MAX_FACT_CHARS, f"{where}.text"),
+                   sentence=sent,
                    span=(start, end),
                    auto=Verdict.from_dict(auto, f"{where}.auto") if auto is not None else None,
                    human=HumanLabel.from_dict(human, f"{where}.human") if human is not None else None)
@@ -199,11 +214,11 @@ class Evidence:
         d = _obj(d, where)
         score = d.get("score", 0.0)
         if not isinstance(score, (int, float)) or isinstance(score, bool):
-            raise SessionFormatError(f"{where}.score", "must be a number")
-        return cls(id=_str(d, "id", where), source=_str(d, "source", where),
-                   lang=str(d.get("lang", "")), title=str(d.get("title", "")),
-                   text=_str(d, "text", where), url=str(d.get("url") or ""),
-                   section=str(d.get("section") or ""), score=float(score))
+            raise SessionFormatError(f"{where}.score", f"must be a number, got {_shown(score)}")
+        return cls(id=_id(d, where), source=_str(d, "source", where),
+                   lang=_text(d, "lang", where), title=_text(d, "title", where),
+                   text=_limit(_str(d, "text", where), MAX_PASSAGE_CHARS, f"{where}.text"),
+                   url=_text(d, "url", where), section=_text(d, "section", where), score=float(score))
 
 
 # --------------------------------------------------------------------------- session
@@ -301,18 +316,23 @@ class Session:
         if len(text) > MAX_TEXT_CHARS:
             raise SessionFormatError(f"{pre}text", f"{len(text):,} characters is over the limit of"
                                                    f" {MAX_TEXT_CHARS:,}")
-        lang = _str(d, "language", where or "session")
+        lang = _str(d, "language", where)
         from .languages import UnknownLanguage, get_language
         try:
             get_language(lang)
         except UnknownLanguage as exc:
             raise SessionFormatError(f"{pre}language", str(exc)) from None
-        facts_raw = d.get("facts") or []
-        if not isinstance(facts_raw, list):
-            raise SessionFormatError(f"{pre}facts", "must be a list")
-        ev_raw = d.get("evidence") or []
-        if not isinstance(ev_raw, list):
-            raise SessionFormatError(f"{pre}evidence", "must be a list")
+        facts_raw = _opt_list(d, "facts", pre)
+        ev_raw = _opt_list(d, "evidence", pre)
+        raw_text = d.get("raw_text")
+        if raw_text is not None and not isinstance(raw_text, str):
+            raise SessionFormatError(f"{pre}raw_text", f"must be a string or null, got {json_type(raw_text)}")
+        if raw_text is not None and len(raw_text) > MAX_TEXT_CHARS:
+            raise SessionFormatError(f"{pre}raw_text", f"{len(raw_text):,} characters is over the limit of"
+                                                       f" {MAX_TEXT_CHARS:,}")
+        status = _text(d, "status", where, "done") or "done"
+        if status not in STATUSES:
+            raise SessionFormatError(f"{pre}status", f"unknown status {status!r}; one of {', '.join(STATUSES)}")
         if len(facts_raw) > MAX_FACTS:
             raise SessionFormatError(f"{pre}facts", f"{len(facts_raw):,} facts is over the limit of {MAX_FACTS:,}")
         if len(ev_raw) > MAX_EVIDENCE:
@@ -326,22 +346,22 @@ class Session:
             raise SessionFormatError(f"{pre}stop_reason",
                                      f"unknown stop reason {stop!r}; one of {', '.join(STOP_REASONS)}")
         s = cls(
-            id=_str(d, "id", where or "session"),
-            created_at=str(d.get("created_at") or now_iso()),
-            name=str(d.get("name") or ""),
+            id=_id(d, where),
+            created_at=_time(d, "created_at", where),
+            name=_text(d, "name", where),
             language=get_language(lang).code,
             entity=Entity.from_dict(d.get("entity"), f"{pre}entity"),
             generator=GeneratorInfo.from_dict(d.get("generator"), f"{pre}generator"),
             text=text,
-            raw_text=d.get("raw_text") if isinstance(d.get("raw_text"), str) else None,
+            raw_text=raw_text,
             tokens=tokens,
             stop_reason=stop,
             facts=[Fact.from_dict(f, f"{pre}facts[{i}]", len(text)) for i, f in enumerate(facts_raw)],
             evidence=[Evidence.from_dict(e, f"{pre}evidence[{i}]") for i, e in enumerate(ev_raw)],
-            checks=Checks.from_dict(d.get("checks") or {}, f"{pre}checks"),
-            metrics=Metrics.from_dict(d.get("metrics") or {}, f"{pre}metrics"),
-            config=dict(_obj(d.get("config") or {}, f"{pre}config")),
-            status=str(d.get("status") or "done"),
+            checks=Checks.from_dict(_opt_obj(d, "checks", where), f"{pre}checks"),
+            metrics=Metrics.from_dict(_opt_obj(d, "metrics", where), f"{pre}metrics"),
+            config=dict(_opt_obj(d, "config", where)),
+            status=status,
         )
         seen_ids: set[str] = set()
         for i, f in enumerate(s.facts):
@@ -366,10 +386,102 @@ class Session:
 # --------------------------------------------------------------------------- validation helpers
 
 
+def json_type(v: Any) -> str:
+    """The JSON name of a parsed value's type, for messages ("a string", "null")."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
+
+
+def _shown(v: Any) -> str:
+    """A short JSON-like rendering of a bad value for a message."""
+    if v is None or isinstance(v, bool):
+        return {None: "null", True: "true", False: "false"}[v]
+    if isinstance(v, (list, dict)):
+        return json_type(v)
+    r = repr(v)
+    return r if len(r) <= 40 else r[:37] + "..."
+
+
 def _obj(d: Any, where: str) -> dict:
     if not isinstance(d, dict):
-        raise SessionFormatError(where, f"must be an object, got {type(d).__name__}")
+        raise SessionFormatError(where, f"must be an object, got {json_type(d)}")
     return d
+
+
+def _field(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _opt_obj(d: dict, key: str, where: str) -> dict:
+    """An optional object field: missing or null is {}, anything but an object is refused."""
+    v = d.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise SessionFormatError(_field(where.rstrip("."), key), f"must be an object, got {json_type(v)}")
+    return v
+
+
+def _opt_list(d: dict, key: str, where: str) -> list:
+    v = d.get(key)
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise SessionFormatError(_field(where.rstrip("."), key), f"must be a list, got {json_type(v)}")
+    return v
+
+
+def _text(d: dict, key: str, where: str, default: str = "") -> str:
+    """An optional string field: missing or null is `default`; any other type is refused."""
+    v = d.get(key)
+    if v is None:
+        return default
+    if not isinstance(v, str):
+        raise SessionFormatError(_field(where, key), f"must be a string, got {json_type(v)}")
+    return v
+
+
+def _time(d: dict, key: str, where: str) -> str:
+    """An ISO 8601 time (missing, null or empty: now)."""
+    v = _text(d, key, where)
+    if not v:
+        return now_iso()
+    try:
+        datetime.fromisoformat(v)
+    except ValueError:
+        raise SessionFormatError(_field(where, key), f"{_shown(v)} is not an ISO 8601 time"
+                                 " (e.g. 2026-01-31T12:00:00+00:00)") from None
+    return v
+
+
+def _limit(v: str, limit: int, where: str) -> str:
+    if len(v) > limit:
+        raise SessionFormatError(where, f"{len(v):,} characters is over the limit of {limit:,}")
+    return v
+
+
+_TAB = re.compile("\t")
+
+
+def _id(d: dict, where: str) -> str:
+    from .inputs import CONTROL
+
+    v = _str(d, "id", where)
+    bad = CONTROL.search(v) or _TAB.search(v)
+    if bad:
+        raise SessionFormatError(_field(where, "id"), f"holds a control character (U+{ord(bad.group()):04X})")
+    return v
 
 
 def _str(d: dict, key: str, where: str) -> str:

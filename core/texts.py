@@ -60,17 +60,27 @@ def _field(d: dict, key: str) -> str:
 
 
 def parse_text_line(line: str, lineno: int) -> TextSpec:
-    """One JSONL line; raises ValueError with the reason."""
+    """One JSONL line; raises ValueError with the reason. The JSON goes through core/inputs.py
+    (no NaN, no numbers out of range, no lone surrogates, no deep nesting, no key given twice)."""
+    from .inputs import CONTROL, loads
+    from .session import MAX_NAME_CHARS, json_type
+
     try:
-        d: Any = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        d: Any = loads(line, "@", one_line=True)
+    except MfactError as exc:
+        raise ValueError(exc.message[3:] if exc.message.startswith("@: ") else exc.message) from None
     if not isinstance(d, dict):
-        raise ValueError(f"must be a JSON object, got {type(d).__name__}")
+        raise ValueError(f"must be a JSON object, got {json_type(d)}")
     unknown = sorted(set(d) - set(FIELDS))
     if unknown:
         raise ValueError(f"unknown field {unknown[0]!r}; the fields are " + ", ".join(FIELDS))
     ident = _field(d, "id").strip()
+    for key in ("id", "entity"):
+        bad = CONTROL.search(d[key])
+        if bad:
+            raise ValueError(f'"{key}" holds a control character (U+{ord(bad.group()):04X})')
+    if len(d["entity"]) > MAX_NAME_CHARS:
+        raise ValueError(f'"entity" is {len(d["entity"])} characters; at most {MAX_NAME_CHARS}')
     try:
         lang = get_language(_field(d, "lang")).code
     except UnknownLanguage as exc:
@@ -92,13 +102,16 @@ def parse_text_line(line: str, lineno: int) -> TextSpec:
 def read_text_lines(path: str | Path) -> tuple[list[TextSpec], list[tuple[int, str]]]:
     """(good lines, bad lines as (line number, reason)). A missing or unreadable file raises
     MfactError. Blank lines are skipped; a repeated id is a bad line (ids name the sessions)."""
-    from .inputs import read_bytes
+    from .inputs import read_bytes, sniff
 
     p = Path(path).expanduser()
     if not os.path.lexists(p):
-        raise MfactError(f"texts file {p} not found", "give a JSONL file: one {\"id\", \"lang\", \"entity\", "
-                                                      "\"text\"} object per line")
-    raw, _ = read_bytes(str(p), "texts file (JSONL)")     # a regular file only: no FIFO, no directory
+        raise MfactError(f"{p}: no such file (not found)", "give a JSONL file: one {\"id\", \"lang\", "
+                                                           "\"entity\", \"text\"} object per line")
+    raw, name = read_bytes(str(p), "texts file (JSONL)")     # a regular file only: no FIFO, no directory
+    sniff(raw, name)                      # compressed, UTF-16, binary: the whole file, in one line
+    if not raw.removeprefix(b"\xef\xbb\xbf").strip():
+        raise MfactError(f"{name}: no texts (the input is empty)")
     good: list[TextSpec] = []
     bad: list[tuple[int, str]] = []
     seen: dict[str, int] = {}

@@ -165,19 +165,19 @@ def test_a_file_from_an_older_or_newer_version_loses_nothing(tmp_path, mfact_hom
 
 
 @pytest.mark.parametrize("path,value,needle", [
-    ("metrics.factscore", "high", "metrics.factscore: must be a number or null, got str"),
-    ("metrics.drifting", 1, "metrics.drifting: must be true or false or null, got int"),
-    ("metrics.n_facts", 2.5, "metrics.n_facts: must be an integer or null, got float"),
-    ("metrics.calm", [], "metrics.calm: must be an object, got list"),
+    ("metrics.factscore", "high", "metrics.factscore: must be a number or null, got a string"),
+    ("metrics.drifting", 1, "metrics.drifting: must be true or false or null, got a number"),
+    ("metrics.n_facts", 2.5, "metrics.n_facts: must be an integer or null, got a number"),
+    ("metrics.calm", [], "metrics.calm: must be an object, got a list"),
     ("metrics.calm.language_ok", "yes", "metrics.calm.language_ok: must be true or false"),
-    ("metrics.counts.S", True, "metrics.counts.S: must be an integer or null, got bool"),
-    ("checks.detected_language", 3, "checks.detected_language: must be a string or null, got int"),
-    ("checks.selfcheck.sentences", {}, "checks.selfcheck.sentences: must be a list or null, got dict"),
+    ("metrics.counts.S", True, "metrics.counts.S: must be an integer or null, got a boolean"),
+    ("checks.detected_language", 3, "checks.detected_language: must be a string or null, got a number"),
+    ("checks.selfcheck.sentences", {}, "checks.selfcheck.sentences: must be a list or null, got an object"),
     ("checks.selfcheck.sentences", [{"score": "x"}],
-     "checks.selfcheck.sentences[0].score: must be a number or null, got str"),
+     "checks.selfcheck.sentences[0].score: must be a number or null, got a string"),
     ("checks.selfcheck.facts", {"f1": "x"}, "checks.selfcheck.facts.f1: must be a number or null"),
-    ("checks.error", "boom", "checks.error: must be an object, got str"),
-    ("metrics", [1], "metrics: must be an object, got list"),
+    ("checks.error", "boom", "checks.error: must be an object, got a string"),
+    ("metrics", [1], "metrics: must be an object, got a list"),
 ])
 def test_a_bad_figure_is_refused_naming_the_field(path, value, needle):
     d = copy.deepcopy(OLD_OR_NEW)
@@ -201,7 +201,7 @@ def test_a_bad_figure_is_one_line_from_the_cli(tmp_path, mfact_home):
                        text=True, timeout=120)
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
-    assert "metrics.calm.language_ok: must be true or false or null, got str" in p.stderr
+    assert "metrics.calm.language_ok: must be true or false or null, got a string" in p.stderr
     assert "\x1b" not in p.stderr
 
 
@@ -324,3 +324,21 @@ def test_core_reads_the_figures_by_attribute_and_batch_events_are_typed():
             if _STRINGLY.search(line):
                 found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not found, "\n".join(found)
+
+
+def test_the_tui_header_reads_the_typed_figures(mfact_home):
+    from mfact.tui.render import Palette
+    from mfact.tui.widgets.metrics_bar import metrics_text
+
+    s, _ = final(RUNS["drift-stop"]())
+    typed = metrics_text(s, s.metrics, s.checks, Palette(), running=False).plain
+    assert f"FActScore {100 * s.metrics.factscore:.1f}" in typed
+    assert f"SD {s.metrics.semantic_drift:.2f} @ fact {s.metrics.drift_point + 1}" in typed
+    d = s.to_dict()
+    assert metrics_text(s, d["metrics"], d["checks"], Palette(), running=False).plain == typed
+    # the run's checks win over the last metrics' CaLM figures; nothing known: "…"
+    wrong = metrics_text(s, s.metrics, {"language_ok": False, "detected_language": "fr"}, Palette(),
+                         running=True).plain
+    assert "fr" in wrong and "FActScore" in wrong
+    empty = metrics_text(s, Metrics.empty(), Checks.empty(), Palette(), running=True).plain
+    assert "FActScore — S/all" in empty and "lang …" in empty and "repetition …" in empty

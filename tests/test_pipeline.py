@@ -424,3 +424,33 @@ def test_a_verifier_answer_outside_the_session_format_is_caught():
     assert any(isinstance(e, NoticeEvent) and "unknown label 'TRUE'" in e.message for e in events)
     with pytest.raises(ValueError):
         fake_pipeline().set_human_label("s1f1", "maybe")
+
+
+def test_session_builder_rebuilds_the_run_and_keeps_labels_set_meanwhile():
+    """The TUI's reducer: the events of a run fold into the same session the run ends with; a label
+    set while it ran survives the adoption; labels read back from the store are taken in."""
+    from mfact.core.pipeline.session_builder import ALL, SessionBuilder
+    from mfact.core.session import Entity, HumanLabel
+
+    events = run_all(fake_pipeline())
+    b = SessionBuilder.for_run(Entity("Marie Curie"), "en", model="m", seed=3)
+    assert b.session.status == "running" and b.session.generator.seed == 3
+    for ev in events[:-1]:
+        b.apply(ev)
+    final = events[-1].session
+    assert b.session.text == final.text and [f.id for f in b.session.facts] == [f.id for f in final.facts]
+    assert [f.auto.label for f in b.session.facts] == [f.auto.label for f in final.facts]
+    first = b.session.facts[0].id
+    b.set_human(first, "NS")
+    mine = b.session.id
+    assert b.apply(events[-1]) == {ALL}
+    assert b.session is final and final.id == mine and final.status == "done"
+    assert final.fact(first).human.label == "NS"
+    # labels another window wrote: only the changed facts move; other facts: refused
+    labels = {f.id: f.human for f in final.facts}
+    assert b.take_labels(labels) == []
+    labels[first], labels[final.facts[1].id] = None, HumanLabel("S")
+    moved = b.take_labels(labels)
+    assert [f.id for f in moved] == [first, final.facts[1].id]
+    assert final.fact(first).human is None and final.facts[1].human.label == "S"
+    assert b.take_labels({"other": None}) is None and final.facts[1].human.label == "S"

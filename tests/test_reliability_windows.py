@@ -116,3 +116,46 @@ def test_import_refuses_to_drop_labels_set_in_the_store_without_replace(tmp_path
     # the same file again, nothing to lose: no flag needed
     p = subprocess.run([MFACT, "import", str(out)], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
+
+
+async def test_a_session_reimported_elsewhere_with_other_facts_is_shown_anew():
+    sid = _stored_session()
+    app = _app(sid)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.screen
+        await pilot.press("j", "s")                 # this window's change, on its undo stack
+        new = make_session(3)
+        new.id = sid
+        for i, f in enumerate(new.facts):
+            f.id = f"g{i}"
+        Store().save_session(new)                   # another process replaces the session
+        await _until(pilot, lambda: [f.id for f in scr.session.facts] == ["g0", "g1", "g2"])
+        assert scr.selected == "g0" and scr.query_one("#facts").ids == ["g0", "g1", "g2"]
+        assert any("replaced elsewhere" in n.message for n in app._notifications)
+        await pilot.press("u")                      # the old session's undo is gone
+        assert _labels(sid) == [None, None, None]
+        await pilot.press("j", "n")                 # labels go to the new facts
+        assert _labels(sid) == [None, "NS", None]
+
+
+async def test_a_long_text_shows_a_window_that_follows_the_selected_fact():
+    n = 30          # 30 facts with padding between them: a text of about 12,000 characters
+    text = " ".join(f"Marie Curie did thing {i}. " + "She also read a book that day. " * 12 for i in range(n))
+    s = make_session(n, text)
+    Store().save_session(s)
+    app = _app(s.id)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.screen
+        pane = scr.query_one("#text-pane")
+        shown = pane.plain
+        assert shown.startswith("Marie Curie did thing 0.") and "thing 29." not in shown
+        assert "[long text: characters 1-" in shown and f"of {len(text):,} shown" in shown
+        assert len(shown) < 4_200 < len(text)
+        await pilot.press(*["j"] * (n - 1))
+        assert scr.selected == "f29"
+        shown = pane.plain
+        assert shown.startswith("[long text: characters ") and "thing 29." in shown
+        assert "thing 0." not in shown and "thing 27." in shown       # a third before, the rest after
+        await pilot.press("n")                      # the selected fact is relabelled and drawn
+        assert _labels(s.id)[-1] == "NS"
+        await _until(pilot, lambda: scr.metrics.get("factscore") == pytest.approx((n - 1) / n))

@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 
 from textual.message import Message
 
+from mfact.core.figures import Metrics
+
 
 @dataclass
 class PipelineWake(Message):
@@ -22,7 +24,7 @@ class MetricsReady(Message):
     """Metrics recomputed off the UI thread after a relabel."""
     session_id: str
     generation: int
-    metrics: dict = field(default_factory=dict)
+    metrics: Metrics = field(default_factory=Metrics.empty)
 
 
 @dataclass

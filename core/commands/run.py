@@ -143,6 +143,9 @@ def _plan(args: argparse.Namespace, cfg) -> tuple[list, list[tuple[int, str]]]:
             raise MfactError("--texts takes the language and entity from each line",
                              "drop --lang, --entities, --entity and --samples")
         specs, bad_lines = read_text_lines(args.texts)
+        if not specs and len(bad_lines) == 1:       # one line says it all
+            lineno, reason = bad_lines[0]
+            raise MfactError(f"{args.texts}:{lineno}: {reason}", "no line of the file can be checked")
         for lineno, reason in bad_lines:
             print(plain(f"mfact run: {args.texts}:{lineno}: skipped: {reason}"), file=sys.stderr, flush=True)
         if not specs:
@@ -159,8 +162,11 @@ def _plan(args: argparse.Namespace, cfg) -> tuple[list, list[tuple[int, str]]]:
 def _entities(args: argparse.Namespace) -> list:
     """The people of --entities files and --entity options, each once, in order."""
     from ..batch import parse_entity_lines, read_entity_file
+    from ..protocols import MfactError
 
     entities = []
+    if any(not e.strip() for e in args.entity):
+        raise MfactError("--entity is empty", "name the person, e.g. --entity 'Marie Curie'")
     for f in args.entities:
         entities.extend(read_entity_file(f))
     entities.extend(parse_entity_lines(args.entity, "--entity"))

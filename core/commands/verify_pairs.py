@@ -39,57 +39,74 @@ def read_pairs(path: str, bad: list[str] | None = None) -> list[dict]:
     """The pairs of a JSONL file ('-': stdin), validated through core/inputs.py. A row in a language
     mfact does not offer is left out with one line in `bad` (the others still run); any other bad
     row stops everything with one line naming file:line and the field."""
-    from ..inputs import loads, read_text
+    from ..inputs import loads, not_empty, read_text
     from ..languages import UnknownLanguage, get_language
 
     text, name = read_text(path, "JSONL file of {id, lang, claim, evidence} lines")
+    not_empty(text, name, "pairs")
     bad = bad if bad is not None else []
     pairs = []
     seen: set[str] = set()
-    rows = 0
     for no, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        rows += 1
         where = f"{name}:{no}"
-        d = loads(line, where, one_line=True)
-        if not isinstance(d, dict):
-            raise MfactError(f"{where}: expected a JSON object", "one {id, lang, claim, evidence} object per line")
-        claim = d.get("claim")
-        if not isinstance(claim, str) or not claim.strip():
-            raise MfactError(f"{where}: claim: must be a non-empty string")
-        ev = d.get("evidence")
-        if isinstance(ev, str):
-            ev = [ev]
-        if not isinstance(ev, list) or not all(isinstance(e, str) for e in ev):
-            raise MfactError(f"{where}: evidence: must be a string or a list of strings")
-        pid = d.get("id", no)
-        if not isinstance(pid, (str, int)) or isinstance(pid, bool):
-            raise MfactError(f"{where}: id: must be a string or an integer")
-        if str(pid) in seen:
-            raise MfactError(f"{where}: id: duplicate id {pid!r}", "ids must be unique")
-        seen.add(str(pid))
-        lang = d.get("lang", "en")
-        if not isinstance(lang, str):
-            raise MfactError(f"{where}: lang: must be a language code string")
+        pair = _pair(loads(line, where, one_line=True), where, no)
+        if str(pair["id"]) in seen:
+            raise MfactError(f"{where}: id: duplicate id {pair['id']!r}", "ids must be unique")
+        seen.add(str(pair["id"]))
         try:
-            lang = get_language(lang).code
+            pair["lang"] = get_language(pair["lang"]).code
         except UnknownLanguage:
-            bad.append(f"{where}: lang: unknown language {lang!r}; row {pid!r} left out"
+            bad.append(f"{where}: lang: unknown language {pair['lang']!r}; row {pair['id']!r} left out"
                        " (`mfact languages` lists the codes)")
             continue
-        gold = d.get("label")
-        if gold is not None:
-            g = _GOLD.get(str(gold).strip().lower())
-            if g is None:
-                raise MfactError(f"{where}: label: unknown gold label {gold!r}", "use S, NS or IR")
-            gold = g
-        pairs.append({"id": pid, "lang": lang, "claim": claim, "evidence": ev,
-                      "entity": str(d.get("entity") or ""), "gold": gold})
-    if not rows:
-        raise MfactError(f"{name}: no pairs (the input is empty)",
-                         "give one {id, lang, claim, evidence} JSON object per line")
+        pairs.append(pair)
     return pairs
+
+
+def _pair(d, where: str, no: int) -> dict:
+    """One row, checked field by field (the language is looked up by the caller)."""
+    from ..inputs import CONTROL
+    from ..session import MAX_FACT_CHARS, MAX_PASSAGE_CHARS
+
+    if not isinstance(d, dict):
+        raise MfactError(f"{where}: expected a JSON object", "one {id, lang, claim, evidence} object per line")
+    claim = d.get("claim")
+    if not isinstance(claim, str) or not claim.strip():
+        raise MfactError(f"{where}: claim: must be a non-empty string")
+    if len(claim) > MAX_FACT_CHARS:
+        raise MfactError(f"{where}: claim: {len(claim):,} characters is over the limit of {MAX_FACT_CHARS:,}")
+    ev = d.get("evidence")
+    if isinstance(ev, str):
+        ev = [ev]
+    if not isinstance(ev, list) or not all(isinstance(e, str) for e in ev):
+        raise MfactError(f"{where}: evidence: must be a string or a list of strings")
+    for k, e in enumerate(ev):
+        if len(e) > MAX_PASSAGE_CHARS:
+            at = "" if isinstance(d.get("evidence"), str) else f"[{k}]"
+            raise MfactError(f"{where}: evidence{at}: {len(e):,} characters is over the limit of"
+                             f" {MAX_PASSAGE_CHARS:,}", "split the passage")
+    pid = d.get("id", no)
+    if not isinstance(pid, (str, int)) or isinstance(pid, bool):
+        raise MfactError(f"{where}: id: must be a string or an integer")
+    bad_char = CONTROL.search(str(pid))
+    if bad_char:
+        raise MfactError(f"{where}: id: holds a control character (U+{ord(bad_char.group()):04X})")
+    lang = d.get("lang", "en")
+    if not isinstance(lang, str):
+        raise MfactError(f"{where}: lang: must be a language code string")
+    entity = d.get("entity")
+    if entity is not None and not isinstance(entity, str):
+        raise MfactError(f"{where}: entity: must be a string")
+    gold = d.get("label")
+    if gold is not None:
+        g = _GOLD.get(str(gold).strip().lower())
+        if g is None:
+            raise MfactError(f"{where}: label: unknown gold label {gold!r}", "use S, NS or IR")
+        gold = g
+    return {"id": pid, "lang": lang, "claim": claim, "evidence": ev, "entity": entity or "",
+            "gold": gold}
 
 
 def cmd_verify_pairs(args) -> int:

@@ -2,17 +2,19 @@
 
 The run (core/pipeline/run.py) records facts, evidence, verdicts and human labels through it as
 it emits them; the TUI's check screen rebuilds the session it shows from the same events with it,
-and adopts the run's final session through it, keeping the labels the user set meanwhile.
+adopts the run's final session through it, keeping the labels the user set meanwhile, and takes in
+through it the labels other windows set in the store.
 `apply(event)` answers what changed, so a view redraws only that.
 """
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 
 from ..events import (Event, EvidenceEvent, FactEvent, MetricsEvent, StopEvent, TokenEvent,
                       VerdictEvent)
 from ..figures import Checks, Metrics
-from ..session import Evidence, Fact, HumanLabel, Session
+from ..session import Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session
 
 # what `apply` reports as changed
 TEXT, HEADER, EVIDENCE, ALL = "text", "header", "evidence", "all"
@@ -34,6 +36,13 @@ class SessionBuilder:
         self.checks: Checks = session.checks.copy()
         self._facts = {f.id: f for f in session.facts}
         self._evidence = {e.id for e in session.evidence}
+
+    @classmethod
+    def for_run(cls, entity: Entity, lang: str, model: str = "", seed: int | None = None) -> "SessionBuilder":
+        """The session of a run about to start: running, no text yet, the model and seed it asks for
+        (the run's final session brings the rest)."""
+        return cls(Session(language=lang, entity=entity, status="running",
+                           generator=GeneratorInfo(backend="", model=model, seed=seed)))
 
     @classmethod
     def saved(cls, session: Session) -> "SessionBuilder":
@@ -112,6 +121,20 @@ class SessionBuilder:
         if f is not None:
             f.human = HumanLabel(label) if isinstance(label, str) else label
         return f
+
+    def take_labels(self, labels: Mapping[str, HumanLabel | None]) -> list[Fact] | None:
+        """Take in the human labels the store holds (set in another window or process): the facts
+        whose label changed, now changed here. None, changing nothing, when the store's facts are
+        not this session's (the session was re-imported elsewhere with other facts)."""
+        if labels.keys() != self._facts.keys():
+            return None
+        moved = []
+        for f in self.session.facts:
+            new = labels.get(f.id)
+            if (new.label if new else None) != (f.human.label if f.human else None):
+                f.human = new
+                moved.append(f)
+        return moved
 
     # ------------------------------------------------------------------ endings
 

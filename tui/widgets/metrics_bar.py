@@ -2,45 +2,50 @@
 check, repetition flag, tokens per second and progress. Updated live."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from mfact.core.figures import Calm, Checks, Metrics
+
 from ..render import GLYPHS, Palette, fmt_num, fmt_pct, one_line
 
 
-def metrics_text(session, metrics: dict, checks: dict, palette: Palette, *, running: bool,
-                 tokens_per_s: float = 0.0, max_tokens: int | None = None,
+def metrics_text(session, metrics: Metrics | Mapping, checks: Checks | Mapping, palette: Palette, *,
+                 running: bool, tokens_per_s: float = 0.0, max_tokens: int | None = None,
                  status: str = "") -> Text:
-    m = metrics or {}
-    calm = dict(m.get("calm") or {})
-    calm.update({k: v for k, v in (checks or {}).items() if k in
-                 ("language_ok", "detected_language", "repetitive", "non_empty")})
+    m = metrics if isinstance(metrics, Metrics) else Metrics.from_dict(dict(metrics or {}), "metrics")
+    checks = checks if isinstance(checks, Checks) else Checks.from_dict(dict(checks or {}), "checks")
+    calm = (m.calm or Calm()).copy()
+    calm.update({k: checks[k] for k in ("language_ok", "detected_language", "repetitive", "non_empty")
+                 if k in checks})     # the run's own checks win over those of the last metrics
     t = Text()
     t.append(one_line(session.entity.name, 40), style="bold")
     t.append(f" [{session.language}]  ", style="dim")
     t.append("FActScore ", style="dim")
-    t.append(fmt_pct(m.get("factscore")), style="bold")
+    t.append(fmt_pct(m.factscore), style="bold")
     t.append(" S/all · ", style="dim")
-    t.append(fmt_pct(m.get("factscore_relevant_only")), style="bold")
+    t.append(fmt_pct(m.factscore_relevant_only), style="bold")
     t.append(" S/(S+NS)", style="dim")
-    if m.get("factscore_gamma") is not None:
+    if m.factscore_gamma is not None:
         t.append(" · γ ", style="dim")
-        t.append(fmt_pct(m.get("factscore_gamma")))
+        t.append(fmt_pct(m.factscore_gamma))
     t.append("  SD ", style="dim")
-    t.append(fmt_num(m.get("semantic_drift")), style="bold")
-    dp = m.get("drift_point")
+    t.append(fmt_num(m.semantic_drift), style="bold")
+    dp = m.drift_point
     t.append(" @ ", style="dim")
     t.append("—" if dp is None else f"fact {int(dp) + 1}")
-    if m.get("drift_p_value") is not None:
-        t.append(f" p={m['drift_p_value']:.2f}", style="dim")
-    hr = m.get("hallucination_rate")
+    if m.drift_p_value is not None:
+        t.append(f" p={m.drift_p_value:.2f}", style="dim")
+    hr = m.hallucination_rate
     if hr is not None:
         t.append("  HR ", style="dim")
         t.append(fmt_pct(hr))
     t.append("\n")
-    lang_ok = calm.get("language_ok")
-    det = calm.get("detected_language")
+    lang_ok = calm.language_ok
+    det = calm.detected_language
     t.append("lang ", style="dim")
     if lang_ok is None:
         t.append("…", style="dim")
@@ -48,7 +53,7 @@ def metrics_text(session, metrics: dict, checks: dict, palette: Palette, *, runn
         t.append(f"{GLYPHS['S'] if lang_ok else GLYPHS['NS']} {one_line(det or '?', 8)}",
                  style=palette.label_style("S" if lang_ok else "NS"))
     t.append("  repetition ", style="dim")
-    rep = calm.get("repetitive")
+    rep = calm.repetitive
     if rep is None:
         t.append("…", style="dim")
     else:

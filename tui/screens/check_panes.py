@@ -1,0 +1,249 @@
+"""Drawing the check screen's panes: the text with its facts coloured, the metrics bar, the fact
+list and the evidence. Only the parts an event changed are redrawn; the streamed text and the
+header at most STREAM_FPS times a second, so the stream never competes with keys for the frame.
+
+A long text is drawn as a window of TEXT_WINDOW characters around the selected fact (the end while
+streaming), with a notice of what is shown: re-wrapping a whole 1 MB text took over a second per
+key press; a window of 4,000 characters (more than a pane holds) keeps every key well under 50 ms.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import ProgressBar
+
+from mfact.core.events import NoticeEvent
+from mfact.core.protocols import Progress
+from mfact.core.session import Fact
+
+from ..render import Palette, fact_text
+from ..widgets.evidence_view import EvidenceView, evidence_text
+from ..widgets.fact_list import HEADER, FactList
+from ..widgets.metrics_bar import MetricsBar, metrics_text
+from ..widgets.text_view import FactText
+
+STREAM_FPS = 15
+TEXT_WINDOW = 4_000
+PANES = ("#text-pane", "#facts", "#evidence")
+
+
+def step_target(facts: list[Fact], index: int | None, step: int) -> Fact | None:
+    """The fact `step` places after (before, step < 0) the one at `index`, within bounds; from an
+    unknown place (None) the first (last) fact."""
+    if not facts:
+        return None
+    if index is None:
+        return facts[0] if step > 0 else facts[-1]
+    return facts[max(0, min(len(facts) - 1, index + step))]
+
+
+def text_window(text: str, center: int) -> tuple[int, int]:
+    """[start, end) of a long text the pane shows around `center`, cut at a space when there is
+    one nearby."""
+    n = len(text)
+    start = max(0, min(n - TEXT_WINDOW, center - TEXT_WINDOW // 3))
+    if start > 0:
+        sp = text.find(" ", start, start + 200)
+        start = sp + 1 if sp != -1 else start
+    end = min(n, start + TEXT_WINDOW)
+    if end < n:
+        sp = text.rfind(" ", end - 200, end)
+        end = sp if sp > start else end
+    return start, end
+
+
+def windowed_fact_text(text: str, facts: list[Fact], palette: Palette, selected: str | None,
+                       drift_point: int | None, show_drift: bool, start: int, end: int) -> Text:
+    """`fact_text` of text[start:end] (the facts in it, their spans moved), with a notice above
+    and below of which part of the text this is."""
+    shown = [replace(f, span=(max(f.span[0], start) - start, min(f.span[1], end) - start))
+             for f in facts if f.span[1] > start and f.span[0] < end]
+    dp, drift = drift_point, None
+    if dp is not None and 0 < dp < len(facts) and start <= facts[dp].span[0] < end:
+        drift = next((i for i, f in enumerate(shown) if f.id == facts[dp].id), None)
+    body = fact_text(text[start:end], shown, palette, selected, drift, show_drift)
+    notice = Text(f"[long text: characters {start + 1:,}-{end:,} of {len(text):,} shown;"
+                  f" the view follows the selected fact]", style="dim italic")
+    out = Text()
+    if start > 0:
+        out.append_text(notice)
+        out.append("\n")
+    out.append_text(body)
+    if end < len(text):
+        out.append("\n")
+        out.append_text(notice)
+    return out
+
+
+class CheckPanes:
+    """Renders `screen`'s state (its builder's session, the selection, the run's status) into its
+    widgets."""
+
+    def __init__(self, screen: Any):
+        self.screen = screen
+        self._deferred: set[str] = set()
+        self._flush_timer = None
+        self._evidence_shape: tuple = ()
+        self.widths = {p: 1.0 for p in PANES}
+
+    @property
+    def palette(self) -> Palette:
+        return Palette.from_theme(self.screen.app.current_theme)
+
+    def setup(self) -> None:
+        scr = self.screen
+        scr.query_one("#prep").display = False
+        scr.query_one("#text-pane").border_title = "text"
+        scr.query_one("#facts").border_title = "facts"
+        scr.query_one("#facts").border_subtitle = HEADER.strip()
+        scr.query_one("#evidence").border_title = "evidence"
+        scr.query_one(FactList).focus()
+
+    def redraw(self) -> None:
+        """Everything again (the theme changed, the session was replaced)."""
+        self.rebuild_table()
+        self.render_all()
+
+    def render_dirty(self, dirty: set[str]) -> None:
+        """Redraw what `SessionBuilder.apply` said changed (plus "select": the selection)."""
+        scr = self.screen
+        if not dirty:
+            return
+        if "all" in dirty:
+            self.render_all()
+            return
+        evidence = False
+        for d in dirty:
+            if d.startswith("fact:"):
+                self.upsert_row(d[5:])
+            elif d.startswith("evidence:") and d[9:] == scr.selected:
+                evidence = True
+        if "select" in dirty:
+            scr.select(scr.selected)
+        deferred = dirty & {"text", "header"}
+        if deferred:
+            self._deferred |= deferred
+            if self._flush_timer is None:
+                self._flush_timer = scr.set_timer(1 / STREAM_FPS, self._flush_deferred)
+        if evidence:
+            self.render_evidence()
+
+    def _flush_deferred(self) -> None:
+        self._flush_timer = None
+        d, self._deferred = self._deferred, set()
+        if "text" in d:
+            self.render_text()
+        if "header" in d:
+            self.render_header()
+
+    def render_all(self) -> None:
+        self.render_text()
+        self.render_header()
+        self.render_evidence()
+
+    def render_selection(self) -> None:
+        self.render_text()
+        self.render_evidence()
+
+    def render_text(self) -> None:
+        scr = self.screen
+        session = scr.session
+        dp = scr.metrics.drift_point
+        text, facts = session.text, session.facts
+        if len(text) <= TEXT_WINDOW:
+            out = fact_text(text, facts, self.palette, scr.selected, dp, scr.show_drift)
+        else:
+            f = scr.builder.fact(scr.selected)
+            following = scr.running or (f is None and session.status == "running")
+            center = len(text) if following else (f.span[0] if f is not None else 0)
+            start, end = text_window(text, center)
+            out = windowed_fact_text(text, facts, self.palette, scr.selected, dp, scr.show_drift,
+                                     start, end)
+        scr.query_one(FactText).set_text(out, follow=scr.running)
+
+    def render_header(self) -> None:
+        scr = self.screen
+        cfg = scr.app_cfg()
+        scr.query_one(MetricsBar).update(metrics_text(
+            scr.session, scr.metrics, scr.checks, self.palette, running=scr.running,
+            tokens_per_s=scr.tokens_per_s, max_tokens=cfg.max_tokens if cfg else None,
+            status=scr.run_status or (scr.session.stop_reason or "")), layout=False)
+
+    def render_evidence(self) -> None:
+        scr = self.screen
+        view = scr.query_one(EvidenceView)
+        fact = scr.builder.fact(scr.selected)
+        got = scr.builder.passages
+        passages = got.get(scr.selected, []) if fact else []
+        pending = bool(fact) and scr.running and scr.selected not in got
+        loading = pending and fact is not None and fact.auto is None
+        if view.loading != loading:
+            view.loading = loading
+        used = set(fact.auto.evidence) if fact is not None and fact.auto else set()
+        shape = (scr.selected, len(passages), bool(fact and fact.auto and fact.auto.reason),
+                 pending, scr.size.width)
+        layout = shape != self._evidence_shape
+        self._evidence_shape = shape
+        view.show(evidence_text(fact, passages, self.palette, used, pending), layout=layout)
+
+    def rebuild_table(self) -> None:
+        scr = self.screen
+        table = scr.query_one(FactList)
+        cursor = scr.selected
+        table.clear()
+        pal = self.palette
+        for n, f in enumerate(scr.session.facts, 1):
+            table.upsert(n, f, pal)
+        if cursor is not None and cursor in table:
+            table.move_to(cursor)
+
+    def upsert_row(self, fact_id: str) -> None:
+        table = self.screen.query_one(FactList)
+        facts = self.screen.session.facts
+        i = self.index_of(fact_id)
+        if i is not None:
+            table.upsert(i + 1, facts[i], self.palette)
+
+    def index_of(self, fact_id: str | None) -> int | None:
+        """The fact's place in the session (O(1) through the fact list, which is in step)."""
+        if fact_id is None:
+            return None
+        facts = self.screen.session.facts
+        i = self.screen.query_one(FactList).index_of(fact_id)
+        if i is not None and i < len(facts) and facts[i].id == fact_id:   # the usual case
+            return i
+        return next((n for n, f in enumerate(facts) if f.id == fact_id), None)
+
+    def toast(self, ev: NoticeEvent) -> None:
+        """A notice of the run, shown literally (never as markup)."""
+        sev = {"error": "error", "warning": "warning"}.get(ev.level, "information")
+        msg = ev.message + (f"\n{ev.hint}" if ev.hint else "")
+        self.screen.app.notify(msg, severity=sev, timeout=8 if sev == "error" else 4, markup=False)
+
+    def show_progress(self, p: Progress) -> None:
+        bar = self.screen.query_one("#prep", ProgressBar)
+        finished = p.total is not None and p.done >= p.total
+        bar.display = not finished
+        bar.update(total=p.total, progress=p.done)
+        self.screen.run_status = p.message or p.stage
+
+    def cycle_focus(self) -> None:
+        scr = self.screen
+        order = [scr.query_one(p) for p in PANES]
+        focused = scr.focused
+        i = next((n for n, w in enumerate(order) if w is focused or
+                  (focused is not None and w in focused.ancestors_with_self)), -1)
+        order[(i + 1) % len(order)].focus()
+
+    def resize_focused(self, step: int) -> bool:
+        """Widen (step > 0) or narrow the focused pane; False when no pane has the focus."""
+        focused = self.screen.focused
+        for p in PANES:
+            w = self.screen.query_one(p)
+            if focused is not None and w in focused.ancestors_with_self:
+                self.widths[p] = max(0.4, min(4.0, self.widths[p] + 0.25 * step))
+                w.styles.width = f"{self.widths[p]}fr"
+                return True
+        return False

@@ -260,96 +260,18 @@ def _takes(fn: Callable[..., Any], name: str) -> bool:
         return False
 
 
-class BatchRunner:
-    """Runs jobs through checking pipelines and saves each finished session in the store.
+class _BatchedGeneration:
+    """BatchRunner's batched generation: batches of jobs (same language and sample) generated in one
+    model call by a generation thread, prepared beside it by another (`CheckPipeline.prepare`), each
+    row checked by a worker as soon as it has ended. Uses the runner's cfg, stop, _pipeline and
+    _run_job."""
 
-    `pipeline_factory()` builds one pipeline per worker. Generation from a server is issued
-    concurrently up to `workers`; a local model is shared, so local runs use one worker (each
-    pipeline still verifies in its own pool while it generates).
-
-    `batch_size` > 1 batches generation when the pipeline's generator has `generate_batch` (local
-    models: llama.cpp, the embedded default included, and transformers): pending jobs of the same language and
-    sample (so the same decoding parameters and seed) are generated `batch_size` at a time in one
-    model call, then each text is checked by the pipeline as if it had been streamed. Otherwise
-    (a server, batch_size 1) jobs run one by one, streamed.
-    """
-
-    def __init__(self, store, pipeline_factory: PipelineFactory, cfg: Config, workers: int = 1,
-                 on_event: Callable[[BatchEvent], None] | None = None, batch_size: int = 1):
-        self.store = store
-        self.pipeline_factory = pipeline_factory
-        self.cfg = cfg
-        self.workers = max(1, workers)
-        self.batch_size = max(1, int(batch_size))
-        self.on_event = on_event or (lambda ev: None)
-        self.stop = threading.Event()
-        self._local = threading.local()
-        self._store_lock = threading.Lock()
-        self._batch_pipeline: Any = None
-
-    def _is_done(self, job: Job) -> bool:
-        try:
-            s = self.store.get_session(job.session_id)
-        except (MfactError, KeyError):
-            return False
-        return s.status == "done"
-
-    def _pipeline(self):
-        p = getattr(self._local, "pipeline", None)
-        if p is None:
-            p = self.pipeline_factory()
-            self._local.pipeline = p
-        return p
-
-    def _run_job(self, job: Job, **run_kw: Any) -> Session | None:
-        from .events import NoticeEvent, StopEvent
-
-        ent = Entity(name=job.entity.name, qid=job.entity.qid, attributes=dict(job.entity.attributes))
-        pipeline = self._pipeline()
-        final: Session | None = None
-        errors: list[str] = []
-        batch_size = run_kw.pop("_batch_size", None)
-        self.on_event(JobStarted(job))
-        run_kw.setdefault("seed", self.cfg.seed + job.sample)
-        spec = job.text
-        if spec is not None:
-            run_kw["text"] = spec.text
-        given = spec is not None and spec.evidence is not None
-        if given:
-            from .knowledge.given import GivenRetriever    # the line's passages are its only evidence
-            retriever = pipeline.retriever
-            pipeline.retriever = GivenRetriever(spec.evidence, getattr(pipeline, "embedder", None))
-        try:
-            for ev in pipeline.run(ent, job.lang, stop=self.stop, **run_kw):
-                if isinstance(ev, NoticeEvent) and ev.level == "error":
-                    errors.append(ev.line())
-                elif isinstance(ev, StopEvent):
-                    final = ev.session
-        finally:
-            if given:
-                pipeline.retriever = retriever
-        if final is None:
-            raise MfactError("the pipeline ended without a session")
-        if final.stop_reason == "error":
-            raise MfactError(errors[0] if errors else "checking failed")
-        if self.stop.is_set() and final.stop_reason == "user":
-            return None  # interrupted: not finished, will be redone
-        final.id = job.session_id
-        final.status = "done"
-        final.config.setdefault("run", {})
-        final.config["run"].update({"sample": job.sample, "fingerprint": run_fingerprint(self.cfg)})
-        if spec is not None:
-            final.name = spec.id
-            final.config["run"]["line"] = spec.line
-            if spec.evidence is not None:
-                final.config["evidence"] = {"given": len(spec.evidence)}
-        if batch_size is not None:
-            final.config["run"]["batch_size"] = batch_size
-        with self._store_lock:
-            self.store.save_session(final)
-        return final
-
-    # ------------------------------------------------------------------ batched generation
+    cfg: Config
+    stop: threading.Event
+    batch_size: int
+    _batch_pipeline: Any
+    _pipeline: Callable[[], Any]
+    _run_job: Callable[..., Session | None]
 
     def _batching(self) -> Any:
         """The generator to batch with (this worker's pipeline's), or None."""
@@ -468,6 +390,119 @@ class BatchRunner:
         except Exception:  # noqa: BLE001 - building the pipeline failed: the jobs will report it
             return None
 
+    def _batches(self, todo: list[Job]) -> list[list[Job]]:
+        groups: dict[tuple[str, int], list[Job]] = {}
+        for job in todo:
+            groups.setdefault((job.lang, job.sample), []).append(job)
+        out: list[list[Job]] = []
+        for group in groups.values():
+            for i in range(0, len(group), self.batch_size):
+                out.append(group[i:i + self.batch_size])
+        return out
+
+    def _start_batch(self, item: list[Job], gen: Any, pools: tuple[ThreadPoolExecutor, ...],
+                     outcomes: queue_mod.SimpleQueue) -> Future:
+        """Start a batch: its generation, its preparing and its checking (`pools`: the workers',
+        the generation's and the preparing's). Returns the checking's future; raises when no
+        prompt could be made."""
+        pool, gen_pool, prep_pool = pools
+        batch = self._plan_batch(item, gen)
+        generated = gen_pool.submit(self._generate, batch, gen)
+        prepared = prep_pool.submit(self._prepare, batch)
+        return pool.submit(self._run_batch, batch, outcomes, generated, prepared)
+
+
+class BatchRunner(_BatchedGeneration):
+    """Runs jobs through checking pipelines and saves each finished session in the store.
+
+    `pipeline_factory()` builds one pipeline per worker. Generation from a server is issued
+    concurrently up to `workers`; a local model is shared, so local runs use one worker (each
+    pipeline still verifies in its own pool while it generates).
+
+    `batch_size` > 1 batches generation when the pipeline's generator has `generate_batch` (local
+    models: llama.cpp, the embedded default included, and transformers): pending jobs of the same language and
+    sample (so the same decoding parameters and seed) are generated `batch_size` at a time in one
+    model call, then each text is checked by the pipeline as if it had been streamed. Otherwise
+    (a server, batch_size 1) jobs run one by one, streamed.
+    """
+
+    def __init__(self, store, pipeline_factory: PipelineFactory, cfg: Config, workers: int = 1,
+                 on_event: Callable[[BatchEvent], None] | None = None, batch_size: int = 1):
+        self.store = store
+        self.pipeline_factory = pipeline_factory
+        self.cfg = cfg
+        self.workers = max(1, workers)
+        self.batch_size = max(1, int(batch_size))
+        self.on_event = on_event or (lambda ev: None)
+        self.stop = threading.Event()
+        self._local = threading.local()
+        self._store_lock = threading.Lock()
+        self._batch_pipeline: Any = None
+
+    def _is_done(self, job: Job) -> bool:
+        try:
+            s = self.store.get_session(job.session_id)
+        except (MfactError, KeyError):
+            return False
+        return s.status == "done"
+
+    def _pipeline(self):
+        p = getattr(self._local, "pipeline", None)
+        if p is None:
+            p = self.pipeline_factory()
+            self._local.pipeline = p
+        return p
+
+    def _run_job(self, job: Job, **run_kw: Any) -> Session | None:
+        from .events import NoticeEvent, StopEvent
+
+        ent = Entity(name=job.entity.name, qid=job.entity.qid, attributes=dict(job.entity.attributes))
+        pipeline = self._pipeline()
+        final: Session | None = None
+        errors: list[str] = []
+        batch_size = run_kw.pop("_batch_size", None)
+        self.on_event(JobStarted(job))
+        run_kw.setdefault("seed", self.cfg.seed + job.sample)
+        spec = job.text
+        if spec is not None:
+            run_kw["text"] = spec.text
+        given = spec is not None and spec.evidence is not None
+        if given:
+            from .knowledge.given import GivenRetriever    # the line's passages are its only evidence
+            retriever = pipeline.retriever
+            pipeline.retriever = GivenRetriever(spec.evidence, getattr(pipeline, "embedder", None))
+        try:
+            for ev in pipeline.run(ent, job.lang, stop=self.stop, **run_kw):
+                if isinstance(ev, NoticeEvent) and ev.level == "error":
+                    errors.append(ev.line())
+                elif isinstance(ev, StopEvent):
+                    final = ev.session
+        finally:
+            if given:
+                pipeline.retriever = retriever
+        if final is None:
+            raise MfactError("the pipeline ended without a session")
+        if final.stop_reason == "error":
+            raise MfactError(errors[0] if errors else "checking failed")
+        if self.stop.is_set() and final.stop_reason == "user":
+            return None  # interrupted: not finished, will be redone
+        final.id = job.session_id
+        final.status = "done"
+        final.config.setdefault("run", {})
+        final.config["run"].update({"sample": job.sample, "fingerprint": run_fingerprint(self.cfg)})
+        if spec is not None:
+            final.name = spec.id
+            final.config["run"]["line"] = spec.line
+            if spec.evidence is not None:
+                final.config["evidence"] = {"given": len(spec.evidence)}
+        if batch_size is not None:
+            final.config["run"]["batch_size"] = batch_size
+        with self._store_lock:
+            self.store.save_session(final)
+        return final
+
+    # ------------------------------------------------------------------ batched generation
+
     def _record(self, summary: RunSummary, job: Job, outcome: Any) -> None:
         if isinstance(outcome, MfactError):
             summary.failed.append((job.label, outcome.line()))
@@ -480,16 +515,6 @@ class BatchRunner:
         else:
             summary.done.append(outcome.id)
             self.on_event(JobDone(job, outcome))
-
-    def _batches(self, todo: list[Job]) -> list[list[Job]]:
-        groups: dict[tuple[str, int], list[Job]] = {}
-        for job in todo:
-            groups.setdefault((job.lang, job.sample), []).append(job)
-        out: list[list[Job]] = []
-        for group in groups.values():
-            for i in range(0, len(group), self.batch_size):
-                out.append(group[i:i + self.batch_size])
-        return out
 
     def run(self, jobs: Sequence[Job]) -> RunSummary:
         summary = RunSummary(planned=len(jobs))
@@ -533,14 +558,10 @@ class BatchRunner:
                     item = queue.pop(0)
                     if gen_pool is not None and prep_pool is not None:
                         try:
-                            batch = self._plan_batch(item, batch_gen)
+                            pending[self._start_batch(item, batch_gen, (pool, gen_pool, prep_pool), early)] = item
                         except Exception as exc:  # noqa: BLE001 - no prompt: each job reports it
                             for job in item:
                                 self._record(summary, job, exc)
-                            continue
-                        gen_fut = gen_pool.submit(self._generate, batch, batch_gen)
-                        prep_fut = prep_pool.submit(self._prepare, batch)
-                        pending[pool.submit(self._run_batch, batch, early, gen_fut, prep_fut)] = item
                     else:
                         pending[pool.submit(self._run_job, item)] = item
                 if not pending:

@@ -53,9 +53,13 @@ def full(session: Session) -> dict:
     return M.session_metrics(session, checks=Checks.from_dict(CHECKS, "checks"), p_value=False).to_dict()
 
 
-async def test_relabels_on_a_big_session_give_the_full_recompute_figures():
+async def test_relabels_on_a_big_session_give_the_full_recompute_figures(monkeypatch):
     s = big_session()
     Store().save_session(s)
+    reprs = []
+    real_repr = Session.__repr__
+    # a worker started without a description gets repr() of its work: a whole session's repr
+    monkeypatch.setattr(Session, "__repr__", lambda self: reprs.append(1) or real_repr(self))
     app = MfactApp(Config(workers=1), session=s, store=Store())
     async with app.run_test(size=(140, 36)) as pilot:
         scr = app.screen
@@ -72,6 +76,7 @@ async def test_relabels_on_a_big_session_give_the_full_recompute_figures():
         got = scr.metrics
         assert got.counts.NS == sum(1 for f in scr.session.facts if f.label == "NS")
         assert got.drift_p_value is None            # above the p-value limit: `mfact score` gives it
+        assert not reprs
         header = scr.query_one("#metrics").render()
         assert f"✗{got.counts.NS}" in str(header)
 

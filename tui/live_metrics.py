@@ -86,7 +86,8 @@ class LiveMetrics:
         self._changed = set()
         self._inc = None
         self.generation += 1
-        self.screen.run_worker(partial(self._build, s, self.generation), thread=True,
+        self.screen.run_worker(partial(self._build, s, self.generation), name="metrics",
+                               description="incremental metrics of a big session", thread=True,
                                exclusive=True, group="metrics", exit_on_error=False)
 
     def _build(self, s: Session, gen: int) -> None:

@@ -106,7 +106,7 @@ def read_text_lines(path: str | Path) -> tuple[list[TextSpec], list[tuple[int, s
 
     p = Path(path).expanduser()
     if not os.path.lexists(p):
-        raise MfactError(f"{p}: no such file (not found)", "give a JSONL file: one {\"id\", \"lang\", "
+        raise MfactError(f"{p}: no such file", "give a JSONL file: one {\"id\", \"lang\", "
                                                            "\"entity\", \"text\"} object per line")
     raw, name = read_bytes(str(p), "texts file (JSONL)")     # a regular file only: no FIFO, no directory
     sniff(raw, name)                      # compressed, UTF-16, binary: the whole file, in one line

@@ -114,7 +114,7 @@ def test_untrusted_text_is_printed_without_terminal_escapes(monkeypatch, tmp_pat
 @pytest.mark.parametrize("args,needle", [
     (["--lang", "xx", "--entity", "A"], "unknown language"),
     (["--lang", "en", "--entity", " "], "--entity is empty"),
-    (["--lang", "en", "--entity", "A", "--text-file", "/nonexistent/bio.txt"], "not found"),
+    (["--lang", "en", "--entity", "A", "--text-file", "/nonexistent/bio.txt"], "no such file"),
     (["--lang", "en", "--entity", "A", "--k", "0"], "--k must be"),
 ])
 def test_bad_input_gives_one_line(fake_build, capsys, args, needle):

@@ -60,7 +60,7 @@ def test_text_lines_good_and_bad_with_line_numbers(tmp_path):
     assert '"entity" must be a non-empty string' in reasons[5] and "JSON object" in reasons[6]
     assert "already used on line 1" in reasons[7] and "evidence" in reasons[8]
     assert "unknown field 'extra'" in reasons[10]
-    with pytest.raises(MfactError, match="not found"):
+    with pytest.raises(MfactError, match="no such file"):
         read_text_lines(tmp_path / "missing.jsonl")
 
 
@@ -79,7 +79,7 @@ def test_evidence_files_json_list_or_jsonl(tmp_path):
         read_evidence(bad)
     with pytest.raises(MfactError, match="empty"):
         parse_evidence([])
-    with pytest.raises(MfactError, match="not found"):
+    with pytest.raises(MfactError, match="no such file"):
         read_evidence(tmp_path / "nope.json")
 
 

@@ -17,7 +17,6 @@ import json
 import queue
 import sys
 import threading
-from pathlib import Path
 from typing import TextIO
 
 from ..errors import format_error
@@ -57,24 +56,16 @@ def register(sub) -> None:
 
 
 def read_text_file(path: str) -> str:
-    if path == "-":
-        data = sys.stdin.buffer.read()
-        where = "standard input"
-    else:
-        f = Path(path).expanduser()
-        where = str(f)
-        if not f.is_file():
-            raise MfactError(f"text file {where} not found", "give the path of a UTF-8 text file")
-        try:
-            data = f.read_bytes()
-        except OSError as exc:
-            raise MfactError(f"cannot read {where}: {exc.strerror}", "check the file's permissions") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise MfactError(f"{where} is not UTF-8 text (byte {exc.start})", "convert it to UTF-8") from None
-    if not text.strip():
-        raise MfactError(f"{where} is empty", "nothing to check")
+    """The text of --text-file ('-': stdin), through core/inputs.py: a regular UTF-8 file only, not
+    empty, at most the session's text limit."""
+    from ..inputs import not_empty, read_text
+    from ..session import MAX_TEXT_CHARS
+
+    text, name = read_text(path, "text file (UTF-8)")
+    not_empty(text, name, "text to check")
+    if len(text) > MAX_TEXT_CHARS:
+        raise MfactError(f"{name}: {len(text):,} characters is over the limit of {MAX_TEXT_CHARS:,}",
+                         "check a shorter text, or split it (mfact run --texts)")
     return text
 
 

@@ -9,7 +9,6 @@ passages.
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 import threading
@@ -20,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..protocols import Embedder, MfactError
-from ..session import Entity, Evidence
+from ..session import MAX_PASSAGE_CHARS, Entity, Evidence, json_type
 from .passages import split_text
 from .retrieval import DENSE_WEIGHT, evidence_id
 
@@ -35,10 +34,12 @@ def _passage(d: Any, where: str, lang: str) -> dict:
         d = {"text": d}
     if not isinstance(d, dict):
         raise MfactError(f"{where}: a passage must be a string or an object with \"text\", "
-                         f"got {type(d).__name__}")
+                         f"got {json_type(d)}")
     text = d.get("text")
     if not isinstance(text, str) or not text.strip():
         raise MfactError(f"{where}: \"text\" must be a non-empty string")
+    if len(text) > MAX_PASSAGE_CHARS:
+        raise MfactError(f"{where}: \"text\" is {len(text):,} characters; at most {MAX_PASSAGE_CHARS:,}")
     out = {"text": text.strip(), "lang": lang}
     for key in ("title", "url", "lang"):
         v = d.get(key)
@@ -65,34 +66,17 @@ def parse_evidence(value: Any, where: str = "evidence", lang: str = "") -> list[
 def read_evidence(path: str | Path, lang: str = "") -> list[dict]:
     """Passages from a file: a JSON list (of strings or objects), or JSONL with one object (or
     string) per line. Errors name the file and the line."""
-    p = Path(path).expanduser()
-    if not p.is_file():
-        raise MfactError(f"evidence file {p} not found", "give a JSON list of strings or a JSONL file")
-    try:
-        raw = p.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise MfactError(f"{p} is not UTF-8 text (byte {exc.start})", "convert it to UTF-8") from None
-    except OSError as exc:
-        raise MfactError(f"cannot read {p}: {exc.strerror}") from None
-    stripped = raw.strip()
-    if not stripped:
-        raise MfactError(f"{p} is empty", "give at least one passage")
+    from ..inputs import loads, not_empty, read_text
+
+    text, p = read_text(str(Path(path).expanduser()), "evidence file (a JSON list or JSONL)")
+    stripped = not_empty(text, p, "passages").strip()
     if stripped.startswith("["):
-        try:
-            value = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise MfactError(f"{p}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-        return parse_evidence(value, str(p), lang)
+        return parse_evidence(loads(stripped, p), str(p), lang)
     out = []
-    for n, line in enumerate(raw.splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            d = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise MfactError(f"{p}:{n}: not valid JSON ({exc.msg})",
-                             "one {\"text\": ...} object per line, or a JSON list") from None
-        out.append(_passage(d, f"{p}:{n}", lang))
+        out.append(_passage(loads(line, f"{p}:{n}", one_line=True), f"{p}:{n}", lang))
         if len(out) > MAX_PASSAGES:
             raise MfactError(f"{p}: more than {MAX_PASSAGES} passages")
     return out

@@ -25,7 +25,7 @@ import stat
 import sys
 from typing import Any, Iterator
 
-from .protocols import MfactError
+from .errors import MfactError
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_LIST_BYTES = 8 * 1024 * 1024       # entity lists and text lists
@@ -35,8 +35,10 @@ SQLITE_MAX = 2 ** 63 - 1
 SQLITE_MIN = -(2 ** 63)
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
-# control characters (C0 but tab, DEL, C1) and bidi controls: never part of a name or an id
-CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+# control characters (C0 but tab, DEL, C1), bidi controls and line separators: never part of a name
+_CONTROLS = "\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029"
+CONTROL = re.compile(f"[{_CONTROLS}]")
+CONTROL_OR_TAB = re.compile(f"[\\t{_CONTROLS}]")      # ids: not even a tab
 
 
 class _Bad:

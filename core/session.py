@@ -6,13 +6,13 @@ untrusted JSON and raises `SessionFormatError` naming the field that is wrong.
 """
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 from .errors import MfactError
+from .inputs import CONTROL_OR_TAB
 from .figures import Checks, Metrics
 
 SCHEMA = "mfact.session/1"
@@ -471,14 +471,9 @@ def _limit(v: str, limit: int, where: str) -> str:
     return v
 
 
-_TAB = re.compile("\t")
-
-
 def _id(d: dict, where: str) -> str:
-    from .inputs import CONTROL
-
     v = _str(d, "id", where)
-    bad = CONTROL.search(v) or _TAB.search(v)
+    bad = CONTROL_OR_TAB.search(v)
     if bad:
         raise SessionFormatError(_field(where, "id"), f"holds a control character (U+{ord(bad.group()):04X})")
     return v

@@ -779,6 +779,9 @@ def test_the_installed_scripts_agree(tmp_path, store_state):
         p = subprocess.run([exe, *args], capture_output=True, text=True, timeout=60)
         assert time.monotonic() - t0 < 30
         one_line(Result(p.returncode, p.stdout, p.stderr), needle)
+    p = subprocess.run([MFACT, "import", "-"], input=SESSION_KINDS[0][2], capture_output=True, text=True,
+                       timeout=60)                      # stdin goes through the same validator
+    one_line(Result(p.returncode, p.stdout, p.stderr), "<stdin>: facts[1].auto.confidence: NaN is not a number")
     assert store_state() == before
 
 

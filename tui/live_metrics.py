@@ -47,7 +47,9 @@ class LiveMetrics:
         self.generation += 1
         snap = copy.copy(self.screen.session)
         snap.facts = list(snap.facts)      # the facts are copied in the worker, off the UI thread
-        self.screen.run_worker(partial(self._work, snap, self.generation), thread=True,
+        # named: without a description Textual writes repr(work) into one, the whole session's repr
+        self.screen.run_worker(partial(self._work, snap, self.generation), name="metrics",
+                               description="metrics after a relabel", thread=True,
                                exclusive=True, group="metrics", exit_on_error=False)
 
     def _work(self, snap: Session, gen: int) -> None:

@@ -118,7 +118,7 @@ class SessionKeeper:
                 return moved
             session = store.get_session(sid)
         except Exception:  # noqa: BLE001 - a busy or vanished store: try again at the next tick
-            log.warning("store check failed", exc_info=True)
+            log.debug("store check failed", exc_info=True)
             return None
         self.undo_stack.clear()
         return session

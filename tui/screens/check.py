@@ -93,7 +93,7 @@ class CheckScreen(Screen):
         else:
             self._start()
         self.watch(self.app, "theme", lambda _: self.panes.redraw(), init=False)
-        self.check_store()          # changed since it was read?
+        self.call_after_refresh(self.check_store)     # changed since it was read? (after the first frame)
         self.set_interval(STORE_POLL_S, self.check_store)
 
     def _render_all(self) -> None:

@@ -11,7 +11,8 @@ trained offline verifier) once per `backend:batch size[:options]` with the same 
 settings. Every run starts cold, as a first `mfact run` over these people does: its own scratch
 MFACT_HOME (page and embedding caches empty), the retriever's and embedder's memory emptied, the
 verdict cache off, its own store. Options: `serial` (no preparing of the checking while generating:
-the behaviour before it), `embedN` (N embedder threads instead of the default).
+nor checking of the rows that ended while the others are generated: the behaviour before these),
+`embedN` (N embedder threads instead of the default).
 
 Each run's line splits the wall time into generation and the rest, and the CPU time into generation,
 preparing (while generating) and checking, per biography: CPU-seconds per biography are what
@@ -113,7 +114,9 @@ def main() -> int:
             def __getattr__(self, name):
                 return getattr(gen, name)
 
-            def generate_batch(self, prompts, params, stop=None, **kw):
+            def generate_batch(self, prompts, params, stop=None, on_row=None, **kw):
+                if on_row is not None and "serial" not in opts:    # rows checked as they end
+                    kw["on_row"] = on_row
                 t, c = time.monotonic(), time.thread_time()   # llama.cpp's one thread is this one
                 out = gen.generate_batch(prompts, params, stop, **kw)
                 with lock:

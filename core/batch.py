@@ -234,7 +234,184 @@ def _repeat_stop(leads: list[str], lang: str) -> Callable[[int, str], str | None
 PipelineFactory = Callable[[], Any]
 
 
-class BatchRunner:
+@dataclass
+class _Batch:
+    """One batch of jobs (same language and sample) on its way: what it is generated with, the rows
+    that have ended so far, and which jobs are prepared."""
+    jobs: list[Job]
+    prompts: list[str]
+    params: Any
+    seed: int
+    rows: queue_mod.SimpleQueue = field(default_factory=queue_mod.SimpleQueue)
+    prepared: list[threading.Event] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.prepared = [threading.Event() for _ in self.jobs]
+
+
+def _takes(fn: Callable[..., Any], name: str) -> bool:
+    """Whether `fn` has a parameter `name` (named: a bare **kwargs does not count)."""
+    import inspect
+
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class _BatchedGeneration:
+    """BatchRunner's batched generation: batches of jobs (same language and sample) generated in one
+    model call by a generation thread, prepared beside it by another (`CheckPipeline.prepare`), each
+    row checked by a worker as soon as it has ended. Uses the runner's cfg, stop, _pipeline and
+    _run_job."""
+
+    cfg: Config
+    stop: threading.Event
+    batch_size: int
+    _batch_pipeline: Any
+    _pipeline: Callable[[], Any]
+    _run_job: Callable[..., Session | None]
+
+    def _batching(self) -> Any:
+        """The generator to batch with (this worker's pipeline's), or None."""
+        if self.batch_size < 2:
+            return None
+        from .protocols import BatchGenerator
+
+        pipeline = self._pipeline()
+        gen = pipeline.generator
+        if not isinstance(gen, BatchGenerator):
+            return None
+        self._batch_pipeline = pipeline
+        return gen
+
+    def _prepare(self, batch: _Batch) -> None:
+        """Warm the checking of a batch while its texts are generated: the entities' pages and
+        passage vectors (`CheckPipeline.prepare`), on the core that generation leaves free, job by
+        job (`batch.prepared[i]` is set when job i is ready). A failure here is left to the check,
+        which meets it again and reports it."""
+        prepare = getattr(self._batch_pipeline, "prepare", None)
+        try:
+            for job, ready in zip(batch.jobs, batch.prepared):
+                if self.stop.is_set():
+                    return
+                if prepare is not None and job.text is None:
+                    try:
+                        prepare(Entity(name=job.entity.name, qid=job.entity.qid,
+                                       attributes=dict(job.entity.attributes)), job.lang)
+                    except Exception as exc:  # noqa: BLE001
+                        log.debug("preparing %s failed: %s", job.label, exc)
+                ready.set()
+        finally:
+            for ready in batch.prepared:
+                ready.set()
+
+    def _generate(self, batch: _Batch, gen: Any) -> Any:
+        """The batch's results or the exception that ended its generation; None when the run was
+        stopped before it started. Each row's result is also put in `batch.rows` as soon as the row
+        ends, where the generator can say so (`on_row`: llama.cpp), so it is checked meanwhile."""
+        if self.stop.is_set():
+            return None
+        kw: dict[str, Any] = {}
+        if self.cfg.stop_on_repeat and getattr(batch.params, "stop_on_repeat", True):
+            kw["row_stop"] = _repeat_stop([self._lead(j, p) for j, p in zip(batch.jobs, batch.prompts)],
+                                          batch.jobs[0].lang)
+        if _takes(gen.generate_batch, "on_row"):
+            kw["on_row"] = lambda row, result: batch.rows.put((row, result))
+        try:
+            return gen.generate_batch(batch.prompts, batch.params, self.stop, **kw)
+        except Exception as exc:  # noqa: BLE001 - the whole batch failed: each job reports it
+            return exc
+
+    def _plan_batch(self, jobs: list[Job], gen: Any) -> _Batch:
+        from .pipeline import decoding_params
+
+        seed = self.cfg.seed + jobs[0].sample
+        return _Batch(jobs, [gen.default_prompt(j.entity.name, j.lang) for j in jobs],
+                      decoding_params(self.cfg, seed), seed)
+
+    @staticmethod
+    def _lead(job: Job, prompt: str) -> str:
+        from .pipeline.text import lead_name   # as the pipeline: the text starts with the name
+
+        return lead_name(prompt, job.entity.name)
+
+    def _run_batch(self, batch: _Batch, outcomes: queue_mod.SimpleQueue, generated: Future,
+                   prepared: Future | None = None) -> None:
+        """Check the texts of a batch (same language and sample), generated in one call by
+        `generated`, a future of `_generate` running in the generation thread: each row as soon as
+        it has ended and its job is prepared (`prepared`: the future of `_prepare`), the others
+        when the batch is done. Each (job, Session | None | exception) is put in `outcomes` as soon
+        as it is known, so progress advances job by job."""
+        checked: set[int] = set()
+
+        def check(i: int, res: Any) -> None:
+            job = batch.jobs[i]
+            checked.add(i)
+            # the preparation is this job's: wait for it rather than do the work twice
+            while prepared is not None and not batch.prepared[i].wait(0.1) and not prepared.done():
+                pass
+            if self.stop.is_set() or res.stop_reason == "user":
+                outcomes.put((job, None))   # interrupted: not finished, will be redone
+                return
+            try:
+                outcomes.put((job, self._run_job(job, text=res.text, seed=batch.seed, prompt=batch.prompts[i],
+                                                 params=batch.params, generated=(res.tokens, res.stop_reason),
+                                                 _batch_size=len(batch.jobs))))
+            except Exception as exc:  # noqa: BLE001
+                outcomes.put((job, exc))
+
+        while not generated.done():       # rows that ended while the others are generated
+            try:
+                i, res = batch.rows.get(timeout=0.05)
+            except queue_mod.Empty:
+                continue
+            check(i, res)
+        try:
+            results = generated.result()
+        except CancelledError:        # the run ended before this batch was generated
+            results = None
+        if results is None or isinstance(results, BaseException):
+            for i, j in enumerate(batch.jobs):
+                if i not in checked:
+                    outcomes.put((j, results))      # None: interrupted, redone next time
+            return
+        for i, res in enumerate(results):
+            if i not in checked:
+                check(i, res)
+
+    def _batching_in(self, pool: ThreadPoolExecutor) -> Any:
+        """The generator to batch with, asked in a worker thread (whose pipeline checks), or None."""
+        if self.batch_size < 2:
+            return None
+        try:
+            return pool.submit(self._batching).result()
+        except Exception:  # noqa: BLE001 - building the pipeline failed: the jobs will report it
+            return None
+
+    def _batches(self, todo: list[Job]) -> list[list[Job]]:
+        groups: dict[tuple[str, int], list[Job]] = {}
+        for job in todo:
+            groups.setdefault((job.lang, job.sample), []).append(job)
+        out: list[list[Job]] = []
+        for group in groups.values():
+            for i in range(0, len(group), self.batch_size):
+                out.append(group[i:i + self.batch_size])
+        return out
+
+    def _start_batch(self, item: list[Job], gen: Any, pools: tuple[ThreadPoolExecutor, ...],
+                     outcomes: queue_mod.SimpleQueue) -> Future:
+        """Start a batch: its generation, its preparing and its checking (`pools`: the workers',
+        the generation's and the preparing's). Returns the checking's future; raises when no
+        prompt could be made."""
+        pool, gen_pool, prep_pool = pools
+        batch = self._plan_batch(item, gen)
+        generated = gen_pool.submit(self._generate, batch, gen)
+        prepared = prep_pool.submit(self._prepare, batch)
+        return pool.submit(self._run_batch, batch, outcomes, generated, prepared)
+
+
+class BatchRunner(_BatchedGeneration):
     """Runs jobs through checking pipelines and saves each finished session in the store.
 
     `pipeline_factory()` builds one pipeline per worker. Generation from a server is issued
@@ -325,101 +502,6 @@ class BatchRunner:
 
     # ------------------------------------------------------------------ batched generation
 
-    def _batching(self) -> Any:
-        """The generator to batch with (this worker's pipeline's), or None."""
-        if self.batch_size < 2:
-            return None
-        from .protocols import BatchGenerator
-
-        pipeline = self._pipeline()
-        gen = pipeline.generator
-        if not isinstance(gen, BatchGenerator):
-            return None
-        self._batch_pipeline = pipeline
-        return gen
-
-    def _prepare(self, jobs: list[Job]) -> None:
-        """Warm the checking of `jobs` while their texts are generated: the entities' pages and
-        passage vectors (`CheckPipeline.prepare`), on the core that generation leaves free. A
-        failure here is left to the check, which meets it again and reports it."""
-        prepare = getattr(self._batch_pipeline, "prepare", None)
-        if prepare is None:
-            return
-        for job in jobs:
-            if self.stop.is_set():
-                return
-            if job.text is not None:
-                continue
-            try:
-                prepare(Entity(name=job.entity.name, qid=job.entity.qid, attributes=dict(job.entity.attributes)),
-                        job.lang)
-            except Exception as exc:  # noqa: BLE001
-                log.debug("preparing %s failed: %s", job.label, exc)
-
-    def _generate(self, jobs: list[Job], gen: Any = None) -> tuple[list[str], Any, int, Any]:
-        """(prompts, params, seed, results or the exception) of one batch; results None when the
-        run was stopped before it started."""
-        from .pipeline import decoding_params
-
-        gen = gen or self._pipeline().generator
-        seed = self.cfg.seed + jobs[0].sample
-        params = decoding_params(self.cfg, seed)
-        prompts = [gen.default_prompt(j.entity.name, j.lang) for j in jobs]
-        if self.stop.is_set():
-            return prompts, params, seed, None
-        kw: dict[str, Any] = {}
-        if self.cfg.stop_on_repeat and getattr(params, "stop_on_repeat", True):
-            kw["row_stop"] = _repeat_stop([self._lead(j, p) for j, p in zip(jobs, prompts)], jobs[0].lang)
-        try:
-            return prompts, params, seed, gen.generate_batch(prompts, params, self.stop, **kw)
-        except Exception as exc:  # noqa: BLE001 - the whole batch failed: each job reports it
-            return prompts, params, seed, exc
-
-    @staticmethod
-    def _lead(job: Job, prompt: str) -> str:
-        from .pipeline.text import lead_name   # as the pipeline: the text starts with the name
-
-        return lead_name(prompt, job.entity.name)
-
-    def _run_batch(self, jobs: list[Job], outcomes: queue_mod.SimpleQueue, generated: Future,
-                   prepared: Future | None = None) -> None:
-        """Check the texts of `jobs` (same language and sample), generated in one call by
-        `generated`, a future of `_generate` running in the generation thread, once `prepared`
-        (`_prepare` of the same jobs) is over. Each (job, Session | None | exception) is put in
-        `outcomes` as soon as it is known, so progress advances job by job."""
-        try:
-            prompts, params, seed, results = generated.result()
-        except CancelledError:        # the run ended before this batch was generated
-            results = None
-        if prepared is not None:      # its work is this batch's: wait rather than do it twice
-            try:
-                prepared.result()
-            except (Exception, CancelledError):  # noqa: BLE001 - _prepare reports nothing
-                pass
-        if results is None or isinstance(results, BaseException):
-            for j in jobs:
-                outcomes.put((j, results))      # None: interrupted, redone next time
-            return
-        for job, prompt, res in zip(jobs, prompts, results):
-            if self.stop.is_set() or res.stop_reason == "user":
-                outcomes.put((job, None))   # interrupted: not finished, will be redone
-                continue
-            try:
-                outcomes.put((job, self._run_job(job, text=res.text, seed=seed, prompt=prompt, params=params,
-                                                 generated=(res.tokens, res.stop_reason),
-                                                 _batch_size=len(jobs))))
-            except Exception as exc:  # noqa: BLE001
-                outcomes.put((job, exc))
-
-    def _batching_in(self, pool: ThreadPoolExecutor) -> Any:
-        """The generator to batch with, asked in a worker thread (whose pipeline checks), or None."""
-        if self.batch_size < 2:
-            return None
-        try:
-            return pool.submit(self._batching).result()
-        except Exception:  # noqa: BLE001 - building the pipeline failed: the jobs will report it
-            return None
-
     def _record(self, summary: RunSummary, job: Job, outcome: Any) -> None:
         if isinstance(outcome, MfactError):
             summary.failed.append((job.label, outcome.line()))
@@ -433,16 +515,6 @@ class BatchRunner:
             summary.done.append(outcome.id)
             self.on_event(JobDone(job, outcome))
 
-    def _batches(self, todo: list[Job]) -> list[list[Job]]:
-        groups: dict[tuple[str, int], list[Job]] = {}
-        for job in todo:
-            groups.setdefault((job.lang, job.sample), []).append(job)
-        out: list[list[Job]] = []
-        for group in groups.values():
-            for i in range(0, len(group), self.batch_size):
-                out.append(group[i:i + self.batch_size])
-        return out
-
     def run(self, jobs: Sequence[Job]) -> RunSummary:
         summary = RunSummary(planned=len(jobs))
         t0 = time.monotonic()
@@ -453,15 +525,17 @@ class BatchRunner:
                 self.on_event(JobSkipped(job))
             else:
                 todo.append(job)
-        pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="mfact-run")
+        from .pipeline.workers import lower_priority
+
+        # batched, these threads check while the generation thread generates: they yield it the CPU
+        pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="mfact-run",
+                                  initializer=lower_priority if self.batch_size > 1 else None)
         pending: dict[Future, Job | list[Job]] = {}
         batch_gen = self._batching_in(pool) if todo else None
         batched = batch_gen is not None
         # batched: one thread generates the next batch while the worker checks the last one
         gen_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mfact-generate-batch") if batched else None
         # ... and another prepares the checking of each batch while it is generated
-        from .pipeline.workers import lower_priority
-
         prep_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mfact-prepare",
                                        initializer=lower_priority) if batched else None
         ahead = 1 if batched else 0
@@ -482,9 +556,11 @@ class BatchRunner:
                 while queue and len(pending) < self.workers + ahead and not self.stop.is_set():
                     item = queue.pop(0)
                     if gen_pool is not None and prep_pool is not None:
-                        gen_fut = gen_pool.submit(self._generate, item, batch_gen)
-                        prep_fut = prep_pool.submit(self._prepare, item)
-                        pending[pool.submit(self._run_batch, item, early, gen_fut, prep_fut)] = item
+                        try:
+                            pending[self._start_batch(item, batch_gen, (pool, gen_pool, prep_pool), early)] = item
+                        except Exception as exc:  # noqa: BLE001 - no prompt: each job reports it
+                            for job in item:
+                                self._record(summary, job, exc)
                     else:
                         pending[pool.submit(self._run_job, item)] = item
                 if not pending:

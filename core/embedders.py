@@ -287,6 +287,7 @@ class CachedEmbedder:
         self._cache = cache
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._qlock = threading.Lock()
+        self._fill_lock = threading.Lock()
 
     @property
     def cache(self) -> EmbeddingCache:
@@ -343,25 +344,39 @@ class CachedEmbedder:
                 out[i] = v
             elif h not in missing:
                 missing[h] = texts[i]
+        if missing:
+            with self._fill_lock:      # one thread embeds at a time (the engines do anyway): texts
+                # that another thread embedded while this one waited come from the cache, not again
+                again = cache.get_many(self.name, list(missing), self.dim) if cache else {}
+                for h in again:
+                    del missing[h]
+                new = self._embed_missing(missing, cache, progress)
+            for i, h in enumerate(hashes):
+                v = again.get(h)
+                if v is None:
+                    v = new.get(h)
+                if v is not None:
+                    out[i] = v
         if cache:
             cache.hits += len(texts) - sum(1 for h in hashes if h in missing)
             cache.misses += len(missing)
-        if missing:
-            items = list(missing.items())
-            new: dict[str, np.ndarray] = {}
-            for b in range(0, len(items), self.batch_size):
-                part = items[b:b + self.batch_size]
-                vecs = _normalise(self._backend.passages([t for _, t in part]))
-                for (h, _), v in zip(part, vecs):
-                    new[h] = v
-                if progress:
-                    progress(min(b + self.batch_size, len(items)), len(items))
-            if cache:
-                cache.put_many(self.name, list(new.items()))
-            for i, h in enumerate(hashes):
-                if h in new:
-                    out[i] = new[h]
         return out
+
+    def _embed_missing(self, missing: dict[str, str], cache: EmbeddingCache | None,
+                       progress: Callable[[int, int], None] | None) -> dict[str, np.ndarray]:
+        """Embed `missing` (hash -> text) in batches and store the vectors in the cache."""
+        items = list(missing.items())
+        new: dict[str, np.ndarray] = {}
+        for b in range(0, len(items), self.batch_size):
+            part = items[b:b + self.batch_size]
+            vecs = _normalise(self._backend.passages([t for _, t in part]))
+            for (h, _), v in zip(part, vecs):
+                new[h] = v
+            if progress:
+                progress(min(b + self.batch_size, len(items)), len(items))
+        if cache and new:
+            cache.put_many(self.name, list(new.items()))
+        return new
 
 
 def load_embedder(name: str = DEFAULT_EMBEDDER) -> CachedEmbedder:

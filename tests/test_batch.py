@@ -126,3 +126,50 @@ def test_a_failing_job_is_reported_and_others_finish():
     # the failed one is tried again next time, the finished one is not
     summary2 = BatchRunner(store, lambda: fake_pipeline(workers=1), cfg).run(jobs)
     assert len(summary2.done) == 1 and len(summary2.skipped) == 1
+
+
+def test_a_row_that_ends_early_is_checked_while_the_batch_goes_on():
+    """A generator that hands rows over as they end (`on_row`, llama.cpp) has them checked
+    meanwhile: the session of the row that ended first is saved before the batch is done, and
+    every session is the one the batch's results give."""
+    import threading
+
+    from mfact.core.batch import BatchRunner, JobDone
+    from mfact.core.fake import DEFAULT_TEXT, FakeGenerator, fake_pipeline
+    from mfact.core.protocols import BatchResult
+    from mfact.core.store import Store
+
+    first_saved = threading.Event()
+    seen: dict = {}
+
+    class RowByRow(FakeGenerator):
+        def generate_batch(self, prompts, params, stop=None, row_stop=None, on_row=None):
+            out = [BatchResult(f"{DEFAULT_TEXT} Row {i}.", 30 + i, "eos") for i in range(len(prompts))]
+            on_row(1, out[1])                                 # row 1 ends first
+            seen["checked_meanwhile"] = first_saved.wait(10)  # ... and is checked while 0, 2 go on
+            return out
+
+    def factory():
+        p = fake_pipeline(workers=1)
+        p.generator = RowByRow()
+        return p
+
+    cfg = Config()
+    jobs = plan_jobs([EntitySpec(n) for n in ("Marie Curie", "Albert Einstein", "Isaac Newton")], ["en"], 1, cfg)
+    order: list = []
+
+    def on_event(ev):
+        if isinstance(ev, JobDone):
+            order.append(ev.job.entity.name)
+            if ev.job.entity.name == "Albert Einstein":
+                first_saved.set()
+
+    store = Store()
+    summary = BatchRunner(store, factory, cfg, batch_size=3, on_event=on_event).run(jobs)
+    assert seen["checked_meanwhile"] and order[0] == "Albert Einstein"
+    assert len(summary.done) == 3 and not summary.failed
+    for i, job in enumerate(jobs):
+        s = store.get_session(job.session_id)
+        assert s.text.endswith(f"Row {i}.") and s.tokens == 30 + i and s.stop_reason == "eos"
+        assert s.config["run"]["batch_size"] == 3 and s.facts and all(f.auto for f in s.facts)
+    store.close()

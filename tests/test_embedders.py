@@ -127,3 +127,32 @@ def test_embedder_runs_its_thread_count_whatever_loaded_openmp_first(order):
     cpu = json.loads(out.stdout.strip().splitlines()[-1])
     assert cpu["thread"] > 0.05
     assert cpu["process"] < 1.25 * cpu["thread"], cpu      # no second thread spinning or working
+
+
+def test_threads_asking_for_the_same_new_passages_embed_them_once(tmp_path):
+    """Two fact checks of one sentence retrieve the same passages at the same moment: the second
+    waits for the first's vectors instead of embedding them again (it doubled a cold check's CPU)."""
+    import threading
+    import time
+
+    embedded: list[str] = []
+
+    class Slow:
+        name, dim = "slow", 4
+
+        def passages(self, texts):
+            embedded.extend(texts)
+            time.sleep(0.2)
+            return np.array([[len(t), 1.0, 2.0, 3.0] for t in texts], dtype=np.float32)
+
+    emb = CachedEmbedder(Slow(), EmbeddingCache(tmp_path / "e.sqlite3"))
+    texts = [f"passage number {i}" for i in range(5)]
+    results: list = []
+    threads = [threading.Thread(target=lambda: results.append(emb.embed_passages(texts))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(embedded) == sorted(texts)               # each text once
+    assert len(results) == 3 and all(np.array_equal(r, results[0]) for r in results)
+    assert results[0].shape == (5, 4) and np.all(results[0][:, 1] > 0)

@@ -216,6 +216,28 @@ def test_batch_row_stop_and_user_stop(gen):
     assert [r.stop_reason for r in gen.generate_batch(prompts, DecodingParams(max_tokens=8), stop)] == ["user"] * 3
 
 
+def test_each_row_is_heard_as_soon_as_it_ends(gen):
+    """`on_row` hands a row's result over when the row ends, while the others are still decoded
+    (a batch run checks it meanwhile): the same result as the batch returns, in ending order."""
+    prompts = [gen.default_prompt(p, "en") for p in PEOPLE]
+    heard: list = []
+
+    def row_stop(row, text):
+        return "repetition" if row == 2 else None
+
+    res = gen.generate_batch(prompts, DecodingParams(max_tokens=16, greedy=True), row_stop=row_stop,
+                             check_every=4, on_row=lambda row, r: heard.append((row, r)))
+    assert heard[0] == (2, res[2]) and res[2].tokens == 4        # ended at its 4th token, heard first
+    assert sorted(heard) == sorted(enumerate(res)) and len(heard) == 3
+    assert res == gen.generate_batch(prompts, DecodingParams(max_tokens=16, greedy=True), row_stop=row_stop,
+                                     check_every=4)
+    stop = threading.Event()
+    stop.set()
+    heard.clear()
+    gen.generate_batch(prompts, DecodingParams(max_tokens=8), stop, on_row=lambda row, r: heard.append(row))
+    assert heard == []          # rows ended by a stop are not finished texts
+
+
 # --------------------------------------------------------------------------- LLM judge and extractor
 
 

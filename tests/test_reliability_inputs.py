@@ -278,8 +278,13 @@ def _make_file(kind: str, tmp: Path, name: str, monkeypatch) -> str:
         os.mkfifo(p)
     elif kind == "socket":
         s = socket.socket(socket.AF_UNIX)
-        s.bind(str(p))
-        s.close()
+        cwd = os.getcwd()
+        os.chdir(tmp)                     # a relative name: AF_UNIX paths are limited to ~107 bytes
+        try:
+            s.bind(name)
+        finally:
+            os.chdir(cwd)
+            s.close()
     elif kind == "device":
         return "/dev/zero"
     elif kind == "symlink-loop":
@@ -320,6 +325,18 @@ def _make_file(kind: str, tmp: Path, name: str, monkeypatch) -> str:
         p.write_bytes(b'"\xed\xa0\x80"')
     elif kind == "gzip":
         p.write_bytes(gzip.compress(good))
+    elif kind == "xz":
+        import lzma
+        p.write_bytes(lzma.compress(good))
+    elif kind == "bzip2":
+        import bz2
+        p.write_bytes(bz2.compress(good))
+    elif kind == "zstd":
+        p.write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 16)      # a zstd frame's magic number
+    elif kind == "pdf":
+        p.write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n")
+    elif kind == "png":
+        p.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     elif kind == "zip":
         import zipfile
         with zipfile.ZipFile(p, "w") as z:
@@ -375,6 +392,11 @@ FILE_KINDS = [
     FileKind("cesu-surrogate-bytes", "not UTF-8 text (byte 1)"),
     FileKind("gzip", "a gzip file, not text"),
     FileKind("zip", "a zip file, not text"),
+    FileKind("xz", "an xz file, not text"),
+    FileKind("bzip2", "a bzip2 file, not text"),
+    FileKind("zstd", "a zstd file, not text"),
+    FileKind("pdf", "a PDF file, not text"),
+    FileKind("png", "a PNG image, not text"),
     FileKind("sqlite-database", "an SQLite database, not text"),
     FileKind("executable", "an executable (ELF), not text"),
     FileKind("nul-bytes", ":1: holds a NUL byte (byte 0); binary data, not text"),

@@ -405,7 +405,8 @@ class LlamaCppGenerator:
     def generate_batch(self, prompts: list[str], params: DecodingParams | None = None,
                        stop: threading.Event | None = None,
                        row_stop: Callable[[int, str], str | None] | None = None,
-                       check_every: int = 8) -> list[BatchResult]:
+                       check_every: int = 8,
+                       on_row: Callable[[int, BatchResult], None] | None = None) -> list[BatchResult]:
         """Generate for several prompts in one llama.cpp batch (one sequence each), not streamed.
 
         Each row has its own sampler seeded with `params.seed`, as a single run is, so a row's text
@@ -413,7 +414,9 @@ class LlamaCppGenerator:
         (greedy rows match; a sampled row can part from the single run after a near tie).
         A set `stop` ends the whole batch within one token (every unfinished row: "user").
         `row_stop(row, text_so_far)`, asked every `check_every` tokens for each unfinished row,
-        ends that row when it returns a reason (e.g. "repetition"). No log-probs."""
+        ends that row when it returns a reason (e.g. "repetition"). `on_row(row, result)` hears
+        each row's result as soon as that row ends (not a row ended by `stop`), while the others
+        go on: a batch run checks it meanwhile. No log-probs."""
         params = params or DecodingParams()
         if self._model is None:
             raise MfactError(f"model {self.model} was closed", "load it again")
@@ -422,14 +425,15 @@ class LlamaCppGenerator:
         rows = [self.encode_prompt(p) for p in prompts]
         with self._lock:
             try:
-                return self._batch(rows, params, stop, row_stop, max(1, int(check_every)))
+                return self._batch(rows, params, stop, row_stop, max(1, int(check_every)), on_row)
             except MfactError:
                 raise
             except Exception as exc:  # noqa: BLE001
                 raise self._error(exc) from None
 
     def _batch(self, rows: list[list[int]], params: DecodingParams, stop: threading.Event | None,
-               row_stop: Callable[[int, str], str | None] | None, every: int) -> list[BatchResult]:
+               row_stop: Callable[[int, str], str | None] | None, every: int,
+               on_row: Callable[[int, BatchResult], None] | None = None) -> list[BatchResult]:
         ll = binding()
         limit = self._limit(params)
         n_seq = len(rows)
@@ -473,6 +477,12 @@ class LlamaCppGenerator:
         reasons: list[str | None] = [None] * n_seq
         pos = [len(ids) for ids in rows]
         active = list(range(n_seq))
+        done: dict[int, BatchResult] = {}
+
+        def ended(r: int) -> None:
+            done[r] = BatchResult(text=texts[r] + decoders[r].flush(), tokens=counts[r], stop_reason=str(reasons[r]))
+            if on_row is not None:
+                on_row(r, done[r])
         while active:
             if stop is not None and stop.is_set():
                 for r in active:
@@ -486,16 +496,19 @@ class LlamaCppGenerator:
                 counts[r] += 1
                 if vocab.is_eog(tid):
                     reasons[r] = "eos"
+                    ended(r)
                     continue
                 if not self._is_skipped(tid):
                     texts[r] += decoders[r].add(tid)
                 if counts[r] >= limit:
                     reasons[r] = "max_tokens"
+                    ended(r)
                     continue
                 if row_stop is not None and counts[r] % every == 0:
                     why = row_stop(r, texts[r])
                     if why:
                         reasons[r] = str(why)
+                        ended(r)
                         continue
                 batch.add(tid, pos[r], [r], True)
                 out_idx[r] = k
@@ -505,12 +518,8 @@ class LlamaCppGenerator:
             active = nxt
             if active:
                 ctx.decode(batch)
-        results = []
-        for r in range(n_seq):
-            reason = reasons[r] or "user"
-            text = texts[r] + (decoders[r].flush() if reason != "user" else "")
-            results.append(BatchResult(text=text, tokens=counts[r], stop_reason=reason))
-        return results
+        return [done.get(r) or BatchResult(text=texts[r], tokens=counts[r], stop_reason="user")
+                for r in range(n_seq)]
 
     # ------------------------------------------------------------------ errors and closing
 

@@ -16,7 +16,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from mfact.core.batch import EntitySpec, plan_jobs  # noqa: E402
+from mfact.core.batch import EntitySpec, JobDone, plan_jobs  # noqa: E402
 from mfact.core.config import Config  # noqa: E402
 from mfact.core.executors import make_executor  # noqa: E402
 from mfact.core.executors.ray_executor import RayExecutor, connect  # noqa: E402
@@ -132,9 +132,9 @@ def test_a_killed_ray_worker_loses_nothing_and_every_session_is_saved_once(local
         real_save(session)
     store.save_session = save
 
-    def on_event(kind, job, data):
-        record(kind, job, data)
-        if kind == "done" and not killed:
+    def on_event(ev):
+        record(ev)
+        if isinstance(ev, JobDone) and not killed:
             pid = ex.worker_info[0].get("pid") or ray.get(ex_actor_pid())
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)

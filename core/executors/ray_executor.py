@@ -5,7 +5,7 @@
     cut them into units ------------------------> MfactWorker.run(unit): a BatchRunner over the
     (a generation batch, or one job)              actor's pipeline, built once per actor (models
                                                   loaded once), returns each job's outcome
-    save each finished session <----------------- (session id, kind, Session | reason)
+    save each finished session <----------------- each job's JobDone / JobFailed / JobInterrupted
     one progress bar
 
 - **The driver alone writes the store.** Actors return finished sessions; the driver saves each as
@@ -28,6 +28,7 @@ import collections
 import os
 import threading
 import time
+from dataclasses import replace
 from typing import Any, Callable, Sequence
 
 from ..batch import (BatchEvent, BatchRunner, Job, JobDone, JobFailed, JobInterrupted, JobSkipped, JobStarted,
@@ -142,9 +143,9 @@ class MfactWorker:
                 self._pipelines.append(self.factory())
             return self._pipelines[i]
 
-    def run(self, jobs: list[Job]) -> list[tuple[str, str, Any]]:
-        """Run `jobs`; one (session id, kind, Session | reason | None) per job."""
-        out: list[tuple[str, str, Any]] = []
+    def run(self, jobs: list[Job]) -> list[BatchEvent]:
+        """Run `jobs`; each job's outcome, a JobDone, JobFailed or JobInterrupted."""
+        out: list[BatchEvent] = []
         counter = iter(range(1 << 30))
 
         def factory() -> Any:            # one pipeline per runner thread, kept across calls
@@ -152,8 +153,7 @@ class MfactWorker:
 
         def on_event(ev: BatchEvent) -> None:
             if isinstance(ev, (JobDone, JobFailed, JobInterrupted)):
-                data = ev.session if isinstance(ev, JobDone) else ev.reason if isinstance(ev, JobFailed) else None
-                out.append((ev.job.session_id, ev.kind, data))
+                out.append(ev)
 
         runner = BatchRunner(_NoStore(), factory, self.cfg, workers=self.threads, on_event=on_event,
                              batch_size=self.batch_size)
@@ -327,19 +327,18 @@ class RayExecutor:
         load: list[int] = [0] * len(actors)
         budget = self.workers * 2                            # actors that may be replaced
 
-        def record(job: Job, kind: str, data: Any) -> None:
+        def record(ev: BatchEvent) -> None:
+            job = ev.job
             if job.session_id in reported:
                 return                      # a unit retried by Ray came back twice
             reported.add(job.session_id)
-            if kind == "done":
-                self.store.save_session(data)
-                summary.done.append(data.id)
-                self.on_event(JobDone(job, data))
-            elif kind == "failed":
-                summary.failed.append((job.label, str(data)))
-                self.on_event(JobFailed(job, str(data)))
-            else:
-                self.on_event(JobInterrupted(job))
+            match ev:
+                case JobDone(session=session):
+                    self.store.save_session(session)
+                    summary.done.append(session.id)
+                case JobFailed(reason=reason):
+                    summary.failed.append((job.label, reason))
+            self.on_event(ev)
 
         def put_back(unit: list[Job], why: str) -> None:
             again = []
@@ -348,8 +347,8 @@ class RayExecutor:
                     continue
                 attempts[job.session_id] += 1
                 if attempts[job.session_id] >= self.max_attempts:
-                    record(job, "failed", f"the Ray worker running it was lost {attempts[job.session_id]} "
-                                          f"times ({why})")
+                    record(JobFailed(job, f"the Ray worker running it was lost {attempts[job.session_id]} "
+                                          f"times ({why})"))
                 else:
                     again.append(job)
             if again:
@@ -369,7 +368,7 @@ class RayExecutor:
                     if queue and all(a is None for a in actors):
                         for unit in list(queue):
                             for job in unit:
-                                record(job, "failed", "every Ray worker was lost")
+                                record(JobFailed(job, "every Ray worker was lost"))
                         queue.clear()
                     break
                 ready, _ = ray.wait(list(pending) + list(readies), num_returns=1, timeout=0.2)
@@ -388,7 +387,7 @@ class RayExecutor:
                     except RayTaskError as exc:      # a bug in the worker code, not a lost worker
                         cause = exc.cause if getattr(exc, "cause", None) is not None else exc
                         for job in unit:
-                            record(job, "failed", f"{type(cause).__name__}: {cause}")
+                            record(JobFailed(job, f"{type(cause).__name__}: {cause}"))
                         continue
                     except RayError as exc:          # the worker died and Ray gave up on the unit
                         put_back(unit, type(exc).__name__)
@@ -402,12 +401,12 @@ class RayExecutor:
                                 actors[slot] = None
                         continue
                     by_id = {job.session_id: job for job in unit}
-                    for sid, kind, data in outcomes:
-                        if sid in by_id:
-                            record(by_id[sid], kind, data)
+                    for ev in outcomes:         # with the driver's own Job of each
+                        if ev.job.session_id in by_id:
+                            record(replace(ev, job=by_id[ev.job.session_id]))
                     missing = [job for job in unit if job.session_id not in reported]
                     for job in missing:
-                        record(job, "interrupted", None)
+                        record(JobInterrupted(job))
         finally:
             for ref in pending:
                 try:

@@ -12,7 +12,7 @@ settings. Every run starts cold, as a first `mfact run` over these people does: 
 MFACT_HOME (page and embedding caches empty), the retriever's and embedder's memory emptied, the
 verdict cache off, its own store. Options: `serial` (no preparing of the checking while generating:
 nor checking of the rows that ended while the others are generated: the behaviour before these),
-`embedN` (N embedder threads instead of the default).
+`embedN` (N embedder threads instead of the default), `genN` (N llama.cpp threads for the batch).
 
 Each run's line splits the wall time into generation and the rest, and the CPU time into generation,
 preparing (while generating) and checking, per biography: CPU-seconds per biography are what
@@ -53,7 +53,7 @@ def main() -> int:
     ap.add_argument("--max-tokens", type=int, default=200)
     ap.add_argument("--runs", default="llamacpp:8,transformers:8,llamacpp:1",
                     help="comma-separated backend:batch-size[:option...] runs, in this order"
-                         " (options: serial, embedN)")
+                         " (options: serial, embedN, genN)")
     args = ap.parse_args()
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -64,7 +64,7 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="mfact-bench-batch-"))
     os.environ["MFACT_HOME"] = str(home)
 
-    from mfact.core.batch import BatchRunner, EntitySpec, plan_jobs
+    from mfact.core.batch import BatchRunner, EntitySpec, _takes, plan_jobs
     from mfact.core.commands.run import DEFAULT_BATCH_SIZE
     from mfact.core.config import load_config
     from mfact.core.events import StopEvent, TokenEvent
@@ -102,11 +102,15 @@ def main() -> int:
         lock = threading.Lock()
         backend_emb = getattr(pipeline.embedder, "_backend", None)
         saved_threads = getattr(backend_emb, "threads", None)
+        saved_gen_threads = getattr(gen, "threads", None)
         for o in opts:
             if o.startswith("embed") and o[5:].isdigit() and backend_emb is not None:
                 backend_emb.threads = int(o[5:])
+            elif o.startswith("gen") and o[3:].isdigit() and backend == "llamacpp":
+                gen.threads = int(o[3:])          # llama.cpp threads of the batch's context
+                gen._batch_ctx = None
             elif o != "serial":
-                raise SystemExit(f"unknown run option {o!r} (serial, embedN)")
+                raise SystemExit(f"unknown run option {o!r} (serial, embedN, genN)")
 
         class TimedGenerator:
             """The generator, its batched calls timed (streamed runs are timed from the events)."""
@@ -115,7 +119,7 @@ def main() -> int:
                 return getattr(gen, name)
 
             def generate_batch(self, prompts, params, stop=None, on_row=None, **kw):
-                if on_row is not None and "serial" not in opts:    # rows checked as they end
+                if on_row is not None and "serial" not in opts and _takes(gen.generate_batch, "on_row"):
                     kw["on_row"] = on_row
                 t, c = time.monotonic(), time.thread_time()   # llama.cpp's one thread is this one
                 out = gen.generate_batch(prompts, params, stop, **kw)
@@ -164,6 +168,9 @@ def main() -> int:
         finally:
             if backend_emb is not None:
                 backend_emb.threads = saved_threads
+            if saved_gen_threads is not None and gen.threads != saved_gen_threads:
+                gen.threads = saved_gen_threads
+                gen._batch_ctx = None
         wall = time.monotonic() - t0
         cpu = process_cpu() - c0
         store.close()
@@ -198,7 +205,7 @@ def main() -> int:
     main_r = results[0]
     other = next((r for r in results if r["backend"] == "transformers"), None)
     first_llama = next((r for r in results if r["backend"] == "llamacpp"), None)
-    if other is not None and first_llama is not None:
+    if other is not None and first_llama is not None and other["done"] and first_llama["done"]:
         print(f"llamacpp_over_transformers: {first_llama['per_hour'] / max(other['per_hour'], 1e-9):.2f}"
               f" (batch size {first_llama['batch']} vs {other['batch']})")
     print(f"over_baseline: {main_r['per_hour'] / BASELINE:.2f} ({main_r['per_hour']:.1f} / {BASELINE:.0f})")

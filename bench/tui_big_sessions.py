@@ -13,6 +13,16 @@ frame after its action (goal: p95 <= 50 ms).
 
     .venv/bin/python bench/tui_big_sessions.py [--keys 200]
 
+Each session is measured in a fresh process; besides wall-clock figures it prints CPU seconds
+(all threads) to the first frame and per key, and the UI thread's own CPU per key (without the
+metrics worker's), which a loaded machine disturbs less. `--against
+CHECKOUT` measures the same sessions with another checkout of mfact (imported through a folder of
+links first on PYTHONPATH, as bench/side_by_side.py does: same interpreter, same packages) in the
+same run, alternating, and prints both side by side with the CPU ratios:
+
+    git worktree add /tmp/mfact-old 2ffd2ec
+    .venv/bin/python bench/tui_big_sessions.py --against /tmp/mfact-old
+
 The last line is `tui_big_session_key_p95_ms: <worst p95 of the three>`.
 """
 from __future__ import annotations
@@ -22,6 +32,7 @@ import asyncio
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -81,9 +92,12 @@ async def measure(path: Path, n_keys: int, size=(160, 45)) -> dict:
     from mfact.tui.screens.check import CheckScreen
 
     cpu: list[float] = []
+    ui: list[float] = []          # the UI thread's own CPU (workers left out)
+    c0 = time.process_time()
     t0 = time.perf_counter()
     session = load_session_arg(str(path))
     t_load = time.perf_counter() - t0
+    cpu_load = time.process_time() - c0
     app = MfactApp(Config(workers=1), session=session)
     frames: list[float] = []
     done: list[float] = []
@@ -108,11 +122,13 @@ async def measure(path: Path, n_keys: int, size=(160, 45)) -> dict:
             if time.perf_counter() - t0 > 60:
                 raise SystemExit(f"{path.name}: nothing drawn in 60 s")
         t_first = frames[-1] - t0
+        cpu_first = time.process_time() - c0
         await pilot.pause(0.2)
         for i in range(n_keys):
             key, char = KEYS[i % len(KEYS)]
             k = len(done)
             c = time.process_time()
+            u = time.thread_time()
             t = time.perf_counter()
             app.post_message(events.Key(key, char))
             deadline = t + 5
@@ -123,38 +139,92 @@ async def measure(path: Path, n_keys: int, size=(160, 45)) -> dict:
                     if f is not None:
                         lat.append((f - t) * 1000)
                         cpu.append((time.process_time() - c) * 1000)
+                        ui.append((time.thread_time() - u) * 1000)
                         break
             await asyncio.sleep(0.01)
         app.shutdown()
-    return {"load": t_load, "first": t_first, "lat": lat, "cpu": cpu}
+    return {"load": t_load, "cpu_load": cpu_load, "first": t_first, "cpu_first": cpu_first,
+            "lat": lat, "cpu": cpu, "ui": ui}
+
+
+KINDS = ("small", "1mb-text", "1mb-line", "20k-facts")
+
+
+def one(kind: str, n_keys: int) -> dict:
+    """Measure one session kind in this process (a fresh one: `--one KIND`)."""
+    os.environ["MFACT_HOME"] = tempfile.mkdtemp(prefix="mfact-bench-")
+    from mfact.tui.app import tune_gc
+    tune_gc()
+    tmp = Path(tempfile.mkdtemp(prefix="mfact-big-"))
+    path = tmp / f"{kind}.json"
+    path.write_text(json.dumps(make(kind)), encoding="utf-8")
+    r = asyncio.run(measure(path, n_keys))
+    r["mb"] = path.stat().st_size / 1e6
+    return r
+
+
+def shim(checkout: Path) -> Path:
+    """A folder whose `mfact` package is `checkout`'s core, tui and themes."""
+    where = Path(tempfile.mkdtemp(prefix="mfact-shim-"))
+    (where / "mfact").mkdir()
+    for part in ("core", "tui", "themes"):
+        (where / "mfact" / part).symlink_to(checkout.resolve() / part)
+    return where
+
+
+def run_in(path: Path | None, kind: str, n_keys: int) -> dict:
+    env = dict(os.environ)
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, __file__, "--one", kind, "--keys", str(n_keys)],
+                         capture_output=True, text=True, check=False, env=env)
+    if out.returncode != 0:
+        raise SystemExit(f"{path or 'this checkout'} {kind}: {out.stderr.strip()[-500:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def line(kind: str, r: dict) -> str:
+    lat = r["lat"]
+    return (f"read+validate {r['load']:.2f} s (CPU {r['cpu_load']:.2f}), first frame {r['first']:.2f} s "
+            f"(CPU {r['cpu_first']:.2f}; goal <= 2); keys {len(lat)}: p50 {statistics.median(lat):.1f} ms, "
+            f"p95 {percentile(lat, 0.95):.1f} ms, p99 {percentile(lat, 0.99):.1f} ms (goal p95 <= 50); "
+            f"CPU per key median {statistics.median(r['cpu']):.1f} ms, mean {statistics.mean(r['cpu']):.1f} ms "
+            f"(UI thread alone: median {statistics.median(r['ui']):.1f}, mean {statistics.mean(r['ui']):.1f})")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--keys", type=int, default=200)
+    ap.add_argument("--only", choices=KINDS, action="append", help="measure only these sessions")
+    ap.add_argument("--against", metavar="CHECKOUT", type=Path,
+                    help="also measure another checkout of mfact (a git worktree), side by side")
+    ap.add_argument("--one", choices=KINDS, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    os.environ["MFACT_HOME"] = tempfile.mkdtemp(prefix="mfact-bench-")
-    from mfact.tui.app import tune_gc
-    tune_gc()
-    tmp = Path(tempfile.mkdtemp(prefix="mfact-big-"))
+    if args.one:
+        print(json.dumps(one(args.one, args.keys)))
+        return 0
     worst = 0.0
+    other = shim(args.against) if args.against else None
     print(f"load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    base = None
-    for kind in ("small", "1mb-text", "1mb-line", "20k-facts"):
-        path = tmp / f"{kind}.json"
-        path.write_text(json.dumps(make(kind)), encoding="utf-8")
-        r = asyncio.run(measure(path, args.keys))
-        lat = r["lat"]
-        p95 = percentile(lat, 0.95)
-        cpu = statistics.median(r["cpu"])
-        if kind == "small":
-            base = (p95, cpu)
-        else:
+    for kind in args.only or KINDS:
+        r = run_in(None, kind, args.keys)
+        p95 = percentile(r["lat"], 0.95)
+        if kind != "small":
             worst = max(worst, p95)
-        print(f"{kind:10s} file {path.stat().st_size / 1e6:.2f} MB: read+validate {r['load']:.2f} s, first frame "
-              f"{r['first']:.2f} s (goal <= 2); keys {len(lat)}: p50 {statistics.median(lat):.1f} ms, "
-              f"p95 {p95:.1f} ms, max {max(lat):.1f} ms (goal p95 <= 50); CPU per key median {cpu:.1f} ms"
-              + (f" ({cpu / base[1]:.2f}x the small session's)" if base and kind != "small" else ""))
+        print(f"{kind:10s} file {r['mb']:.2f} MB: {line(kind, r)}")
+        if args.against:
+            o = run_in(other, kind, args.keys)
+            print(f"{'':10s} {args.against.name}: {line(kind, o)}")
+            print(f"{'':10s} CPU ratio (this / against): first frame "
+                  f"{r['cpu_first'] / max(o['cpu_first'], 1e-9):.2f}, per key (mean) "
+                  f"{statistics.mean(r['cpu']) / max(statistics.mean(o['cpu']), 1e-9):.2f}, UI thread per key "
+                  f"(median) {statistics.median(r['ui']) / max(statistics.median(o['ui']), 1e-9):.2f}; "
+                  f"load average now {os.getloadavg()[0]:.1f}")
+        tag = kind.replace("-", "_")
+        print(f"first_frame_cpu_s_{tag}: {r['cpu_first']:.3f}")
+        print(f"key_cpu_ms_{tag}: {statistics.mean(r['cpu']):.2f}")
+        print(f"key_ui_cpu_ms_{tag}: {statistics.median(r['ui']):.2f}")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     print(f"tui_big_session_key_p95_ms: {worst:.1f}")
     return 0
 

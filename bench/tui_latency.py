@@ -27,6 +27,7 @@ import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
 
 KEYS = [("j", "j"), ("j", "j"), ("k", "k"), ("s", "s"), ("n", "n"), ("u", "u"), ("down", None),
@@ -96,6 +97,9 @@ async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, i
         regenerations = 0
         tokens_done = 0
         t_start = time.monotonic()
+        threads0 = thread_cpu()
+        ui0 = time.thread_time()
+        ui_key: list[float] = []
         for i in range(n_keys):
             if not scr.running:
                 tokens_done += scr.session.tokens
@@ -104,6 +108,7 @@ async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, i
                 await asyncio.sleep(0.05)
             key, char = KEYS[i % len(KEYS)]
             n_actions = len(actions_done)
+            c = time.thread_time()
             t = time.perf_counter()
             app.post_message(events.Key(key, char))
             deadline = t + 5.0
@@ -114,16 +119,48 @@ async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, i
                     frame = next((f for f in reversed(frames) if f >= done_at), None)
                     if frame is not None:
                         lat.append((frame - t) * 1000)
+                        ui_key.append((time.thread_time() - c) * 1000)
                         break
             else:
                 lost += 1
             await asyncio.sleep(gap)
         elapsed = time.monotonic() - t_start
+        ui_cpu = time.thread_time() - ui0
+        threads1 = thread_cpu()
         tokens_done += scr.session.tokens
         facts = len(scr.session.facts)
         app.shutdown()
+    cpu_by_name: dict[str, float] = {}
+    for tid, (name, c1) in threads1.items():
+        c0 = threads0.get(tid, (name, 0.0))[1]
+        key = "ui (the app's loop)" if tid == threading.get_native_id() else name
+        cpu_by_name[key] = cpu_by_name.get(key, 0.0) + c1 - c0
     return {"regenerations": regenerations, "lat": lat, "lost": lost, "elapsed": elapsed,
-            "tokens": tokens_done, "facts": facts}
+            "tokens": tokens_done, "facts": facts, "ui_cpu": ui_cpu, "ui_key": ui_key,
+            "threads": cpu_by_name}
+
+
+def thread_cpu() -> dict[int, tuple[str, float]]:
+    """CPU seconds so far of each thread of this process, by native id (Linux /proc), with the
+    Python name of the thread where it has one (llama.cpp's own threads are named by the kernel)."""
+    names = {t.native_id: t.name.split("_")[0].rstrip("-0123456789") for t in threading.enumerate()}
+    out: dict[int, tuple[str, float]] = {}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    try:
+        tids = os.listdir("/proc/self/task")
+    except OSError:
+        return out
+    for t in tids:
+        try:
+            with open(f"/proc/self/task/{t}/stat") as fh:
+                stat = fh.read()
+            comm = stat[stat.index("(") + 1:stat.rindex(")")]
+            fields = stat[stat.rindex(")") + 2:].split()
+            cpu = (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, ValueError, IndexError):
+            continue
+        out[int(t)] = (names.get(int(t), comm), cpu)
+    return out
 
 
 def main() -> int:
@@ -151,7 +188,16 @@ def main() -> int:
           f"({r['tokens'] / max(r['elapsed'], 1e-9):.0f} tok/s)")
     print(f"key latency ms: p50 {statistics.median(lat):.1f}  p90 {percentile(lat, 0.90):.1f}  "
           f"p95 {percentile(lat, 0.95):.1f}  p99 {percentile(lat, 0.99):.1f}  max {max(lat):.1f}")
+    ui = r["ui_key"]
+    print(f"UI-thread CPU: {1000 * r['ui_cpu'] / max(r['elapsed'], 1e-9):.0f} ms per second of streaming; "
+          f"per key (key to frame, whatever else the loop did meanwhile) median {statistics.median(ui):.1f} ms, "
+          f"p95 {percentile(ui, 0.95):.1f} ms")
+    busy = sorted(r["threads"].items(), key=lambda kv: -kv[1])
+    print("CPU seconds per thread during the measurement: " + ", ".join(
+        f"{name} {sec:.1f}" for name, sec in busy if sec >= 0.05) + f" (load average {os.getloadavg()[0]:.1f})")
     print(f"goal: p95 <= 30 ms -> {'met' if percentile(lat, 0.95) <= 30 else 'NOT met'}")
+    print(f"ui_cpu_ms_per_s: {1000 * r['ui_cpu'] / max(r['elapsed'], 1e-9):.1f}")
+    print(f"ui_cpu_per_key_ms: {statistics.mean(ui):.2f}")
     print(f"tui_key_latency_p95_ms: {percentile(lat, 0.95):.1f}")
     return 0
 

@@ -29,15 +29,23 @@ class JsonObject(Mapping):
 
     _OPTIONAL: ClassVar[frozenset[str]] = frozenset()
     _checks: ClassVar[dict[str, Check] | None] = None
+    _layout_cache: ClassVar[tuple[tuple[str, ...], tuple[str, ...]] | None] = None
     extra: dict[str, Any]
 
     def __post_init__(self) -> None:
-        keys = [n for n in self._names() if not (n in self._OPTIONAL and getattr(self, n) is None)]
-        object.__setattr__(self, "_keys", keys + [k for k in self.extra if k not in keys])
+        required, optional = self._layout()
+        if any(getattr(self, n) is not None for n in optional):
+            keys = [n for n in self._names() if n not in optional or getattr(self, n) is not None]
+        else:
+            keys = list(required)
+        if self.extra:
+            keys += [k for k in self.extra if k not in keys]
+        object.__setattr__(self, "_keys", keys)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
-        keys = self.__dict__.get("_keys")
+        d = self.__dict__
+        d[name] = value
+        keys = d.get("_keys")
         if keys is not None and name != "extra" and name not in keys and name in self._spec():
             keys.append(name)
 
@@ -139,6 +147,17 @@ class JsonObject(Mapping):
     @classmethod
     def _names(cls) -> list[str]:
         return list(cls._spec())
+
+    @classmethod
+    def _layout(cls) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(the fields an object built in code always has, the optional ones), in field order."""
+        layout = cls.__dict__.get("_layout_cache")
+        if layout is None:
+            names = cls._names()
+            layout = (tuple(n for n in names if n not in cls._OPTIONAL),
+                      tuple(n for n in names if n in cls._OPTIONAL))
+            cls._layout_cache = layout
+        return layout
 
     @classmethod
     def _spec(cls) -> dict[str, Check]:

@@ -46,10 +46,11 @@ def read_sessions(path: str | Path, fmt: str | None = None, hint: str = "nothing
     try:
         raw, name = read_bytes(str(path), "session file (.json or .jsonl)")
         text = not_empty(decode(raw, name), name, "sessions")
+        data = None
         if fmt is None:
-            fmt = detect_format(Path(path), text)
+            fmt, data = _detect(Path(path), text, name)
         if fmt == "mfact":
-            return parse_mfact(text, name)
+            return parse_mfact(text, name, data=data)
         if fmt == "factscore":
             return parse_factscore(text, name)
     except MfactError as exc:
@@ -61,6 +62,23 @@ def read_sessions(path: str | Path, fmt: str | None = None, hint: str = "nothing
             raise
         raise MfactError(exc.message, new) from None
     raise MfactError(f"unknown format {fmt!r}", "one of: " + ", ".join(FORMATS))
+
+
+def _detect(path: Path, text: str, name: str) -> tuple[str, Any]:
+    """`detect_format`, and for a document on one line (what `json.dumps` writes) also its strictly
+    parsed data, so that a big session is parsed once, not once to detect and again to read."""
+    from .inputs import loads
+
+    stripped = text.strip()
+    if path.suffix.lower() != ".jsonl" and stripped.startswith("{") and "\n" not in stripped:
+        try:
+            data = loads(text, name)
+        except MfactError:           # detect_format and parsing say what is wrong
+            return detect_format(path, text), None
+        if isinstance(data, dict) and "schema" not in data and ("topic" in data or "annotations" in data):
+            return "factscore", None
+        return "mfact", data
+    return detect_format(path, text), None
 
 
 def detect_format(path: Path, text: str) -> str:
@@ -79,10 +97,12 @@ def detect_format(path: Path, text: str) -> str:
     return "mfact"
 
 
-def parse_mfact(text: str, name: str = "<input>") -> list[Session]:
+def parse_mfact(text: str, name: str = "<input>", data: Any = None) -> list[Session]:
+    """mfact session JSON -> sessions; `data`: the text already parsed by `inputs.loads`."""
     from .inputs import loads
 
-    data = loads(text, name)
+    if data is None:
+        data = loads(text, name)
     if isinstance(data, dict) and "sessions" in data and "schema" not in data:
         items, where = data["sessions"], "sessions"
         if not isinstance(items, list):

@@ -15,11 +15,12 @@ Conventions (documented in docs/foundation.md):
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Sequence
 
 from .figures import Agreement, Calm, Checks, Counts, Metrics
 
@@ -239,10 +240,20 @@ def ns_spans(text: str, facts: Sequence[tuple[tuple[int, int], str | None]]) -> 
     return [(a, b, "NS") for a, b in merged]
 
 
+@functools.lru_cache(maxsize=4)
+def _token_bounds(text: str) -> tuple[list[int], list[int]]:
+    tokens = _text_tokens(text)
+    return [t[0] for t in tokens], [t[1] for t in tokens]
+
+
 def tokens_in(text: str, spans: Sequence[tuple[int, int, str]] | Sequence[tuple[int, int]]) -> int:
     """How many tokens of the text lie in (overlap) the given spans."""
     if not spans:
         return 0
+    if len(spans) == 1:      # one span (a fact's): two binary searches, not a walk over the text
+        starts, ends = _token_bounds(text)
+        a, b = spans[0][0], spans[0][1]
+        return max(0, bisect.bisect_left(starts, b) - bisect.bisect_right(ends, a))
     bounds = sorted((s[0], s[1]) for s in spans)
     count = 0
     i = 0
@@ -289,6 +300,15 @@ def ns_calibration(pairs: Iterable[tuple], min_relabels: int = MIN_RELABELS) -> 
     tp = sum(w for h, a, w in rows if h == "NS" and a == "NS")
     auto_ns = sum(w for _, a, w in rows if a == "NS")
     human_ns = sum(w for h, _, w in rows if h == "NS")
+    return calibration_from_sums(n, tp, auto_ns, human_ns, min_relabels)
+
+
+def calibration_from_sums(n: int, tp: float, auto_ns: float, human_ns: float,
+                          min_relabels: int = MIN_RELABELS) -> Calibration:
+    """`ns_calibration` from its sums over the n relabelled facts: (token-)weights of the facts
+    both sides call NS, the verifier calls NS, the person calls NS."""
+    if n < min_relabels:
+        return Calibration(n, None, None, f"not enough relabels ({n} < {min_relabels})")
     precision = tp / auto_ns if auto_ns else None
     recall = tp / human_ns if human_ns else None
     reason = None
@@ -344,13 +364,21 @@ def session_hallucination(session: "Session", calibration: Calibration | None = 
     taken as truth when a person set all of them; otherwise the session's own relabels calibrate
     (usually too few: None with the reason)."""
     h, n = hallucinated_tokens(session.text, [(f.span, f.label) for f in session.facts])
+    return hallucination_from(h, n, calibration is None and all_human(session), calibration,
+                              lambda: ns_calibration(relabel_token_pairs(session), min_relabels))
+
+
+def hallucination_from(h: float, n: int, by_person: bool, calibration: Calibration | None,
+                       calibrate: Callable[[], Calibration]) -> dict:
+    """`session_hallucination` from H and N (`hallucinated_tokens`), whether a person set every
+    label, and the calibration given (None: `calibrate()` gives the session's own)."""
     raw = (h / n) if n else None
     if calibration is None:
-        if all_human(session):
+        if by_person:
             return {"hallucination_rate": raw, "hallucination_rate_raw": raw,
                     "hallucination_rate_reason": "all labels set by a person: no correction needed",
                     "hallucination_precision": None, "hallucination_recall": None}
-        calibration = ns_calibration(relabel_token_pairs(session), min_relabels)
+        calibration = calibrate()
     rate = hallucination_rate(h, n, calibration)
     reason = None
     if rate is None:

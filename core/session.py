@@ -172,7 +172,8 @@ class Fact:
     def from_dict(cls, d: Any, where: str, text_len: int) -> "Fact":
         d = _obj(d, where)
         span = d.get("span")
-        if (not isinstance(span, (list, tuple)) or len(span) != 2
+        if not (type(span) is list and len(span) == 2 and type(span[0]) is int and type(span[1]) is int) and (
+                not isinstance(span, (list, tuple)) or len(span) != 2
                 or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
             raise SessionFormatError(f"{where}.span", "must be [start, end) as two integers")
         start, end = span
@@ -183,7 +184,8 @@ class Fact:
         if end > text_len:
             raise SessionFormatError(f"{where}.span", f"[{start}, {end}) lies outside the text (length {text_len})")
         sent = d.get("sentence", 0)
-        if not isinstance(sent, int) or isinstance(sent, bool) or sent < 0:
+        if not (type(sent) is int and sent >= 0) and (
+                not isinstance(sent, int) or isinstance(sent, bool) or sent < 0):
             raise SessionFormatError(f"{where}.sentence", "must be a non-negative integer")
         auto = d.get("auto")
         human = d.get("human")

@@ -522,7 +522,7 @@ COMMAND_RUNS = {
     "every file-reading command": len(FILE_KINDS) * len(FILE_COMMANDS),
     "verify-pairs": len(PAIR_KINDS),
     "run --entities": len(ENTITY_KINDS),
-    "run --entity": len(ENTITY_ARG_KINDS),
+    "run --entity, check --entity, mfact-tui --entity": len(ENTITY_ARG_KINDS) * 3,
     "run --texts": len(TEXT_KINDS),
     "check --evidence": len(EVIDENCE_KINDS),
 }
@@ -544,7 +544,8 @@ def kinds_block() -> str:
          + ", ".join(f"`{c[0]}`" for c in FILE_COMMANDS) + ")", [k.kind for k in FILE_KINDS]),
         (f"Pair files for `verify-pairs` ({len(PAIR_KINDS)} kinds)", [k[0] for k in PAIR_KINDS]),
         (f"Entity lists for `run --entities` ({len(ENTITY_KINDS)} kinds)", [k[0] for k in ENTITY_KINDS]),
-        (f"Names given to `run --entity` ({len(ENTITY_ARG_KINDS)} kinds)", [k[0] for k in ENTITY_ARG_KINDS]),
+        (f"Names given to `run --entity`, `check --entity` and `mfact-tui --entity` ({len(ENTITY_ARG_KINDS)} kinds)",
+         [k[0] for k in ENTITY_ARG_KINDS]),
         (f"Text files for `run --texts` ({len(TEXT_KINDS)} kinds)", [k[0] for k in TEXT_KINDS]),
         (f"Evidence files for `check --evidence` ({len(EVIDENCE_KINDS)} kinds)", [k[0] for k in EVIDENCE_KINDS]),
     ]
@@ -573,15 +574,15 @@ class _NoApp:
 
 @pytest.fixture
 def run_cmd(capsys, monkeypatch):
-    """run_cmd(argv) runs `mfact argv` (or `mfact-tui argv` when argv[0] == '--open') in-process."""
+    """run_cmd(argv) runs `mfact argv` (`mfact-tui argv` when argv[0] == '--open' or tui) in-process."""
     from mfact.core.cli import main as cli_main
     from mfact.tui import app as tui_app
 
     monkeypatch.setattr(tui_app, "MfactApp", _NoApp)
 
-    def run(argv: list[str]) -> Result:
+    def run(argv: list[str], tui: bool = False) -> Result:
         capsys.readouterr()
-        rc = (tui_app.main if argv[0] == "--open" else cli_main)(list(argv))
+        rc = (tui_app.main if tui or argv[0] == "--open" else cli_main)(list(argv))
         got = capsys.readouterr()
         return Result(rc, got.out, got.err)
 
@@ -710,6 +711,18 @@ def test_bad_entity_options_are_refused_in_one_line(store_state, run_cmd, kind, 
     before = store_state()
     one_line(run_cmd(["run", "--lang", "en", "--entity", value, "--offline", "--no-progress",
                       "--base-url", "http://127.0.0.1:9/v1"]), needle)
+    assert store_state() == before
+
+
+@pytest.mark.parametrize("kind,value,needle", ENTITY_ARG_KINDS, ids=[k[0] for k in ENTITY_ARG_KINDS])
+def test_the_same_names_are_refused_by_check_and_the_tui(tmp_path, store_state, run_cmd, kind, value, needle):
+    """A session made from a name must import again: `check --entity` and `mfact-tui --entity`
+    refuse what `run --entity` refuses."""
+    text = tmp_path / "bio.txt"
+    text.write_text(GOOD["text"], encoding="utf-8")
+    before = store_state()
+    one_line(run_cmd(["check", "--lang", "en", "--entity", value, "--text-file", str(text), "--offline"]), needle)
+    one_line(run_cmd(["--entity", value, "--lang", "en"], tui=True), needle)
     assert store_state() == before
 
 

@@ -272,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise MfactError(str(exc), "run `mfact languages` for the list") from None
         if args.entity is not None and not args.entity.strip():
             raise MfactError("--entity is empty", "name the person, e.g. --entity 'Marie Curie'")
+        if args.entity:
+            from mfact.core.batch import parse_entity_lines
+            parse_entity_lines([args.entity], "--entity")  # no control characters, at most 500 characters
         if args.entity and not lang:
             lang = "en"
         session = load_session_arg(args.open_session) if args.open_session else None

@@ -6,6 +6,7 @@ the text stay valid) and is appended to a `Text` with a style object, never form
 """
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from typing import Iterable, Sequence
@@ -118,6 +119,37 @@ def fact_text(full: str, facts: Sequence, palette: Palette, selected: str | None
         for t in inserts[n]:
             out.append_text(t)
     return out
+
+
+class SpanIndex:
+    """The facts of a finished session ordered by where their span starts, to find those in a
+    window of a long text by binary search: the text pane of a 20,000-fact session looked at
+    every fact on each key (13 ms). Build one per facts list (`fits`: still the same list)."""
+
+    def __init__(self, facts: Sequence):
+        self.facts = facts
+        self.n = len(facts)
+        self.order = sorted(range(len(facts)), key=lambda i: facts[i].span[0])
+        self.starts = [facts[i].span[0] for i in self.order]
+        self.longest = max((f.span[1] - f.span[0] for f in facts), default=0)
+
+    def fits(self, facts: Sequence) -> bool:
+        return facts is self.facts and len(facts) == self.n
+
+    def overlapping(self, start: int, end: int) -> list[int]:
+        """Places (in the list, ascending) of the facts whose span overlaps [start, end)."""
+        lo = bisect.bisect_left(self.starts, start - self.longest)
+        hi = bisect.bisect_left(self.starts, end)
+        facts, order = self.facts, self.order
+        return sorted(i for i in (order[j] for j in range(lo, hi)) if facts[i].span[1] > start)
+
+
+def facts_in_window(facts: Sequence, start: int, end: int, index: SpanIndex | None = None) -> list[int]:
+    """Places of the facts whose span overlaps [start, end) of the text, in list order; through
+    `index` when it fits the list (spans must not have moved since it was built)."""
+    if index is not None and index.fits(facts):
+        return index.overlapping(start, end)
+    return [i for i, f in enumerate(facts) if f.span[1] > start and f.span[0] < end]
 
 
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]+")

@@ -224,6 +224,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise MfactError(str(exc)) from None
     if not args.entity.strip():
         raise MfactError("--entity is empty", "name the person, e.g. --entity 'Marie Curie'")
+    from ..batch import parse_entity_lines
+    parse_entity_lines([args.entity], "--entity")      # no control characters, at most 500 characters
     text = read_text_file(args.text_file) if args.text_file else None
     passages = None
     if args.evidence:

@@ -244,12 +244,14 @@ class CheckScreen(Screen):
             self.feed.set_human_label(f.id, f.human.label if f.human else None)
         self.panes.upsert_row(f.id)
         self.panes.render_selection()
-        self.live.recompute()
+        self.live.recompute(f)
 
     def on_metrics_ready(self, message: MetricsReady) -> None:
+        drift = self.metrics.get("drift_point")
         if self.live.adopt(message):
             self.panes.render_header()
-            self.panes.render_text()
+            if self.metrics.get("drift_point") != drift:     # the text shows only that
+                self.panes.render_text()
 
     # ------------------------------------------------------------------ other actions
 

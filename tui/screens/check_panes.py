@@ -18,7 +18,7 @@ from mfact.core.events import NoticeEvent
 from mfact.core.protocols import Progress
 from mfact.core.session import Fact
 
-from ..render import Palette, fact_text
+from ..render import Palette, SpanIndex, fact_text, facts_in_window
 from ..widgets.evidence_view import EvidenceView, evidence_text
 from ..widgets.fact_list import HEADER, FactList
 from ..widgets.metrics_bar import MetricsBar, metrics_text
@@ -39,10 +39,17 @@ def step_target(facts: list[Fact], index: int | None, step: int) -> Fact | None:
     return facts[max(0, min(len(facts) - 1, index + step))]
 
 
-def text_window(text: str, center: int) -> tuple[int, int]:
+def text_window(text: str, center: int, following: bool = False) -> tuple[int, int]:
     """[start, end) of a long text the pane shows around `center`, cut at a space when there is
-    one nearby."""
+    one nearby. `following` (the end of a text being written): the window starts at a multiple
+    of a quarter window, so that it only grows between the jumps and the pane wraps again just
+    the new end (tui/widgets/text_view.py)."""
     n = len(text)
+    if following:
+        step = TEXT_WINDOW // 4
+        start = max(0, (n - 3 * step) // step * step)
+        sp = text.find(" ", start, start + 200) if start > 0 else -1
+        return (sp + 1 if sp != -1 else start), n
     start = max(0, min(n - TEXT_WINDOW, center - TEXT_WINDOW // 3))
     if start > 0:
         sp = text.find(" ", start, start + 200)
@@ -55,17 +62,23 @@ def text_window(text: str, center: int) -> tuple[int, int]:
 
 
 def windowed_fact_text(text: str, facts: list[Fact], palette: Palette, selected: str | None,
-                       drift_point: int | None, show_drift: bool, start: int, end: int) -> Text:
+                       drift_point: int | None, show_drift: bool, start: int, end: int,
+                       index: SpanIndex | None = None, following: bool = False) -> Text:
     """`fact_text` of text[start:end] (the facts in it, their spans moved), with a notice above
-    and below of which part of the text this is."""
+    and below of which part of the text this is. `index`: the facts' SpanIndex (a finished
+    session's spans do not move)."""
     shown = [replace(f, span=(max(f.span[0], start) - start, min(f.span[1], end) - start))
-             for f in facts if f.span[1] > start and f.span[0] < end]
+             for f in (facts[i] for i in facts_in_window(facts, start, end, index))]
     dp, drift = drift_point, None
     if dp is not None and 0 < dp < len(facts) and start <= facts[dp].span[0] < end:
         drift = next((i for i, f in enumerate(shown) if f.id == facts[dp].id), None)
     body = fact_text(text[start:end], shown, palette, selected, drift, show_drift)
-    notice = Text(f"[long text: characters {start + 1:,}-{end:,} of {len(text):,} shown;"
-                  f" the view follows the selected fact]", style="dim italic")
+    if following:       # the same notice while the text grows (the pane wraps only the new end)
+        notice = Text(f"[long text: from character {start + 1:,} on; the view follows the end]",
+                      style="dim italic")
+    else:
+        notice = Text(f"[long text: characters {start + 1:,}-{end:,} of {len(text):,} shown;"
+                      f" the view follows the selected fact]", style="dim italic")
     out = Text()
     if start > 0:
         out.append_text(notice)
@@ -86,6 +99,7 @@ class CheckPanes:
         self._deferred: set[str] = set()
         self._flush_timer = None
         self._evidence_shape: tuple = ()
+        self._span_index: SpanIndex | None = None
         self.widths = {p: 1.0 for p in PANES}
 
     @property
@@ -158,9 +172,14 @@ class CheckPanes:
             f = scr.builder.fact(scr.selected)
             following = scr.running or (f is None and session.status == "running")
             center = len(text) if following else (f.span[0] if f is not None else 0)
-            start, end = text_window(text, center)
+            start, end = text_window(text, center, following)
+            index = None
+            if not scr.running and session.status != "running":     # spans stay where they are
+                index = self._span_index
+                if index is None or not index.fits(facts):
+                    index = self._span_index = SpanIndex(facts)
             out = windowed_fact_text(text, facts, self.palette, scr.selected, dp, scr.show_drift,
-                                     start, end)
+                                     start, end, index, following)
         scr.query_one(FactText).set_text(out, follow=scr.running)
 
     def render_header(self) -> None:
@@ -169,7 +188,8 @@ class CheckPanes:
         scr.query_one(MetricsBar).update(metrics_text(
             scr.session, scr.metrics, scr.checks, self.palette, running=scr.running,
             tokens_per_s=scr.tokens_per_s, max_tokens=cfg.max_tokens if cfg else None,
-            status=scr.run_status or (scr.session.stop_reason or "")), layout=False)
+            status=scr.run_status or (scr.session.stop_reason or ""), counted=scr.live.counted()),
+            layout=False)
 
     def render_evidence(self) -> None:
         scr = self.screen
@@ -193,9 +213,7 @@ class CheckPanes:
         table = scr.query_one(FactList)
         cursor = scr.selected
         table.clear()
-        pal = self.palette
-        for n, f in enumerate(scr.session.facts, 1):
-            table.upsert(n, f, pal)
+        table.set_rows(scr.session.facts, self.palette)
         if cursor is not None and cursor in table:
             table.move_to(cursor)
 

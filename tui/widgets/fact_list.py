@@ -16,6 +16,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..render import Palette, label_text, one_line
+from .text_view import set_virtual_size
 
 HEADER = "  #  auto       human ≠ fact"
 
@@ -69,7 +70,20 @@ class FactList(ScrollView, can_focus=True):
         self.ids, self._index, self._texts, self._versions = [], {}, [], []
         self._cache.clear()
         self.cursor = None
-        self.virtual_size = Size(0, 0)
+        set_virtual_size(self, Size(0, 0))
+        self.refresh()
+
+    def set_rows(self, facts, palette: Palette) -> None:
+        """Show exactly these facts, numbered from 1 (the cursor stays on its fact if it is among
+        them). One layout and one repaint for all: 20,000 `upsert`s took a second."""
+        cursor = self.fact_id_at_cursor()
+        self.ids = [f.id for f in facts]
+        self._index = {fid: i for i, fid in enumerate(self.ids)}
+        self._texts = [(n, f, palette) for n, f in enumerate(facts, 1)]
+        self._versions = [0] * len(self.ids)
+        self._cache.clear()
+        self.cursor = self._index.get(cursor) if cursor is not None else None
+        set_virtual_size(self, Size(self.size.width, len(self.ids)))
         self.refresh()
 
     def upsert(self, n: int, fact, palette: Palette) -> None:
@@ -83,7 +97,7 @@ class FactList(ScrollView, can_focus=True):
             self.ids.append(fact.id)
             self._texts.append(text)
             self._versions.append(0)
-            self.virtual_size = Size(self.size.width, len(self.ids))
+            set_virtual_size(self, Size(self.size.width, len(self.ids)))
         else:
             self._texts[i] = text
             self._versions[i] += 1

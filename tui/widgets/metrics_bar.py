@@ -13,9 +13,23 @@ from mfact.core.figures import Calm, Checks, Metrics
 from ..render import GLYPHS, Palette, fmt_num, fmt_pct, one_line
 
 
+def label_counts(facts) -> tuple[int, dict]:
+    """(facts with a verdict, facts per effective label S/NS/IR) in one pass."""
+    done = 0
+    counts = {"S": 0, "NS": 0, "IR": 0, None: 0}
+    for f in facts:
+        h, a = f.human, f.auto
+        if a is not None:
+            done += 1
+        counts[h.label if h is not None else (a.label if a is not None else None)] += 1
+    return done, counts
+
+
 def metrics_text(session, metrics: Metrics | Mapping, checks: Checks | Mapping, palette: Palette, *,
                  running: bool, tokens_per_s: float = 0.0, max_tokens: int | None = None,
-                 status: str = "") -> Text:
+                 status: str = "", counted: tuple[int, dict] | None = None) -> Text:
+    """The header. `counted`: `label_counts(session.facts)` when the caller keeps it (a big
+    session's header is drawn after every key)."""
     m = metrics if isinstance(metrics, Metrics) else Metrics.from_dict(dict(metrics or {}), "metrics")
     checks = checks if isinstance(checks, Checks) else Checks.from_dict(dict(checks or {}), "checks")
     calm = (m.calm or Calm()).copy()
@@ -62,10 +76,9 @@ def metrics_text(session, metrics: Metrics | Mapping, checks: Checks | Mapping, 
     t.append("  tokens ", style="dim")
     t.append(f"{session.tokens}" + (f"/{max_tokens}" if max_tokens else ""))
     n = len(session.facts)
-    done = sum(1 for f in session.facts if f.auto is not None)
+    done, counts = counted if counted is not None else label_counts(session.facts)
     t.append("  facts ", style="dim")
     t.append(f"{done}/{n} verified")
-    counts = {lab: sum(1 for f in session.facts if f.label == lab) for lab in ("S", "NS", "IR")}
     for lab in ("S", "NS", "IR"):
         t.append("  ")
         t.append(f"{GLYPHS[lab]}{counts[lab]}", style=palette.label_style(lab))

@@ -8,14 +8,208 @@ streamed biography and the evidence both live in one of these.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from typing import NamedTuple
+
+from rich._wrap import divide_line
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from ..messages import FactClicked
+
+
+def set_virtual_size(view: ScrollView, size: Size) -> None:
+    """`view.virtual_size = size` without the layout pass of the whole screen that the reactive
+    asks for: a pane's size does not depend on its content (the stylesheet fixes it), so only its
+    scrollbars and scroll limits change; a scrollbar appearing or going still lays out. While a
+    text streams its line count grows every few tokens, and each layout cost several ms."""
+    if size == view.virtual_size:
+        return
+    view.set_reactive(Widget.virtual_size, size)
+    if view.is_mounted and view.is_scrollable:
+        view._scroll_update(size)
+
+
+class Wrapped(NamedTuple):
+    """A text wrapped into lines of segments, with what `wrap_lines` needs to wrap a changed
+    version of it again in part: the width and where each line starts in the text (None: the
+    text is of a kind wrapped only in full)."""
+    text: Text
+    width: int
+    lines: list
+    starts: list | None
+
+
+_NULL = Style()
+
+
+def render_lines(console, options, text: Text) -> list[list[Segment]]:
+    """`console.render_lines(text, options, pad=False, new_lines=False)` with every unstyled
+    segment given the null style: Rich leaves the runs of a text without styles unstyled and
+    gives them the null style when some other part has one, and may leave an empty segment where
+    a style ends a line; the same on screen, but a part of a text rendered alone must give the
+    same segments as the whole."""
+    lines = console.render_lines(text, options, pad=False, new_lines=False)
+    return [[seg if seg.style is not None or seg.control else Segment(seg.text, _NULL)
+             for seg in line if seg.text or seg.control] for line in lines]
+
+
+def _same_kind(old: Text, new: Text) -> bool:
+    return (new.style == old.style and new.justify == old.justify and new.overflow == old.overflow
+            and new.no_wrap == old.no_wrap and new.end == old.end and new.tab_size == old.tab_size)
+
+
+def _appended(old: Text, new: Text) -> bool:
+    """`new` is `old` with text (and styles over the new text only) added at the end."""
+    n = len(old.plain)
+    if len(new.plain) < n or not new.plain.startswith(old.plain):
+        return False
+    old_spans, new_spans = old.spans, new.spans
+    k = len(old_spans)
+    return new_spans[:k] == old_spans and all(sp.start >= n for sp in new_spans[k:])
+
+
+def _restyled(old: Text, new: Text) -> list[tuple[int, int]] | None:
+    """The character ranges whose style differs between two texts with the same characters: the
+    spans only one of them has. None when the spans both have are not in the same order (Rich
+    combines overlapping styles in span order, so anything could differ)."""
+    old_spans, new_spans = old.spans, new.spans
+    gone = Counter(old_spans)
+    gone.subtract(new_spans)
+    added = Counter(new_spans)
+    added.subtract(old_spans)
+    left = {sp: c for sp, c in gone.items() if c > 0}
+    came = {sp: c for sp, c in added.items() if c > 0}
+
+    def common(spans, drop):
+        drop = dict(drop)
+        out = []
+        for sp in spans:
+            if drop.get(sp, 0) > 0:
+                drop[sp] -= 1
+            else:
+                out.append(sp)
+        return out
+
+    if common(old_spans, left) != common(new_spans, came):
+        return None
+    return [(sp.start, sp.end) for sp in (*left, *came)]
+
+
+def _line_starts(plain: str, width: int, offset: int = 0) -> list[int]:
+    """Where each line of the wrapped `plain` starts (Rich wraps each paragraph greedily)."""
+    starts = []
+    pos = 0
+    for para in plain.split("\n"):
+        starts.append(offset + pos)
+        starts.extend(offset + pos + b for b in divide_line(para, width, fold=True))
+        pos += len(para) + 1
+    return starts
+
+
+def _restart_ok(plain: str, b: int) -> bool:
+    """Whether wrapping can start afresh at offset `b` (a line start) and give the same lines: at a
+    paragraph's start, or where a word starts after another word (not inside a word folded over
+    several lines, whose trailing spaces would fold differently alone)."""
+    if b == 0 or plain[b - 1] == "\n":
+        return True
+    if b >= len(plain) or not plain[b - 1].isspace() or plain[b].isspace():
+        return False
+    ps = plain.rfind("\n", 0, b) + 1
+    return plain[ps:b].strip() != ""
+
+
+def wrap_lines(console, options, text: Text, prev: Wrapped | None = None) -> Wrapped:
+    """`render_lines(console, options, text)`, line for line the same, wrapping again only what
+    changed since `prev` (the text shown before) where it can:
+
+    - tokens appended (a model streaming): from the last lines on. Rich wraps each paragraph
+      greedily, so the lines before the one where the last word starts cannot change;
+    - the same characters restyled (a new selection, a relabel, a verdict): only the lines the
+      changed spans touch; wrapping does not depend on styles.
+
+    Anything else, or a part that does not come out as the same number of lines, is wrapped in
+    full. tests/test_tui_text_wrap.py checks every path against the full render. A streamed
+    biography of 3,000 characters wrapped in full 15 times a second cost most of the UI's time
+    while the model wrote, and every key of a big session's 4,000-character window 3 ms or more."""
+    width = options.max_width
+    plain = text.plain
+    usable = (width >= 4 and "\t" not in plain and text.end == "\n" and not text.no_wrap
+              and options.overflow == "fold" and not options.no_wrap and text.justify in (None, "default")
+              and options.justify in (None, "default") and text.overflow in (None, "fold"))
+    if not usable:
+        return Wrapped(text, width, render_lines(console, options, text), None)
+    lines = starts = None
+    if (prev is not None and prev.width == width and prev.starts is not None
+            and _same_kind(prev.text, text)):
+        old = prev.text.plain
+        if plain == old:
+            ranges = _restyled(prev.text, text)
+            if ranges is not None:
+                lines = _rewrap_ranges(console, options, text, prev, ranges)
+                starts = prev.starts
+        elif _appended(prev.text, text):
+            r = max(0, len(prev.starts) - 2)
+            while r > 0 and not _restart_ok(old, prev.starts[r]):
+                r -= 1
+            cut = prev.starts[r]
+            lines = prev.lines[:r] + render_lines(console, options, text[cut:])
+            starts = prev.starts[:r] + _line_starts(plain[cut:], width, cut)
+    if lines is None:
+        lines = render_lines(console, options, text)
+        starts = _line_starts(plain, width)
+    if len(starts) != len(lines):        # not as expected: no partial wrap of this text next time
+        starts = None
+    return Wrapped(text, width, lines, starts)
+
+
+def _rewrap_ranges(console, options, text: Text, prev: Wrapped, ranges: list[tuple[int, int]]):
+    """`prev.lines` with the lines that the character ranges touch rendered again (None: render
+    everything)."""
+    starts, plain = prev.starts, text.plain
+    n = len(starts)
+    if not ranges:
+        return prev.lines
+    touched = set()
+    for a, b in ranges:
+        i = max(0, bisect_right(starts, a) - 1)
+        j = max(i, bisect_left(starts, max(a + 1, b)))      # lines starting before b
+        touched.update(range(i, min(n, j)))
+    lines = list(prev.lines)
+    for i, j in _runs(sorted(touched)):
+        while i > 0 and not _restart_ok(plain, starts[i]):
+            i -= 1
+        a = starts[i]
+        b = starts[j] if j < n else len(plain)
+        if j < n and b > a and plain[b - 1] == "\n":
+            b -= 1
+        part = render_lines(console, options, text[a:b])
+        if len(part) != j - i:
+            return None
+        lines[i:j] = part
+    return lines
+
+
+def _runs(rows: list[int]):
+    """[first, last + 1) of each run of consecutive numbers."""
+    start = prev = None
+    for r in rows:
+        if start is None:
+            start = prev = r
+        elif r == prev + 1:
+            prev = r
+        else:
+            yield start, prev + 1
+            start = prev = r
+    if start is not None:
+        yield start, prev + 1
 
 
 class TextView(ScrollView, can_focus=True):
@@ -27,6 +221,7 @@ class TextView(ScrollView, can_focus=True):
         super().__init__(**kw)
         self._text = Text()
         self._lines: list[list[Segment]] = []
+        self._wrapped: Wrapped | None = None
         self._wrapped_width = -1
         self._strip_cache: dict[int, Strip] = {}
 
@@ -72,15 +267,26 @@ class TextView(ScrollView, can_focus=True):
     def _wrap(self) -> None:
         width = max(1, self.scrollable_content_region.width)
         self._wrapped_width = width
-        self._strip_cache.clear()
         if not self.is_mounted or self.app is None:
             self._lines = []
+            self._wrapped = None
+            self._strip_cache.clear()
             return
         console = self.app.console
         options = console.options.update(width=width, height=None, no_wrap=False,
                                          overflow="fold", highlight=False, markup=False)
-        self._lines = console.render_lines(self._text, options, pad=False, new_lines=False)
-        self.virtual_size = Size(width, len(self._lines))
+        old = self._lines
+        self._wrapped = wrap_lines(console, options, self._text, self._wrapped)
+        self._lines = new = self._wrapped.lines
+        if self._strip_cache:     # keep the strips of the lines that stayed (all but the last few)
+            same = 0
+            for same in range(min(len(old), len(new))):
+                if old[same] is not new[same]:
+                    break
+            else:
+                same = min(len(old), len(new))
+            self._strip_cache = {i: st for i, st in self._strip_cache.items() if i < same}
+        set_virtual_size(self, Size(width, len(self._lines)))
 
     def on_resize(self) -> None:
         self._base_style = None

@@ -1,0 +1,117 @@
+"""The text pane wraps a streamed text again from its last lines only (tui/widgets/text_view.py
+`wrap_lines`): after any sequence of appends and restylings the lines are exactly those of a full
+render, for any width, with wide characters, long words, paragraphs and styles."""
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.style import Style
+from rich.text import Text
+
+from mfact.tui.widgets.text_view import render_lines, wrap_lines
+
+PIECES = ["Marie", " ", "Curie", "  ", "was", "born", "in", "Warsaw", ".", ",", "\n", "\n\n", "出生于华沙",
+          "ওয়ারশ", "x" * 37, "🙂", "radioactivity", "1867", " — ", "a", "ab"]
+STYLES = [Style(color="red"), Style(bold=True, underline=True), Style(bgcolor="blue", meta={"fact": "f1"}),
+          Style(italic=True)]
+
+
+def console() -> Console:
+    return Console(width=200, color_system="truecolor", force_terminal=True, legacy_windows=False)
+
+
+def full(con: Console, text: Text, width: int):
+    options = con.options.update(width=width, height=None, no_wrap=False, overflow="fold",
+                                 highlight=False, markup=False)
+    return options, render_lines(con, options, text)
+
+
+def test_render_lines_only_fills_in_the_null_style():
+    con = console()
+    text = Text("Marie Curie was born in Warsaw in 1867 and won two Nobel prizes.")
+    text.stylize("bold red", 6, 11)
+    options, lines = full(con, text, 20)
+    rich = con.render_lines(text, options, pad=False, new_lines=False)
+    assert [[(s.text, s.style or Style()) for s in line] for line in rich] == \
+        [[(s.text, s.style) for s in line] for line in lines]
+    assert all(s.style is not None for line in lines for s in line)
+
+
+def styled(rng: random.Random, plain: str, spans: list) -> Text:
+    t = Text(plain)
+    for a, b, style in spans:
+        t.stylize(style, a, b)
+    return t
+
+
+@settings(max_examples=400, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), width=st.integers(1, 70), steps=st.integers(1, 40))
+def test_streamed_wrap_equals_full_render(seed, width, steps):
+    rng = random.Random(seed)
+    con = console()
+    plain = ""
+    spans: list = []
+    prev = None
+    for _ in range(steps):
+        r = rng.random()
+        if r < 0.75:                       # tokens arrive
+            add = "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 6)))
+            if rng.random() < 0.3:         # styled from where the old text ended (a glyph, a span)
+                spans.append((len(plain), len(plain) + rng.randint(1, len(add)), rng.choice(STYLES)))
+            plain += add
+        elif plain and r < 0.85:           # a fact's span gets its colour (the text before restyled)
+            a = rng.randrange(len(plain))
+            spans.append((a, min(len(plain), a + rng.randint(1, 40)), rng.choice(STYLES)))
+        elif spans and r < 0.93:           # the selection moves: one span changes its style
+            k = rng.randrange(len(spans))
+            spans[k] = (spans[k][0], spans[k][1], rng.choice(STYLES))
+        elif spans:                        # a span goes (a relabel drops an NS underline)
+            spans.pop(rng.randrange(len(spans)))
+        text = styled(rng, plain, spans)
+        options, want = full(con, text, width)
+        got = wrap_lines(con, options, text, prev)
+        assert got.lines == want
+        prev = got
+
+
+def test_appending_reuses_the_lines_before():
+    con = console()
+    words = ("Marie Curie was a physicist and chemist who conducted pioneering research on "
+             "radioactivity. ") * 20
+    options, _ = full(con, Text(words[:100]), 40)
+    prev = wrap_lines(con, options, Text(words[:100]))
+    for n in range(110, len(words), 7):
+        text = Text(words[:n])
+        got = wrap_lines(con, options, text, prev)
+        assert got.lines == full(con, text, 40)[1]
+        assert got.lines[0] is prev.lines[0]      # not rendered again
+        prev = got
+    restyled = Text(words)
+    restyled.stylize("bold", 0, 5)
+    got = wrap_lines(con, options, restyled, prev)
+    assert got.lines == full(con, restyled, 40)[1] and got.lines[0] is not prev.lines[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 80), start=st.integers(0, 600), size=st.integers(0, 300),
+       sort=st.booleans())
+def test_facts_in_window_by_binary_search(seed, n, start, size, sort):
+    """The window of a long text finds the same facts through the span index as by looking at each."""
+    from mfact.core.session import Fact
+    from mfact.tui.render import SpanIndex, facts_in_window
+
+    rng = random.Random(seed)
+    facts = []
+    for i in range(n):
+        a = rng.randint(0, 500)
+        facts.append(Fact(id=f"f{i}", text="x", sentence=0, span=(a, a + rng.choice([0, 1, 5, 40, 400]))))
+    if sort:
+        facts.sort(key=lambda f: f.span[0])
+    index = SpanIndex(facts)
+    want = facts_in_window(facts, start, start + size)
+    assert facts_in_window(facts, start, start + size, index) == want
+    assert want == [i for i, f in enumerate(facts) if f.span[1] > start and f.span[0] < start + size]
+    assert not index.fits(facts + [])

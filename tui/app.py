@@ -127,9 +127,9 @@ class MfactApp(App):
 
     def on_app_focus(self) -> None:
         """Back in this window: take in what other windows changed meanwhile."""
-        check = getattr(self.screen, "check_store", None)
-        if callable(check):
-            check()
+        from .screens.check import CheckScreen
+        if isinstance(self.screen, CheckScreen):
+            self.screen.check_store()
 
     def open_session(self, session: Session) -> None:
         from .screens.check import CheckScreen

@@ -398,3 +398,29 @@ async def test_quit_while_the_model_is_still_loading_is_immediate():
             assert time.monotonic() - t0 < 1.0
     finally:
         release.set()
+
+
+async def test_a_session_opened_from_a_file_is_saved_by_its_first_label_without_an_error(tmp_path):
+    """`mfact-tui --open FILE.json` of a session the store does not hold: the first label saves
+    the session with the label (no "no session in the store" toast), the next ones relabel it."""
+    app = make_app(lang="en", entity="Marie Curie", export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: done(app))
+        session = app.screen.session
+    out = tmp_path / "s.json"
+    out.write_text(json.dumps(session.to_dict()), encoding="utf-8")
+    with Store() as store:
+        store.delete_session(session.id)
+        assert not store.has_session(session.id)
+    app2 = make_app(session=load_session_arg(str(out)))
+    async with app2.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        scr = app2.screen
+        assert isinstance(scr, CheckScreen) and scr.selected == session.facts[0].id
+        await pilot.press("n")
+        await pilot.press("j", "s")
+        await pilot.pause()
+        assert not [n for n in app2._notifications if n.severity == "error"]
+    with Store() as store:
+        labels = store.human_labels(session.id)
+    assert labels[session.facts[0].id].label == "NS" and labels[session.facts[1].id].label == "S"

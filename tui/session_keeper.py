@@ -29,6 +29,7 @@ class SessionKeeper:
     def __init__(self, screen: Any, saved: bool = False):
         self.screen = screen
         self.saved = saved
+        self._known_stored = False
         self.undo_stack: list[Undo] = []
         self._seen: tuple | None = None     # (data_version, session revision) last seen
 
@@ -42,7 +43,7 @@ class SessionKeeper:
             return
         try:
             store.save_session(self.screen.session)
-            self.saved = True
+            self.saved = self._known_stored = True
         except Exception as exc:  # noqa: BLE001 - keep the app alive; say what happened
             log.exception("saving the session failed")
             self.screen.app.notify(f"Could not save the session: {exc}", severity="error", markup=False)
@@ -84,13 +85,20 @@ class SessionKeeper:
         if store is None:
             return None
         try:
-            if self.saved and not screen.running:
+            if self.saved and not screen.running and self._in_store(store):
                 return store.relabel(screen.session.id, f.id, f.human.label if f.human else None).seq
-            self.save()
+            self.save()     # a run's session, or one opened from a file: the whole session goes in
         except MfactError as exc:
             screen.app.notify(f"{exc.message}\n{exc.hint}", severity="error", markup=False)
             self.save()
         return None
+
+    def _in_store(self, store) -> bool:
+        """Whether the session is in the store (asked once: a session opened from an exported
+        file is not, until its first label saves it)."""
+        if not self._known_stored:
+            self._known_stored = store.has_session(self.screen.session.id)
+        return self._known_stored
 
     # ------------------------------------------------------------------ other windows
 

@@ -290,12 +290,12 @@ class _BatchedGeneration:
         passage vectors (`CheckPipeline.prepare`), on the core that generation leaves free, job by
         job (`batch.prepared[i]` is set when job i is ready). A failure here is left to the check,
         which meets it again and reports it."""
-        prepare = getattr(self._batch_pipeline, "prepare", None)
+        prepare = self._batch_pipeline.prepare
         try:
             for job, ready in zip(batch.jobs, batch.prepared):
                 if self.stop.is_set():
                     return
-                if prepare is not None and job.text is None:
+                if job.text is None:
                     try:
                         prepare(Entity(name=job.entity.name, qid=job.entity.qid,
                                        attributes=dict(job.entity.attributes)), job.lang)

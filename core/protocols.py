@@ -69,7 +69,10 @@ class Stage:
       sources only"); the run shows each new one once.
     - `describe()`: options worth recording in a session's config (name and version are taken
       from the attributes).
-    - `close()`: give back what the stage holds (a model, a connection)."""
+    - `close()`: give back what the stage holds (a model, a connection).
+    - `prepare(...)`: the work that needs no text, done ahead (a batch run calls it while the
+      model generates): a retriever's `prepare(entity, langs)` gives the passage texts it
+      gathered, a verifier's `prepare(texts, lang)` embeds them. By default nothing."""
     name: str = ""
     version: str = ""
     notices: Sequence[str] = ()
@@ -78,6 +81,9 @@ class Stage:
         return {}
 
     def close(self) -> None:
+        return None
+
+    def prepare(self, *args: Any) -> Any:
         return None
 
 

@@ -22,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..protocols import MfactError
+from ..protocols import MfactError, Stage
 from ..session import Evidence, Verdict
 from .verify_offline import rule_verdicts
 
@@ -67,7 +67,7 @@ def windows_of(text: str, lang: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-class CrossVerifier:
+class CrossVerifier(Stage):
     """Fact + entity + passages -> S / NS / IR with a calibrated confidence."""
 
     name = "cross"

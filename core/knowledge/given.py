@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..protocols import Embedder, MfactError
+from ..protocols import Embedder, MfactError, Stage
 from ..session import MAX_PASSAGE_CHARS, Entity, Evidence, json_type
 from .passages import split_text
 from .retrieval import DENSE_WEIGHT, evidence_id
@@ -92,7 +92,7 @@ def _terms(text: str) -> list[str]:
     return out
 
 
-class GivenRetriever:
+class GivenRetriever(Stage):
     """A `Retriever` over the passages the user gave (the only evidence of the session)."""
 
     name = "given"

@@ -92,11 +92,9 @@ class CheckPipeline:
         if isinstance(entity, str):
             entity = Entity(name=entity.strip())
         lang = get_language(lang).code
-        prep = getattr(self.retriever, "prepare", None)
-        texts = prep(entity, evidence_langs(self.cfg, lang)) if prep is not None else []
-        vprep = getattr(self.verifier, "prepare", None)
-        if vprep is not None and texts:
-            vprep(texts, lang)
+        texts = self.retriever.prepare(entity, evidence_langs(self.cfg, lang)) or []
+        if texts:
+            self.verifier.prepare(texts, lang)
 
     # ------------------------------------------------------------------ run
 

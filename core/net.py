@@ -148,6 +148,14 @@ def read_body(response: httpx.Response, deadlines: Deadlines, started: float,
     return bytes(body), dog.reason
 
 
+def timeout_words(exc: httpx.TimeoutException, deadlines: Deadlines) -> str:
+    """What a timed-out request's server did: `did not accept a connection within 3 s` /
+    `sent nothing for 30 s`."""
+    if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+        return f"did not accept a connection within {deadlines.connect:g} s"
+    return f"sent nothing for {deadlines.idle:g} s"
+
+
 def deadline_words(reason: str, deadlines: Deadlines) -> str:
     """`sent nothing useful for 30 s` / `did not finish within 600 s`."""
     if reason == "idle":

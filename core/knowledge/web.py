@@ -12,7 +12,8 @@ from urllib.parse import urljoin
 
 import httpx
 
-from ..net import DEFAULT_LOOKUP_TOTAL, Deadlines, deadline_words, make_client, read_body, retry_after_seconds
+from ..net import (DEFAULT_LOOKUP_TOTAL, Deadlines, deadline_words, make_client, read_body, retry_after_seconds,
+                   timeout_words)
 from ..protocols import MfactError
 from .base import Page
 from .htmltext import html_to_text
@@ -45,10 +46,8 @@ class WebSearch:
                                            "safesearch": "0"}) as r:
                 body, why = read_body(r, self.deadlines, started, max_bytes=MAX_BYTES)
         except httpx.TimeoutException as exc:
-            what = (f"did not accept a connection within {self.deadlines.connect:g} s"
-                    if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout)
-                    else f"sent nothing for {self.deadlines.idle:g} s")
-            raise MfactError(f"SearXNG at {self.base} did not answer in time: it {what}",
+            raise MfactError(f"SearXNG at {self.base} did not answer in time: it "
+                             f"{timeout_words(exc, self.deadlines)}",
                              "check --searxng-url, or leave web out of the sources") from None
         except httpx.HTTPError as exc:
             raise MfactError(f"SearXNG at {self.base} is unreachable: {type(exc).__name__}",

@@ -31,7 +31,7 @@ import httpx
 
 from .. import __version__
 from ..net import (DEFAULT_IDLE, DEFAULT_LOOKUP_TOTAL, Deadlines, deadline_words, read_body,
-                   retry_after_seconds)
+                   retry_after_seconds, timeout_words)
 from ..protocols import MfactError
 from .base import Page, TitleMatch
 
@@ -226,10 +226,8 @@ class WikipediaClient:
         try:
             r = self._http.get(url, params=q)
         except httpx.TimeoutException as exc:
-            what = (f"did not accept a connection within {self.deadlines.connect:g} s"
-                    if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout)
-                    else f"sent nothing for {self.deadlines.idle:g} s")
-            raise MfactError(f"Wikipedia ({host}) did not answer in time: it {what}",
+            raise MfactError(f"Wikipedia ({host}) did not answer in time: it "
+                             f"{timeout_words(exc, self.deadlines)}",
                              "check the network or --wikipedia-url, or use --offline") from None
         except httpx.HTTPError as exc:
             raise MfactError(f"Wikipedia ({host}) is unreachable: {type(exc).__name__}",

@@ -2,13 +2,14 @@
 session that a window has labelled."""
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from _pilot import wait_for
 
 from mfact.core.config import Config
 from mfact.core.store import Store
@@ -52,13 +53,7 @@ def _app(sid: str) -> MfactApp:
     return MfactApp(Config(workers=1), session=load_session_arg(sid), store=Store())
 
 
-async def _until(pilot, cond, timeout=5.0):
-    t = time.monotonic()
-    while time.monotonic() - t < timeout:
-        await pilot.pause(0.05)
-        if cond():
-            return
-    raise AssertionError("condition not met in time")
+_until = functools.partial(wait_for, timeout=5.0, step=0.05)
 
 
 def _labels(sid):

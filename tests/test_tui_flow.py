@@ -6,6 +6,7 @@ import json
 import time
 
 import pytest
+from _pilot import wait_for
 
 from mfact.core.config import Config
 from mfact.core.fake import DEFAULT_TEXT, fake_pipeline
@@ -47,15 +48,6 @@ def make_app(**kw) -> MfactApp:
     kw.setdefault("resolve", lambda name, lang, cfg: None)
     kw.setdefault("suggest_delay", 0.01)
     return MfactApp(kw.pop("cfg", None) or Config(workers=1), **kw)
-
-
-async def wait_for(pilot, cond, timeout=10.0):
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        await pilot.pause(0.02)
-        if cond():
-            return
-    raise AssertionError("condition not met in time")
 
 
 def done(app) -> bool:

@@ -2,8 +2,9 @@
 the language detected and changeable, then the check screen fills in as for a generated text."""
 from __future__ import annotations
 
-import time
+import functools
 
+import _pilot
 import pytest
 from textual import events
 from textual.widgets import Input, Label, Select, TextArea
@@ -41,13 +42,7 @@ def make_app(**kw) -> MfactApp:
                     suggest_delay=0.01, **kw)
 
 
-async def wait_for(pilot, cond, timeout=15.0):
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        await pilot.pause(0.02)
-        if cond():
-            return
-    raise AssertionError("condition not met in time")
+wait_for = functools.partial(_pilot.wait_for, timeout=15.0)
 
 
 async def test_paste_a_text_and_check_it():

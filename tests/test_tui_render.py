@@ -82,3 +82,20 @@ def test_three_themes_and_colour_blind_palette_avoids_red_green():
 def test_match_terms_in_scripts_without_spaces():
     assert "出生" in match_terms("她出生于伦敦。")
     assert "london," not in match_terms("born in London, England") and "london" in match_terms("born in London, England")
+
+
+def test_mfact_tui_asks_textual_for_120_frames_a_second_unless_the_user_chose():
+    """A key's frame waits for the next frame slot; mfact-tui halves that wait (mfact.tui), and a
+    user's own TEXTUAL_FPS wins. Checked in a fresh interpreter, as mfact-tui starts."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import mfact.tui.app, textual.constants as c, textual.screen as s; "
+            "print(c.MAX_FPS, round(1 / s.UPDATE_PERIOD))")
+    env = {k: v for k, v in os.environ.items() if k != "TEXTUAL_FPS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["120", "120"]
+    out = subprocess.run([sys.executable, "-c", code], env={**env, "TEXTUAL_FPS": "30"},
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["30", "30"]

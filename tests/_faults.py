@@ -20,40 +20,28 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from _loopback import Handler, LoopbackServer
 
 MODES = ("500", "429", "stall-headers", "stall-after", "keepalive", "trickle", "endless", "malformed")
 
 
-class FaultServer:
+class FaultServer(LoopbackServer):
+    protocol = "HTTP/1.1"
+
     def __init__(self, mode: str = "ok", tick: float = 0.05, host: str = "127.0.0.1"):
         self.mode = mode
         self.tick = tick
         self.requests = 0
         self.closed = threading.Event()
-        server = self
+        super().__init__(host)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def get(self, h: Handler) -> None:
+        self._handle(h, None)
 
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                server._handle(self, None)
-
-            def do_POST(self):
-                n = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(n) or b"{}")
-                server._handle(self, body)
-
-        self.httpd = ThreadingHTTPServer((host, 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self.root = f"http://{host}:{self.port}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                       daemon=True)
-        self.thread.start()
+    def post(self, h: Handler) -> None:
+        n = int(h.headers.get("Content-Length") or 0)
+        self._handle(h, json.loads(h.rfile.read(n) or b"{}"))
 
     # the three services' URLs
     @property
@@ -70,14 +58,7 @@ class FaultServer:
 
     def close(self) -> None:
         self.closed.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def __enter__(self) -> "FaultServer":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+        super().close()
 
     # ------------------------------------------------------------------ behaviour
 
@@ -85,17 +66,17 @@ class FaultServer:
         """Sleep; False once the server is closed."""
         return not self.closed.wait(seconds)
 
-    def _handle(self, h: BaseHTTPRequestHandler, body: dict | None) -> None:
+    def _handle(self, h: Handler, body: dict | None) -> None:
         self.requests += 1
         sse = h.command == "POST"
         mode = self.mode
         try:
             if h.path.endswith("/models"):
-                return _send(h, 200, "application/json", b'{"data": [{"id": "m"}]}')
+                return h.send_body(200, "application/json", b'{"data": [{"id": "m"}]}')
             if mode == "500":
-                return _send(h, 500, "text/plain", b"internal error")
+                return h.send_body(500, "text/plain", b"internal error")
             if mode == "429":
-                return _send(h, 429, "application/json", b'{"error": "slow down"}', {"Retry-After": "3600"})
+                return h.send_body(429, "application/json", b'{"error": "slow down"}', {"Retry-After": "3600"})
             if mode == "stall-headers":
                 while self._wait(self.tick):
                     pass
@@ -103,7 +84,7 @@ class FaultServer:
             if mode == "ok":
                 if sse:
                     return self._sse(h, body, endless=False)
-                return _send(h, 200, "application/json", json.dumps(_ok_json(h.path)).encode())
+                return h.send_body(200, "application/json", json.dumps(_ok_json(h.path)).encode())
             h.send_response(200)
             h.send_header("Content-Type", "text/event-stream" if sse else "application/json")
             h.send_header("Connection", "close")
@@ -140,35 +121,19 @@ class FaultServer:
 
     def _sse(self, h, body, endless: bool) -> None:
         if not endless:     # in the fault modes the headers are already out
-            h.send_response(200)
-            h.send_header("Content-Type", "text/event-stream")
-            h.send_header("Connection", "close")
-            h.end_headers()
+            h.start_events({"Connection": "close"})
         chat = h.path.endswith("/chat/completions")
         i = 0
         while True:
             word = f" w{i}"
             ev = {"choices": [{"delta": {"content": word}} if chat else {"text": word}]}
-            h.wfile.write(f"data: {json.dumps(ev)}\n\n".encode())
-            h.wfile.flush()
+            h.event(ev)
             i += 1
             if not endless and i >= 5:
-                h.wfile.write(b"data: [DONE]\n\n")
-                h.wfile.flush()
+                h.event("[DONE]")
                 return
             if not self._wait(self.tick / 5):
                 return
-
-
-def _send(h, status: int, ctype: str, data: bytes, headers: dict | None = None) -> None:
-    h.send_response(status)
-    h.send_header("Content-Type", ctype)
-    h.send_header("Content-Length", str(len(data)))
-    for k, v in (headers or {}).items():
-        h.send_header(k, v)
-    h.end_headers()
-    h.wfile.write(data)
-    h.wfile.flush()
 
 
 def _ok_json(path: str) -> dict:

@@ -8,12 +8,12 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from _loopback import Handler, LoopbackServer
 
 BIO = ("{name} was a famous scientist. {name} was born in Warsaw in 1867. "
        "{name} won the Nobel Prize in Physics. {name} died in 1934.")
@@ -21,56 +21,33 @@ BIO = ("{name} was a famous scientist. {name} was born in Warsaw in 1867. "
 PEOPLE = ["Marie Curie", "Albert Einstein", "Isaac Newton", "Charles Darwin"]
 
 
-class BioServer:
+class BioServer(LoopbackServer):
     """Streams a short biography of whoever the prompt names, one word every `delay` seconds."""
 
     def __init__(self, delay: float):
-        server = self
         self.delay = delay
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"
+    def get(self, h: Handler) -> None:
+        h.send_json(200, {"object": "list", "data": [{"id": "bio", "object": "model"}]})
 
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                data = json.dumps({"object": "list", "data": [{"id": "bio", "object": "model"}]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                prompt = body.get("prompt") or " ".join(m["content"] for m in body.get("messages", []))
-                name = next((p for p in PEOPLE if p in prompt), "Somebody")
-                chat = self.path.endswith("/chat/completions")
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                words = BIO.format(name=name).split(" ")
-                try:
-                    for i, w in enumerate(words):
-                        piece = w if i == 0 else " " + w
-                        choice = {"index": 0, "delta": {"content": piece}} if chat else {"index": 0, "text": piece}
-                        self.wfile.write(f"data: {json.dumps({'choices': [choice]})}\n\n".encode())
-                        self.wfile.flush()
-                        time.sleep(server.delay)
-                    end = {"index": 0, "delta": {}, "text": "", "finish_reason": "stop"}
-                    self.wfile.write(f"data: {json.dumps({'choices': [end]})}\n\ndata: [DONE]\n\n".encode())
-                except OSError:
-                    pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def post(self, h: Handler) -> None:
+        body = json.loads(h.rfile.read(int(h.headers["Content-Length"])))
+        prompt = body.get("prompt") or " ".join(m["content"] for m in body.get("messages", []))
+        name = next((p for p in PEOPLE if p in prompt), "Somebody")
+        chat = h.path.endswith("/chat/completions")
+        h.start_events()
+        words = BIO.format(name=name).split(" ")
+        try:
+            for i, w in enumerate(words):
+                piece = w if i == 0 else " " + w
+                choice = {"index": 0, "delta": {"content": piece}} if chat else {"index": 0, "text": piece}
+                h.event({"choices": [choice]})
+                time.sleep(self.delay)
+            end = {"index": 0, "delta": {}, "text": "", "finish_reason": "stop"}
+            h.wfile.write(f"data: {json.dumps({'choices': [end]})}\n\ndata: [DONE]\n\n".encode())
+        except OSError:
+            pass
 
 
 def _mfact() -> str:

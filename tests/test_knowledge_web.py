@@ -1,13 +1,11 @@
 """Web evidence through SearXNG's JSON API, against a real HTTP server on loopback."""
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from _loopback import Handler, LoopbackServer
 from mfact.core.knowledge import HybridRetriever
 from mfact.core.knowledge.cache import PageCache
 from mfact.core.knowledge.web import WebSearch
@@ -19,47 +17,37 @@ PAGE = ("<html><head><title>Curie biography</title></head><body><nav>Home | Abou
         "<h2>Death</h2><p>She died in 1934 in Passy.</p></article><script>steal()</script></body></html>")
 
 
+class Searx(LoopbackServer):
+    """A SearXNG JSON API whose first result is a page it serves itself; `seen` lists the paths asked."""
+
+    def __init__(self):
+        self.seen: list[str] = []
+        super().__init__()
+
+    def get(self, h: Handler) -> None:
+        u = urlparse(h.path)
+        self.seen.append(h.path)
+        if u.path == "/search":
+            q = parse_qs(u.query)
+            if q.get("format") != ["json"]:
+                h.send_response(403)
+                h.end_headers()
+                return
+            h.send_json(200, {"query": q["q"][0], "results": [
+                {"url": self.root + "/curie", "title": "Curie biography", "content": "born in Warsaw"},
+                {"url": self.root + "/gone", "title": "Gone page", "content": "Snippet: Curie won two Nobel Prizes."},
+                {"url": "javascript:alert(1)", "title": "bad"}]})
+        elif u.path == "/curie":
+            h.send_body(200, "text/html; charset=utf-8", PAGE.encode())
+        else:
+            h.send_response(404)
+            h.end_headers()
+
+
 @pytest.fixture
 def server():
-    seen: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
-
-        def do_GET(self):
-            u = urlparse(self.path)
-            seen.append(self.path)
-            base = f"http://127.0.0.1:{self.server.server_address[1]}"
-            if u.path == "/search":
-                q = parse_qs(u.query)
-                if q.get("format") != ["json"]:
-                    self.send_response(403)
-                    self.end_headers()
-                    return
-                body = json.dumps({"query": q["q"][0], "results": [
-                    {"url": base + "/curie", "title": "Curie biography", "content": "born in Warsaw"},
-                    {"url": base + "/gone", "title": "Gone page", "content": "Snippet: Curie won two Nobel Prizes."},
-                    {"url": "javascript:alert(1)", "title": "bad"}]}).encode()
-                ctype = "application/json"
-            elif u.path == "/curie":
-                body, ctype = PAGE.encode(), "text/html; charset=utf-8"
-            else:
-                self.send_response(404)
-                self.end_headers()
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    t = threading.Thread(target=httpd.serve_forever, daemon=True)
-    t.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", seen
-    httpd.shutdown()
-    httpd.server_close()
+    with Searx() as s:
+        yield s.root, s.seen
 
 
 def test_searxng_results_are_fetched_and_reduced_to_text(server):

@@ -4,13 +4,13 @@ backend is tested in test_models_llamacpp.py."""
 from __future__ import annotations
 
 import importlib.util
-import socket
 import subprocess
 import sys
 import time
 
 import pytest
 
+from _loopback import free_port
 from mfact.core.config import Config
 from mfact.core.langid import detect
 from mfact.core.models import embedded, load_generator
@@ -68,19 +68,13 @@ def test_a_gguf_file_through_transformers(model_cache):
 # --------------------------------------------------------------------------- llama.cpp server
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None,
                     reason="llama-cpp-python[server] is not installed (pip install 'mfact[server]';"
                            " it builds from source, about 8 minutes)")
 def test_embedded_gguf_through_llama_cpp_server(model_cache, tmp_path):
     gguf = embedded.gguf_path(model_cache / "gguf")
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
                              "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

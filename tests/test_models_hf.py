@@ -10,6 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from _loopback import free_port  # noqa: E402
 from _tiny_lm import CORPUS, build_model, build_tokenizer, save_tiny  # noqa: E402
 
 from mfact.core.config import Config  # noqa: E402
@@ -237,13 +238,9 @@ def test_unknown_hub_id_offline():
 
 
 def test_unknown_hub_id_with_no_network(monkeypatch):
-    import socket
-
     from huggingface_hub import constants
 
-    with socket.socket() as s:                       # a loopback port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()                               # a loopback port nobody listens on
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "0")
     monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{port}")

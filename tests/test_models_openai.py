@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from _loopback import Handler, LoopbackServer, free_port
 from mfact.core.config import Config
 from mfact.core.models import generator_info, load_generator
 from mfact.core.models.openai import OpenAIGenerator
@@ -17,7 +16,7 @@ from mfact.core.protocols import DecodingParams, Generator, MfactError
 WORDS = ["Marie", " Curie", " fue", " una", " física", " y", " química", " polaca", "."]
 
 
-class FakeServer:
+class FakeServer(LoopbackServer):
     """An OpenAI-compatible server whose behaviour each test sets (`mode`)."""
 
     def __init__(self):
@@ -25,67 +24,39 @@ class FakeServer:
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.delay = 0.0
-        server = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"
+    def get(self, h: Handler) -> None:
+        if h.path.endswith("/models"):
+            h.send_json(200, {"object": "list", "data": [{"id": "served-model", "object": "model"}]})
+        else:
+            h.send_json(404, {"error": {"message": "not found"}})
 
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                if self.path.endswith("/models"):
-                    self._json(200, {"object": "list", "data": [{"id": "served-model", "object": "model"}]})
-                else:
-                    self._json(404, {"error": {"message": "not found"}})
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(body)
-                server.headers.append(dict(self.headers))
-                server.handle(self, body)
-
-            def _json(self, status, obj):
-                data = json.dumps(obj).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                       daemon=True)
-        self.thread.start()
+    def post(self, h: Handler) -> None:
+        body = json.loads(h.rfile.read(int(h.headers["Content-Length"])))
+        self.requests.append(body)
+        self.headers.append(dict(h.headers))
+        self.handle(h, body)
 
     def handle(self, h, body):
         chat = h.path.endswith("/chat/completions")
         if not h.path.startswith("/v1/"):
-            return h._json(404, {"error": {"message": f"no route {h.path}"}})
+            return h.send_json(404, {"error": {"message": f"no route {h.path}"}})
         if self.mode == "unauthorized":
-            return h._json(401, {"error": {"message": "Invalid API key"}})
+            return h.send_json(401, {"error": {"message": "Invalid API key"}})
         if self.mode == "no-logprobs" and body.get("logprobs"):
-            return h._json(400, {"error": {"message": "logprobs is not supported"}})
+            return h.send_json(400, {"error": {"message": "logprobs is not supported"}})
         if self.mode == "json":
-            return h._json(200, {"choices": [{"message": {"content": "Marie Curie fue física."},
-                                              "text": "Marie Curie fue física.", "finish_reason": "stop"}],
-                                 "usage": {"completion_tokens": 5}})
-        h.send_response(200)
-        h.send_header("Content-Type", "text/event-stream")
-        h.end_headers()
-
-        def send(data: str) -> None:
-            h.wfile.write(f"data: {data}\n\n".encode())
-            h.wfile.flush()
-
+            return h.send_json(200, {"choices": [{"message": {"content": "Marie Curie fue física."},
+                                                  "text": "Marie Curie fue física.", "finish_reason": "stop"}],
+                                     "usage": {"completion_tokens": 5}})
+        h.start_events()
         if self.mode == "malformed":
-            send('{"choices": [{"delta": {"content": "Marie"}}]}')
-            send("{this is not json")
+            h.event('{"choices": [{"delta": {"content": "Marie"}}]}')
+            h.event("{this is not json")
             return
         if self.mode == "error-event":
-            send(json.dumps({"error": {"message": "model crashed"}}))
+            h.event({"error": {"message": "model crashed"}})
             return
         n = min(len(WORDS), body["max_tokens"]) if self.mode != "slow" else 10_000
         h.wfile.write(b": keep-alive\n\n")
@@ -101,19 +72,15 @@ class FakeServer:
                                    "logprobs": {"tokens": [w], "token_logprobs": [lp]} if body.get("logprobs")
                                    else None}]}
             try:
-                send(json.dumps(ev))
+                h.event(ev)
             except OSError:
                 return
             if self.delay:
                 time.sleep(self.delay)
         finish = "length" if body["max_tokens"] <= len(WORDS) else "stop"
         last = {"choices": [{"index": 0, "delta": {}, "text": "", "finish_reason": finish}]}
-        send(json.dumps(last))
-        send("[DONE]")
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        h.event(last)
+        h.event("[DONE]")
 
 
 @pytest.fixture
@@ -214,10 +181,7 @@ def _fails_fast(fn) -> MfactError:
 
 
 def test_unreachable_server():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    gen = load_generator(Config(base_url=f"http://127.0.0.1:{port}/v1", model="m"))
+    gen = load_generator(Config(base_url=f"http://127.0.0.1:{free_port()}/v1", model="m"))
     err = _fails_fast(lambda: _run(gen, max_tokens=5))
     assert "cannot reach the model server" in err.message and "--base-url" in err.hint
 

@@ -3,13 +3,12 @@ server that fails is taken out of rotation with a notice and comes back after it
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from _loopback import Handler, LoopbackServer, free_port
 from mfact.core.config import Config, config_from_args
 from mfact.core.models import load_generator
 from mfact.core.models.openai import OpenAIGenerator
@@ -17,7 +16,7 @@ from mfact.core.models.pool import ServerPool, split_urls
 from mfact.core.protocols import DecodingParams, MfactError
 
 
-class Server:
+class Server(LoopbackServer):
     """Streams "Hello from <name>." word by word; `mode` switches it to fail: "500" answers HTTP
     500, "break" sends one word and then an error event."""
 
@@ -27,71 +26,39 @@ class Server:
         self.in_flight = 0
         self.max_in_flight = 0
         self.lock = threading.Lock()
-        srv = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"
+    def get(self, h: Handler) -> None:
+        h.send_json(200, {"data": [{"id": "m"}]})
 
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                data = json.dumps({"data": [{"id": "m"}]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers["Content-Length"]))
-                with srv.lock:
-                    srv.posts += 1
-                    srv.in_flight += 1
-                    srv.max_in_flight = max(srv.max_in_flight, srv.in_flight)
-                try:
-                    if srv.mode == "500":
-                        self.send_response(500)
-                        self.send_header("Content-Type", "application/json")
-                        self.end_headers()
-                        self.wfile.write(b'{"error": {"message": "engine dead"}}')
-                        return
-                    self.send_response(200)
-                    self.send_header("Content-Type", "text/event-stream")
-                    self.end_headers()
-                    words = f"Hello from {srv.name}.".split(" ")
-                    for i, w in enumerate(words):
-                        piece = w if i == 0 else " " + w
-                        ev = {"choices": [{"index": 0, "text": piece}]}
-                        self.wfile.write(f"data: {json.dumps(ev)}\n\n".encode())
-                        self.wfile.flush()
-                        if srv.mode == "break":      # as vLLM reports an engine failure mid-stream
-                            err = {"error": {"message": "engine died mid-request"}}
-                            self.wfile.write(f"data: {json.dumps(err)}\n\n".encode())
-                            return
-                        time.sleep(srv.delay)
-                    end = {"choices": [{"index": 0, "text": "", "finish_reason": "stop"}]}
-                    self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
-                finally:
-                    with srv.lock:
-                        srv.in_flight -= 1
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def post(self, h: Handler) -> None:
+        h.rfile.read(int(h.headers["Content-Length"]))
+        with self.lock:
+            self.posts += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.mode == "500":      # no Content-Length: the body ends with the connection
+                h.send_json(500, {"error": {"message": "engine dead"}}, length=False)
+                return
+            h.start_events()
+            words = f"Hello from {self.name}.".split(" ")
+            for i, w in enumerate(words):
+                piece = w if i == 0 else " " + w
+                h.event({"choices": [{"index": 0, "text": piece}]})
+                if self.mode == "break":      # as vLLM reports an engine failure mid-stream
+                    h.event({"error": {"message": "engine died mid-request"}})
+                    return
+                time.sleep(self.delay)
+            end = {"choices": [{"index": 0, "text": "", "finish_reason": "stop"}]}
+            h.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
+        finally:
+            with self.lock:
+                self.in_flight -= 1
 
 
 def dead_url() -> str:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()                     # nothing listens there now: connection refused
-    return f"http://127.0.0.1:{port}/v1"
+    return f"http://127.0.0.1:{free_port()}/v1"      # nothing listens there: connection refused
 
 
 @pytest.fixture

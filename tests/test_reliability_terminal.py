@@ -6,11 +6,11 @@ import json
 import re
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from _loopback import Handler, LoopbackServer
 
 MFACT = str(Path(sys.executable).with_name("mfact"))
 EVIL = "\x1b]0;pwned\x07Marie Curie\x1b[2J\u202e\x9b31m"
@@ -22,41 +22,22 @@ def _clean(p) -> None:
     assert not UNSAFE.search(both), repr(both[:500])
 
 
-class EvilServer:
+class EvilServer(LoopbackServer):
     """An OpenAI-compatible server whose answers and errors are full of escape codes."""
 
     def __init__(self, status: int = 200):
-        class H(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"
+        self.status = status
+        super().__init__()
 
-            def log_message(self, *a):
-                pass
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                if status != 200:
-                    body = json.dumps({"error": {"message": EVIL}}).encode()
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.end_headers()
-                    self.wfile.write(body)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                for word in (EVIL, " was a physicist.", "\x1b[31m red\x1b[0m"):
-                    ev = {"choices": [{"delta": {"content": word}}]}
-                    self.wfile.write(f"data: {json.dumps(ev)}\n\n".encode())
-                self.wfile.write(b'data: {"choices": [{"delta": {}, "finish_reason": "stop"}]}\n\ndata: [DONE]\n\n')
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def post(self, h: Handler) -> None:
+        h.rfile.read(int(h.headers.get("Content-Length") or 0))
+        if self.status != 200:          # no Content-Length: the body ends with the connection
+            h.send_json(self.status, {"error": {"message": EVIL}}, length=False)
+            return
+        h.start_events()
+        for word in (EVIL, " was a physicist.", "\x1b[31m red\x1b[0m"):
+            h.event({"choices": [{"delta": {"content": word}}]})
+        h.wfile.write(b'data: {"choices": [{"delta": {}, "finish_reason": "stop"}]}\n\ndata: [DONE]\n\n')
 
 
 def _run(*args, **kw):

@@ -22,16 +22,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _common import shim
+
 FIGURE = re.compile(r"^([A-Za-z0-9_]+):\s*(-?[0-9.]+(?:e-?\d+)?|nan)\s*$")
-
-
-def shim(checkout: Path, where: Path) -> Path:
-    """A folder whose `mfact` package is `checkout`'s core, tui and themes."""
-    pkg = where / "mfact"
-    pkg.mkdir(parents=True)
-    for part in ("core", "tui", "themes"):
-        (pkg / part).symlink_to(checkout / part)
-    return where
 
 
 def run_once(checkout: Path, path: Path, script: list[str], timeout: float) -> dict[str, float]:

@@ -38,13 +38,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import clock_frames, percentile, shim
+
 KEYS = [("j", "j"), ("j", "j"), ("k", "k"), ("s", "s"), ("n", "n"), ("u", "u"), ("u", "u"), ("down", None),
         ("j", "j"), ("end", None), ("home", None)]
-
-
-def percentile(xs, q):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, int(round(q * (len(xs) - 1)))))] if xs else float("nan")
 
 
 def make(kind: str) -> dict:
@@ -99,23 +96,8 @@ async def measure(path: Path, n_keys: int, size=(160, 45)) -> dict:
     t_load = time.perf_counter() - t0
     cpu_load = time.process_time() - c0
     app = MfactApp(Config(workers=1), session=session)
-    frames: list[float] = []
-    done: list[float] = []
     lat: list[float] = []
-    display, run_action = app._display, app.run_action
-
-    def timed_display(screen, renderable):
-        display(screen, renderable)
-        if renderable is not None:
-            frames.append(time.perf_counter())
-
-    async def timed_run_action(*a, **kw):
-        r = await run_action(*a, **kw)
-        done.append(time.perf_counter())
-        return r
-
-    app._display = timed_display
-    app.run_action = timed_run_action
+    frames, done = clock_frames(app)
     async with app.run_test(size=size) as pilot:
         while not (isinstance(app.screen, CheckScreen) and frames):
             await pilot.pause(0.005)
@@ -161,15 +143,6 @@ def one(kind: str, n_keys: int) -> dict:
     r = asyncio.run(measure(path, n_keys))
     r["mb"] = path.stat().st_size / 1e6
     return r
-
-
-def shim(checkout: Path) -> Path:
-    """A folder whose `mfact` package is `checkout`'s core, tui and themes."""
-    where = Path(tempfile.mkdtemp(prefix="mfact-shim-"))
-    (where / "mfact").mkdir()
-    for part in ("core", "tui", "themes"):
-        (where / "mfact" / part).symlink_to(checkout.resolve() / part)
-    return where
 
 
 def run_in(path: Path | None, kind: str, n_keys: int) -> dict:

@@ -39,6 +39,8 @@ import tempfile
 import threading
 import time
 
+from _common import clock_frames, percentile
+
 KEYS = [("j", "j"), ("j", "j"), ("k", "k"), ("s", "s"), ("n", "n"), ("u", "u"), ("down", None),
         ("i", "i"), ("u", "u"), ("j", "j")]
 
@@ -77,14 +79,6 @@ def first_at_or_after(times: list[float], t: float) -> float | None:
     return times[i] if i < len(times) else None
 
 
-def percentile(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    if not xs:
-        return float("nan")
-    i = min(len(xs) - 1, max(0, int(round(q * (len(xs) - 1)))))
-    return xs[i]
-
-
 async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, int],
               gap: float, model: str = "") -> dict:
     from textual import events
@@ -110,27 +104,10 @@ async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, i
             return CheckPipeline(real, FakeExtractor(), FakeRetriever(), FakeVerifier(delay=verify_delay),
                                  c, embedder=FakeEmbedder())
     app = MfactApp(cfg, lang="en", entity="Marie Curie", pipeline_factory=factory)
-    frames: list[float] = []
-    actions_done: list[float] = []
     lat: list[float] = []
     lost = 0
     async with app.run_test(size=size) as pilot:
-        display = app._display
-        run_action = app.run_action
-
-        def timed_display(screen, renderable):
-            display(screen, renderable)
-            if renderable is not None:
-                frames.append(time.perf_counter())
-
-        async def timed_run_action(*a, **kw):
-            result = await run_action(*a, **kw)
-            actions_done.append(time.perf_counter())
-            return result
-
-        app._display = timed_display
-        app.run_action = timed_run_action
-
+        frames, actions_done = clock_frames(app)
         t0 = time.monotonic()
         while not isinstance(app.screen, CheckScreen):
             await pilot.pause(0.01)

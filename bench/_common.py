@@ -1,0 +1,49 @@
+"""What several bench scripts share: percentiles, a folder that imports another checkout as
+`mfact`, and the frame/action clocks of the TUI benches. (A bench script run as
+`python bench/NAME.py` finds this module beside it.)"""
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+
+def percentile(xs: list[float], q: float) -> float:
+    """The value at rank round(q * (n - 1)) of the sorted `xs` (nan when empty)."""
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    return xs[min(len(xs) - 1, max(0, int(round(q * (len(xs) - 1)))))]
+
+
+def shim(checkout: Path, where: Path | None = None) -> Path:
+    """A folder (`where`, else a new temporary one) whose `mfact` package is `checkout`'s core, tui
+    and themes: first on PYTHONPATH, it runs that checkout with this interpreter and packages."""
+    where = where or Path(tempfile.mkdtemp(prefix="mfact-shim-"))
+    pkg = where / "mfact"
+    pkg.mkdir(parents=True)
+    for part in ("core", "tui", "themes"):
+        (pkg / part).symlink_to(checkout.resolve() / part)
+    return where
+
+
+def clock_frames(app) -> tuple[list[float], list[float]]:
+    """From now on, the perf_counter time of each frame `app` draws and of each action it finishes
+    (two lists that grow as the app runs)."""
+    frames: list[float] = []
+    actions_done: list[float] = []
+    display, run_action = app._display, app.run_action
+
+    def timed_display(screen, renderable):
+        display(screen, renderable)
+        if renderable is not None:
+            frames.append(time.perf_counter())
+
+    async def timed_run_action(*a, **kw):
+        result = await run_action(*a, **kw)
+        actions_done.append(time.perf_counter())
+        return result
+
+    app._display = timed_display
+    app.run_action = timed_run_action
+    return frames, actions_done

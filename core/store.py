@@ -7,17 +7,22 @@ as rows.
   clear MfactError before anything is written to it.
 - One connection per Store, usable from several threads (calls are serialised by a lock); several
   processes may share the file (WAL, busy timeout).
-- Each session row keeps its FActScore counts (`n_labelled`, `n_supported`: facts whose
-  COALESCE(human_label, auto_label) is set, and is 'S') and a `revision`: a relabel costs one fact
-  row and one session row whatever the session's size, and a window's poll reads one row.
-  `save_session` writes the counts; the trigger `facts_label_counts` keeps them (and the revision)
-  on every UPDATE of a fact's labels, in the same transaction, whoever runs it. Revisions come from
-  one store-wide counter (meta `revision`), so a value never comes back, even for a session deleted
-  and imported again. NULL counts (a session saved by a schema-1 mfact that had the store open
-  while another upgraded it) are counted again from the facts at the next relabel.
-- Schema 1 (no counts) is upgraded in place when opened: one IMMEDIATE transaction adds the
-  columns, counts every session and sets the version, so two processes opening an old store at
-  once migrate it once, and a kill leaves it either old and whole or new and whole.
+- Schema 2: `session_counts` keeps each session's FActScore counts (`n_labelled`, `n_supported`:
+  facts whose COALESCE(human_label, auto_label) is set, and is 'S') and a `revision`, in a narrow
+  row of its own: a relabel writes one fact row, one history row and one counts row, never the
+  session row (which holds the text: megabytes that SQLite would copy on every update), and a
+  window's poll reads one counts row, whatever the session's size. `save_session` writes the
+  counts; the trigger `facts_label_counts` moves them (and the revision) on every UPDATE of a
+  fact's labels, in the same transaction, whoever runs it. Revisions come from one store-wide
+  counter (meta `revision`), so a value never comes back, even for a session deleted and imported
+  again. `list_sessions` reads the FActScore from the counts; `sessions.factscore` and
+  `updated_at` are those of the last save (or rename).
+- A session without a counts row (saved by a schema-1 mfact that had the store open while another
+  upgraded it: the trigger `sessions_saved` drops the counts of a session row written again) is
+  counted from its facts at its next relabel, and polled and listed as schema 1 did meanwhile.
+- Schema 1 is upgraded in place when opened: one IMMEDIATE transaction creates the table and
+  triggers, counts every session and sets the version, so two processes opening an old store at
+  once upgrade it once, and a kill leaves it either old and whole or new and whole.
 """
 from __future__ import annotations
 
@@ -59,10 +64,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     checks_json TEXT NOT NULL DEFAULT '{}',
     metrics_json TEXT NOT NULL DEFAULT '{}',
     config_json TEXT NOT NULL DEFAULT '{}',
-    updated_at  TEXT NOT NULL,
-    n_labelled  INTEGER,
-    n_supported INTEGER,
-    revision    INTEGER
+    updated_at  TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sessions_lang ON sessions(language, created_at);
 CREATE TABLE IF NOT EXISTS facts (
@@ -107,28 +109,38 @@ CREATE TABLE IF NOT EXISTS label_history (
 CREATE INDEX IF NOT EXISTS label_history_session ON label_history(session_id, seq);
 """
 
-# Schema 2: the session's counts and revision follow every change of a fact's labels. Created by
-# `_upgrade` (not in _DDL, which also runs on a schema-1 store before its columns exist).
+# Schema 2, created by `_upgrade` (not in _DDL, which also runs on a schema-1 store before it is
+# upgraded, outside the upgrade's transaction).
 _LAB_NEW = "COALESCE(NEW.human_label, NEW.auto_label)"
 _LAB_OLD = "COALESCE(OLD.human_label, OLD.auto_label)"
-_TRIGGERS = f"""
-CREATE TRIGGER IF NOT EXISTS facts_label_counts AFTER UPDATE OF human_label, auto_label ON facts
+_DDL_V2 = [
+    """CREATE TABLE IF NOT EXISTS session_counts (
+    session_id  TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    n_labelled  INTEGER NOT NULL,
+    n_supported INTEGER NOT NULL,
+    revision    INTEGER NOT NULL
+) WITHOUT ROWID""",
+    f"""CREATE TRIGGER IF NOT EXISTS facts_label_counts AFTER UPDATE OF human_label, auto_label ON facts
 BEGIN
     UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'revision';
-    UPDATE sessions SET
+    UPDATE session_counts SET
         n_labelled = n_labelled + ({_LAB_NEW} IS NOT NULL) - ({_LAB_OLD} IS NOT NULL),
         n_supported = n_supported + ({_LAB_NEW} IS 'S') - ({_LAB_OLD} IS 'S'),
         revision = (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'revision')
-    WHERE id = NEW.session_id;
-END;
-"""
-# A session's counts from its facts (schema-1 upgrade, and NULL counts).
+    WHERE session_id = NEW.session_id;
+END""",
+    """CREATE TRIGGER IF NOT EXISTS sessions_saved AFTER INSERT ON sessions
+BEGIN
+    DELETE FROM session_counts WHERE session_id = NEW.id;
+END""",
+]
+# The FActScore from the counts (metrics.factscore: S over labelled facts; None when none is):
+# the same IEEE division of the same two integers as Python's s / n.
+_SCORE_SQL = "CASE WHEN c.n_labelled > 0 THEN CAST(c.n_supported AS REAL) / c.n_labelled END"
+# A session's counts from its facts (the upgrade, and a session without counts).
 _COUNT_SQL = ("SELECT COUNT(COALESCE(human_label, auto_label)),"
               " COALESCE(SUM(COALESCE(human_label, auto_label) IS 'S'), 0)"
               " FROM facts WHERE session_id = {sid}")
-# The FActScore from the counts (metrics.factscore: S over labelled facts; None when none is).
-_SCORE_SQL = "CASE WHEN n_labelled > 0 THEN CAST(n_supported AS REAL) / n_labelled END"
-_NEW_COLUMNS = ("n_labelled", "n_supported", "revision")
 
 
 @dataclass
@@ -237,15 +249,14 @@ class Store:
             version = self._stored_version()
             if version == SCHEMA_VERSION:
                 return
-            has = {r[1] for r in db.execute("PRAGMA table_info(sessions)")}
-            for col in _NEW_COLUMNS:
-                if col not in has:
-                    db.execute(f"ALTER TABLE sessions ADD COLUMN {col} INTEGER")
-            db.execute(f"UPDATE sessions SET (n_labelled, n_supported) = ({_COUNT_SQL.format(sid='sessions.id')})")
-            db.execute(f"UPDATE sessions SET factscore = {_SCORE_SQL}, revision = rowid")
+            for stmt in _DDL_V2:
+                db.execute(stmt)
+            db.execute("INSERT OR REPLACE INTO session_counts(session_id, n_labelled, n_supported, revision)"
+                       " SELECT id, 0, 0, rowid FROM sessions")
+            db.execute(f"UPDATE session_counts SET (n_labelled, n_supported) ="
+                       f" ({_COUNT_SQL.format(sid='session_counts.session_id')})")
             db.execute("INSERT OR REPLACE INTO meta(key, value)"
                        " SELECT 'revision', CAST(COALESCE(MAX(rowid), 0) AS TEXT) FROM sessions")
-            db.execute(_TRIGGERS)
             db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
                        (str(SCHEMA_VERSION),))
             self.upgraded_from = version
@@ -296,13 +307,14 @@ class Store:
             db.execute(
                 "INSERT OR REPLACE INTO sessions(id, name, language, entity, entity_json, created_at,"
                 " model, status, n_facts, factscore, generator_json, text, raw_text, tokens,"
-                " stop_reason, checks_json, metrics_json, config_json, updated_at, n_labelled,"
-                " n_supported, revision)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " stop_reason, checks_json, metrics_json, config_json, updated_at)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (s.id, s.name, s.language, s.entity.name, _dump(s.entity.to_dict()), s.created_at,
                  s.generator.model, s.status, len(s.facts), fs, _dump(s.generator.to_dict()), s.text,
                  s.raw_text, s.tokens, s.stop_reason, _dump(s.checks.to_dict()), _dump(s.metrics.to_dict()),
-                 _dump(s.config), now, n_labelled, labels.count("S"), _next_revision(db)))
+                 _dump(s.config), now))
+            db.execute("INSERT INTO session_counts(session_id, n_labelled, n_supported, revision)"
+                       " VALUES (?,?,?,?)", (s.id, n_labelled, labels.count("S"), _next_revision(db)))
             db.executemany(
                 "INSERT INTO facts(session_id, id, pos, text, sentence, span_start, span_end,"
                 " auto_label, auto_confidence, auto_verifier, auto_evidence, auto_reason,"
@@ -384,20 +396,20 @@ class Store:
             if not conflict:
                 self._refresh_score(db, sid)
             else:
-                db.execute("UPDATE sessions SET revision=? WHERE id=?", (_next_revision(db), sid))
+                db.execute("UPDATE session_counts SET revision=? WHERE session_id=?", (_next_revision(db), sid))
         if conflict:
             raise LabelConflict(fid, cur[0] if cur else None)
         return LabelChange(seq, sid, fid, old, new, t)
 
     def _refresh_score(self, db: sqlite3.Connection, session_id: str) -> None:
-        """The session's FActScore (metrics.factscore: S over labelled facts) after a relabel, from
-        the counts the trigger `facts_label_counts` has just moved (one row, whatever the session's
-        size; scanning its facts cost 3.5 ms at 20,000). NULL counts are counted from the facts."""
-        db.execute(f"UPDATE sessions SET (n_labelled, n_supported) = ({_COUNT_SQL.format(sid='?')})"
-                   " WHERE id=? AND (n_labelled IS NULL OR n_supported IS NULL)",
-                   (session_id, session_id))
-        db.execute(f"UPDATE sessions SET factscore = {_SCORE_SQL}, updated_at=? WHERE id=?",
-                   (now_iso(), session_id))
+        """After a relabel or an undo: the trigger `facts_label_counts` has moved the session's
+        counts (and so its FActScore, metrics.factscore: S over labelled facts) and revision; a
+        session without counts (saved by a schema-1 mfact) is counted here from its facts, once."""
+        if db.execute("SELECT 1 FROM session_counts WHERE session_id=?", (session_id,)).fetchone() is None:
+            db.execute("INSERT INTO session_counts(session_id, n_labelled, n_supported, revision)"
+                       " VALUES (?, 0, 0, ?)", (session_id, _next_revision(db)))
+            db.execute(f"UPDATE session_counts SET (n_labelled, n_supported) = ({_COUNT_SQL.format(sid='?')})"
+                       " WHERE session_id=?", (session_id, session_id))
 
     def _missing(self, db: sqlite3.Connection, session_id: str, fact_id: str):
         if db.execute("SELECT 1 FROM sessions WHERE id=?", (session_id,)).fetchone() is None:
@@ -412,16 +424,19 @@ class Store:
             db.execute("DELETE FROM facts WHERE session_id=?", (session_id,))
             db.execute("DELETE FROM evidence WHERE session_id=?", (session_id,))
             db.execute("DELETE FROM label_history WHERE session_id=?", (session_id,))
+            db.execute("DELETE FROM session_counts WHERE session_id=?", (session_id,))
 
     def rename_session(self, session_id: str, name: str) -> None:
         name = (name or "").strip()
         if not name:
             raise MfactError("a session name cannot be empty")
         with self._tx() as db:
-            cur = db.execute("UPDATE sessions SET name=?, updated_at=?, revision=? WHERE id=?",
-                             (name, now_iso(), _next_revision(db), session_id))
+            cur = db.execute("UPDATE sessions SET name=?, updated_at=? WHERE id=?",
+                             (name, now_iso(), session_id))
             if cur.rowcount == 0:
                 raise MfactError(f"no session {session_id!r} in the store", "see `mfact sessions list`")
+            db.execute("UPDATE session_counts SET revision=? WHERE session_id=?",
+                       (_next_revision(db), session_id))
 
     # ------------------------------------------------------------------ reading
 
@@ -432,16 +447,19 @@ class Store:
 
     def session_revision(self, session_id: str) -> tuple:
         """A value that changes whenever the session's labels, facts, text, name or undo history
-        change, for a window to notice changes made elsewhere: the session row's revision (one
-        row read, whatever the session's size). A session without one (saved by a schema-1 mfact
-        that had the store open during the upgrade) is summed up from its facts as schema 1 did."""
+        change, for a window to notice changes made elsewhere: its counts row's revision (one row
+        read, whatever the session's size; never the same value twice in a store). A session
+        without one (saved by a schema-1 mfact that had the store open during the upgrade) is
+        summed up from its facts as schema 1 did."""
         with self._lock:
-            row = self._db.execute("SELECT revision, updated_at, n_facts FROM sessions WHERE id=?",
+            row = self._db.execute("SELECT revision FROM session_counts WHERE session_id=?",
+                                   (session_id,)).fetchone()
+            if row is not None:
+                return (row[0],)
+            row = self._db.execute("SELECT updated_at, n_facts, length(text) FROM sessions WHERE id=?",
                                    (session_id,)).fetchone()
             if row is None:
                 return (None,)
-            if row[0] is not None:
-                return tuple(row)
             labels = self._db.execute(
                 "SELECT count(*), group_concat(COALESCE(human_label, '-') || COALESCE(human_time, ''), ',')"
                 " FROM facts WHERE session_id=?", (session_id,)).fetchone()
@@ -492,13 +510,14 @@ class Store:
 
     def list_sessions(self, language: str | None = None, limit: int | None = None) -> list[SessionSummary]:
         """Summaries, newest first."""
-        sql = ("SELECT id, name, entity, language, created_at, n_facts, factscore, model, status"
-               " FROM sessions")
+        sql = ("SELECT s.id, s.name, s.entity, s.language, s.created_at, s.n_facts,"
+               f" CASE WHEN c.session_id IS NULL THEN s.factscore ELSE {_SCORE_SQL} END,"
+               " s.model, s.status FROM sessions s LEFT JOIN session_counts c ON c.session_id = s.id")
         args: list[Any] = []
         if language:
-            sql += " WHERE language=?"
+            sql += " WHERE s.language=?"
             args.append(language)
-        sql += " ORDER BY created_at DESC, rowid DESC"
+        sql += " ORDER BY s.created_at DESC, s.rowid DESC"
         if limit is not None:
             sql += " LIMIT ?"
             args.append(int(limit))

@@ -15,6 +15,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from mfact.core.formats import read_sessions
@@ -192,3 +194,115 @@ async def test_the_tui_report_screen_shows_the_same_cells():
             lines += [table + " " + json.dumps([cell(c) for c in t.get_row_at(i)], ensure_ascii=False)
                       for i in range(t.row_count)]
     check("tui.txt", "\n".join(lines) + "\n")
+
+
+# --------------------------------------------------------------------------- typed, and loud on a typo
+
+
+def test_a_mistyped_figure_name_fails_loudly():
+    from mfact.core.report import Figures, Report
+
+    report = build_report(built_sessions())
+    assert isinstance(report, Report) and isinstance(report.languages["en"], Figures)
+    en = report.languages["en"]
+    assert en.factscore == en["factscore"] and en.models["m2"].agreement.n == 40
+    assert en.reasons.semantic_drift is None and report.languages["de"].reasons.factscore
+    for read in (lambda: en.factscroe, lambda: en.calm.calmscor, lambda: en.agreement.kapa,
+                 lambda: en.reasons.factscroe, lambda: report.language):
+        with pytest.raises(AttributeError, match="factscroe|calmscor|kapa|language"):
+            read()
+    with pytest.raises(AttributeError, match="Figures has no field 'factscroe'"):
+        en.factscroe = 0.5
+    with pytest.raises(AttributeError, match="Reasons has no field 'semantic_drfit'"):
+        en.reasons.semantic_drfit = "why"
+    with pytest.raises(KeyError, match="factscroe"):
+        en.get("factscroe")                  # the Mapping view: no silent None either
+    with pytest.raises(KeyError, match="semantic_drfit"):
+        en.reasons.get("semantic_drfit")
+    with pytest.raises(TypeError):
+        Figures(factscroe=0.5)
+    assert en.reasons.get("semantic_drift") is None       # a real name whose reason is not given
+
+
+# the readers of the report's figures, which must read them by attribute
+READERS = ("core/report.py", "core/commands/report.py", "tui/screens/report.py")
+_STRING_KEY = re.compile(r"[\w)\]]\[[\"']|\.get\([\"']|\bdict\((f|fig|figures|report)\)")
+
+
+def test_the_readers_read_the_figures_by_attribute():
+    root = Path(__file__).resolve().parents[1]
+    found = [f"{name}:{n}: {line.strip()}" for name in READERS
+             for n, line in enumerate((root / name).read_text(encoding="utf-8").splitlines(), 1)
+             if _STRING_KEY.search(line)]
+    assert not found, "\n".join(found)
+    assert _STRING_KEY.search('x = f["factscore"]') and _STRING_KEY.search("ag.get('kappa')")
+
+
+def test_every_figure_has_its_reason_field():
+    from dataclasses import fields
+
+    from mfact.core.report import Figures, Reasons
+
+    figure_names = [f.name for f in fields(Figures) if f.name not in ("reasons", "models", "extra")]
+    assert [f.name for f in fields(Reasons) if f.name != "extra"] == figure_names
+    assert Reasons().to_dict() == {} and Reasons._OPTIONAL == frozenset(figure_names)
+
+
+@pytest.mark.parametrize("name", ["built-lang", "built-rarity", "built-es-de", "empty", "factscore-region"])
+def test_a_report_read_back_from_its_json_renders_the_same(name):
+    from mfact.core.report import Report
+
+    text = (GOLDEN / f"{name}.json").read_text(encoding="utf-8")
+    back = Report.from_dict(json.loads(text), "report")
+    assert render_json(back) + "\n" == text
+    assert render_csv(back) == (GOLDEN / f"{name}.csv").read_text(encoding="utf-8")
+    assert render_markdown(back) == (GOLDEN / f"{name}.md").read_text(encoding="utf-8")
+    assert renderings(json.loads(text))["txt"] == (GOLDEN / f"{name}.txt").read_text(encoding="utf-8")
+
+
+def test_a_bad_report_json_names_the_field():
+    from mfact.core.report import Report
+    from mfact.core.session import SessionFormatError
+
+    d = json.loads((GOLDEN / "built-lang.json").read_text(encoding="utf-8"))
+    d["languages"]["es"]["models"]["m2"]["calm"]["calmscore"] = "high"
+    with pytest.raises(SessionFormatError, match=r"^report\.languages\.es\.models\.m2\.calm\.calmscore: "
+                                                  r"must be a number or null, got a string"):
+        Report.from_dict(d, "report")
+
+
+# --------------------------------------------------------------------------- property: any report JSON round-trips
+
+_json_value = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-10, 10), st.text(max_size=4)),
+                           lambda inner: st.lists(inner, max_size=2), max_leaves=4)
+_num = st.one_of(st.none(), st.integers(0, 100), st.floats(0, 1))
+_int = st.one_of(st.none(), st.integers(0, 10**6))
+_str = st.one_of(st.none(), st.text(max_size=8))
+
+
+def _obj(known: dict) -> st.SearchStrategy:
+    """Some of the known keys (valid values) and unknown ones, in any order."""
+    @st.composite
+    def build(draw):
+        items = [(k, draw(known[k])) for k in draw(st.lists(st.sampled_from(sorted(known)), unique=True))]
+        items += [(k, draw(_json_value)) for k in draw(st.lists(
+            st.text(max_size=5).filter(lambda k: k not in known), unique=True, max_size=2))]
+        return dict(draw(st.permutations(items)))
+    return build()
+
+
+_FIG = {"sessions": _int, "factscore": _num, "drift_texts": _int, "semantic_drift": _num,
+        "calm": _obj({"non_empty": _num, "calmscore": _num}), "agreement": _obj({"n": _int, "kappa": _num}),
+        "reasons": _obj({"factscore": _str, "calm": _str, "hallucination_rate": _str})}
+_FIGURES = _obj({**_FIG, "models": st.dictionaries(st.text(max_size=4), _obj(_FIG), max_size=2)})
+
+
+@settings(max_examples=100, deadline=None)
+@given(report=st.one_of(_obj({"languages": st.dictionaries(st.text(max_size=3), _FIGURES, max_size=2)}),
+                        _obj({"by": _str, "groups": st.dictionaries(st.text(max_size=6), _FIGURES, max_size=2)})))
+def test_any_report_json_round_trips_byte_for_byte(report):
+    from mfact.core.report import Report
+
+    back = Report.from_dict(report, "report")
+    assert render_json(back) == json.dumps(report, ensure_ascii=False, indent=2)
+    assert list(back) == list(report)

@@ -40,6 +40,22 @@ MAX_ENTITY_LINE = 500
 from .inputs import CONTROL as _CONTROL  # noqa: E402 - the one list, in the one validator
 
 
+def _control_in(text: str) -> str | None:
+    bad = _CONTROL.search(text)
+    if bad is None:
+        return None
+    return "a NUL byte" if bad.group() == "\0" else f"a control character (U+{ord(bad.group()):04X})"
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` (one person's name, as typed) cannot be checked, in a few words; None when it can.
+    The limits of entity lists: at most MAX_ENTITY_LINE characters, no control characters."""
+    if len(name) > MAX_ENTITY_LINE:
+        return f"a name of {len(name):,} characters is too long (at most {MAX_ENTITY_LINE})"
+    bad = _control_in(name)
+    return f"the name holds {bad}" if bad else None
+
+
 def parse_entity_lines(lines: Iterable[str], origin: str = "<input>", duplicates: bool = True) -> list[EntitySpec]:
     """One name per line, optionally `name<TAB>QID` and further `key=value` fields
     (e.g. `rarity=rare`). Blank lines and lines starting with `#` are skipped. This also reads
@@ -54,10 +70,9 @@ def parse_entity_lines(lines: Iterable[str], origin: str = "<input>", duplicates
         if len(line) > MAX_ENTITY_LINE:
             raise MfactError(f"{origin}:{lineno}: a line of {len(line):,} characters is too long for a name"
                              f" (at most {MAX_ENTITY_LINE})", "one name per line, optionally a tab and a QID")
-        bad = _CONTROL.search(line)
+        bad = _control_in(line)
         if bad:
-            what = "a NUL byte" if bad.group() == "\0" else f"a control character (U+{ord(bad.group()):04X})"
-            raise MfactError(f"{origin}:{lineno}: the name holds {what}; line refused",
+            raise MfactError(f"{origin}:{lineno}: the name holds {bad}; line refused",
                              "an entity list is plain text, one name per line")
         parts = [p.strip() for p in line.split("\t")]
         name = parts[0]

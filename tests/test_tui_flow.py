@@ -158,6 +158,34 @@ async def test_start_screen_pick_language_and_entity():
         assert Store().list_sessions() == []
 
 
+async def test_start_screen_refuses_a_name_the_cli_refuses_and_keeps_it():
+    """A pasted paragraph (over 500 characters) or a name holding a control character is refused
+    with one clear toast, as `mfact check --entity` refuses it; nothing starts, no lookup is sent
+    for it, and the text stays in the box to be fixed."""
+    asked: list[str] = []
+
+    def suggest(prefix, lang, cfg, limit):
+        asked.append(prefix)
+        return []
+
+    app = make_app(suggest=suggest)
+    async with app.run_test(size=SIZE) as pilot:
+        inp = app.screen.query_one("#entity")
+        for name, why in (("Marie Curie " * 50 + "x", "a name of 601 characters is too long (at most 500)"),
+                          ("Marie\x1b[31mCurie", "the name holds a control character (U+001B)")):
+            inp.value = name
+            await pilot.pause(0.05)
+            inp.focus()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: any(why in n.message for n in app._notifications))
+            assert isinstance(app.screen, StartScreen) and inp.value == name
+            assert [n.severity for n in app._notifications if why in n.message] == ["error"]
+        assert asked == []
+        assert Store().list_sessions() == []
+        inp.value = "Marie"          # a fixed name goes on as before
+        await wait_for(pilot, lambda: asked == ["Marie"])
+
+
 async def test_disambiguation_choices():
     from mfact.core.knowledge.entities import EntityMatch
     from mfact.core.session import Entity

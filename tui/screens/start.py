@@ -17,6 +17,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, OptionList, Select
 from textual.widgets.option_list import Option
 
+from mfact.core.batch import name_problem
 from mfact.core.languages import LANGUAGES, get_language
 from mfact.core.protocols import MfactError
 from mfact.core.session import Entity
@@ -176,7 +177,7 @@ class StartScreen(Screen):
         if self._suggest_timer is not None:
             self._suggest_timer.stop()
         prefix = event.value.strip()
-        if len(prefix) < 2:
+        if len(prefix) < 2 or name_problem(prefix):     # no lookup for what cannot be a name
             self._show_suggestions([])
             return
         lang = self.selected_language()
@@ -226,6 +227,11 @@ class StartScreen(Screen):
         name = " ".join(self.query_one("#entity", Input).value.split())
         if not name:
             self.notify("Name a person first, e.g. Marie Curie.", severity="warning")
+            self.query_one("#entity", Input).focus()
+            return
+        problem = name_problem(name)
+        if problem:
+            self.notify(f"Cannot check this name: {problem}.", severity="error", markup=False)
             self.query_one("#entity", Input).focus()
             return
         try:

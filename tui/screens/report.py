@@ -6,6 +6,7 @@ The figures come from `mfact.core.report.build_report`, computed in a thread wor
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
@@ -17,6 +18,9 @@ from textual.widgets import DataTable, Footer, Static
 
 from ..keys import bindings
 from ..render import Palette, fmt_num, fmt_pct, one_line
+
+if TYPE_CHECKING:
+    from mfact.core.report import Figures, Report
 
 log = logging.getLogger("mfact.tui")
 
@@ -36,9 +40,9 @@ def bar(value: float | None, width: int = BAR) -> str:
     return s.ljust(width)
 
 
-def chart_text(report: dict, palette: Palette) -> Text:
+def chart_text(report: Report, palette: Palette) -> Text:
     t = Text()
-    langs = report.get("languages") or {}
+    langs = report.languages or {}
     if not langs:
         t.append("No sessions yet: check a biography first (Esc, then a person and Enter).",
                  style="dim")
@@ -47,12 +51,12 @@ def chart_text(report: dict, palette: Palette) -> Text:
     for lang, f in langs.items():
         t.append(f"{one_line(lang, 6):<6} ", style="bold")
         t.append("FS ", style="dim")
-        t.append(bar(f.get("factscore")), style=palette.label_style("S"))
-        t.append(f" {fmt_pct(f.get('factscore')):>5}   ")
+        t.append(bar(f.factscore), style=palette.label_style("S"))
+        t.append(f" {fmt_pct(f.factscore):>5}   ")
         t.append("SD ", style="dim")
-        t.append(bar(f.get("semantic_drift")), style=Style(color=palette.drift))
-        t.append(f" {fmt_num(f.get('semantic_drift')):>4}")
-        t.append(f"   n={f.get('sessions', 0)}\n", style="dim")
+        t.append(bar(f.semantic_drift), style=Style(color=palette.drift))
+        t.append(f" {fmt_num(f.semantic_drift):>4}")
+        t.append(f"   n={f.sessions}\n", style="dim")
     return t
 
 
@@ -61,10 +65,10 @@ REPORT_COLUMNS = ("language", "model", "n", "abst", "facts/text", "FS S/all", "F
 AGREE_COLUMNS = ("language", "relabels", "accuracy", "κ", "NS precision", "NS recall", "note")
 
 
-def report_rows(report: dict) -> list[tuple[str, str, dict]]:
+def report_rows(report: Report) -> list[tuple[str, str, Figures]]:
     rows = []
-    for lang, f in (report.get("languages") or {}).items():
-        models = f.get("models") or {}
+    for lang, f in (report.languages or {}).items():
+        models = f.models or {}
         if len(models) == 1:
             rows.append((lang, next(iter(models)), f))
         else:
@@ -80,7 +84,7 @@ class ReportScreen(Screen):
 
     def __init__(self):
         super().__init__()
-        self.report: dict | None = None
+        self.report: Report | None = None
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="report-body"):
@@ -100,7 +104,7 @@ class ReportScreen(Screen):
     @work(thread=True, exclusive=True, group="report", exit_on_error=False)
     def _compute(self) -> None:
         try:
-            from mfact.core.report import build_report
+            from mfact.core.report import Report, build_report
             from mfact.core.store import Store
             store = Store(self.app.store.path) if self.app.store is not None else None
             sessions = list(store.iter_sessions()) if store is not None else []
@@ -111,10 +115,10 @@ class ReportScreen(Screen):
             log.exception("report failed")
             self.app.call_from_thread(self.notify, f"Report failed: {exc}", severity="error",
                                       markup=False)
-            report = {"languages": {}}
+            report = Report(languages={})
         self.app.call_from_thread(self.show_report, report)
 
-    def show_report(self, report: dict) -> None:
+    def show_report(self, report: Report) -> None:
         self.report = report
         self.query_one("#report-body").loading = False
         pal = Palette.from_theme(self.app.current_theme)
@@ -123,24 +127,20 @@ class ReportScreen(Screen):
         table.clear(columns=True)
         table.add_columns(*REPORT_COLUMNS)
         for lang, model, f in report_rows(report):
-            calm = (f.get("calm") or {}).get("calmscore")
-            table.add_row(lang, Text(one_line(model, 30)), str(f.get("sessions", 0)),
-                          str(f.get("abstentions", 0)), fmt_num(f.get("facts_per_text"), 1),
-                          fmt_pct(f.get("factscore")), fmt_pct(f.get("factscore_relevant_only")),
-                          fmt_pct(f.get("factscore_gamma")), fmt_num(f.get("semantic_drift")),
-                          fmt_pct(f.get("drifting_share")), fmt_pct(calm),
-                          fmt_pct(f.get("hallucination_rate")))
+            table.add_row(lang, Text(one_line(model, 30)), str(f.sessions), str(f.abstentions),
+                          fmt_num(f.facts_per_text, 1), fmt_pct(f.factscore),
+                          fmt_pct(f.factscore_relevant_only), fmt_pct(f.factscore_gamma),
+                          fmt_num(f.semantic_drift), fmt_pct(f.drifting_share),
+                          fmt_pct(f.calm.calmscore), fmt_pct(f.hallucination_rate))
         agree = self.query_one("#agreement-table", DataTable)
         agree.clear(columns=True)
         agree.add_columns(*AGREE_COLUMNS)
-        for lang, f in (report.get("languages") or {}).items():
-            ag = f.get("agreement") or {}
-            reasons = f.get("reasons") or {}
-            note = reasons.get("agreement") or reasons.get("hallucination_precision") or ""
-            agree.add_row(lang, str(ag.get("n", 0)), fmt_pct(ag.get("accuracy")),
-                          fmt_num(ag.get("kappa")), fmt_pct(f.get("hallucination_precision")),
-                          fmt_pct(f.get("hallucination_recall")), Text(one_line(note, 60),
-                                                                       style="dim"))
+        for lang, f in (report.languages or {}).items():
+            ag, reasons = f.agreement, f.reasons
+            note = reasons.agreement or reasons.hallucination_precision or ""
+            agree.add_row(lang, str(ag.n), fmt_pct(ag.accuracy), fmt_num(ag.kappa),
+                          fmt_pct(f.hallucination_precision), fmt_pct(f.hallucination_recall),
+                          Text(one_line(note, 60), style="dim"))
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -7,6 +7,22 @@ as rows.
   clear MfactError before anything is written to it.
 - One connection per Store, usable from several threads (calls are serialised by a lock); several
   processes may share the file (WAL, busy timeout).
+- Schema 2: `session_counts` keeps each session's FActScore counts (`n_labelled`, `n_supported`:
+  facts whose COALESCE(human_label, auto_label) is set, and is 'S') and a `revision`, in a narrow
+  row of its own: a relabel writes one fact row, one history row and one counts row, never the
+  session row (which holds the text: megabytes that SQLite would copy on every update), and a
+  window's poll reads one counts row, whatever the session's size. `save_session` writes the
+  counts; the trigger `facts_label_counts` moves them (and the revision) on every UPDATE of a
+  fact's labels, in the same transaction, whoever runs it. Revisions come from one store-wide
+  counter (meta `revision`), so a value never comes back, even for a session deleted and imported
+  again. `list_sessions` reads the FActScore from the counts; `sessions.factscore` and
+  `updated_at` are those of the last save (or rename).
+- A session without a counts row (saved by a schema-1 mfact that had the store open while another
+  upgraded it: the trigger `sessions_saved` drops the counts of a session row written again) is
+  counted from its facts at its next relabel, and polled and listed as schema 1 did meanwhile.
+- Schema 1 is upgraded in place when opened: one IMMEDIATE transaction creates the table and
+  triggers, counts every session and sets the version, so two processes opening an old store at
+  once upgrade it once, and a kill leaves it either old and whole or new and whole.
 """
 from __future__ import annotations
 
@@ -22,7 +38,7 @@ from .protocols import MfactError
 from .session import (LABELS, Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict,
                       now_iso)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -93,6 +109,39 @@ CREATE TABLE IF NOT EXISTS label_history (
 CREATE INDEX IF NOT EXISTS label_history_session ON label_history(session_id, seq);
 """
 
+# Schema 2, created by `_upgrade` (not in _DDL, which also runs on a schema-1 store before it is
+# upgraded, outside the upgrade's transaction).
+_LAB_NEW = "COALESCE(NEW.human_label, NEW.auto_label)"
+_LAB_OLD = "COALESCE(OLD.human_label, OLD.auto_label)"
+_DDL_V2 = [
+    """CREATE TABLE IF NOT EXISTS session_counts (
+    session_id  TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    n_labelled  INTEGER NOT NULL,
+    n_supported INTEGER NOT NULL,
+    revision    INTEGER NOT NULL
+) WITHOUT ROWID""",
+    f"""CREATE TRIGGER IF NOT EXISTS facts_label_counts AFTER UPDATE OF human_label, auto_label ON facts
+BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'revision';
+    UPDATE session_counts SET
+        n_labelled = n_labelled + ({_LAB_NEW} IS NOT NULL) - ({_LAB_OLD} IS NOT NULL),
+        n_supported = n_supported + ({_LAB_NEW} IS 'S') - ({_LAB_OLD} IS 'S'),
+        revision = (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'revision')
+    WHERE session_id = NEW.session_id;
+END""",
+    """CREATE TRIGGER IF NOT EXISTS sessions_saved AFTER INSERT ON sessions
+BEGIN
+    DELETE FROM session_counts WHERE session_id = NEW.id;
+END""",
+]
+# The FActScore from the counts (metrics.factscore: S over labelled facts; None when none is):
+# the same IEEE division of the same two integers as Python's s / n.
+_SCORE_SQL = "CASE WHEN c.n_labelled > 0 THEN CAST(c.n_supported AS REAL) / c.n_labelled END"
+# A session's counts from its facts (the upgrade, and a session without counts).
+_COUNT_SQL = ("SELECT COUNT(COALESCE(human_label, auto_label)),"
+              " COALESCE(SUM(COALESCE(human_label, auto_label) IS 'S'), 0)"
+              " FROM facts WHERE session_id = {sid}")
+
 
 @dataclass
 class SessionSummary:
@@ -155,8 +204,9 @@ class Store:
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA busy_timeout=30000")
             self._db.executescript(_DDL)
-            self._db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-                             (str(SCHEMA_VERSION),))
+            self.upgraded_from: int | None = None     # the schema this Store upgraded, if it did
+            if self._stored_version() != SCHEMA_VERSION:
+                self._upgrade()
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise MfactError(f"the session store {self.path} is not a readable mfact store: {exc}",
@@ -185,6 +235,31 @@ class Store:
                 f"the session store {self.path} was written by a newer mfact (schema {version},"
                 f" this mfact knows {SCHEMA_VERSION}); it was left untouched",
                 "upgrade mfact, or use another --home / MFACT_HOME")
+
+    def _stored_version(self) -> int | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        return int(row[0]) if row is not None else None
+
+    def _upgrade(self) -> None:
+        """A new store gets schema 2; a schema-1 store is upgraded in place. One IMMEDIATE
+        transaction: the version is read again inside it, so of two processes opening an old store
+        at once the second finds it upgraded; a kill rolls the whole of it back."""
+        with self._tx() as db:
+            self._check_version()                 # another mfact may have written it since
+            version = self._stored_version()
+            if version == SCHEMA_VERSION:
+                return
+            for stmt in _DDL_V2:
+                db.execute(stmt)
+            db.execute("INSERT OR REPLACE INTO session_counts(session_id, n_labelled, n_supported, revision)"
+                       " SELECT id, 0, 0, rowid FROM sessions")
+            db.execute(f"UPDATE session_counts SET (n_labelled, n_supported) ="
+                       f" ({_COUNT_SQL.format(sid='session_counts.session_id')})")
+            db.execute("INSERT OR REPLACE INTO meta(key, value)"
+                       " SELECT 'revision', CAST(COALESCE(MAX(rowid), 0) AS TEXT) FROM sessions")
+            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
+                       (str(SCHEMA_VERSION),))
+            self.upgraded_from = version
 
     @property
     def schema_version(self) -> int:
@@ -222,7 +297,11 @@ class Store:
                 row = db.execute("SELECT name FROM sessions WHERE id=?", (s.id,)).fetchone()
                 if row and row[0]:
                     s.name = row[0]
-            fs = factscore(f.label for f in s.facts)
+            # the labels as the store will hold them: COALESCE(human_label, auto_label)
+            labels = [f.human.label if f.human is not None and f.human.label is not None
+                      else f.auto.label if f.auto is not None else None for f in s.facts]
+            fs = factscore(labels)                # raises on an unknown label, before any write
+            n_labelled = sum(1 for lab in labels if lab is not None)
             db.execute("DELETE FROM facts WHERE session_id=?", (s.id,))
             db.execute("DELETE FROM evidence WHERE session_id=?", (s.id,))
             db.execute(
@@ -234,6 +313,8 @@ class Store:
                  s.generator.model, s.status, len(s.facts), fs, _dump(s.generator.to_dict()), s.text,
                  s.raw_text, s.tokens, s.stop_reason, _dump(s.checks.to_dict()), _dump(s.metrics.to_dict()),
                  _dump(s.config), now))
+            db.execute("INSERT INTO session_counts(session_id, n_labelled, n_supported, revision)"
+                       " VALUES (?,?,?,?)", (s.id, n_labelled, labels.count("S"), _next_revision(db)))
             db.executemany(
                 "INSERT INTO facts(session_id, id, pos, text, sentence, span_start, span_end,"
                 " auto_label, auto_confidence, auto_verifier, auto_evidence, auto_reason,"
@@ -314,18 +395,21 @@ class Store:
             db.execute("DELETE FROM label_history WHERE seq=?", (seq,))
             if not conflict:
                 self._refresh_score(db, sid)
+            else:
+                db.execute("UPDATE session_counts SET revision=? WHERE session_id=?", (_next_revision(db), sid))
         if conflict:
             raise LabelConflict(fid, cur[0] if cur else None)
         return LabelChange(seq, sid, fid, old, new, t)
 
     def _refresh_score(self, db: sqlite3.Connection, session_id: str) -> None:
-        """The session's FActScore (metrics.factscore: S over labelled facts) after a relabel,
-        counted by SQLite (fetching 20,000 labels into Python cost 8 ms on every relabel)."""
-        s, n = db.execute(
-            "SELECT SUM(lab = 'S'), COUNT(lab) FROM (SELECT COALESCE(human_label, auto_label) AS lab"
-            " FROM facts WHERE session_id=?)", (session_id,)).fetchone()
-        db.execute("UPDATE sessions SET factscore=?, updated_at=? WHERE id=?",
-                   (s / n if n else None, now_iso(), session_id))     # metrics.factscore
+        """After a relabel or an undo: the trigger `facts_label_counts` has moved the session's
+        counts (and so its FActScore, metrics.factscore: S over labelled facts) and revision; a
+        session without counts (saved by a schema-1 mfact) is counted here from its facts, once."""
+        if db.execute("SELECT 1 FROM session_counts WHERE session_id=?", (session_id,)).fetchone() is None:
+            db.execute("INSERT INTO session_counts(session_id, n_labelled, n_supported, revision)"
+                       " VALUES (?, 0, 0, ?)", (session_id, _next_revision(db)))
+            db.execute(f"UPDATE session_counts SET (n_labelled, n_supported) = ({_COUNT_SQL.format(sid='?')})"
+                       " WHERE session_id=?", (session_id, session_id))
 
     def _missing(self, db: sqlite3.Connection, session_id: str, fact_id: str):
         if db.execute("SELECT 1 FROM sessions WHERE id=?", (session_id,)).fetchone() is None:
@@ -340,6 +424,7 @@ class Store:
             db.execute("DELETE FROM facts WHERE session_id=?", (session_id,))
             db.execute("DELETE FROM evidence WHERE session_id=?", (session_id,))
             db.execute("DELETE FROM label_history WHERE session_id=?", (session_id,))
+            db.execute("DELETE FROM session_counts WHERE session_id=?", (session_id,))
 
     def rename_session(self, session_id: str, name: str) -> None:
         name = (name or "").strip()
@@ -350,6 +435,8 @@ class Store:
                              (name, now_iso(), session_id))
             if cur.rowcount == 0:
                 raise MfactError(f"no session {session_id!r} in the store", "see `mfact sessions list`")
+            db.execute("UPDATE session_counts SET revision=? WHERE session_id=?",
+                       (_next_revision(db), session_id))
 
     # ------------------------------------------------------------------ reading
 
@@ -359,17 +446,26 @@ class Store:
             return int(self._db.execute("PRAGMA data_version").fetchone()[0])
 
     def session_revision(self, session_id: str) -> tuple:
-        """A value that changes whenever the session's labels, facts or text change (cheap: one
-        aggregate query), for a window to notice changes made elsewhere."""
+        """A value that changes whenever the session's labels, facts, text, name or undo history
+        change, for a window to notice changes made elsewhere: its counts row's revision (one row
+        read, whatever the session's size; never the same value twice in a store). A session
+        without one (saved by a schema-1 mfact that had the store open during the upgrade) is
+        summed up from its facts as schema 1 did."""
         with self._lock:
+            row = self._db.execute("SELECT revision FROM session_counts WHERE session_id=?",
+                                   (session_id,)).fetchone()
+            if row is not None:
+                return (row[0],)
             row = self._db.execute("SELECT updated_at, n_facts, length(text) FROM sessions WHERE id=?",
                                    (session_id,)).fetchone()
+            if row is None:
+                return (None,)
             labels = self._db.execute(
                 "SELECT count(*), group_concat(COALESCE(human_label, '-') || COALESCE(human_time, ''), ',')"
                 " FROM facts WHERE session_id=?", (session_id,)).fetchone()
             hist = self._db.execute("SELECT max(seq), count(*) FROM label_history WHERE session_id=?",
                                     (session_id,)).fetchone()
-        return (tuple(row) if row else None, hash(labels), tuple(hist))
+        return (tuple(row), hash(labels), tuple(hist))
 
     def human_labels(self, session_id: str) -> dict[str, HumanLabel | None]:
         """fact id -> the human label in the store (None: none)."""
@@ -414,13 +510,14 @@ class Store:
 
     def list_sessions(self, language: str | None = None, limit: int | None = None) -> list[SessionSummary]:
         """Summaries, newest first."""
-        sql = ("SELECT id, name, entity, language, created_at, n_facts, factscore, model, status"
-               " FROM sessions")
+        sql = ("SELECT s.id, s.name, s.entity, s.language, s.created_at, s.n_facts,"
+               f" CASE WHEN c.session_id IS NULL THEN s.factscore ELSE {_SCORE_SQL} END,"
+               " s.model, s.status FROM sessions s LEFT JOIN session_counts c ON c.session_id = s.id")
         args: list[Any] = []
         if language:
-            sql += " WHERE language=?"
+            sql += " WHERE s.language=?"
             args.append(language)
-        sql += " ORDER BY created_at DESC, rowid DESC"
+        sql += " ORDER BY s.created_at DESC, s.rowid DESC"
         if limit is not None:
             sql += " LIMIT ?"
             args.append(int(limit))
@@ -490,6 +587,13 @@ class _Transaction:
                     self.db.execute("ROLLBACK")
         finally:
             self.lock.release()
+
+
+def _next_revision(db: sqlite3.Connection) -> int | None:
+    """The store's next revision number (inside the caller's write transaction)."""
+    db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'revision'")
+    row = db.execute("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'revision'").fetchone()
+    return row[0] if row else None
 
 
 def _dump(v: Any) -> str:

@@ -209,6 +209,12 @@ class Store:
                 self._upgrade()
         except sqlite3.DatabaseError as exc:
             self._db.close()
+            if (getattr(exc, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_READONLY:
+                raise MfactError(
+                    f"the session store {self.path} is read-only here ({exc}); mfact writes to it"
+                    " when it opens (a schema-1 store is upgraded once) and saves every label at once",
+                    "give this user write access to the file and its folder, or use another --home"
+                    " / MFACT_HOME (a copy of the file works)") from None
             raise MfactError(f"the session store {self.path} is not a readable mfact store: {exc}",
                              "move the file away or use another --home") from None
         except MfactError:

@@ -368,6 +368,26 @@ def test_a_schema_1_store_is_upgraded_in_place_losing_nothing(tmp_path):
     st.close()
 
 
+def test_a_read_only_schema_1_store_is_refused_with_a_clear_message_untouched(tmp_path, monkeypatch):
+    """A store mfact may not write (a read-only mount, another user's file; opened here through
+    SQLite's read-only mode, since root ignores file permissions) cannot be upgraded: one line
+    saying so and what to do, and the file as it was."""
+    path = tmp_path / "s.db"
+    build_v1_store(path, _v1_sessions(2, 5), relabels=3)
+    before = path.read_bytes()
+    connect = sqlite3.connect
+    monkeypatch.setattr("mfact.core.store.sqlite3.connect",
+                        lambda p, **kw: connect(f"file:{p}?mode=ro", uri=True, **kw))
+    with pytest.raises(MfactError) as err:
+        Store(path)
+    assert "is read-only here" in err.value.message and "write access" in err.value.hint
+    assert path.read_bytes() == before
+    monkeypatch.undo()
+    st = Store(path)                                     # writable again: upgraded as usual
+    assert st.upgraded_from == 1
+    st.close()
+
+
 def test_a_store_newer_than_this_mfact_is_refused_untouched(tmp_path):
     path = tmp_path / "s.db"
     build_v1_store(path, _v1_sessions(2, 5))

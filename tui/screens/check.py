@@ -291,6 +291,7 @@ class CheckScreen(Screen):
         cfg = self.app_cfg()
         if cfg is not None:
             cfg.seed += 1
+        self.keeper.settle()        # the old session's first save, when it still runs
         self.builder = self._for_run(self.session.entity, self.session.language)
         self._run_args = (self.session.entity, self.session.language, None)
         self.keeper = SessionKeeper(self)
@@ -308,7 +309,9 @@ class CheckScreen(Screen):
         self.app.pop_to_start()
 
     def shutdown(self) -> None:
-        """Stop the run and save what there is (called on quit and when leaving)."""
+        """Stop the run and save what there is (called on quit and when leaving): a session opened
+        from a file waits for its first save, running off the UI thread since its first label."""
+        self.keeper.settle()
         if self.running:
             self.feed.stop(leaving=True)
             self.drain_now()

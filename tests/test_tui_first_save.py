@@ -198,3 +198,21 @@ async def test_a_failed_first_save_says_so_once_and_the_next_label_saves_everyth
             await pilot.press("u", "u")              # IR, then S: through the store
             assert stored(sid) == ["NS", None, None, None]
             assert len(errors(app)) == 1
+
+
+async def test_quit_after_a_failed_first_save_saves_the_labels(tmp_path):
+    path = exported(tmp_path)
+    store = app_store(busy_s=1.5)
+    app = MfactApp(Config(workers=1), session=load_session_arg(path), store=store)
+    with write_lock(store) as lock:
+        async with app.run_test(size=SIZE) as pilot:
+            scr = app.screen
+            sid = scr.session.id
+            lock.hold()
+            await pilot.press("n", "j", "s")
+            await wait_for(pilot, lambda: errors(app), timeout=10)
+            lock.release()                          # the other writer is done; no label since
+            await pilot.press("q")                  # quitting saves what the window holds
+            await wait_for(pilot, lambda: not app.is_running, timeout=10)
+    assert stored(sid) == ["NS", "S", None, None]
+    assert len(errors(app)) == 1

@@ -138,16 +138,18 @@ def test_factscore_data_report_byte_for_byte(by, shared_dir):
         check(f"factscore-{by or 'lang'}.{ext}", text)
 
 
-def test_the_cli_writes_the_same_files(tmp_path, capsys):
-    from mfact.core.cli import main
+def store_built_sessions() -> None:
+    """The built sessions into the test's store (MFACT_HOME), as `mfact import` would leave them."""
     from mfact.core.store import Store
 
-    store = Store()
-    try:
+    with Store() as store:
         for s in built_sessions():
             store.save_session(s)
-    finally:
-        store.close()
+
+
+def test_the_cli_writes_the_same_files(tmp_path, capsys):
+    from mfact.core.cli import main
+    store_built_sessions()
     for args, name in ((["--json"], "json"), (["--csv"], "csv"), (["--markdown"], "md"), ([], "txt"),
                        (["--by", "rarity", "--json"], "rarity.json"),
                        (["--lang", "es,de", "--no-p-value", "--csv"], "es-de.csv")):
@@ -161,17 +163,11 @@ def test_the_cli_writes_the_same_files(tmp_path, capsys):
 @pytest.mark.anyio
 async def test_the_tui_report_screen_shows_the_same_cells():
     from mfact.core.config import Config
-    from mfact.core.store import Store
     from mfact.tui.app import MfactApp
     from mfact.tui.screens.report import ReportScreen
     from _pilot import wait_for
 
-    store = Store()
-    try:
-        for s in built_sessions():
-            store.save_session(s)
-    finally:
-        store.close()
+    store_built_sessions()
     app = MfactApp(Config(workers=1), suggest=lambda prefix, lang, c, n: [],
                    resolve=lambda name, lang, c: None, suggest_delay=0.0)
     app.animation_level = "none"

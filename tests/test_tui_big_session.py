@@ -7,11 +7,12 @@ import re
 import time
 
 import pytest
+from _sessions import papers_session
 
 from mfact.core import metrics as M
 from mfact.core.config import Config
 from mfact.core.figures import Checks
-from mfact.core.session import Entity, Evidence, Fact, Session, Verdict
+from mfact.core.session import Session
 from mfact.core.store import Store
 from mfact.tui.app import MfactApp
 from mfact.tui.live_metrics import P_VALUE_MAX_FACTS
@@ -28,16 +29,7 @@ def anyio_backend():
 
 
 def big_session() -> Session:
-    sents = [f"In {1800 + i % 200} Marie Curie wrote paper {i}." for i in range(N)]
-    text = " ".join(sents)
-    facts, pos = [], 0
-    for i, sent in enumerate(sents):
-        facts.append(Fact(id=f"f{i}", text=sent, sentence=i, span=(pos, pos + len(sent)),
-                          auto=Verdict(label="S" if i % 3 else "NS", confidence=0.8, evidence=["e1"])))
-        pos += len(sent) + 1
-    ev = [Evidence(id="e1", source="wikipedia", lang="en", title="Marie Curie", text="A physicist.")]
-    return Session(language="en", entity=Entity("Marie Curie"), text=text, facts=facts, evidence=ev,
-                   stop_reason="eos", checks=Checks.from_dict(CHECKS, "checks"))
+    return papers_session(N, checks=Checks.from_dict(CHECKS, "checks"))
 
 
 async def until(pilot, cond, timeout=20.0):

@@ -10,10 +10,11 @@ import threading
 
 import pytest
 from _pilot import wait_for
+from _sessions import papers_session
 
 from mfact.core.config import Config
 from mfact.core.formats import write_sessions
-from mfact.core.session import Entity, Evidence, Fact, Session, Verdict
+from mfact.core.session import Entity, Session
 from mfact.core.store import Store
 from mfact.tui.app import MfactApp, load_session_arg
 from mfact.tui.screens.check import CheckScreen
@@ -30,16 +31,7 @@ def anyio_backend():
 
 def exported(tmp_path) -> str:
     """A session exported to a file (as `e` in the app writes it) that the store does not hold."""
-    sents = [f"In {1800 + i % 200} Marie Curie wrote paper {i}." for i in range(N)]
-    text = " ".join(sents)
-    facts, pos = [], 0
-    for i, sent in enumerate(sents):
-        facts.append(Fact(id=f"f{i}", text=sent, sentence=i, span=(pos, pos + len(sent)),
-                          auto=Verdict(label="S" if i % 3 else "NS", confidence=0.8, evidence=["e1"])))
-        pos += len(sent) + 1
-    ev = [Evidence(id="e1", source="wikipedia", lang="en", title="Marie Curie", text="A physicist.")]
-    s = Session(language="en", entity=Entity("Marie Curie"), text=text, facts=facts, evidence=ev,
-                stop_reason="eos")
+    s = papers_session(N)
     path = tmp_path / "big.json"
     write_sessions([s], path)
     return str(path)
@@ -76,6 +68,17 @@ def app_store(busy_s: float) -> Store:
     store = Store()
     store._db.execute(f"PRAGMA busy_timeout={int(busy_s * 1000)}")   # a held save gives up after this
     return store
+
+
+@contextlib.asynccontextmanager
+async def opened(tmp_path, busy_s: float):
+    """The exported session open in mfact-tui on a store whose save gives up after `busy_s`, and
+    another connection ready to hold the store's write lock."""
+    store = app_store(busy_s)
+    app = MfactApp(Config(workers=1), session=load_session_arg(exported(tmp_path)), store=store)
+    with write_lock(store) as lock:
+        async with app.run_test(size=SIZE) as pilot:
+            yield app, pilot, lock
 
 
 def read(sql: str, *args) -> list[tuple]:
@@ -154,65 +157,53 @@ async def test_labels_pressed_while_the_first_save_runs_land_in_order(tmp_path):
 
 
 async def test_quit_while_the_first_save_runs_waits_for_it(tmp_path):
-    path = exported(tmp_path)
-    store = app_store(busy_s=20)
-    app = MfactApp(Config(workers=1), session=load_session_arg(path), store=store)
-    with write_lock(store) as lock:
-        async with app.run_test(size=SIZE) as pilot:
-            scr = app.screen
-            sid = scr.session.id
-            lock.hold()
-            await pilot.press("n", "j", "s", "u", "j", "i")
-            assert shown(scr) == ["NS", None, "IR", None] and stored(sid) is None and not errors(app)
-            threading.Timer(0.5, lock.release).start()      # the other writer finishes meanwhile
-            await pilot.press("ctrl+q")
-            await wait_for(pilot, lambda: not app.is_running, timeout=10)
+    async with opened(tmp_path, busy_s=20) as (app, pilot, lock):
+        scr = app.screen
+        sid = scr.session.id
+        lock.hold()
+        await pilot.press("n", "j", "s", "u", "j", "i")
+        assert shown(scr) == ["NS", None, "IR", None] and stored(sid) is None and not errors(app)
+        threading.Timer(0.5, lock.release).start()      # the other writer finishes meanwhile
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: not app.is_running, timeout=10)
     assert stored(sid) == ["NS", None, "IR", None]
     assert history(sid) == [("f2", None, "IR")]
     assert read("SELECT n_facts FROM sessions WHERE id=?", sid) == [(N,)]
 
 
 async def test_a_failed_first_save_says_so_once_and_the_next_label_saves_everything(tmp_path):
-    path = exported(tmp_path)
-    store = app_store(busy_s=1.5)
-    app = MfactApp(Config(workers=1), session=load_session_arg(path), store=store)
-    with write_lock(store) as lock:
-        async with app.run_test(size=SIZE) as pilot:
-            scr = app.screen
-            sid = scr.session.id
-            lock.hold()                             # held past the busy timeout: the save fails
-            await pilot.press("n")
-            assert not errors(app)                  # the key did not wait for the failure
-            await pilot.press("j", "s")
-            await wait_for(pilot, lambda: errors(app), timeout=10)
-            lock.release()
-            await pilot.pause(0.3)
-            (err,) = errors(app)
-            assert err.message.startswith("Could not save the session: database is locked")
-            assert "the labels are kept here; the next label tries again" in err.message
-            assert err.markup is False
-            assert shown(scr) == ["NS", "S", None, None]
-            await pilot.press("j", "i")             # the next label saves the whole session again
-            await wait_for(pilot, lambda: stored(sid) == ["NS", "S", "IR", None], timeout=10)
-            await wait_for(pilot, lambda: not scr.keeper.saving, timeout=10)
-            await pilot.press("u", "u")              # IR, then S: through the store
-            assert stored(sid) == ["NS", None, None, None]
-            assert len(errors(app)) == 1
+    async with opened(tmp_path, busy_s=1.5) as (app, pilot, lock):
+        scr = app.screen
+        sid = scr.session.id
+        lock.hold()                             # held past the busy timeout: the save fails
+        await pilot.press("n")
+        assert not errors(app)                  # the key did not wait for the failure
+        await pilot.press("j", "s")
+        await wait_for(pilot, lambda: errors(app), timeout=10)
+        lock.release()
+        await pilot.pause(0.3)
+        (err,) = errors(app)
+        assert err.message.startswith("Could not save the session: database is locked")
+        assert "the labels are kept here; the next label tries again" in err.message
+        assert err.markup is False
+        assert shown(scr) == ["NS", "S", None, None]
+        await pilot.press("j", "i")             # the next label saves the whole session again
+        await wait_for(pilot, lambda: stored(sid) == ["NS", "S", "IR", None], timeout=10)
+        await wait_for(pilot, lambda: not scr.keeper.saving, timeout=10)
+        await pilot.press("u", "u")              # IR, then S: through the store
+        assert stored(sid) == ["NS", None, None, None]
+        assert len(errors(app)) == 1
 
 
 async def test_quit_after_a_failed_first_save_saves_the_labels(tmp_path):
-    path = exported(tmp_path)
-    store = app_store(busy_s=1.5)
-    app = MfactApp(Config(workers=1), session=load_session_arg(path), store=store)
-    with write_lock(store) as lock:
-        async with app.run_test(size=SIZE) as pilot:
-            scr = app.screen
-            sid = scr.session.id
-            lock.hold()
-            await pilot.press("n", "j", "s")
-            await wait_for(pilot, lambda: errors(app), timeout=10)
-            lock.release()                          # the other writer is done; no label since
-            await pilot.press("q")                  # quitting saves what the window holds
-            await wait_for(pilot, lambda: not app.is_running, timeout=10)
+    async with opened(tmp_path, busy_s=1.5) as (app, pilot, lock):
+        scr = app.screen
+        sid = scr.session.id
+        lock.hold()
+        await pilot.press("n", "j", "s")
+        await wait_for(pilot, lambda: errors(app), timeout=10)
+        lock.release()                          # the other writer is done; no label since
+        await pilot.press("q")                  # quitting saves what the window holds
+        await wait_for(pilot, lambda: not app.is_running, timeout=10)
     assert stored(sid) == ["NS", "S", None, None]
     assert len(errors(app)) == 1

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import dataclasses
 import logging
 import threading
 from functools import partial
@@ -171,9 +172,8 @@ class SessionKeeper:
 
     def _save_and_follow(self, store, app, session: Session, snap: Session, humans: list) -> None:
         """The save and then the changes queued behind it, in order (in the save's thread)."""
-        # new facts with the labels of that key (copy.copy of 20,000 facts took 80 ms, this 12)
-        snap.facts = [Fact(id=f.id, text=f.text, sentence=f.sentence, span=f.span, auto=f.auto, human=h)
-                      for f, h in zip(snap.facts, humans)]
+        # new facts with the labels of that key (copy.copy of 20,000 facts took 80 ms, this 30)
+        snap.facts = [dataclasses.replace(f, human=h) for f, h in zip(snap.facts, humans)]
         store.save_session(snap)
         if snap.name and not session.name:      # the name the store had for it (save_session)
             session.name = snap.name

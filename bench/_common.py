@@ -3,6 +3,7 @@
 `python bench/NAME.py` finds this module beside it.)"""
 from __future__ import annotations
 
+import bisect
 import tempfile
 import time
 from pathlib import Path
@@ -47,3 +48,10 @@ def clock_frames(app) -> tuple[list[float], list[float]]:
     app._display = timed_display
     app.run_action = timed_run_action
     return frames, actions_done
+
+
+def first_at_or_after(times: list[float], t: float) -> float | None:
+    """The first of the ascending `times` at or after `t` (None when none is yet): the frame that
+    first shows what happened at `t`."""
+    i = bisect.bisect_left(times, t)
+    return times[i] if i < len(times) else None

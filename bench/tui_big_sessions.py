@@ -40,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import clock_frames, percentile, shim
+from _common import clock_frames, first_at_or_after, percentile, shim
 
 KEYS = [("j", "j"), ("j", "j"), ("k", "k"), ("s", "s"), ("n", "n"), ("u", "u"), ("u", "u"), ("down", None),
         ("j", "j"), ("end", None), ("home", None)]
@@ -120,7 +120,7 @@ async def measure(path: Path, n_keys: int, size=(160, 45)) -> dict:
             while time.perf_counter() < deadline:
                 await asyncio.sleep(0.0005)
                 if len(done) > k:
-                    f = next((x for x in reversed(frames) if x >= done[k]), None)
+                    f = first_at_or_after(frames, done[k])
                     if f is not None:
                         lat.append((f - t) * 1000)
                         cpu.append((time.process_time() - c) * 1000)

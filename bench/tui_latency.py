@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import bisect
 import os
 import statistics
 import sys
@@ -39,7 +38,7 @@ import tempfile
 import threading
 import time
 
-from _common import clock_frames, percentile
+from _common import clock_frames, first_at_or_after, percentile
 
 KEYS = [("j", "j"), ("j", "j"), ("k", "k"), ("s", "s"), ("n", "n"), ("u", "u"), ("down", None),
         ("i", "i"), ("u", "u"), ("j", "j")]
@@ -72,11 +71,6 @@ def visible_state(app, scr) -> tuple:
     f = scr.builder.fact(scr.selected) if scr.selected else None
     labels = (f.label, f.human.label if f.human else None, f.human is not None) if f else None
     return scr.selected, labels, len(app._notifications)
-
-
-def first_at_or_after(times: list[float], t: float) -> float | None:
-    i = bisect.bisect_left(times, t)
-    return times[i] if i < len(times) else None
 
 
 async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, int],

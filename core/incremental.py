@@ -72,6 +72,8 @@ class IncrementalMetrics:
         # per fact: the tokens its trimmed span covers (the hallucination spans are the union of
         # these, see metrics.ns_spans) and the tokens of its raw span (the calibration's weight)
         self._ns_range: dict[str, tuple[int, int]] = {}
+        self._covered: dict[str, tuple[tuple[int, int], ...]] = {}   # token ranges each NS fact covers
+        self._starts, self._ends = starts, ends
         self._weight: dict[str, int] = {}
         for f in facts:
             a, b = f.span
@@ -120,9 +122,14 @@ class IncrementalMetrics:
             self._count(old, -1)
             self._count(new, +1)
             self._codes[self._pos[fid]] = _CODE[new]
-            if (old == "NS") != (new == "NS"):
-                self._cover_ns(fid, +1 if new == "NS" else -1)
             self._eff[fid] = new
+        # the tokens an NS fact marks: its wrong words when the verifier named them, else its span
+        ranges = self._marked_ranges(f) if new == "NS" else None
+        if ranges != self._covered.get(fid):
+            self._cover_ns(self._covered.pop(fid, None), -1)
+            if ranges is not None:
+                self._cover_ns(ranges, +1)
+                self._covered[fid] = ranges
         # who labelled it, agreement and calibration pairs
         old_h, old_a = self._pair[fid]
         self._verified += (auto is not None) - (old_a is not None)
@@ -144,17 +151,31 @@ class IncrementalMetrics:
         elif label == "IR":
             self.ir += d
 
-    def _cover_ns(self, fid: str, d: int) -> None:
-        t0, t1 = self._ns_range[fid]
-        if t1 <= t0:
-            return
-        part = self._cover[t0:t1]
-        if d > 0:
-            self._h += int(np.count_nonzero(part == 0))
-            part += 1
-        else:
-            part -= 1
-            self._h -= int(np.count_nonzero(part == 0))
+    def _marked_ranges(self, f: "Fact") -> tuple[tuple[int, int], ...]:
+        marks = M.mark_ranges(self._text, f) if f.auto is not None and f.auto.marks else []
+        if not marks:
+            return (self._ns_range[f.id],)
+        out = []
+        for a, b in marks:
+            while a < b and self._text[a] in M._EDGE:
+                a += 1
+            while b > a and self._text[b - 1] in M._EDGE:
+                b -= 1
+            if b > a:
+                out.append((bisect_right(self._ends, a), bisect_left(self._starts, b)))
+        return tuple(out) or (self._ns_range[f.id],)
+
+    def _cover_ns(self, ranges, d: int) -> None:
+        for t0, t1 in ranges or ():
+            if t1 <= t0:
+                continue
+            part = self._cover[t0:t1]
+            if d > 0:
+                self._h += int(np.count_nonzero(part == 0))
+                part += 1
+            else:
+                part -= 1
+                self._h -= int(np.count_nonzero(part == 0))
 
     def _pair_count(self, fid: str, human: str, auto: str, d: int) -> None:
         key = (human, auto)

@@ -218,13 +218,56 @@ def _text_tokens(text: str) -> tuple[tuple[int, int], ...]:
 _EDGE = " \t\r\n.,;:!?，。；：！？、،؛۔।"
 
 
-def ns_spans(text: str, facts: Sequence[tuple[tuple[int, int], str | None]]) -> list[tuple[int, int, str]]:
-    """The hallucination spans of a text: the union of the spans of its not-supported facts, each
-    the smallest part of its sentence that carries the fact. Sorted, non-overlapping (touching
-    spans are merged), inside the text, without surrounding spaces or punctuation; each is
-    `(start, end, "NS")`."""
+def mark_ranges(text: str, fact: Any) -> list[tuple[int, int]]:
+    """Where in `text` the wrong words of an NS fact are: its automatic verdict's marks (words of the
+    fact's own text) found in the fact's span of the text, or near it for a fact the extractor
+    reworded. Empty when the fact has no marks, a person's label is not NS, the automatic verdict
+    is not NS, or a marked word cannot be found (the whole fact's span counts then)."""
+    auto = getattr(fact, "auto", None)
+    if auto is None or auto.label != "NS" or not auto.marks or fact.label != "NS":
+        return []
     n = len(text)
-    spans = sorted((max(0, min(a, n)), max(0, min(b, n))) for (a, b), lab in facts if lab == "NS")
+    a0, b0 = max(0, min(fact.span[0], n)), max(0, min(fact.span[1], n))
+    ftext = fact.text
+    direct = text[a0:b0] == ftext
+    out: list[tuple[int, int]] = []
+    for s, e in auto.marks:
+        word = ftext[max(0, s):max(0, e)]
+        if not word.strip():
+            continue
+        if direct:
+            out.append((a0 + s, a0 + e))
+            continue
+        i = text.find(word, a0, b0)
+        if i < 0:
+            i = text.find(word, max(0, a0 - 300), min(n, b0 + 300))
+        if i < 0:
+            return []
+        out.append((i, i + len(word)))
+    return out
+
+
+def span_items(text: str, facts: Sequence[Any]) -> list[tuple[tuple[int, int], str | None, list[tuple[int, int]]]]:
+    """The (span, label, marks) of each fact, as `ns_spans` takes them."""
+    return [(f.span, f.label, mark_ranges(text, f)) for f in facts]
+
+
+def ns_spans(text: str, facts: Sequence[tuple]) -> list[tuple[int, int, str]]:
+    """The hallucination spans of a text: the union, over its not-supported facts, of the wrong
+    words the verifier marked (the third item of a fact's `(span, label, marks)`, see
+    `mark_ranges`) or, where none are known, the fact's span (the smallest part of its sentence that
+    carries the fact). Sorted, non-overlapping (touching spans are merged), inside the text,
+    without surrounding spaces or punctuation; each is `(start, end, "NS")`."""
+    n = len(text)
+    spans = []
+    for item in facts:
+        (a, b), lab = item[0], item[1]
+        if lab != "NS":
+            continue
+        marks = item[2] if len(item) > 2 else None
+        for x, y in (marks or [(a, b)]):
+            spans.append((max(0, min(x, n)), max(0, min(y, n))))
+    spans.sort()
     merged: list[list[int]] = []
     for a, b in spans:
         while a < b and text[a] in _EDGE:
@@ -265,7 +308,7 @@ def tokens_in(text: str, spans: Sequence[tuple[int, int, str]] | Sequence[tuple[
     return count
 
 
-def hallucinated_tokens(text: str, facts: Sequence[tuple[tuple[int, int], str | None]]) -> tuple[float, int]:
+def hallucinated_tokens(text: str, facts: Sequence[tuple]) -> tuple[float, int]:
     """(H, N): the tokens inside the hallucination spans (the union of the NS facts' spans, see
     `ns_spans`) and the number of tokens of the text, as Islam et al. count a detector's flagged
     tokens. Tokens no NS fact covers count as not hallucinated."""
@@ -363,7 +406,7 @@ def session_hallucination(session: "Session", calibration: Calibration | None = 
     """Hallucination-rate estimate for one session. With no `calibration` given, the labels are
     taken as truth when a person set all of them; otherwise the session's own relabels calibrate
     (usually too few: None with the reason)."""
-    h, n = hallucinated_tokens(session.text, [(f.span, f.label) for f in session.facts])
+    h, n = hallucinated_tokens(session.text, span_items(session.text, session.facts))
     return hallucination_from(h, n, calibration is None and all_human(session), calibration,
                               lambda: ns_calibration(relabel_token_pairs(session), min_relabels))
 

@@ -199,7 +199,7 @@ def _summarise(s: Session, by: str | None, p_value: bool, n_permutations: int) -
     else:
         from .checks import calm_checks
         checks = calm_checks(s.text, s.language)
-    h, n = M.hallucinated_tokens(s.text, [(f.span, f.label) for f in s.facts])
+    h, n = M.hallucinated_tokens(s.text, M.span_items(s.text, s.facts))
     group = ""
     if by:
         v = s.entity.attributes.get(by)

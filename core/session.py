@@ -6,6 +6,8 @@ untrusted JSON and raises `SessionFormatError` naming the field that is wrong.
 """
 from __future__ import annotations
 
+import json
+
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -105,10 +107,37 @@ class Verdict:
     verifier: str = ""
     evidence: list[str] = field(default_factory=list)
     reason: str | None = None
+    # the wrong words: (start, end) in the fact's own text (what the slot checks or the detector
+    # flagged); empty when nothing narrower than the whole fact is known
+    marks: list[tuple[int, int]] = field(default_factory=list)
+    # the evidence words that conflict with them: (evidence id, start, end) in that passage's text
+    evidence_marks: list[tuple[str, int, int]] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"label": self.label, "confidence": self.confidence, "verifier": self.verifier,
-                "evidence": list(self.evidence), "reason": self.reason}
+        d = {"label": self.label, "confidence": self.confidence, "verifier": self.verifier,
+             "evidence": list(self.evidence), "reason": self.reason}
+        if self.marks:
+            d["marks"] = [[a, b] for a, b in self.marks]
+        if self.evidence_marks:
+            d["evidence_marks"] = [[e, a, b] for e, a, b in self.evidence_marks]
+        return d
+
+    def marks_json(self) -> str | None:
+        """The marks as the store keeps them (None: none)."""
+        if not self.marks and not self.evidence_marks:
+            return None
+        return json.dumps({"marks": [[a, b] for a, b in self.marks],
+                           "evidence": [[e, a, b] for e, a, b in self.evidence_marks]})
+
+    def with_marks_json(self, raw: str | None) -> "Verdict":
+        if raw:
+            try:
+                d = json.loads(raw)
+                self.marks = [(int(a), int(b)) for a, b in d.get("marks", [])]
+                self.evidence_marks = [(str(e), int(a), int(b)) for e, a, b in d.get("evidence", [])]
+            except (ValueError, TypeError, AttributeError):
+                pass            # marks are a view; a damaged one is dropped, never fatal
+        return self
 
     @classmethod
     def from_dict(cls, d: Any, where: str) -> "Verdict":
@@ -123,7 +152,36 @@ class Verdict:
             raise SessionFormatError(f"{where}.evidence", "must be a list of evidence ids")
         return cls(label=_label(d.get("label"), f"{where}.label"), confidence=float(conf),
                    verifier=_text(d, "verifier", where), evidence=[str(e) for e in ev],
-                   reason=_opt_str(d, "reason", where))
+                   reason=_opt_str(d, "reason", where), marks=_marks(d.get("marks"), f"{where}.marks"),
+                   evidence_marks=_evidence_marks(d.get("evidence_marks"), f"{where}.evidence_marks"))
+
+
+def _marks(v: Any, where: str) -> list[tuple[int, int]]:
+    if v is None:
+        return []
+    if not isinstance(v, list) or len(v) > 10_000:
+        raise SessionFormatError(where, "must be a list of [start, end] pairs")
+    out = []
+    for i, m in enumerate(v):
+        if (not isinstance(m, list) or len(m) != 2 or not all(isinstance(x, int) and not isinstance(x, bool)
+                                                             for x in m) or not 0 <= m[0] <= m[1]):
+            raise SessionFormatError(f"{where}[{i}]", "must be [start, end] with 0 <= start <= end")
+        out.append((m[0], m[1]))
+    return out
+
+
+def _evidence_marks(v: Any, where: str) -> list[tuple[str, int, int]]:
+    if v is None:
+        return []
+    if not isinstance(v, list) or len(v) > 10_000:
+        raise SessionFormatError(where, "must be a list of [evidence id, start, end]")
+    out = []
+    for i, m in enumerate(v):
+        if (not isinstance(m, list) or len(m) != 3 or not isinstance(m[0], str)
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in m[1:]) or not 0 <= m[1] <= m[2]):
+            raise SessionFormatError(f"{where}[{i}]", "must be [evidence id, start, end] with 0 <= start <= end")
+        out.append((m[0], m[1], m[2]))
+    return out
 
 
 @dataclass
@@ -274,8 +332,8 @@ class Session:
     def ns_spans(self) -> list[tuple[int, int, str]]:
         """The hallucination spans: the union of the spans of the facts whose effective label is
         NS, sorted and non-overlapping, as `(start, end, "NS")` offsets into `text`."""
-        from .metrics import ns_spans
-        return ns_spans(self.text, [(f.span, f.label) for f in self.facts])
+        from .metrics import ns_spans, span_items
+        return ns_spans(self.text, span_items(self.text, self.facts))
 
     def sort_facts(self) -> None:
         self.facts.sort(key=lambda f: (f.span[0], f.sentence, f.span[1]))

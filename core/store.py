@@ -23,6 +23,9 @@ as rows.
 - Schema 1 is upgraded in place when opened: one IMMEDIATE transaction creates the table and
   triggers, counts every session and sets the version, so two processes opening an old store at
   once upgrade it once, and a kill leaves it either old and whole or new and whole.
+- Schema 3: `facts.auto_marks` keeps the wrong words of an automatic verdict and the conflicting
+  evidence words (JSON, `Verdict.marks_json`); a schema-2 store gets the column in the same kind of
+  transaction.
 """
 from __future__ import annotations
 
@@ -38,7 +41,7 @@ from .protocols import MfactError
 from .session import (LABELS, Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict,
                       now_iso)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -255,6 +258,14 @@ class Store:
             version = self._stored_version()
             if version == SCHEMA_VERSION:
                 return
+            cols = {r[1] for r in db.execute("PRAGMA table_info(facts)").fetchall()}
+            if "auto_marks" not in cols:
+                db.execute("ALTER TABLE facts ADD COLUMN auto_marks TEXT")
+            if version is not None and version >= 2:
+                db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
+                           (str(SCHEMA_VERSION),))
+                self.upgraded_from = version
+                return
             for stmt in _DDL_V2:
                 db.execute(stmt)
             db.execute("INSERT OR REPLACE INTO session_counts(session_id, n_labelled, n_supported, revision)"
@@ -323,12 +334,12 @@ class Store:
                        " VALUES (?,?,?,?)", (s.id, n_labelled, labels.count("S"), _next_revision(db)))
             db.executemany(
                 "INSERT INTO facts(session_id, id, pos, text, sentence, span_start, span_end,"
-                " auto_label, auto_confidence, auto_verifier, auto_evidence, auto_reason,"
-                " human_label, human_time) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " auto_label, auto_confidence, auto_verifier, auto_evidence, auto_reason, auto_marks,"
+                " human_label, human_time) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [(s.id, f.id, i, f.text, f.sentence, f.span[0], f.span[1],
                   f.auto.label if f.auto else None, f.auto.confidence if f.auto else None,
                   f.auto.verifier if f.auto else None, _dump(f.auto.evidence) if f.auto else None,
-                  f.auto.reason if f.auto else None,
+                  f.auto.reason if f.auto else None, f.auto.marks_json() if f.auto else None,
                   f.human.label if f.human else None, f.human.time if f.human else None)
                  for i, f in enumerate(s.facts)])
             db.executemany(
@@ -507,7 +518,7 @@ class Store:
                 raise MfactError(f"no session {session_id!r} in the store", "see `mfact sessions list`")
             facts = self._db.execute(
                 "SELECT id, text, sentence, span_start, span_end, auto_label, auto_confidence,"
-                " auto_verifier, auto_evidence, auto_reason, human_label, human_time"
+                " auto_verifier, auto_evidence, auto_reason, human_label, human_time, auto_marks"
                 " FROM facts WHERE session_id=? ORDER BY pos", (session_id,)).fetchall()
             evidence = self._db.execute(
                 "SELECT id, source, lang, title, url, section, text, score FROM evidence"
@@ -625,9 +636,9 @@ def _session_from_rows(row, facts, evidence) -> Session:
     ent = _load(entity_json, {})
     gen = _load(generator_json, {})
     fact_objs = []
-    for (fid, ftext, sentence, a, b, al, ac, av, ae, ar, hl, ht) in facts:
+    for (fid, ftext, sentence, a, b, al, ac, av, ae, ar, hl, ht, am) in facts:
         auto = Verdict(label=al, confidence=ac if ac is not None else 1.0, verifier=av or "",
-                       evidence=list(_load(ae, [])), reason=ar) if al else None
+                       evidence=list(_load(ae, [])), reason=ar).with_marks_json(am) if al else None
         human = HumanLabel(label=hl, time=ht or "") if hl else None
         fact_objs.append(Fact(id=fid, text=ftext, sentence=sentence, span=(a, b), auto=auto, human=human))
     return Session(

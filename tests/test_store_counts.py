@@ -97,6 +97,8 @@ CREATE INDEX IF NOT EXISTS label_history_session ON label_history(session_id, se
 V1_SESSION_COLUMNS = ("id, name, language, entity, entity_json, created_at, model, status, n_facts,"
                       " factscore, generator_json, text, raw_text, tokens, stop_reason, checks_json,"
                       " metrics_json, config_json, updated_at")
+V1_FACT_COLUMNS = ("session_id, id, pos, text, sentence, span_start, span_end, auto_label, auto_confidence,"
+                   " auto_verifier, auto_evidence, auto_reason, human_label, human_time")
 LABELS = [None, "S", "NS", "IR"]
 
 
@@ -145,7 +147,9 @@ def build_v1_store(path: Path, sessions: list[Session], relabels: int = 0, seed:
     db.execute("ATTACH DATABASE ? AS staging", (str(staging),))
     db.execute("BEGIN")
     db.execute(f"INSERT INTO sessions({V1_SESSION_COLUMNS}) SELECT {V1_SESSION_COLUMNS} FROM staging.sessions")
-    for table in ("facts", "evidence", "label_history"):
+    # the columns schema 1 had (schema 3 added facts.auto_marks)
+    db.execute(f"INSERT INTO facts({V1_FACT_COLUMNS}) SELECT {V1_FACT_COLUMNS} FROM staging.facts")
+    for table in ("evidence", "label_history"):
         db.execute(f"INSERT INTO {table} SELECT * FROM staging.{table}")
     db.execute("COMMIT")
     db.execute("DETACH DATABASE staging")
@@ -183,8 +187,8 @@ def table_rows(path: Path) -> dict[str, list]:
     db = sqlite3.connect(path)
     try:
         out = {"sessions": db.execute(f"SELECT {V1_SESSION_COLUMNS} FROM sessions ORDER BY id").fetchall()}
-        for table, order in (("facts", "session_id, id"), ("evidence", "session_id, id"),
-                             ("label_history", "seq")):
+        out["facts"] = db.execute(f"SELECT {V1_FACT_COLUMNS} FROM facts ORDER BY session_id, id").fetchall()
+        for table, order in (("evidence", "session_id, id"), ("label_history", "seq")):
             out[table] = db.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
         return out
     finally:
@@ -347,7 +351,7 @@ def test_a_schema_1_store_is_upgraded_in_place_losing_nothing(tmp_path):
     assert scores_before == expected                     # schema 1's own figures
 
     st = Store(path)
-    assert st.upgraded_from == 1 and st.schema_version == SCHEMA_VERSION == 2
+    assert st.upgraded_from == 1 and st.schema_version == SCHEMA_VERSION == 3
     assert table_rows(path) == rows_before               # every schema-1 row as it was
     assert stored_counts(st._db) == full_counts(st._db)
     assert {r.id: r.factscore for r in st.list_sessions()} == scores_before
@@ -467,7 +471,7 @@ def test_processes_opening_an_old_store_at_once_upgrade_it_once(tmp_path):
     assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
     results = sorted(o[0].split()[0] for o in outs)
     assert results == ["1", "None", "None"], outs          # one upgraded, the others found it done
-    assert all(o[0].split()[1] == "2" for o in outs)
+    assert all(o[0].split()[1] == str(SCHEMA_VERSION) for o in outs)
     assert table_rows(path) == rows_before
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -538,9 +542,9 @@ def test_a_killed_upgrade_leaves_the_old_store_whole(tmp_path):
         if stop <= total:
             assert version == "1" and "session_counts" not in tables and not triggers
         else:
-            assert version == "2" and triggers and stored_counts(db) == full_counts(db)
+            assert version == str(SCHEMA_VERSION) and triggers and stored_counts(db) == full_counts(db)
         db.close()
         assert table_rows(path) == rows_before
         st = Store(path)
-        assert st.schema_version == 2 and stored_counts(st._db) == full_counts(st._db)
+        assert st.schema_version == SCHEMA_VERSION and stored_counts(st._db) == full_counts(st._db)
         st.close()

@@ -84,8 +84,8 @@ def fact_text(full: str, facts: Sequence, palette: Palette, selected: str | None
     n = len(body)
     text = Text(body)
     inserts: dict[int, list[Text]] = {}
-    from mfact.core.metrics import ns_spans
-    for a, b, _lab in ns_spans(body, [(f.span, f.label) for f in facts]):
+    from mfact.core.metrics import ns_spans, span_items
+    for a, b, _lab in ns_spans(body, span_items(body, facts)):
         text.stylize(Style(bold=True, underline=True), a, b)
     for f in facts:
         a, b = max(0, min(f.span[0], n)), max(0, min(f.span[1], n))

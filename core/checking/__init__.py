@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["split_sentences", "complete_prefix", "clean_text", "drop_unfinished", "build_extractor",
            "build_verifier", "VERIFIER_NAMES"]
 
-VERIFIER_NAMES = ("offline", "cross", "llm", "nli:<model id>")
+VERIFIER_NAMES = ("offline", "lite", "cross", "llm", "nli:<model id>")
 
 
 def _is_base_embedded(generator: Any) -> bool:
@@ -53,13 +53,17 @@ def build_extractor(cfg: "Config", generator: "Generator | None" = None) -> "Ext
 
 def build_verifier(cfg: "Config", embedder: "Embedder | None" = None,
                    generator: "Generator | None" = None) -> "Verifier":
-    """The verifier `cfg.verifier` names: offline (the trained feature model, default), cross (the
+    """The verifier `cfg.verifier` names: offline (default: evidence windows, slot checks and the
+    feature model), lite (the feature model alone), cross (the
     experimental cross-encoder, weights from `python -m mfact.core.checking.train_cross`), llm (judge),
     nli:<model id>."""
     choice = (getattr(cfg, "verifier", "offline") or "offline").strip()
     if choice == "offline":
-        from .verify_offline import OfflineVerifier
-        return OfflineVerifier(embedder)
+        from .verify_default import DefaultVerifier
+        return DefaultVerifier(embedder)
+    if choice == "lite":
+        from .verify_default import LiteVerifier
+        return LiteVerifier(embedder)
     if choice == "cross" or choice.startswith("cross:"):
         from .verify_cross import CrossVerifier
         return CrossVerifier(embedder, weights_path=choice[6:] or None)
@@ -71,4 +75,4 @@ def build_verifier(cfg: "Config", embedder: "Embedder | None" = None,
     if choice.startswith("nli:") and len(choice) > 4:
         from .verify_nli import NLIVerifier
         return NLIVerifier(choice[4:], device=getattr(cfg, "device", "auto"))
-    raise MfactError(f"unknown verifier {choice!r}", "choose offline, cross, llm or nli:<Hugging Face model id>")
+    raise MfactError(f"unknown verifier {choice!r}", "choose offline, lite, cross, llm or nli:<Hugging Face model id>")

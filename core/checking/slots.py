@@ -1,0 +1,685 @@
+"""Slot checks: the exact half of a verdict. Dates, years, numbers, ordinals and (for birth and death)
+places are found in a fact and in its evidence, normalised, and compared when they fill the same slot.
+
+- **Values.** Month names and number symbols come from CLDR through Babel, for every language mfact
+  offers (`month_words`), so "22 mars 1867", "7. November 1867", "November 7, 1867", "7 de noviembre
+  de 1867", "1867年11月7日" and "7 листопада 1867" all become (1867, 11, 7) or the like. Digits of
+  every script are read as ASCII digits. Decades ("1890s", "années 1890") and ranges ("1867–1934")
+  are understood.
+- **Slots.** A value fills the slot of the relation word nearest to it in its clause (born, died,
+  founded, married, won: `data/relations.json`), as "née le 7 novembre 1867 à Varsovie et morte le
+  4 juillet 1934 à Passy" gives born = 1867-11-07, Varsovie and died = 1934-07-04, Passy. A date
+  range in parentheses right after a name is (born, died).
+- **Comparison.** A fact's value conflicts with the evidence when the evidence gives the same slot
+  other values and none agrees (dates agree part by part: 1867 agrees with 7 November 1867; a day,
+  month or year that differs is named and marked). Without a relation word, a value conflicts when
+  the evidence never mentions it and the evidence sentence that best matches the rest of the fact
+  holds another value of the same kind in its place. A value the evidence does not mention at all
+  is "missing": no conflict, one more input to the verifier.
+- **Places** are compared by name: the same after case and accent folding, a long common prefix
+  ("Warschau"/"Warsaw"), or, given a multilingual embedder, names whose vectors agree
+  ("Warsaw"/"Varsovie").
+
+Everything is plain regular expressions and tables: a ~6 KB article is read in a few milliseconds,
+and the values of a text are cached by text.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Callable, Iterable, Sequence
+
+from .textutil import STOPWORDS, normalise_digits, words_with_offsets
+
+RELATIONS = ("born", "died", "founded", "married", "won")
+
+# Babel's locale names for mfact's language codes (several scripts where a language has them)
+_BABEL = {"sr": ("sr", "sr_Latn"), "zh": ("zh", "zh_Hant"), "yue": ("yue",), "sd": ("sd",),
+          "la": ("la",), "eo": ("eo",)}
+_CJK_LANGS = {"zh", "ja", "ko", "yue"}
+
+
+# --------------------------------------------------------------------------- CLDR tables
+
+
+def _offered() -> list[str]:
+    from ..languages import LANGUAGES
+    return [lang.code for lang in LANGUAGES]
+
+
+def _fold(word: str) -> str:
+    w = unicodedata.normalize("NFC", word.lower()).strip(".")
+    return w
+
+
+@functools.lru_cache(maxsize=None)
+def _own_month_words(lang: str) -> dict[str, int]:
+    """Month names of one language (wide and abbreviated, format and stand-alone) from CLDR."""
+    try:
+        from babel import Locale, UnknownLocaleError
+        from babel.dates import get_month_names
+    except ImportError:  # pragma: no cover - babel is a dependency
+        return {}
+    out: dict[str, int] = {}
+    for loc in _BABEL.get(lang, (lang,)):
+        try:
+            Locale.parse(loc)
+        except (UnknownLocaleError, ValueError):
+            continue
+        for width in ("wide", "abbreviated"):
+            for context in ("format", "stand-alone"):
+                try:
+                    names = get_month_names(width, context=context, locale=loc)
+                except (KeyError, ValueError, UnknownLocaleError):
+                    continue
+                for m, name in names.items():
+                    w = _fold(str(name))
+                    # numeric month names (CJK "11月", Korean "11월") are read by the CJK pattern
+                    if len(w) >= 3 and not any(c.isdigit() for c in w):
+                        out.setdefault(w, int(m))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _all_month_words() -> dict[str, int]:
+    """Month names of every offered language; a word that names different months in two languages
+    is left out."""
+    seen: dict[str, int] = {}
+    bad: set[str] = set()
+    for lang in _offered() + ["en"]:
+        for w, m in _own_month_words(lang).items():
+            if w in seen and seen[w] != m:
+                bad.add(w)
+            seen.setdefault(w, m)
+    return {w: m for w, m in seen.items() if w not in bad}
+
+
+@functools.lru_cache(maxsize=None)
+def month_words(lang: str) -> dict[str, int]:
+    """Month word -> month number for a text in `lang`: its own CLDR names first, then English, then
+    those of every other language mfact offers (evidence may be in another language)."""
+    table = dict(_all_month_words())
+    table.update(_own_month_words("en"))
+    table.update(_own_month_words(lang))
+    return table
+
+
+@functools.lru_cache(maxsize=None)
+def _month_regex(lang: str) -> re.Pattern[str]:
+    words = sorted(month_words(lang), key=len, reverse=True)
+    alt = "|".join(re.escape(w) for w in words)
+    return re.compile(r"(?<![\w])(" + alt + r")\.?(?![\w])", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=None)
+def number_symbols(lang: str) -> tuple[str, str]:
+    """(group, decimal) separators of `lang` from CLDR; English's when Babel has no such locale."""
+    try:
+        from babel.numbers import get_decimal_symbol, get_group_symbol
+        loc = _BABEL.get(lang, (lang,))[0]
+        return get_group_symbol(loc), get_decimal_symbol(loc)
+    except Exception:  # noqa: BLE001 - unknown locale: English symbols
+        return ",", "."
+
+
+@functools.lru_cache(maxsize=1)
+def relation_words() -> dict[str, dict[str, list[str]]]:
+    raw = resources.files("mfact.core").joinpath("checking", "data", "relations.json").read_text("utf-8")
+    data = json.loads(raw)
+    return {r: {lang: [w.lower() for w in ws] for lang, ws in data[r].items()} for r in RELATIONS}
+
+
+# --------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class Value:
+    """A typed value found in a text: its span, and what it means."""
+    kind: str                      # "date" (a year alone too), "number", "ordinal" or "place"
+    start: int
+    end: int
+    text: str
+    year: int | None = None
+    month: int | None = None
+    day: int | None = None
+    decade: bool = False
+    num: float | None = None
+    unit: str = ""                 # "%" for percentages
+    rel: str | None = None         # the relation whose slot it fills
+    parts: tuple[tuple[int, int, str], ...] = ()   # (start, end, "day"|"month"|"year") of a date
+
+    def show(self) -> str:
+        return self.text
+
+
+_NUM = r"\d+(?:[.,\u00a0\u202f ]\d{3})*(?:[.,]\d+)?"
+_YEAR_RE = re.compile(r"(?<![\w.,])(\d{3,4})(?:\s?(?:s|'s|’s|er|-х|-e|-е|lar|ler|-an|an))?(?![\w%])")
+_ISO_RE = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")
+_DMY_NUM_RE = re.compile(r"(?<![\d.])(\d{1,2})([./])(\d{1,2})\2(\d{4})(?!\d)")
+_CJK_DATE_RE = re.compile(r"(\d{3,4})\s?[年년]\s?(?:(\d{1,2})\s?[月월]\s?(?:(\d{1,2})\s?[日일])?)?")
+_CJK_MD_RE = re.compile(r"(?<!\d)(\d{1,2})\s?[月월]\s?(\d{1,2})\s?[日일]")
+_DECADE_WORDS = re.compile(r"(?:années|años|anni|anos|jaren|jahre|decade of|década de)\s+(\d{3}0)(?!\d)",
+                           re.IGNORECASE)
+_ORDINAL_RE = re.compile(r"(?<![\w.])(\d{1,3})(?:st|nd|rd|th|e|er|re|ème|eme|º|ª|\.º|\.ª|-й|-я|-е|-го|-ми)(?![\w])")
+_NUMBER_RE = re.compile(r"(?<![\w.,])(" + _NUM + r")(\s?%|\s?per ?cent|\s?pour ?cent|\s?por ciento|\s?Prozent)?(?![\w])")
+_CONNECT = re.compile(r"^[\s,.\-–]*(?:(?:de|del|of|the|le|el|am|den|der|du|di|ngày|tháng|năm)\b[\s,.]*){0,2}$",
+                      re.IGNORECASE)
+
+
+def _year_ok(y: int) -> bool:
+    return 100 <= y <= 2100
+
+
+def _gap_ok(text: str, a: int, b: int) -> bool:
+    """Only a separator or a connecting word lies between two parts of a date."""
+    return 0 <= b - a <= 12 and bool(_CONNECT.match(text[a:b]))
+
+
+def _dates(text: str, lang: str, taken: list[tuple[int, int]]) -> list[Value]:
+    out: list[Value] = []
+
+    def add(v: Value) -> None:
+        out.append(v)
+        taken.append((v.start, v.end))
+
+    for m in _ISO_RE.finditer(text):
+        y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        if _year_ok(y) and 1 <= mo <= 12 and 1 <= d <= 31:
+            add(Value("date", m.start(), m.end(), m.group(0), y, mo, d,
+                      parts=((m.start(1), m.end(1), "year"), (m.start(2), m.end(2), "month"),
+                             (m.start(3), m.end(3), "day"))))
+    for m in _DMY_NUM_RE.finditer(text):
+        if _overlaps(m.start(), m.end(), taken):
+            continue
+        a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
+        d, mo = (b, a) if lang == "en" and a <= 12 else (a, b)
+        if _year_ok(y) and 1 <= mo <= 12 and 1 <= d <= 31:
+            add(Value("date", m.start(), m.end(), m.group(0), y, mo, d,
+                      parts=((m.start(4), m.end(4), "year"), (m.start(1), m.end(3), "day"))))
+    for m in _CJK_DATE_RE.finditer(text):
+        if _overlaps(m.start(), m.end(), taken):
+            continue
+        y = int(m.group(1))
+        mo = int(m.group(2)) if m.group(2) else None
+        d = int(m.group(3)) if m.group(3) else None
+        if _year_ok(y) and (mo is None or 1 <= mo <= 12):
+            parts = [(m.start(1), m.end(1) + 1, "year")]
+            if mo:
+                parts.append((m.start(2), m.end(2) + 1, "month"))
+            if d:
+                parts.append((m.start(3), m.end(3) + 1, "day"))
+            add(Value("date", m.start(), m.end(), m.group(0), y, mo, d, parts=tuple(parts)))
+    for m in _CJK_MD_RE.finditer(text):
+        if not _overlaps(m.start(), m.end(), taken):
+            mo, d = int(m.group(1)), int(m.group(2))
+            if 1 <= mo <= 12 and 1 <= d <= 31:
+                add(Value("date", m.start(), m.end(), m.group(0), None, mo, d,
+                          parts=((m.start(1), m.end(1) + 1, "month"), (m.start(2), m.end(2) + 1, "day"))))
+    # month names: day? month year? (either order), joined only by separators or connecting words
+    table = month_words(lang)
+    for m in _month_regex(lang).finditer(text):
+        if _overlaps(m.start(), m.end(), taken):
+            continue
+        mo = table.get(_fold(m.group(1)))
+        if mo is None:
+            continue
+        s, e = m.start(), m.end()
+        parts = [(s, e, "month")]
+        day = year = None
+        # a day before ("7 novembre", "7. November", "7 de noviembre") or after ("November 7")
+        before = re.search(r"(?<![\d.])(\d{1,2})(?:er|\.|º)?[\s,.\-]*(?:(?:de|of|the)\s+)?$", text[max(0, s - 16):s])
+        if before:
+            ds = max(0, s - 16) + before.start(1)
+            day = int(before.group(1))
+            parts.append((ds, ds + len(before.group(1)), "day"))
+            s = ds
+        else:
+            after = re.match(r"\s+(\d{1,2})(?:st|nd|rd|th)?(?!\d)", text[e:e + 8])
+            if after and not re.match(r"\s+\d{3,}", text[e:e + 8]):
+                day = int(after.group(1))
+                parts.append((e + after.start(1), e + after.end(1), "day"))
+                e = e + after.end()
+        ym = re.match(r"[\s,.]*(?:(?:de|del|of|год|года|року|r\.|г\.)\s+)?(\d{3,4})(?!\d)", text[e:e + 14])
+        if ym and _year_ok(int(ym.group(1))):
+            year = int(ym.group(1))
+            parts.append((e + ym.start(1), e + ym.end(1), "year"))
+            e = e + ym.end(1)
+        if day is None and year is None:
+            continue                 # a bare month word ("may", "mars"): not a date
+        if day is not None and not 1 <= day <= 31:
+            continue
+        add(Value("date", s, e, text[s:e], year, mo, day, parts=tuple(sorted(parts))))
+    for m in _DECADE_WORDS.finditer(text):
+        if not _overlaps(m.start(), m.end(), taken):
+            y = int(m.group(1))
+            if _year_ok(y):
+                add(Value("date", m.start(), m.end(), m.group(0), y, decade=True,
+                          parts=((m.start(1), m.end(1), "year"),)))
+    for m in _YEAR_RE.finditer(text):
+        if _overlaps(m.start(), m.end(), taken):
+            continue
+        y = int(m.group(1))
+        if len(m.group(1)) == 3 and not m.group(0)[3:]:
+            continue                # "300": a number, not a year
+        if not _year_ok(y) or (len(m.group(1)) == 4 and not 1000 <= y <= 2100):
+            continue
+        decade = len(m.group(0)) > len(m.group(1)) and y % 10 == 0
+        if len(m.group(0)) > len(m.group(1)) and not decade:
+            end = m.end(1)
+        else:
+            end = m.end()
+        add(Value("date", m.start(), end, text[m.start():end], y, decade=decade,
+                  parts=((m.start(1), m.end(1), "year"),)))
+    return out
+
+
+def _overlaps(a: int, b: int, spans: Iterable[tuple[int, int]]) -> bool:
+    return any(a < e and s < b for s, e in spans)
+
+
+def _parse_number(s: str, lang: str) -> float | None:
+    group, dec = number_symbols(lang)
+    t = s.replace("\u00a0", " ").replace("\u202f", " ")
+    if dec == ",":
+        t = t.replace(".", "").replace(" ", "").replace(",", ".")
+    else:
+        t = t.replace(",", "").replace(" ", "")
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+def _numbers(text: str, lang: str, taken: list[tuple[int, int]]) -> list[Value]:
+    out: list[Value] = []
+    for m in _ORDINAL_RE.finditer(text):
+        if not _overlaps(m.start(), m.end(), taken):
+            out.append(Value("ordinal", m.start(), m.end(), m.group(0), num=float(m.group(1))))
+            taken.append((m.start(), m.end()))
+    for m in _NUMBER_RE.finditer(text):
+        if _overlaps(m.start(), m.end(), taken):
+            continue
+        n = _parse_number(m.group(1), lang)
+        if n is None:
+            continue
+        unit = "%" if m.group(2) else ""
+        out.append(Value("number", m.start(), m.end(), m.group(0).strip(), num=n, unit=unit))
+        taken.append((m.start(), m.end()))
+    return out
+
+
+# --------------------------------------------------------------------------- relations and places
+
+
+_CLAUSE_BREAK = re.compile(r"[;:!?。；！？]|,\s|\s(?:and|et|und|y|e|i|и|ve|và|dan|και|и)\s|\)")
+
+
+def _keywords(lang: str, extra: Sequence[str] = ()) -> list[tuple[str, str]]:
+    words = relation_words()
+    langs = [lang, "en", *extra]
+    out: list[tuple[str, str]] = []
+    for rel in RELATIONS:
+        for lg in dict.fromkeys(langs):
+            out.extend((w, rel) for w in words[rel].get(lg, []))
+    return out
+
+
+def _relation_hits(text: str, lang: str, extra: Sequence[str] = ()) -> list[tuple[int, int, str]]:
+    """(start, end, relation) of each relation word in the text."""
+    hits: list[tuple[int, int, str]] = []
+    low = text.lower()
+    kws = _keywords(lang, extra)
+    words = words_with_offsets(text)
+    spaced = [(w, rel) for w, rel in kws if " " in w or not w.isalpha() or _nospace(w)]
+    for w, rel in spaced:
+        for m in re.finditer(re.escape(w), low):
+            if _nospace(w) or ((m.start() == 0 or not low[m.start() - 1].isalnum())):
+                hits.append((m.start(), m.end(), rel))
+    single = [(w, rel) for w, rel in kws if (w, rel) not in spaced]
+    for word, s, e in words:
+        lw = word.lower()
+        for w, rel in single:
+            if lw == w or (len(w) >= 4 and lw.startswith(w) and len(lw) - len(w) <= 4):
+                hits.append((s, e, rel))
+                break
+    return sorted(set(hits))
+
+
+def _nospace(w: str) -> bool:
+    return any(unicodedata.name(c, "").startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "THAI")) for c in w)
+
+
+def _assign(text: str, values: list[Value], hits: list[tuple[int, int, str]]) -> list[Value]:
+    """Give each value the relation word nearest to it in its clause (one before it first)."""
+    if not hits:
+        return values
+    out = []
+    for v in values:
+        best: tuple[float, str] | None = None
+        for s, e, rel in hits:
+            if e <= v.start:
+                gap = text[e:v.start]
+                cost = _distance(gap)
+            elif s >= v.end:
+                gap = text[v.end:s]
+                cost = _distance(gap) + 0.5
+            else:
+                continue
+            if _CLAUSE_BREAK.search(gap) and not gap.strip().startswith("("):
+                continue
+            if cost > 8:
+                continue
+            if best is None or cost < best[0]:
+                best = (cost, rel)
+        out.append(Value(**{**v.__dict__, "rel": best[1]}) if best else v)
+    return out
+
+
+def _distance(gap: str) -> float:
+    return float(len(words_with_offsets(gap)))
+
+
+_PAREN_RANGE = re.compile(r"\(([^()]{4,80}?)\s*[–—-]\s*([^()]{4,80}?)\)")
+
+
+def _life_range(text: str, values: list[Value]) -> list[Value]:
+    """"Marie Curie (7 November 1867 – 4 July 1934)": the first date is the birth, the second the death."""
+    out = list(values)
+    for m in _PAREN_RANGE.finditer(text):
+        first = [i for i, v in enumerate(out) if v.kind == "date" and m.start(1) <= v.start and v.end <= m.end(1)]
+        second = [i for i, v in enumerate(out) if v.kind == "date" and m.start(2) <= v.start and v.end <= m.end(2)]
+        if len(first) == 1 and len(second) == 1:
+            for i, rel in ((first[0], "born"), (second[0], "died")):
+                if out[i].rel is None:
+                    out[i] = Value(**{**out[i].__dict__, "rel": rel})
+    return out
+
+
+_CAP_RUN = re.compile(r"(?<![\w'’-])([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-](?:(?:de|du|del|di|da|von|van|la|le|sur|am|an|upon|on)[ \-])?[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’-]*)*)")
+
+
+def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: list[tuple[int, int]]) -> list[Value]:
+    """Capitalised names in the clause of a 'born' or 'died' word: the place of that event."""
+    out: list[Value] = []
+    months = _all_month_words()
+    for m in _CAP_RUN.finditer(text):
+        name = m.group(1).rstrip(".")
+        s, e = m.start(1), m.start(1) + len(name)
+        if _overlaps(s, e, taken) or not name:
+            continue
+        folded = _fold(name)
+        parts = {_fold(p) for p in re.split(r"[ \-]", name)}
+        if parts & skip or folded in months or folded in STOPWORDS:
+            continue
+        if s == 0 or text[:s].rstrip().endswith((".", "!", "?")):
+            continue            # a sentence-initial capital says nothing
+        out.append(Value("place", s, e, name))
+    return out
+
+
+# --------------------------------------------------------------------------- one text
+
+
+@dataclass
+class TextValues:
+    values: list[Value]
+    words: list[tuple[str, int, int]]
+
+
+@functools.lru_cache(maxsize=2048)
+def text_values(text: str, lang: str, entity: str = "", extra_langs: tuple[str, ...] = ()) -> TextValues:
+    """The typed values of a text, each with the relation whose slot it fills (cached by text)."""
+    norm = normalise_digits(text)
+    taken: list[tuple[int, int]] = []
+    values = _dates(norm, lang, taken)
+    values += _numbers(norm, lang, taken)
+    hits = _relation_hits(norm, lang, extra_langs)
+    skip = {_fold(p) for p in re.split(r"[\s\-]+", entity) if p}
+    skip |= {_fold(w) for w in (text[s:e] for s, e, _r in hits)}
+    if hits and _cased(text):
+        places = _places(norm, [h for h in hits if h[2] in ("born", "died")], skip, taken)
+        values += places
+    values = _assign(norm, sorted(values, key=lambda v: v.start), hits)
+    values = _life_range(norm, values)
+    # a place counts only in the slot of a birth or a death
+    values = [v for v in values if v.kind != "place" or v.rel in ("born", "died")]
+    # values keep the original text's characters
+    values = [Value(**{**v.__dict__, "text": text[v.start:v.end]}) for v in values]
+    return TextValues(values, words_with_offsets(text))
+
+
+def _cased(text: str) -> bool:
+    letters = [c for c in text[:400] if c.isalpha()]
+    return bool(letters) and sum(c.isupper() or c.islower() for c in letters) / len(letters) > 0.8
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+def _fold_name(s: str) -> str:
+    s = unicodedata.normalize("NFKD", s.lower())
+    return "".join(c for c in s if not unicodedata.combining(c) and c.isalnum())
+
+
+def names_alike(a: str, b: str) -> bool:
+    """The same name by spelling: equal after folding, or one starts the other's word ("Curie" in
+    "Skłodowska-Curie"), or a common beginning of 4+ letters covering most of both ("Warschau",
+    "Warsaw")."""
+    fa, fb = _fold_name(a), _fold_name(b)
+    if not fa or not fb:
+        return False
+    if fa == fb:
+        return True
+    wa = {_fold_name(w) for w in re.split(r"[\s\-,]+", a) if len(w) > 2}
+    wb = {_fold_name(w) for w in re.split(r"[\s\-,]+", b) if len(w) > 2}
+    if wa & wb:
+        return True
+    n = 0
+    while n < min(len(fa), len(fb)) and fa[n] == fb[n]:
+        n += 1
+    return n >= 4 and n >= 0.6 * min(len(fa), len(fb))
+
+
+NameMatcher = Callable[[str, str], bool]
+
+
+def date_diff(a: Value, b: Value) -> list[str]:
+    """The parts in which date `a` disagrees with date `b` (empty: they agree)."""
+    diff = []
+    if a.year is not None and b.year is not None:
+        if a.decade or b.decade:
+            if a.year // 10 != b.year // 10:
+                diff.append("year")
+        elif a.year != b.year:
+            diff.append("year")
+    if a.month is not None and b.month is not None and a.month != b.month:
+        diff.append("month")
+    if a.day is not None and b.day is not None and a.day != b.day:
+        diff.append("day")
+    return diff
+
+
+def values_agree(a: Value, b: Value, same_name: NameMatcher = names_alike) -> bool:
+    if a.kind == "date" and b.kind == "date":
+        if a.year is None and b.year is None and (a.month is None or b.month is None):
+            return False
+        return not date_diff(a, b)
+    if a.kind in ("number", "ordinal") and b.kind == a.kind:
+        if a.unit != b.unit or a.num is None or b.num is None:
+            return False
+        big = max(abs(a.num), abs(b.num), 1e-9)
+        return abs(a.num - b.num) / big <= 0.005
+    if a.kind == "number" and b.kind == "date" and b.year is not None and b.month is None and a.num is not None:
+        return float(b.year) == a.num
+    if a.kind == "place" and b.kind == "place":
+        return same_name(a.text, b.text)
+    return False
+
+
+@dataclass
+class Conflict:
+    fact_value: Value
+    evidence_value: Value
+    passage: int                                  # index of the passage the evidence value is in
+    marks: list[tuple[int, int]]                  # the wrong words, in the fact's characters
+
+    def reason(self) -> str:
+        rel = f" ({self.fact_value.rel})" if self.fact_value.rel else ""
+        return f'"{self.fact_value.text}" vs "{self.evidence_value.text}"{rel}'
+
+
+@dataclass
+class SlotReport:
+    """What the slot checks found for one fact."""
+    values: int = 0
+    agreed: list[tuple[Value, Value, int]] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    missing: list[Value] = field(default_factory=list)
+    slot_values: int = 0          # values of the fact that fill a relation's slot
+
+    @property
+    def conflict(self) -> bool:
+        return bool(self.conflicts)
+
+    def marks(self) -> list[tuple[int, int]]:
+        return sorted({m for c in self.conflicts for m in c.marks})
+
+    def evidence_marks(self) -> dict[int, list[tuple[int, int]]]:
+        out: dict[int, list[tuple[int, int]]] = {}
+        for c in self.conflicts:
+            out.setdefault(c.passage, []).append((c.evidence_value.start, c.evidence_value.end))
+        return out
+
+    def reason(self) -> str:
+        return "; ".join(c.reason() for c in self.conflicts)
+
+    def features(self) -> list[float]:
+        """[has values, share agreed, any conflict, share missing] for a trained combiner."""
+        n = max(1, self.values)
+        return [float(self.values > 0), len(self.agreed) / n, float(self.conflict), len(self.missing) / n]
+
+
+def _marks_of(fv: Value, ev: Value) -> list[tuple[int, int]]:
+    if fv.kind == "date" and ev.kind == "date" and fv.parts:
+        diff = set(date_diff(fv, ev))
+        if diff and diff != {"year"} or (diff == {"year"}):
+            ps = [(s, e) for s, e, p in fv.parts if p in diff]
+            if ps:
+                # "22 mars" rather than "22" and "mars": join parts that only a space separates
+                ps.sort()
+                joined = [list(ps[0])]
+                for s, e in ps[1:]:
+                    if s - joined[-1][1] <= 4:
+                        joined[-1][1] = e
+                    else:
+                        joined.append([s, e])
+                return [(s, e) for s, e in joined]
+    return [(fv.start, fv.end)]
+
+
+def _content(text: str, words: list[tuple[str, int, int]], values: list[Value]) -> set[str]:
+    spans = [(v.start, v.end) for v in values]
+    return {w.lower()[:6] for w, s, e in words
+            if w.lower() not in STOPWORDS and not _overlaps(s, e, spans) and not w.isdigit()}
+
+
+def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entity: str = "",
+                same_name: NameMatcher = names_alike, focus: Sequence[int] | None = None) -> SlotReport:
+    """Compare the typed values of `fact` with those of `passages` ((text, lang) each).
+
+    `focus`: indices of the passages (e.g. the best windows) whose slots count first; a relation the
+    focus passages do not fill is looked up in the others."""
+    fv = text_values(fact, lang, entity)
+    rep = SlotReport(values=len(fv.values))
+    if not fv.values or not passages:
+        return rep
+    evs = [text_values(t, plang or lang, entity, (lang,)) for t, plang in passages]
+    order = list(focus) if focus else list(range(len(passages)))
+    order += [i for i in range(len(passages)) if i not in order]
+    fact_content = _content(fact, fv.words, fv.values)
+    for v in fv.values:
+        anywhere = [(i, e) for i in order for e in evs[i].values if values_agree(v, e, same_name)]
+        if v.rel is not None:
+            rep.slot_values += 1
+            same_slot = [(i, e) for i in order for e in evs[i].values
+                         if e.rel == v.rel and e.kind == v.kind]
+            if same_slot:
+                ok = [(i, e) for i, e in same_slot if values_agree(v, e, same_name)]
+                if ok:
+                    rep.agreed.append((v, ok[0][1], ok[0][0]))
+                elif v.kind != "place" or not _named_elsewhere(v, evs, order, same_name):
+                    i, e = _closest(v, same_slot)
+                    rep.conflicts.append(Conflict(v, e, i, _marks_of(v, e)))
+                else:
+                    # a place the evidence names, but in another slot ("born in Passy", the death place)
+                    other = [(i, e) for i, e in anywhere if e.rel not in (None, v.rel)]
+                    if other:
+                        i, e = _closest(v, same_slot)
+                        rep.conflicts.append(Conflict(v, e, i, _marks_of(v, e)))
+                    else:
+                        rep.agreed.append((v, anywhere[0][1], anywhere[0][0]))
+                continue
+        if anywhere:
+            rep.agreed.append((v, anywhere[0][1], anywhere[0][0]))
+            continue
+        if v.kind == "place":
+            continue
+        # no slot word: the evidence sentence that best matches the rest of the fact decides
+        hit = _matching_sentence_value(v, fact_content, passages, evs, order, lang)
+        if hit is not None:
+            i, e = hit
+            rep.conflicts.append(Conflict(v, e, i, _marks_of(v, e)))
+        else:
+            rep.missing.append(v)
+    return rep
+
+
+def _named_elsewhere(v: Value, evs: list[TextValues], order: list[int], same_name: NameMatcher) -> bool:
+    return any(e.kind == "place" and e.rel != v.rel and same_name(v.text, e.text) for i in order for e in evs[i].values)
+
+
+def _closest(v: Value, cands: list[tuple[int, Value]]) -> tuple[int, Value]:
+    """The candidate that disagrees least (a date with the most parts in common)."""
+    if v.kind == "date":
+        return min(cands, key=lambda ie: len(date_diff(v, ie[1])))
+    return cands[0]
+
+
+_SENT_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+
+
+def _matching_sentence_value(v: Value, fact_content: set[str], passages: Sequence[tuple[str, str]],
+                             evs: list[TextValues], order: list[int], lang: str) -> tuple[int, Value] | None:
+    if len(fact_content) < 2:
+        return None
+    best: tuple[float, int, int, int] | None = None
+    for i in order:
+        text = passages[i][0]
+        pos = 0
+        for part in _SENT_END.split(text):
+            s = text.find(part, pos)
+            if s < 0:
+                continue
+            e = s + len(part)
+            pos = e
+            words = {w.lower()[:6] for w, _a, _b in words_with_offsets(part) if w.lower() not in STOPWORDS}
+            share = len(fact_content & words) / len(fact_content)
+            if best is None or share > best[0]:
+                best = (share, i, s, e)
+    if best is None or best[0] < 0.6:
+        return None
+    _share, i, s, e = best
+    same = [x for x in evs[i].values if s <= x.start and x.end <= e and _same_kind(v, x)]
+    if not same:
+        return None
+    return i, same[0]
+
+
+def _same_kind(a: Value, b: Value) -> bool:
+    if a.kind == "date" and b.kind == "date":
+        return (a.day is None) == (b.day is None) or (a.year is not None and b.year is not None)
+    return a.kind == b.kind and a.unit == b.unit

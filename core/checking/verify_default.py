@@ -1,0 +1,187 @@
+"""The default verifier (`--verifier offline`): evidence windows, slot checks and the feature model.
+
+For each fact:
+1. The IR and no-evidence rules decide first (as in every trained verifier).
+2. Evidence windows (`windows.py`): a lexical first stage picks the few sentences of the evidence
+   that match the fact; only those are embedded (cached by text), so long new evidence is cheap.
+3. The feature model (`lite`, `verify_offline.py`) gives p(supported) against those windows.
+4. Slot checks (`slots.py`) compare the fact's dates, numbers and birth/death places with the
+   evidence's, slot by slot. A conflict makes the fact NS: the reason names both values, the
+   verdict marks the wrong words of the fact and the conflicting words of the evidence. A fact
+   whose every slot value agrees with the evidence and that says nothing else (beyond the entity,
+   the relation word and function words) is S.
+
+The slot checks' counts are also features (`SlotReport.features`) for a trained combiner.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from typing import Sequence
+
+import numpy as np
+
+from ..protocols import Stage
+from ..session import Evidence, Verdict
+from .slots import SlotReport, check_slots, names_alike, relation_words, text_values
+from .textutil import STOPWORDS, words_with_offsets
+from .verify_offline import OfflineVerifier, rule_verdicts
+from .windows import Window, top_windows
+
+WINDOWS_PER_FACT = 4
+NAME_SIMILARITY = 0.87        # cosine of two names (E5 query vectors) taken as the same place
+CONFLICT_CONFIDENCE = 0.9
+
+
+class LiteVerifier(OfflineVerifier):
+    """The calibrated feature model alone (`--verifier lite`): what `offline` was before slot checks."""
+
+    name = "lite"
+
+
+class DefaultVerifier(Stage):
+    """Fact + entity + passages -> S / NS / IR: windows, the feature model and slot checks."""
+
+    name = "offline"
+
+    def __init__(self, embedder=None, weights: dict | None = None, k: int = WINDOWS_PER_FACT):
+        self.lite = OfflineVerifier(embedder, weights)
+        self.k = k
+        self.version = f"3-{self.lite.version}"
+        self._names: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def embedder(self):
+        return self.lite.embedder
+
+    def describe(self) -> dict:
+        return {"windows_per_fact": self.k}
+
+    def prepare(self, passages: Sequence[str], lang: str) -> None:
+        """Embed the lead window of each passage ahead (the one every fact falls back on)."""
+        from .windows import windows
+        texts = [w.text for w in windows([p for p in passages if p and p.strip()], lang) if w.start == 0]
+        if texts:
+            self.embedder.embed_passages(texts)
+
+    # ------------------------------------------------------------------ names
+
+    def same_name(self, a: str, b: str) -> bool:
+        """The same place: by spelling, else by the embedder (cross-lingual: "Warsaw"/"Varsovie")."""
+        if names_alike(a, b):
+            return True
+        with self._lock:
+            missing = [n for n in (a, b) if n not in self._names]
+            if missing:
+                vecs = self.embedder.embed_queries(missing)
+                for n, v in zip(missing, vecs):
+                    self._names[n] = np.asarray(v, np.float32)
+            va, vb = self._names[a], self._names[b]
+        return float(va @ vb) >= NAME_SIMILARITY
+
+    # ------------------------------------------------------------------ verify
+
+    def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
+        return self.verify_batch([(fact, entity, lang, passages)])[0]
+
+    def verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[Verdict]:
+        name = f"{self.name}/{self.version}"
+        out, todo = rule_verdicts(items, name)
+        if todo:
+            model, use_vec = self.lite._model()
+            emb = self.embedder
+            usable = {i: [p for p in items[i][3] if p.text and p.text.strip()] for i in todo}
+            wins = {i: top_windows(items[i][0], [p.text for p in usable[i]], items[i][2], k=self.k) for i in todo}
+            fvecs = emb.embed_queries([items[i][0] for i in todo])
+            flat = [w.text for i in todo for w in wins[i]]
+            pvecs = emb.embed_passages(flat) if flat else np.zeros((0, fvecs.shape[1]), np.float32)
+            pos = 0
+            for j, i in enumerate(todo):
+                ws = wins[i]
+                pv = pvecs[pos:pos + len(ws)]
+                pos += len(ws)
+                fact, entity, lang, _ps = items[i]
+                x = self.lite._row(fact, [w.text for w in ws], fvecs[j], pv, use_vec)
+                p = float(model.prob(x[None, :])[0])
+                sims = pv @ fvecs[j] if len(ws) else np.zeros(0, np.float32)
+                out[i] = self._decide(fact, entity, lang, usable[i], ws, sims, p, model.threshold, name)
+        return [v for v in out if v is not None]
+
+    def slot_report(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence],
+                    ws: Sequence[Window] = (), sims: np.ndarray | None = None) -> SlotReport:
+        focus: list[int] = []
+        if len(ws):
+            order = np.argsort(-sims) if sims is not None and len(sims) else range(len(ws))
+            for k in order:
+                if ws[int(k)].passage not in focus:
+                    focus.append(ws[int(k)].passage)
+        return check_slots(fact, lang, [(p.text, p.lang or lang) for p in passages], entity,
+                           same_name=self.same_name, focus=focus)
+
+    def _decide(self, fact: str, entity: str, lang: str, usable: Sequence[Evidence], ws: Sequence[Window],
+                sims: np.ndarray, p: float, threshold: float, name: str) -> Verdict:
+        rep = self.slot_report(fact, entity, lang, usable, ws, sims)
+        used: list[str] = []
+        for k in (np.argsort(-sims) if len(sims) else []):
+            pid = usable[ws[int(k)].passage].id
+            if pid not in used:
+                used.append(pid)
+            if len(used) == 2:
+                break
+        if rep.conflict:
+            ev_marks = [(usable[pi].id, a, b) for pi, spans in rep.evidence_marks().items() for a, b in spans]
+            first = usable[rep.conflicts[0].passage].id
+            used = [first] + [u for u in used if u != first][:1]
+            return Verdict("NS", CONFLICT_CONFIDENCE, name, used,
+                           f"slot conflict: {rep.reason()}; p(supported)={p:.2f} before the slot check",
+                           marks=rep.marks(), evidence_marks=ev_marks)
+        if rep.agreed and not rep.missing and _only_slots(fact, lang, entity, rep):
+            conf = max(p, 0.8)
+            shown = "; ".join(f'"{a.text}" = "{b.text}"' for a, b, _i in rep.agreed)
+            return Verdict("S", round(conf, 4), name, used or [usable[rep.agreed[0][2]].id],
+                           f"slot agreement: {shown}; p(supported)={p:.2f} before the slot check")
+        label = "S" if p >= threshold else "NS"
+        conf = p if label == "S" else 1.0 - p
+        reason = f"p(supported)={p:.2f}; best window similarity {float(sims.max()) if len(sims) else 0.0:.2f}"
+        if rep.agreed:
+            reason += ", values found: " + ", ".join(f'"{a.text}"' for a, _b, _i in rep.agreed)
+        if rep.missing:
+            reason += ", not in the evidence: " + ", ".join(f'"{v.text}"' for v in rep.missing)
+        return Verdict(label, round(min(1.0, max(0.0, conf)), 4), name, used, reason)
+
+
+_REL_WORDS: set[str] | None = None
+
+
+def _relation_vocab() -> set[str]:
+    global _REL_WORDS
+    if _REL_WORDS is None:
+        _REL_WORDS = {w for rel in relation_words().values() for ws in rel.values() for w in ws}
+    return _REL_WORDS
+
+
+_AUX = set("""was is were be been has had have did does got get wurde ist war wird hat hatte est été était
+a fut es fue era ha sido è stato stata foi é era был была было были oldu idi""".split())
+
+
+def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
+    """The fact says nothing but the entity, relation words, function words and the values that
+    agreed ("Marie Curie was born in 1867.")."""
+    vals = text_values(fact, lang, entity).values
+    spans = [(v.start, v.end) for v in vals]
+    ent = {w.lower() for w, _a, _b in words_with_offsets(entity)}
+    rel = _relation_vocab()
+    for w, a, b in words_with_offsets(fact):
+        lw = w.lower()
+        if any(a < e and s < b for s, e in spans):
+            continue
+        if lw in ent or lw in STOPWORDS or lw in _AUX or re.fullmatch(r"\d+", lw):
+            continue
+        if lw in rel or any(len(r) >= 4 and lw.startswith(r) for r in rel):
+            continue
+        if lw in {"am", "on", "le", "el", "à", "en", "in", "im", "a", "de", "del", "the", "of", "geboren",
+                  "gestorben", "est", "née", "né"}:
+            continue
+        return False
+    return True

@@ -597,7 +597,7 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
     rep = SlotReport(values=len(fv.values))
     if not fv.values or not passages:
         return rep
-    evs = [text_values(t, plang or lang, entity, (lang,)) for t, plang in passages]
+    evs = [text_values(t, plang or lang, entity, _langs_of(t, lang)) for t, plang in passages]
     order = list(focus) if focus else list(range(len(passages)))
     order += [i for i in range(len(passages)) if i not in order]
     fact_content = _content(fact, fv.words, fv.values)
@@ -636,6 +636,21 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
         else:
             rep.missing.append(v)
     return rep
+
+
+@functools.lru_cache(maxsize=2048)
+def _detected(text: str) -> str:
+    """The language a passage is written in (its declared one may be the claim's)."""
+    try:
+        from ..langid import langid_detect
+        return langid_detect(text[:600])[0]
+    except Exception:  # noqa: BLE001 - detection is a hint; without it the declared language counts
+        return ""
+
+
+def _langs_of(text: str, fact_lang: str) -> tuple[str, ...]:
+    det = _detected(text)
+    return tuple(dict.fromkeys(x for x in (fact_lang, det) if x))
 
 
 def _named_elsewhere(v: Value, evs: list[TextValues], order: list[int], same_name: NameMatcher) -> bool:

@@ -23,6 +23,13 @@ def evidence_text(fact, passages, palette: Palette, used: set[str] | None = None
                              long=True))
     if fact.human is not None:
         t.append("  (human)", style="dim")
+    if fact.auto is not None and fact.auto.marks and fact.label == "NS":
+        t.append("\n")
+        t.append("Wrong words: ", style="dim")
+        for i, (a, b) in enumerate(fact.auto.marks):
+            if i:
+                t.append(", ")
+            t.append(one_line(fact.text[a:b], 80), style=Style(bold=True, underline=True))
     if fact.auto is not None and fact.auto.reason:
         t.append("\n")
         t.append("Reason: ", style="dim")
@@ -34,6 +41,13 @@ def evidence_text(fact, passages, palette: Palette, used: set[str] | None = None
         return t
     terms = match_terms(fact.text)
     hl = Style(bgcolor=palette.highlight_bg, bold=True)
+    # the evidence words that conflict with the fact's wrong words (slot checks): reversed in the
+    # not-supported colour, so they read without colour too
+    conflict = Style(color=palette.colors.get("NS"), reverse=True, bold=True, underline=True)
+    conflicts: dict[str, list[tuple[int, int]]] = {}
+    if fact.auto is not None and fact.label == "NS":
+        for eid, a, b in fact.auto.evidence_marks:
+            conflicts.setdefault(eid, []).append((a, b))
     for rank, ev in enumerate(passages, 1):
         t.append("\n")
         head = Text()
@@ -53,11 +67,34 @@ def evidence_text(fact, passages, palette: Palette, used: set[str] | None = None
             t.append("\n")
             t.append(one_line(ev.url, 200), style=Style(dim=True, underline=True))
         t.append("\n")
-        body = Text(" ".join(safe(ev.text).split()))
+        plain, where = _collapse(safe(ev.text))
+        body = Text(plain)
         highlight_terms(body, terms, hl)
+        for a, b in conflicts.get(ev.id, ()):
+            if 0 <= a < b <= len(where):
+                body.stylize(conflict, where[a], where[b - 1] + 1)
         t.append_text(body)
         t.append("\n")
     return t
+
+
+def _collapse(text: str) -> tuple[str, list[int]]:
+    """`text` with runs of whitespace as one space and no space at the ends (as the pane shows
+    it), and where each character of `text` went in it."""
+    out: list[str] = []
+    where: list[int] = []
+    space = False
+    for ch in text:
+        if ch.isspace():
+            space = bool(out)
+            where.append(len(out))
+            continue
+        if space:
+            out.append(" ")
+            space = False
+        where.append(len(out))
+        out.append(ch)
+    return "".join(out), where
 
 
 class EvidenceView(TextView):

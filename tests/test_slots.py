@@ -1,0 +1,256 @@
+"""Slot checks: dates, numbers and birth/death places compared slot by slot, the wrong words marked,
+evidence windows for long evidence; through the verifier, `mfact verify-pairs`, `mfact check` +
+`mfact export --format spans`, and the TUI (a snapshot of the underlined words and the highlighted
+conflicting evidence)."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from mfact.core.checking.slots import check_slots, month_words, text_values
+from mfact.core.checking.verify_default import DefaultVerifier
+from mfact.core.checking.windows import top_windows
+from mfact.core.cli import main as cli_main
+from mfact.core.session import Evidence
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def french_lead() -> str:
+    from mfact.core.checking.train_cross import bundled_leads
+    return bundled_leads()["fr"]["Marie Curie"]
+
+
+# the issues' contrast set against the bundled French lead ("née le 7 novembre 1867 à Varsovie et
+# morte le 4 juillet 1934 à Passy")
+CONTRAST = [
+    ("fr", "Marie Curie est née le 22 mars 1867 à Paris.", "NS"),
+    ("en", "Marie Curie was born in 1876.", "NS"),
+    ("en", "Marie Curie was born in Passy.", "NS"),          # the death place given as the birth place
+    ("fr", "Marie Curie est née le 7 novembre 1867 à Varsovie.", "S"),
+    ("en", "Marie Curie was born in 1867.", "S"),
+    ("en", "Marie Curie died in 1934.", "S"),
+    # cross-lingual places, by value
+    ("en", "Marie Curie was born in Warsaw.", "S"),
+    ("es", "Marie Curie nació en Varsovia.", "S"),
+    ("de", "Marie Curie wurde in Warschau geboren.", "S"),
+    ("en", "Marie Curie was born in Paris.", "NS"),
+    ("es", "Marie Curie nació en París.", "NS"),
+    ("de", "Marie Curie wurde in Paris geboren.", "NS"),
+]
+
+
+# --------------------------------------------------------------------------- values
+
+
+@pytest.mark.parametrize("lang, text, want", [
+    ("fr", "née le 7 novembre 1867", (1867, 11, 7)),
+    ("de", "geboren am 7. November 1867", (1867, 11, 7)),
+    ("en", "born on November 7, 1867", (1867, 11, 7)),
+    ("es", "nació el 7 de noviembre de 1867", (1867, 11, 7)),
+    ("pt", "nasceu em 7 de novembro de 1867", (1867, 11, 7)),
+    ("ru", "родилась 7 ноября 1867 года", (1867, 11, 7)),
+    ("pl", "urodziła się 7 listopada 1867", (1867, 11, 7)),
+    ("tr", "7 Kasım 1867'de doğdu", (1867, 11, 7)),
+    ("zh", "1867年11月7日出生", (1867, 11, 7)),
+    ("ko", "1867년 11월 7일 출생", (1867, 11, 7)),
+    ("ar", "ولدت في ٧ نوفمبر ١٨٦٧", (1867, 11, 7)),
+    ("fa", "متولد ۷ نوامبر ۱۸۶۷", (1867, 11, 7)),
+    ("en", "born on 1867-11-07", (1867, 11, 7)),
+    ("de", "geboren 07.11.1867", (1867, 11, 7)),
+    ("fr", "née en novembre 1867", (1867, 11, None)),
+    ("en", "born in 1867", (1867, None, None)),
+])
+def test_dates_are_read_in_many_languages_and_scripts(lang, text, want):
+    dates = [v for v in text_values(text, lang).values if v.kind == "date"]
+    assert [(d.year, d.month, d.day) for d in dates] == [want], dates
+    assert dates[0].rel == "born"
+
+
+def test_month_names_come_from_cldr_for_every_offered_language():
+    from mfact.core.languages import LANGUAGES
+    for lang in LANGUAGES:
+        table = month_words(lang.code)
+        assert table["novembre"] == 11 and table["november"] == 11   # French and English everywhere
+    assert month_words("ru")["ноября"] == 11 and month_words("tr")["kasım"] == 11
+    assert month_words("el")["νοεμβρίου"] == 11
+
+
+def test_decades_ranges_numbers_and_ordinals():
+    vals = text_values("In the 1890s she won 2 prizes; 1,200 people came (1867–1934). "
+                       "It was her 3rd visit and 45% agreed.", "en").values
+    kinds = [(v.kind, v.text) for v in vals]
+    assert ("date", "1890s") in kinds and ("number", "2") in kinds and ("number", "1,200") in kinds
+    assert ("ordinal", "3rd") in kinds and ("number", "45%") in kinds
+    dec = next(v for v in vals if v.text == "1890s")
+    assert dec.decade and dec.year == 1890
+    life = [v for v in vals if v.text in ("1867", "1934")]
+    assert [v.rel for v in life] == ["born", "died"]      # a life range in parentheses
+    de = text_values("Die Stadt hat 1.234.567 Einwohner und 12,5 km².", "de").values
+    assert [v.num for v in de if v.kind == "number"] == [1234567.0, 12.5]
+
+
+def test_a_bare_month_word_is_no_date():
+    assert [v for v in text_values("She may come. Mars is red.", "en").values if v.kind == "date"] == []
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+def test_slot_conflicts_name_both_values_and_mark_only_the_wrong_parts():
+    lead = french_lead()
+    fact = "Marie Curie est née le 22 mars 1867 à Paris."
+    rep = check_slots(fact, "fr", [(lead, "fr")], "Marie Curie")
+    assert rep.conflict
+    assert '"22 mars 1867" vs "7 novembre 1867"' in rep.reason() and '"Paris" vs "Varsovie"' in rep.reason()
+    assert [fact[a:b] for a, b in rep.marks()] == ["22 mars", "Paris"]       # the year agrees
+    ev = rep.evidence_marks()[0]
+    assert sorted(lead[a:b] for a, b in ev) == ["7 novembre 1867", "Varsovie"]
+
+
+def test_a_value_the_evidence_never_mentions_is_missing_not_a_conflict():
+    rep = check_slots("Marie Curie moved to Lyon in 1921.", "en", [(french_lead(), "fr")], "Marie Curie")
+    assert not rep.conflict and [v.text for v in rep.missing] == ["1921"]
+
+
+def test_a_swapped_number_in_the_matching_sentence_is_a_conflict():
+    ev = "The bridge is 1,200 metres long and was opened in 1932 by the mayor of the city."
+    rep = check_slots("The bridge is 2,400 metres long.", "en", [(ev, "en")])
+    assert rep.conflict and rep.conflicts[0].evidence_value.text == "1,200"
+    assert not check_slots("The bridge is 1,200 metres long.", "en", [(ev, "en")]).conflict
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    return DefaultVerifier()
+
+
+def test_the_contrast_set_is_all_right(verifier):
+    ev = [Evidence("fr-lead", "offline-vital", "fr", "Marie Curie", french_lead())]
+    got = verifier.verify_batch([(fact, "Marie Curie", lang, ev) for lang, fact, _want in CONTRAST])
+    wrong = [(fact, v.label, v.reason) for (_l, fact, want), v in zip(CONTRAST, got) if v.label != want]
+    assert not wrong
+    ns = got[0]
+    assert "7 novembre 1867" in ns.reason and ns.marks and ns.evidence_marks[0][0] == "fr-lead"
+
+
+def test_the_lite_verifier_stays_available(verifier):
+    from mfact.core.checking import build_verifier
+    from mfact.core.config import Config
+    lite = build_verifier(Config(verifier="lite"), verifier.embedder)
+    assert lite.name == "lite"
+    v = lite.verify("Marie Curie est née le 22 mars 1867 à Paris.", "Marie Curie", "fr",
+                    [Evidence("fr-lead", "offline-vital", "fr", "Marie Curie", french_lead())])
+    assert v.verifier.startswith("lite/") and not v.marks
+
+
+# --------------------------------------------------------------------------- windows
+
+
+def _article(n: int = 60) -> str:
+    filler = [f"In {1700 + i} the town council of Exampleton met {i + 2} times to discuss the harbour."
+              for i in range(n)]
+    filler.insert(37, "Ada Lovelace was born in London on 10 December 1815.")
+    return " ".join(filler)
+
+
+def test_windows_pick_the_matching_sentence_from_a_long_article():
+    art = _article()
+    ws = top_windows("Ada Lovelace was born in 1815.", [art], "en", k=3)
+    assert len(ws) <= 4 and any("Ada Lovelace was born" in w.text for w in ws[:1])
+    assert all(art[w.start:w.end] == w.text for w in ws)
+
+
+def test_a_new_long_article_costs_a_few_embeddings(verifier):
+    emb = verifier.embedder
+    art = _article()
+    calls: list[int] = []
+    real = emb.embed_passages
+
+    def counting(texts):
+        calls.append(len(texts))
+        return real(texts)
+    emb.embed_passages = counting
+    try:
+        v = verifier.verify("Ada Lovelace was born in 1816.", "Ada Lovelace", "en",
+                            [Evidence("a", "given", "en", "Exampleton", art)])
+    finally:
+        emb.embed_passages = real
+    assert sum(calls) <= 5, calls                 # not the article's 61 sentences
+    assert v.label == "NS" and '"1816" vs "10 December 1815"' in v.reason
+
+
+# --------------------------------------------------------------------------- through the CLI and the TUI
+
+
+def test_verify_pairs_gives_the_contrast_set(tmp_path, capsys):
+    lead = french_lead()
+    f = tmp_path / "pairs.jsonl"
+    f.write_text("".join(json.dumps({"id": i, "lang": lang, "claim": fact, "evidence": lead,
+                                     "entity": "Marie Curie", "label": want}, ensure_ascii=False) + "\n"
+                         for i, (lang, fact, want) in enumerate(CONTRAST)), encoding="utf-8")
+    assert cli_main(["verify-pairs", str(f), "--json"]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [o["label"] for o in out] == [want for _l, _f, want in CONTRAST]
+
+
+def _check_curie(tmp_path, capsys) -> str:
+    t = tmp_path / "T.txt"
+    t.write_text("Marie Curie est née le 22 mars 1867 à Paris.\n", encoding="utf-8")
+    e = tmp_path / "E.json"
+    e.write_text(json.dumps([french_lead()], ensure_ascii=False), encoding="utf-8")
+    assert cli_main(["check", "--lang", "fr", "--entity", "Marie Curie", "--offline", "--text-file", str(t),
+                     "--evidence", str(e), "--json"]) == 0
+    capsys.readouterr()
+    return t.read_text(encoding="utf-8")
+
+
+def test_check_and_export_spans_mark_the_wrong_words(tmp_path, capsys):
+    text = _check_curie(tmp_path, capsys)
+    out = tmp_path / "spans.jsonl"
+    assert cli_main(["export", "--all", "--format", "spans", "-o", str(out)]) == 0
+    row = json.loads(out.read_text(encoding="utf-8").splitlines()[0])
+    marked = [row["text"][a:b] for a, b, _lab in row["spans"]]
+    assert marked == ["22 mars", "Paris"]
+    assert "Marie Curie est née" not in " ".join(marked) and row["text"].strip() == text.strip()
+    full = tmp_path / "s.json"
+    assert cli_main(["export", "--all", "-o", str(full)]) == 0
+    reasons = json.dumps(json.loads(full.read_text(encoding="utf-8")), ensure_ascii=False)
+    assert "7 novembre 1867" in reasons
+
+
+def test_marks_survive_the_store(tmp_path, capsys):
+    from mfact.core.store import Store
+    _check_curie(tmp_path, capsys)
+    st = Store()
+    s = st.get_session(st.list_sessions()[0].id)
+    st.close()
+    ns = [f for f in s.facts if f.label == "NS"]
+    assert ns and all(f.auto.marks and f.auto.evidence_marks for f in ns)
+    assert [s.text[a:b] for a, b, _l in s.ns_spans()] == ["22 mars", "Paris"]
+
+
+def test_tui_underlines_the_wrong_words_and_highlights_the_evidence(tmp_path, capsys, snap_compare):
+    from mfact.core.config import Config
+    from mfact.core.store import Store
+    from mfact.tui.app import MfactApp
+    from mfact.tui.screens.check import CheckScreen
+
+    _check_curie(tmp_path, capsys)
+    st = Store()
+    s = st.get_session(st.list_sessions()[0].id)
+    st.close()
+    s.created_at = "2026-01-01T00:00:00+00:00"
+    app = MfactApp(Config(workers=1), session=s, resolve=lambda *a: None, suggest=lambda *a: [])
+    app.animation_level = "none"
+
+    async def before(pilot):
+        t0 = time.monotonic()
+        while not isinstance(pilot.app.screen, CheckScreen) and time.monotonic() - t0 < 10:
+            await pilot.pause(0.05)
+        await pilot.pause(0.3)
+        pilot.app.clear_notifications()
+        await pilot.pause()
+    assert snap_compare(app, terminal_size=(150, 40), run_before=before)

@@ -44,9 +44,27 @@ LANGUAGES: tuple[Language, ...] = (
     Language("ur", "Urdu", "اردو", "Arabic", "rtl", "ur", "low"),
     Language("bn", "Bengali", "বাংলা", "Bengali", "ltr", "bn", "low"),
     Language("sw", "Swahili", "Kiswahili", "Latin", "ltr", "sw", "low"),
+    # the languages of mFAVA (Islam et al. 2025) that the ones above lack
+    Language("pl", "Polish", "Polski", "Latin", "ltr", "pl", "high"),
+    Language("ca", "Catalan", "Català", "Latin", "ltr", "ca", "medium"),
+    Language("cs", "Czech", "Čeština", "Latin", "ltr", "cs", "medium"),
+    Language("fi", "Finnish", "Suomi", "Latin", "ltr", "fi", "medium"),
+    Language("he", "Hebrew", "עברית", "Hebrew", "rtl", "he", "medium"),
+    Language("hu", "Hungarian", "Magyar", "Latin", "ltr", "hu", "medium"),
+    Language("ro", "Romanian", "Română", "Latin", "ltr", "ro", "medium"),
+    Language("sr", "Serbian", "Српски", "Cyrillic", "ltr", "sr", "medium"),
+    Language("eu", "Basque", "Euskara", "Latin", "ltr", "eu", "low"),
+    Language("eo", "Esperanto", "Esperanto", "Latin", "ltr", "eo", "low"),
+    Language("la", "Latin", "Latina", "Latin", "ltr", "la", "low"),
+    Language("lt", "Lithuanian", "Lietuvių", "Latin", "ltr", "lt", "low"),
+    Language("ms", "Malay", "Bahasa Melayu", "Latin", "ltr", "ms", "low"),
+    Language("yue", "Cantonese", "粵語", "Han", "ltr", "zh-yue", "low"),
+    Language("sd", "Sindhi", "سنڌي", "Arabic", "rtl", "sd", "low"),
 )
 
 _BY_CODE = {lang.code: lang for lang in LANGUAGES}
+# tags whose primary subtag is another language of the table (Wikipedia's code for Cantonese)
+_ALIASES = {"zh-yue": "yue"}
 
 
 class UnknownLanguage(MfactError, ValueError):
@@ -58,8 +76,10 @@ class UnknownLanguage(MfactError, ValueError):
 
 
 def get_language(code: str) -> Language:
-    """Look a language up by code (case-insensitive, region subtags ignored: 'pt-BR' -> pt)."""
-    key = (code or "").strip().lower().replace("_", "-").split("-")[0]
+    """Look a language up by code (case-insensitive, region subtags ignored: 'pt-BR' -> pt; 'zh-yue',
+    Wikipedia's code for Cantonese, -> yue)."""
+    key = (code or "").strip().lower().replace("_", "-")
+    key = _ALIASES.get(key, key).split("-")[0]
     try:
         return _BY_CODE[key]
     except KeyError:

@@ -112,11 +112,28 @@ BORN = {
     "zh": ("居里夫人", "居里夫人1867年11月7日出生于华沙。", "居里夫人是物理学家和化学家。"),
     "ja": ("マリ・キュリー", "マリ・キュリーは1867年11月7日にワルシャワで生まれた。", "マリ・キュリーは物理学者と化学者であった。"),
     "ko": ("마리 퀴리", "마리 퀴리는 1867년 11월 7일 바르샤바에서 태어났다.", "마리 퀴리는 물리학자와 화학자였다."),
+    "pl": ("Maria Skłodowska-Curie", "Maria Skłodowska-Curie urodziła się 7 listopada 1867 w Warszawie.", "Maria Skłodowska-Curie była fizyczką i chemiczką."),
+    "ca": ("Marie Curie", "Marie Curie va néixer el 7 de novembre de 1867 a Varsòvia.", "Marie Curie va ser física i química."),
+    "cs": ("Marie Curie", "Marie Curie se narodila 7. listopadu 1867 ve Varšavě.", "Marie Curie byla fyzička a chemička."),
+    "fi": ("Marie Curie", "Marie Curie syntyi 7. marraskuuta 1867 Varsovassa.", "Marie Curie oli fyysikko ja kemisti."),
+    "he": ("מארי קירי", "מארי קירי נולדה ב-7 בנובמבר 1867 בוורשה.", "מארי קירי הייתה פיזיקאית וכימאית."),
+    "hu": ("Marie Curie", "Marie Curie 1867. november 7-én született Varsóban.", "Marie Curie fizikus és kémikus volt."),
+    "ro": ("Marie Curie", "Marie Curie s-a născut pe 7 noiembrie 1867 la Varșovia.", "Marie Curie a fost fiziciană și chimistă."),
+    "sr": ("Марија Кири", "Марија Кири је рођена 7. новембра 1867. у Варшави.", "Марија Кири је била физичарка и хемичарка."),
+    "eu": ("Marie Curie", "Marie Curie 1867ko azaroaren 7an Varsovian jaio zen.", "Marie Curie fisikaria eta kimikaria izan zen."),
+    "eo": ("Marie Curie", "Marie Curie naskiĝis la 7-an de novembro 1867 en Varsovio.", "Marie Curie estis fizikistino kaj kemiistino."),
+    "la": ("Maria Curie", "Maria Curie die 7 Novembris 1867 Varsoviae nata est.", "Maria Curie physica et chemica fuit."),
+    "lt": ("Marija Kiuri", "Marija Kiuri gimė 1867 m. lapkričio 7 d. Varšuvoje.", "Marija Kiuri buvo fizikė ir chemikė."),
+    "ms": ("Marie Curie", "Marie Curie dilahirkan pada 7 November 1867 di Warsaw.", "Marie Curie ialah ahli fizik dan ahli kimia."),
+    "yue": ("居里夫人", "居里夫人1867年11月7日喺華沙出世。", "居里夫人係物理學家同化學家。"),
+    "sd": ("ميري ڪيوري", "ميري ڪيوري 7 نومبر 1867 تي وارسا ۾ پيدا ٿي.", "ميري ڪيوري هڪ فزڪس دان ۽ ڪيمسٽ هئي."),
 }
 PLACE = {"en": "Warsaw", "es": "Varsovia", "fr": "Varsovie", "de": "Warschau", "it": "Varsavia", "pt": "Varsóvia",
          "ru": "Варшаве", "bg": "Варшава", "el": "Βαρσοβία", "tr": "Varşova", "id": "Warsawa", "vi": "Warszawa",
          "sw": "Warsaw", "hi": "वारसॉ", "bn": "ওয়ারশ", "ur": "وارسا", "fa": "ورشو", "ar": "وارسو", "th": "วอร์ซอ",
-         "zh": "华沙", "ja": "ワルシャワ", "ko": "바르샤바"}
+         "zh": "华沙", "ja": "ワルシャワ", "ko": "바르샤바", "pl": "Warszawie", "ca": "Varsòvia", "cs": "Varšavě",
+         "fi": "Varsovassa", "he": "בוורשה", "hu": "Varsóban", "ro": "Varșovia", "sr": "Варшави", "eu": "Varsovian",
+         "eo": "Varsovio", "la": "Varsoviae", "lt": "Varšuvoje", "ms": "Warsaw", "yue": "華沙", "sd": "وارسا"}
 
 
 def test_every_language_is_offered():
@@ -124,7 +141,17 @@ def test_every_language_is_offered():
     assert set(BORN) == set(language_codes())
 
 
-@pytest.mark.parametrize("lang", sorted(BORN))
+# The languages added for mFAVA (pl ... sd) are offered, but the extractor has no coordinator, date or
+# place tables for them yet (issue 20 moves the date tables onto CLDR): their sentences stay whole.
+NO_EXTRACTOR_TABLES = {"pl", "ca", "cs", "fi", "he", "hu", "ro", "sr", "eu", "eo", "la", "lt", "ms", "yue", "sd"}
+
+
+def _langs(langs):
+    return [pytest.param(lang, marks=pytest.mark.xfail(reason="no extractor tables for this language yet"))
+            if lang in NO_EXTRACTOR_TABLES else lang for lang in sorted(langs)]
+
+
+@pytest.mark.parametrize("lang", _langs(BORN))
 def test_date_and_place_split_in_every_language(lang):
     entity, born, _listed = BORN[lang]
     facts = [f for _s, f in extract(born, lang, entity)]
@@ -139,7 +166,7 @@ def test_date_and_place_split_in_every_language(lang):
     assert date_fact.span[1] <= place_fact.span[0]
 
 
-@pytest.mark.parametrize("lang", sorted(k for k, v in BORN.items() if v[2]))
+@pytest.mark.parametrize("lang", _langs(k for k, v in BORN.items() if v[2]))
 def test_list_split_in_every_language(lang):
     entity, _born, listed = BORN[lang]
     facts = [f.text for _s, f in extract(listed, lang, entity)]

@@ -482,3 +482,11 @@ def test_the_mediawiki_is_configurable_for_both_paths():
     assert _by_wikipedia_api(rec)
     with pytest.raises(MfactError, match="is not an http"):
         WikipediaClient(base_url="es.wiki.test")
+
+
+def test_cantonese_goes_to_zh_yue_wikipedia_and_its_links_come_back_as_yue():
+    rec = Recorder()
+    WikipediaSource(client=client(rec)).lookup("居里夫人", "yue")
+    assert rec.seen[0].url.host == "zh-yue.wikipedia.org"
+    from mfact.core.knowledge.wikipedia import _check_lang, _from_wiki
+    assert _check_lang("yue") == "zh-yue" and _check_lang("es") == "es" and _from_wiki("zh-yue") == "yue"

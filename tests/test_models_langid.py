@@ -93,3 +93,17 @@ def test_preferred_polyglot_has_the_last_word(monkeypatch):
     monkeypatch.setitem(langid.PREFERRED, "en", "polyglot")
     assert langid.detect(text)[0] == "en"
     assert langid.check_language(text, "en")[0]
+
+
+def test_sindhi_is_told_from_urdu_by_its_letters():
+    # langid.py has no Sindhi class; Sindhi's own letters (ڪ ٻ ڻ ...) decide
+    assert langid.detect("ماري ڪيوري پولينڊ جي هڪ سائنسدان هئي.")[0] == "sd"
+    assert langid.detect("هوءَ نوبل انعام کٽڻ واري پهرين عورت هئي.")[0] == "sd"
+    assert langid.detect("میری کیوری ایک ماہر طبیعیات اور کیمیا دان تھیں۔")[0] == "ur"
+    assert langid.check_language("ماري ڪيوري پولينڊ جي هڪ سائنسدان هئي.", "sd")[0]
+
+
+def test_get_language_knows_wikipedias_code_for_cantonese():
+    from mfact.core.languages import get_language
+    assert get_language("zh-yue").code == "yue" and get_language("yue-HK").code == "yue"
+    assert get_language("zh-TW").code == "zh" and get_language("sr").direction == "ltr"

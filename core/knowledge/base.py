@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, Sequence, runtime_checkable
 
 # Scripts written without spaces between words: their full-text index uses the trigram tokenizer.
-NO_SPACE_LANGS = frozenset({"zh", "ja", "th", "lo", "km", "my", "bo"})
+NO_SPACE_LANGS = frozenset({"zh", "yue", "ja", "th", "lo", "km", "my", "bo"})
 
 
 @dataclass

@@ -32,6 +32,7 @@ import httpx
 from .. import __version__
 from ..net import (DEFAULT_IDLE, DEFAULT_LOOKUP_TOTAL, Deadlines, deadline_words, read_body,
                    retry_after_seconds, timeout_words)
+from ..languages import LANGUAGES
 from ..protocols import MfactError
 from .base import Page, TitleMatch
 
@@ -44,6 +45,9 @@ MAX_BODY = 20_000_000
 PROBE_TTL = 300.0
 MAX_CONTINUE = 10            # rounds of `continue` followed for one query
 DEFAULT_URL = "https://{lang}.wikipedia.org"
+# mfact language codes whose Wikipedia has another code (Cantonese: yue -> zh-yue.wikipedia.org)
+_WIKI_CODES = {lang.code: lang.wiki for lang in LANGUAGES if lang.wiki != lang.code}
+_FROM_WIKI = {wiki: code for code, wiki in _WIKI_CODES.items()}
 WIKIDATA_API = "https://www.wikidata.org/w/api.php"
 
 _host_locks: dict[str, threading.Lock] = {}
@@ -112,9 +116,16 @@ def api_url(base_url: str, lang: str) -> str:
 
 
 def _check_lang(lang: str) -> str:
+    """The Wikipedia code of `lang` (an mfact language's `wiki`, e.g. zh-yue for yue; other codes
+    as given)."""
     if not isinstance(lang, str) or not re.fullmatch(r"[a-z][a-z0-9-]{1,15}", lang):
         raise MfactError(f"invalid Wikipedia language code {lang!r}")
-    return lang
+    return _WIKI_CODES.get(lang, lang)
+
+
+def _from_wiki(code: str) -> str:
+    """mfact's code of a Wikipedia language code (zh-yue -> yue; others as given)."""
+    return _FROM_WIKI.get(code, code)
 
 
 class MediaWikiTransport(httpx.BaseTransport):
@@ -270,12 +281,12 @@ class WikipediaClient:
     def wikipedia_api(self, lang: str):
         """A `wikipediaapi.Wikipedia` for `lang` sending through this client's transport (so with
         mfact's User-Agent, host lock and Retry-After handling) at the configured MediaWiki."""
-        _check_lang(lang)
+        code = _check_lang(lang)
         with self._wikis_lock:
             wiki = self._wikis.get(lang)
             if wiki is None:
                 wiki = self._wikis[lang] = _mfact_wikipedia_class()(
-                    user_agent=self.transport.user_agent, language=lang, base_url=self.base_url,
+                    user_agent=self.transport.user_agent, language=code, base_url=self.base_url,
                     transport=self.transport, timeout=self.timeout)
             return wiki
 
@@ -322,7 +333,7 @@ class WikipediaClient:
         return {"title": p.get("title", title), "missing": bool(p.get("missing") or p.get("invalid")),
                 "disambiguation": "disambiguation" in props, "qid": props.get("wikibase_item"),
                 "url": p.get("fullurl") or "", "revid": p.get("lastrevid"),
-                "langlinks": {ll["lang"]: ll["title"] for ll in p.get("langlinks") or []
+                "langlinks": {_from_wiki(ll["lang"]): ll["title"] for ll in p.get("langlinks") or []
                               if "lang" in ll and "title" in ll}}
 
     def search(self, text: str, lang: str, limit: int = 5) -> list[str]:
@@ -357,7 +368,7 @@ class WikipediaClient:
         """{language: title} of the page's language links, through Wikipedia-API."""
         def fetch(wiki) -> dict[str, str]:
             links = wiki.langlinks(wiki.page(title))
-            return {code: p.title for code, p in links.items()}
+            return {_from_wiki(code): p.title for code, p in links.items()}
         return self.call_api(lang, fetch)
 
     # ------------------------------------------------------------------ Wikidata
@@ -536,7 +547,7 @@ class WikipediaSource:
         ex = self.client.extract(title, lang)
         if not ex or not ex["sections"]:
             return None
-        url = ex["url"] or f"https://{lang}.wikipedia.org/wiki/{quote(ex['title'].replace(' ', '_'))}"
+        url = ex["url"] or f"https://{_check_lang(lang)}.wikipedia.org/wiki/{quote(ex['title'].replace(' ', '_'))}"
         return Page(source=NAME, lang=lang, title=ex["title"], sections=ex["sections"], url=url,
                     revid=ex.get("revid"), qid=ex.get("qid"))
 

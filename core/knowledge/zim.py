@@ -18,7 +18,10 @@ NAME = "zim"
 _ISO3 = {"eng": "en", "spa": "es", "fra": "fr", "fre": "fr", "deu": "de", "ger": "de", "rus": "ru", "zho": "zh",
          "chi": "zh", "vie": "vi", "ara": "ar", "hin": "hi", "ben": "bn", "swa": "sw", "swh": "sw", "tur": "tr",
          "jpn": "ja", "ita": "it", "por": "pt", "kor": "ko", "ell": "el", "gre": "el", "bul": "bg", "tha": "th",
-         "fas": "fa", "per": "fa", "ind": "id", "urd": "ur", "pol": "pl", "nld": "nl", "ukr": "uk"}
+         "fas": "fa", "per": "fa", "ind": "id", "urd": "ur", "pol": "pl", "nld": "nl", "ukr": "uk",
+         "eus": "eu", "baq": "eu", "yue": "yue", "cat": "ca", "ces": "cs", "cze": "cs", "epo": "eo",
+         "fin": "fi", "heb": "he", "hun": "hu", "lat": "la", "lit": "lt", "msa": "ms", "may": "ms",
+         "zsm": "ms", "ron": "ro", "rum": "ro", "srp": "sr", "snd": "sd"}
 
 
 class _Zim:

@@ -38,6 +38,21 @@ COMPLETION: dict[str, str] = {
     "ur": "یہ {entity} کے بارے میں ویکیپیڈیا کا ایک مضمون ہے۔ {entity}",
     "bn": "এটি {entity} সম্পর্কে একটি উইকিপিডিয়া নিবন্ধ। {entity}",
     "sw": "Hii ni makala ya Wikipedia kuhusu {entity}. {entity}",
+    "pl": "To jest artykuł z Wikipedii zatytułowany „{entity}”. {entity}",
+    "ca": "Aquest és un article de la Viquipèdia sobre {entity}. {entity}",
+    "cs": "Toto je článek z Wikipedie s názvem „{entity}“. {entity}",
+    "fi": "Tämä on Wikipedia-artikkeli aiheesta {entity}. {entity}",
+    "he": "זהו ערך בוויקיפדיה על {entity}. {entity}",
+    "hu": "Ez egy Wikipédia-szócikk a következőről: {entity}. {entity}",
+    "ro": "Acesta este un articol de pe Wikipedia despre {entity}. {entity}",
+    "sr": "Ово је чланак са Википедије под насловом „{entity}”. {entity}",
+    "eu": "Hau Wikipediako artikulu bat da, gaia: {entity}. {entity}",
+    "eo": "Jen Vikipedia artikolo pri {entity}. {entity}",
+    "la": "Haec est commentatio Vicipaediae cui titulus est «{entity}». {entity}",
+    "lt": "Tai Vikipedijos straipsnis „{entity}“. {entity}",
+    "ms": "Ini ialah rencana Wikipedia tentang {entity}. {entity}",
+    "yue": "呢篇係關於{entity}嘅維基百科文章。{entity}",
+    "sd": "هي {entity} بابت وڪيپيڊيا جو هڪ مضمون آهي. {entity}",
 }
 
 # lang -> the user's request to an instruct model
@@ -64,6 +79,21 @@ CHAT: dict[str, str] = {
     "ur": "مجھے {entity} کی سوانح حیات بتائیں۔",
     "bn": "আমাকে {entity}-এর জীবনী বলুন।",
     "sw": "Nieleze wasifu wa {entity}.",
+    "pl": "Przedstaw mi krótką biografię postaci: {entity}.",
+    "ca": "Explica'm la biografia de {entity}.",
+    "cs": "Napiš mi životopis osoby: {entity}.",
+    "fi": "Kerro minulle elämäkerta: {entity}.",
+    "he": "ספר לי את הביוגרפיה של {entity}.",
+    "hu": "Írd le a következő személy életrajzát: {entity}.",
+    "ro": "Spune-mi biografia următoarei persoane: {entity}.",
+    "sr": "Испричај ми биографију особе: {entity}.",
+    "eu": "Kontatu iezadazu pertsona honen biografia: {entity}.",
+    "eo": "Rakontu al mi la biografion de {entity}.",
+    "la": "Narra mihi vitam huius hominis: {entity}.",
+    "lt": "Papasakok man šio asmens biografiją: {entity}.",
+    "ms": "Ceritakan biografi {entity}.",
+    "yue": "話我知{entity}嘅生平。",
+    "sd": "مون کي {entity} جي سوانح حيات ٻڌايو.",
 }
 
 STYLES = ("completion", "chat")

@@ -1,0 +1,110 @@
+"""The pure parts of bench/mfava_silver.py: tags to token labels, tokens, F1, the missing-data line.
+(Hand-written sentences only: the mFAVA data itself is never copied into the repository.)"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+_PATH = Path(__file__).resolve().parents[1] / "bench" / "mfava_silver.py"
+_spec = importlib.util.spec_from_file_location("mfava_silver", _PATH)
+M = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("mfava_silver", M)          # dataclasses look their module up there
+_spec.loader.exec_module(M)
+
+ANNOTATED = ("Ada Lovelace was born in <entity>LondonParis</entity> in 1815. <subjective>She was the "
+             "finest mind of her age.</subjective> <invented>She also sailed to Japan.</invented> She "
+             "<relation>wrotedeleted</relation> the first program.")
+
+
+def words(text, tokens, labels):
+    return [(text[s:e], lab) for (s, e), lab in zip(tokens, labels)]
+
+
+def test_tags_become_character_then_token_labels():
+    plain, labels = M.parse_annotations(ANNOTATED)
+    assert plain == ("Ada Lovelace was born in LondonParis in 1815. She was the finest mind of her age. "
+                     "She also sailed to Japan. She wrotedeleted the first program.")
+    assert len(labels) == len(plain)
+    toks = M.tokenize(plain, "en")
+    got = words(plain, toks, M.token_gold(toks, labels))
+    assert got[:7] == [("Ada", 0), ("Lovelace", 0), ("was", 0), ("born", 0), ("in", 0), ("LondonParis", 1), ("in", 0)]
+    assert [lab for w, lab in got[8:16]] == [None] * 8                  # subjective: not scored
+    assert [lab for w, lab in got[16:21]] == [1] * 5                    # "She also sailed to Japan."
+    assert got[21:] == [("She", 0), ("wrotedeleted", 1), ("the", 0), ("first", 0), ("program.", 0)]
+    with_subj = M.token_gold(toks, labels, with_subjective=True)
+    assert with_subj[8:16] == [1] * 8
+
+
+def test_a_tag_covering_part_of_a_word_labels_the_word():
+    plain, labels = M.parse_annotations("Born in 19<entity>6768</entity>, she moved.")
+    toks = M.tokenize(plain, "en")
+    assert words(plain, toks, M.token_gold(toks, labels)) == [("Born", 0), ("in", 0), ("196768,", 1), ("she", 0),
+                                                             ("moved.", 0)]
+
+
+def test_misspelt_and_malformed_tags_and_brackets_that_are_no_tags():
+    plain, labels = M.parse_annotations("A <contraidictorio>B C</contradictorio> D <unverificabile>E</unverificabile> "
+                                        "<invented>F<\\invented> G <--subjective>H</subjective--> <정글북> "
+                                        "<i>I</i> J")
+    assert plain == "A B C D E F G H <정글북> I J"
+    marks = {w: lab for w, lab in words(plain, M.tokenize(plain, "en"), M.token_gold(M.tokenize(plain, "en"), labels))}
+    assert marks == {"A": 0, "B": 1, "C": 1, "D": 0, "E": 1, "F": 1, "G": 0, "H": None, "<정글북>": 0, "I": 0, "J": 0}
+
+
+def test_alignment_to_a_text_that_differs_from_the_annotation():
+    plain, labels = M.parse_annotations("Ada was born in <entity>London</entity> and died young.")
+    target = "Ada was born in Londonn and died very young."
+    out = M.align_labels(plain, labels, target)
+    toks = M.tokenize(target, "en")
+    assert words(target, toks, M.token_gold(toks, out)) == [
+        ("Ada", 0), ("was", 0), ("born", 0), ("in", 0), ("Londonn", 1), ("and", 0), ("died", 0), ("very", 0),
+        ("young.", 0)]
+    assert M.align_labels(plain, labels, plain) == labels
+
+
+def test_cjk_languages_count_characters():
+    text = "居里夫人1867年出生於華沙。She was 物理學家"
+    toks = [text[s:e] for s, e in M.tokenize(text, "yue")]
+    assert toks == ["居", "里", "夫", "人", "1867", "年", "出", "生", "於", "華", "沙", "。", "She", "was",
+                    "物", "理", "學", "家"]
+    assert [text[s:e] for s, e in M.tokenize(text, "ko")] == ["居里夫人1867年出生於華沙。She", "was", "物理學家"]
+    ja = "マリ・キュリーは物理学者"
+    assert [ja[s:e] for s, e in M.tokenize(ja, "ja")] == list(ja)
+
+
+def test_marks_and_f1_arithmetic():
+    text = "one two three four five"
+    toks = M.tokenize(text, "en")
+    assert M.token_marks(toks, [(4, 6), (10, 15)]) == [0, 1, 1, 1, 0]      # any overlap marks a token
+    assert M.token_marks(toks, [(3, 4), (13, 14)]) == [0] * 5            # spaces only: nothing
+    assert M.token_marks(toks, []) == [0] * 5
+    c = M.Counts().add([1, 1, 0, 0, None], [1, 0, 1, 0, 1])
+    assert (c.tp, c.fp, c.fn, c.tn) == (1, 1, 1, 1)
+    assert c.prf() == pytest.approx((50.0, 50.0, 50.0))
+    c.add([1, 1], [1, 1])
+    p, r, f = c.prf()
+    assert (p, r) == pytest.approx((75.0, 75.0)) and f == pytest.approx(75.0)
+    everything = M.Counts().add([1, 0, 0, 0], [1, 1, 1, 1])           # flag-everything: P = tagged share, R = 1
+    assert everything.prf() == pytest.approx((25.0, 100.0, 40.0))
+    assert M.Counts().prf() == (0.0, 0.0, 0.0)
+    assert M.Counts().add([0, 0], [0, 0]).prf() == (0.0, 0.0, 0.0)
+
+
+def test_missing_data_is_one_line_saying_where_to_put_it(tmp_path, capsys):
+    assert M.main(["--data", str(tmp_path), "--langs", "fr,yue"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err
+    assert str(tmp_path) in err and "silver_french.json" in err and "silver_cantonese.json" in err
+    assert "WorldHellow/mHallucinations-LLM" in err and "never commit" in err
+
+
+def test_data_folder_default(monkeypatch, tmp_path):
+    monkeypatch.setenv("MFACT_MFAVA_SILVER", str(tmp_path / "here"))
+    assert M.default_data_dir() == tmp_path / "here"
+    monkeypatch.delenv("MFACT_MFAVA_SILVER")
+    monkeypatch.setenv("MFACT_HOME", str(tmp_path / "home"))
+    assert M.default_data_dir() == tmp_path / "home" / "cache" / "mfava-silver"
+    assert not (tmp_path / "home").exists()                               # looking does not create it

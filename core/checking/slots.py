@@ -379,8 +379,11 @@ def _assign(text: str, values: list[Value], hits: list[tuple[int, int, str]]) ->
     return out
 
 
+_GAP_WORD = re.compile(r"\w+")
+
+
 def _distance(gap: str) -> float:
-    return float(len(words_with_offsets(gap)))
+    return float(len(_GAP_WORD.findall(gap)))
 
 
 _PAREN_RANGE = re.compile(r"\(([^()]{4,80}?)\s*[–—-]\s*([^()]{4,80}?)\)")
@@ -673,15 +676,7 @@ def _matching_sentence_value(v: Value, fact_content: set[str], passages: Sequenc
         return None
     best: tuple[float, int, int, int] | None = None
     for i in order:
-        text = passages[i][0]
-        pos = 0
-        for part in _SENT_END.split(text):
-            s = text.find(part, pos)
-            if s < 0:
-                continue
-            e = s + len(part)
-            pos = e
-            words = {w.lower()[:6] for w, _a, _b in words_with_offsets(part) if w.lower() not in STOPWORDS}
+        for s, e, words in _sentence_words(passages[i][0]):
             share = len(fact_content & words) / len(fact_content)
             if best is None or share > best[0]:
                 best = (share, i, s, e)
@@ -692,6 +687,22 @@ def _matching_sentence_value(v: Value, fact_content: set[str], passages: Sequenc
     if not same:
         return None
     return i, same[0]
+
+
+@functools.lru_cache(maxsize=512)
+def _sentence_words(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
+    """Each sentence of a passage (start, end) with its content words (cached by text)."""
+    out = []
+    pos = 0
+    for part in _SENT_END.split(text):
+        s = text.find(part, pos)
+        if s < 0:
+            continue
+        e = s + len(part)
+        pos = e
+        words = frozenset(w.lower()[:6] for w, _a, _b in words_with_offsets(part) if w.lower() not in STOPWORDS)
+        out.append((s, e, words))
+    return tuple(out)
 
 
 def _same_kind(a: Value, b: Value) -> bool:

@@ -28,7 +28,7 @@ from .textutil import STOPWORDS, words_with_offsets
 from .verify_offline import OfflineVerifier, rule_verdicts
 from .windows import Window, top_windows
 
-WINDOWS_PER_FACT = 4
+WINDOWS_PER_FACT = 2
 NAME_SIMILARITY = 0.87        # cosine of two names (E5 query vectors) taken as the same place
 CONFLICT_CONFIDENCE = 0.9
 

@@ -23,6 +23,7 @@ _WORDS = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
 MIN_WINDOW_CHARS = 40
 MAX_WINDOW_CHARS = 600
+MIN_SCORE = 1.5
 
 
 @dataclass(frozen=True)
@@ -85,9 +86,9 @@ def windows(passages: Sequence[str], lang: str) -> list[Window]:
     return out
 
 
-def top_windows(fact: str, passages: Sequence[str], lang: str, k: int = 4, lead: int = 1) -> list[Window]:
-    """The `k` windows of `passages` that best match `fact` lexically, best first, plus the first
-    `lead` window(s) of the first passage when they are not among them (or when nothing matched)."""
+def top_windows(fact: str, passages: Sequence[str], lang: str, k: int = 3, lead: int = 1) -> list[Window]:
+    """The `k` windows of `passages` that best match `fact` lexically, best first; when fewer than
+    `k` match, the first `lead` window(s) fill in, and when none matches, the first `k`."""
     ws = windows(passages, lang)
     if len(ws) <= k:
         return ws
@@ -115,10 +116,15 @@ def top_windows(fact: str, passages: Sequence[str], lang: str, k: int = 4, lead:
             s += 0.3 * sum(1 for nm in names if nm in low)
         scores.append(s)
     order = sorted(range(n), key=lambda i: (-scores[i], i))
-    picked = [i for i in order[:k] if scores[i] > 0]
-    for i in range(min(lead, n)):
+    # a window that shares only a common word or two with the fact is no candidate: the lead is
+    # likelier to hold the fact, and it is already embedded
+    floor = max(MIN_SCORE, 0.35 * scores[order[0]])
+    picked = [i for i in order[:k] if scores[i] >= floor]
+    # the lead (a Wikipedia lead states the main facts first) when fewer than k windows matched,
+    # and the first windows when nothing matched at all (the evidence in another language)
+    for i in range(n):
+        if len(picked) >= k or i >= max(lead, k if not picked else lead):
+            break
         if i not in picked:
             picked.append(i)
-    if not picked:
-        picked = list(range(min(k, n)))
     return [ws[i] for i in picked]

@@ -117,7 +117,7 @@ class GivenRetriever(Stage):
             df.update(t.keys())
         self._idf = {w: math.log(1 + (n - c + 0.5) / (c + 0.5)) for w, c in df.items()}
         self._avg = (sum(sum(t.values()) for t in self._terms) / n) if n else 1.0
-        self._vectors: np.ndarray | None = None
+        self._vectors: dict[int, np.ndarray] | None = None
         self._lock = threading.Lock()
 
     def _bm25(self, query: str) -> np.ndarray:
@@ -133,13 +133,24 @@ class GivenRetriever(Stage):
             out[i] = s
         return out
 
-    def _dense(self, query: str) -> np.ndarray:
+    def _dense(self, query: str, only: Sequence[int]) -> np.ndarray:
+        """Cosine of the query with the passages `only` (the others score 0): passages are embedded
+        when first asked for, and kept, so long given evidence costs only what facts reach."""
         with self._lock:
             if self._vectors is None:
-                self._vectors = np.asarray(self.embedder.embed_passages(
-                    [f"{e.title}\n{e.text}" for e in self.evidence]), dtype=np.float32)
+                self._vectors = {}
+            todo = [i for i in only if i not in self._vectors]
+            if todo:
+                vecs = self.embedder.embed_passages([f"{self.evidence[i].title}\n{self.evidence[i].text}"
+                                                     for i in todo])
+                for i, v in zip(todo, vecs):
+                    self._vectors[i] = np.asarray(v, dtype=np.float32)
+            rows = {i: self._vectors[i] for i in only}
         q = np.asarray(self.embedder.embed_queries([query])[0], dtype=np.float32)
-        return self._vectors @ q
+        out = np.zeros(len(self.evidence), dtype=np.float32)
+        for i, v in rows.items():
+            out[i] = float(v @ q)
+        return out
 
     def retrieve(self, entity: Entity | str, fact: str, langs: Sequence[str], k: int = 8) -> list[Evidence]:
         if not self.evidence:
@@ -151,8 +162,15 @@ class GivenRetriever(Stage):
         if best > 0:
             lexical = lexical / best
         score = (1.0 - self.dense_weight) * lexical
-        if self.dense_weight > 0:
-            score = score + self.dense_weight * self._dense(query)
+        if len(self.evidence) <= k:
+            # every passage is returned anyway (the verifier picks its windows inside them): the
+            # lexical order is enough, and nothing is embedded here
+            pass
+        elif self.dense_weight > 0:
+            # a cheap lexical first stage: only the best 2k passages (and the first, a lead) are
+            # embedded and scored densely
+            cand = list(dict.fromkeys([0, *np.argsort(-lexical, kind="stable")[:2 * k].tolist()]))
+            score = score + self.dense_weight * self._dense(query, cand)
         order = np.argsort(-score, kind="stable")[:k]
         out = []
         for i in order:

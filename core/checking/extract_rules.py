@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from ..protocols import ExtractedFact, Sentence, Stage
 from .segment import CLOSERS, TERMINATORS
+from .slots import all_month_names
 from .textutil import STOPWORDS, content_tokens, is_cjk_char, words_with_offsets
 
 COORDINATORS: dict[str, list[str]] = {
@@ -414,29 +415,13 @@ PLACE_PREPS: dict[str, set[str]] = {
     "th": {"ที่", "ใน"}, "zh": {"于", "在"},
 }
 PLACE_POSTS: dict[str, set[str]] = {"hi": {"में"}, "ur": {"میں"}, "bn": set(), "ko": set(), "ja": set(), "tr": set()}
-# words between a preposition and a year that still belong to the date
-DATE_WORDS = set("""
+# words between a preposition and a year that still belong to the date: connecting words, the
+# month names of every offered language from CLDR (Babel), and spellings CLDR does not list
+_DATE_LINKS = set("""
 of de del le el la il am den der the om em ngày tháng năm tarehe mwaka года году год г সালের সালে তারিখে
-january february march april may june july august september october november december
-jan feb mar apr jun jul aug sep sept oct nov dec
-enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre
-janvier février mars avril mai juin juillet août septembre octobre novembre décembre
-januar februar märz april mai juni juli august september oktober november dezember
-gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre
-janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro
-января февраля марта апреля мая июня июля августа сентября октября ноября декабря
-януари февруари март април май юни юли август септември октомври ноември декември
-ιανουαρίου φεβρουαρίου μαρτίου απριλίου μαΐου ιουνίου ιουλίου αυγούστου σεπτεμβρίου οκτωβρίου νοεμβρίου δεκεμβρίου
-januari februari maret mei juni juli agustus oktober desember
-ocak şubat mart nisan mayıs haziran temmuz ağustos eylül ekim kasım aralık
-januari februari machi aprili mei juni julai agosti septemba oktoba novemba desemba
-جنوری فروری مارچ اپریل مئی جون جولائی اگست ستمبر اکتوبر نومبر دسمبر
-يناير فبراير مارس أبريل مايو يونيو يوليو أغسطس سبتمبر أكتوبر نوفمبر ديسمبر
-ژانویه فوریه مارس آوریل مه ژوئن ژوئیه اوت سپتامبر اکتبر نوامبر دسامبر
-जनवरी फ़रवरी फरवरी मार्च अप्रैल मई जून जुलाई अगस्त सितंबर सितम्बर अक्टूबर नवंबर नवम्बर दिसंबर दिसम्बर
-জানুয়ারি ফেব্রুয়ারি মার্চ এপ্রিল মে জুন জুলাই আগস্ট সেপ্টেম্বর অক্টোবর নভেম্বর ডিসেম্বর
-มกราคม กุมภาพันธ์ มีนาคม เมษายน พฤษภาคม มิถุนายน กรกฎาคม สิงหาคม กันยายน ตุลาคม พฤศจิกายน ธันวาคม
 """.split())
+_MONTH_SPELLINGS = {"setiembre", "sept", "फरवरी", "सितम्बर", "नवम्बर", "दिसम्बर", "मई", "मे", "مه"}
+DATE_WORDS = _DATE_LINKS | set(all_month_names()) | _MONTH_SPELLINGS
 _DATE_AFTER = DATE_WORDS - {"of", "de", "del", "le", "el", "la", "il", "am", "den", "der", "the", "om", "em", "ngày",
                             "tarehe", "mwaka"}
 DATE_PREPS: dict[str, set[str]] = {

@@ -15,6 +15,8 @@ until the model writes the space after it — it could still be "1867.5".
 """
 from __future__ import annotations
 
+import functools
+
 import re
 
 from ..protocols import Sentence
@@ -61,12 +63,14 @@ _ABBREVIATIONS = {
     "π.χ", "κ.λπ", "κ", "αγ", "π.χ", "μ.χ",
 }
 
-_MONTHS = {
-    # words that follow an ordinal day "7." in languages that write dates like that
-    "januar", "jänner", "februar", "märz", "april", "mai", "juni", "juli", "august", "september",
-    "oktober", "november", "dezember", "ocak", "şubat", "mart", "nisan", "mayıs", "haziran",
-    "temmuz", "ağustos", "eylül", "ekim", "kasım", "aralık",
-}
+# month names that follow an ordinal day "7." in languages that write dates like that (CLDR, Babel)
+_ORDINAL_DAY_LANGS = ("de", "tr", "cs", "fi", "hu", "pl", "sr", "lt", "eo")
+
+
+@functools.lru_cache(maxsize=1)
+def _months() -> frozenset[str]:
+    from .slots import month_names_of
+    return month_names_of(_ORDINAL_DAY_LANGS)
 
 _WORD_BEFORE = re.compile(r"([^\s\"'“”„«»()\[\]{}]*)$")
 
@@ -140,7 +144,7 @@ def _is_boundary(text: str, start: int, i: int, j: int, k: int, lang: str,
         prev = _prev_token(text, start, i)
         if prev.isdigit() and len(prev) <= 2:
             # "am 7. November 1867", "1. 10. 1867", "le 3. ..." : ordinal or date part
-            if nxt[:1].isdigit() or nxt.lower().strip(".,") in _MONTHS:
+            if nxt[:1].isdigit() or nxt.lower().strip(".,") in _months():
                 return False
     if nxt is not None:
         first = nxt[0]

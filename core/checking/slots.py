@@ -57,8 +57,9 @@ def _fold(word: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _own_month_words(lang: str) -> dict[str, int]:
-    """Month names of one language (wide and abbreviated, format and stand-alone) from CLDR."""
+def _own_month_words(lang: str, min_len: int = 3) -> dict[str, int]:
+    """Month names of one language (wide and abbreviated, format and stand-alone) from CLDR, of at
+    least `min_len` characters (shorter abbreviations are too ambiguous to find dates by)."""
     try:
         from babel import Locale, UnknownLocaleError
         from babel.dates import get_month_names
@@ -79,9 +80,24 @@ def _own_month_words(lang: str) -> dict[str, int]:
                 for m, name in names.items():
                     w = _fold(str(name))
                     # numeric month names (CJK "11月", Korean "11월") are read by the CJK pattern
-                    if len(w) >= 3 and not any(c.isdigit() for c in w):
-                        out.setdefault(w, int(m))
+                    if len(w) >= min_len and not any(c.isdigit() for c in w):
+                        for form in {w, unicodedata.normalize("NFD", w), unicodedata.normalize("NFKC", w)}:
+                            out.setdefault(form, int(m))
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def all_month_names() -> frozenset[str]:
+    """Every CLDR month name (any length, lower case) of every language mfact offers."""
+    out: set[str] = set()
+    for lang in _offered() + ["en"]:
+        out |= set(_own_month_words(lang, 1))
+    return frozenset(out)
+
+
+def month_names_of(langs: Iterable[str]) -> frozenset[str]:
+    """The CLDR month names (lower case) of the given languages."""
+    return frozenset(w for lang in langs for w in _own_month_words(lang, 1))
 
 
 @functools.lru_cache(maxsize=None)

@@ -47,12 +47,10 @@ CITIES = [  # en, es, fr, de
     ("Marseille", "Marsella", "Marseille", "Marseille"), ("Turin", "Turín", "Turin", "Turin"),
 ]
 
-MONTHS = {
-    "en": "January February March April May June July August September October November December".split(),
-    "es": "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split(),
-    "fr": "janvier février mars avril mai juin juillet août septembre octobre novembre décembre".split(),
-    "de": "Januar Februar März April Mai Juni Juli August September Oktober November Dezember".split(),
-}
+def month_name(lang: str, m: int) -> str:
+    """The month's name as a date writes it in `lang` (CLDR through Babel)."""
+    from babel.dates import get_month_names
+    return str(get_month_names("wide", context="format", locale=lang)[m])
 
 # en (m, f), es (m, f), fr (m, f), de (m, f)
 PROFESSIONS = [
@@ -126,7 +124,7 @@ def _li(lang: str) -> int:
 
 
 def _date(lang: str, d: int, m: int, y: int, rng: random.Random) -> str:
-    month = MONTHS[lang][m - 1]
+    month = month_name(lang, m)
     if lang == "en":
         return f"{month} {d}, {y}" if rng.random() < 0.5 else f"{d} {month} {y}"
     if lang == "es":

@@ -602,7 +602,7 @@ def _marks_of(fv: Value, ev: Value) -> list[tuple[int, int]]:
 
 def _content(text: str, words: list[tuple[str, int, int]], values: list[Value]) -> set[str]:
     spans = [(v.start, v.end) for v in values]
-    return {w.lower()[:6] for w, s, e in words
+    return {w.lower()[:5] for w, s, e in words
             if w.lower() not in STOPWORDS and not _overlaps(s, e, spans) and not w.isdigit()}
 
 
@@ -716,7 +716,7 @@ def _sentence_words(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
             continue
         e = s + len(part)
         pos = e
-        words = frozenset(w.lower()[:6] for w, _a, _b in words_with_offsets(part) if w.lower() not in STOPWORDS)
+        words = frozenset(w.lower()[:5] for w, _a, _b in words_with_offsets(part) if w.lower() not in STOPWORDS)
         out.append((s, e, words))
     return tuple(out)
 

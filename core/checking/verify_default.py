@@ -23,7 +23,7 @@ import numpy as np
 
 from ..protocols import Stage
 from ..session import Evidence, Verdict
-from .slots import SlotReport, check_slots, names_alike, relation_words, text_values
+from .slots import SlotReport, _sentence_words, check_slots, names_alike, relation_words, text_values
 from .textutil import STOPWORDS, words_with_offsets
 from .verify_offline import OfflineVerifier, rule_verdicts
 from .windows import Window, top_windows
@@ -43,6 +43,7 @@ class DefaultVerifier(Stage):
     """Fact + entity + passages -> S / NS / IR: windows, the feature model and slot checks."""
 
     name = "offline"
+    threshold: float | None = None     # p(supported) below which a fact is NS (None: the model's)
 
     def __init__(self, embedder=None, weights: dict | None = None, k: int = WINDOWS_PER_FACT):
         self.lite = OfflineVerifier(embedder, weights)
@@ -105,7 +106,8 @@ class DefaultVerifier(Stage):
                 x = self.lite._row(fact, [w.text for w in ws], fvecs[j], pv, use_vec)
                 p = float(model.prob(x[None, :])[0])
                 sims = pv @ fvecs[j] if len(ws) else np.zeros(0, np.float32)
-                out[i] = self._decide(fact, entity, lang, usable[i], ws, sims, p, model.threshold, name)
+                out[i] = self._decide(fact, entity, lang, usable[i], ws, sims, p,
+                                      model.threshold if self.threshold is None else self.threshold, name)
         return [v for v in out if v is not None]
 
     def slot_report(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence],
@@ -143,12 +145,58 @@ class DefaultVerifier(Stage):
                            f"slot agreement: {shown}; p(supported)={p:.2f} before the slot check")
         label = "S" if p >= threshold else "NS"
         conf = p if label == "S" else 1.0 - p
+        marks: list[tuple[int, int]] = []
+        if label == "NS":
+            marks = narrow_marks(fact, entity, [p.text for p in usable])
         reason = f"p(supported)={p:.2f}; best window similarity {float(sims.max()) if len(sims) else 0.0:.2f}"
+        if marks:
+            reason += ", the evidence says the rest: " + ", ".join(f'"{fact[a:b]}"' for a, b in marks) + " not in it"
         if rep.agreed:
             reason += ", values found: " + ", ".join(f'"{a.text}"' for a, _b, _i in rep.agreed)
         if rep.missing:
             reason += ", not in the evidence: " + ", ".join(f'"{v.text}"' for v in rep.missing)
-        return Verdict(label, round(min(1.0, max(0.0, conf)), 4), name, used, reason)
+        return Verdict(label, round(min(1.0, max(0.0, conf)), 4), name, used, reason, marks=marks)
+
+
+NEAR_COPY = 0.6        # share of a fact's content words in one evidence sentence: a near copy
+
+
+def narrow_marks(fact: str, entity: str, passages: Sequence[str]) -> list[tuple[int, int]]:
+    """The wrong words of a not-supported fact that nearly copies an evidence sentence: its content
+    words that neither that sentence nor any other passage has ("... the United Kingdom ..."
+    against "... the United States ..."). Empty when the fact copies no sentence (an invented or
+    unverifiable statement is wrong as a whole) or when every word is found."""
+    ent = {w.lower()[:5] for w, _a, _b in words_with_offsets(entity)}
+    words = [(w.lower()[:5], a, b) for w, a, b in words_with_offsets(fact)
+             if w.lower() not in STOPWORDS and w.lower()[:5] not in ent]
+    if len(words) < 3:
+        return []
+    content = {w for w, _a, _b in words}
+    best: frozenset[str] = frozenset()
+    share = 0.0
+    everywhere: set[str] = set()
+    for text in passages:
+        for _s, _e, sw in _sentence_words(text):
+            everywhere |= sw
+            sh = len(content & sw) / len(content)
+            if sh > share:
+                share, best = sh, sw
+    if share < NEAR_COPY or share >= 1.0:
+        return []
+    out: list[list[int]] = []
+    for w, a, b in words:
+        if w in best or w in everywhere:
+            continue
+        if out and a - out[-1][1] <= 1:
+            out[-1][1] = b
+        elif out and not fact[out[-1][1]:a].strip(" ,-"):
+            out[-1][1] = b
+        else:
+            out.append([a, b])
+    # a mark that swallows most of the fact says no more than the fact's own span
+    if sum(b - a for a, b in out) > 0.6 * len(fact.strip()):
+        return []
+    return [(a, b) for a, b in out]
 
 
 _REL_WORDS: set[str] | None = None

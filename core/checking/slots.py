@@ -196,26 +196,35 @@ def _gap_ok(text: str, a: int, b: int) -> bool:
 
 
 def _dates(text: str, lang: str, taken: list[tuple[int, int]]) -> list[Value]:
+    """Every date of the text, the most specific patterns first; each claims its characters in
+    `taken` so that a later pattern does not read them again."""
     out: list[Value] = []
+    for finder in (_numeric_dates, _cjk_dates, _named_month_dates, _decades_and_years):
+        for v in finder(text, lang, taken):
+            out.append(v)
+            taken.append((v.start, v.end))
+    return out
 
-    def add(v: Value) -> None:
-        out.append(v)
-        taken.append((v.start, v.end))
 
+def _numeric_dates(text: str, lang: str, taken: list[tuple[int, int]]) -> Iterable[Value]:
     for m in _ISO_RE.finditer(text):
         y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
-        if _year_ok(y) and 1 <= mo <= 12 and 1 <= d <= 31:
-            add(Value("date", m.start(), m.end(), m.group(0), y, mo, d,
-                      parts=((m.start(1), m.end(1), "year"), (m.start(2), m.end(2), "month"),
-                             (m.start(3), m.end(3), "day"))))
+        if _year_ok(y) and 1 <= mo <= 12 and 1 <= d <= 31 and not _overlaps(m.start(), m.end(), taken):
+            yield Value("date", m.start(), m.end(), m.group(0), y, mo, d,
+                        parts=((m.start(1), m.end(1), "year"), (m.start(2), m.end(2), "month"),
+                               (m.start(3), m.end(3), "day")))
     for m in _DMY_NUM_RE.finditer(text):
         if _overlaps(m.start(), m.end(), taken):
             continue
         a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
         d, mo = (b, a) if lang == "en" and a <= 12 else (a, b)
         if _year_ok(y) and 1 <= mo <= 12 and 1 <= d <= 31:
-            add(Value("date", m.start(), m.end(), m.group(0), y, mo, d,
-                      parts=((m.start(4), m.end(4), "year"), (m.start(1), m.end(3), "day"))))
+            yield Value("date", m.start(), m.end(), m.group(0), y, mo, d,
+                        parts=((m.start(4), m.end(4), "year"), (m.start(1), m.end(3), "day")))
+
+
+def _cjk_dates(text: str, lang: str, taken: list[tuple[int, int]]) -> Iterable[Value]:
+    found: list[tuple[int, int]] = []
     for m in _CJK_DATE_RE.finditer(text):
         if _overlaps(m.start(), m.end(), taken):
             continue
@@ -228,69 +237,73 @@ def _dates(text: str, lang: str, taken: list[tuple[int, int]]) -> list[Value]:
                 parts.append((m.start(2), m.end(2) + 1, "month"))
             if d:
                 parts.append((m.start(3), m.end(3) + 1, "day"))
-            add(Value("date", m.start(), m.end(), m.group(0), y, mo, d, parts=tuple(parts)))
+            found.append((m.start(), m.end()))
+            yield Value("date", m.start(), m.end(), m.group(0), y, mo, d, parts=tuple(parts))
     for m in _CJK_MD_RE.finditer(text):
-        if not _overlaps(m.start(), m.end(), taken):
+        if not _overlaps(m.start(), m.end(), [*taken, *found]):
             mo, d = int(m.group(1)), int(m.group(2))
             if 1 <= mo <= 12 and 1 <= d <= 31:
-                add(Value("date", m.start(), m.end(), m.group(0), None, mo, d,
-                          parts=((m.start(1), m.end(1) + 1, "month"), (m.start(2), m.end(2) + 1, "day"))))
-    # month names: day? month year? (either order), joined only by separators or connecting words
+                yield Value("date", m.start(), m.end(), m.group(0), None, mo, d,
+                            parts=((m.start(1), m.end(1) + 1, "month"), (m.start(2), m.end(2) + 1, "day")))
+
+
+_DAY_BEFORE = re.compile(r"(?<![\d.])(\d{1,2})(?:er|\.|º)?[\s,.\-]*(?:(?:de|of|the)\s+)?$")
+_DAY_AFTER = re.compile(r"\s+(\d{1,2})(?:st|nd|rd|th)?(?!\d)")
+_YEAR_AFTER = re.compile(r"[\s,.]*(?:(?:de|del|of|год|года|року|r\.|г\.)\s+)?(\d{3,4})(?!\d)")
+
+
+def _named_month_dates(text: str, lang: str, taken: list[tuple[int, int]]) -> Iterable[Value]:
+    """day? month year? (either order), joined only by separators or connecting words."""
     table = month_words(lang)
     for m in _month_regex(lang).finditer(text):
-        if _overlaps(m.start(), m.end(), taken):
-            continue
         mo = table.get(_fold(m.group(1)))
-        if mo is None:
+        if mo is None or _overlaps(m.start(), m.end(), taken):
             continue
         s, e = m.start(), m.end()
         parts = [(s, e, "month")]
         day = year = None
-        # a day before ("7 novembre", "7. November", "7 de noviembre") or after ("November 7")
-        before = re.search(r"(?<![\d.])(\d{1,2})(?:er|\.|º)?[\s,.\-]*(?:(?:de|of|the)\s+)?$", text[max(0, s - 16):s])
-        if before:
+        before = _DAY_BEFORE.search(text[max(0, s - 16):s])
+        if before:                           # "7 novembre", "7. November", "7 de noviembre"
             ds = max(0, s - 16) + before.start(1)
             day = int(before.group(1))
             parts.append((ds, ds + len(before.group(1)), "day"))
             s = ds
-        else:
-            after = re.match(r"\s+(\d{1,2})(?:st|nd|rd|th)?(?!\d)", text[e:e + 8])
+        else:                                # "November 7"
+            after = _DAY_AFTER.match(text[e:e + 8])
             if after and not re.match(r"\s+\d{3,}", text[e:e + 8]):
                 day = int(after.group(1))
                 parts.append((e + after.start(1), e + after.end(1), "day"))
                 e = e + after.end()
-        ym = re.match(r"[\s,.]*(?:(?:de|del|of|год|года|року|r\.|г\.)\s+)?(\d{3,4})(?!\d)", text[e:e + 14])
+        ym = _YEAR_AFTER.match(text[e:e + 14])
         if ym and _year_ok(int(ym.group(1))):
             year = int(ym.group(1))
             parts.append((e + ym.start(1), e + ym.end(1), "year"))
             e = e + ym.end(1)
-        if day is None and year is None:
-            continue                 # a bare month word ("may", "mars"): not a date
-        if day is not None and not 1 <= day <= 31:
-            continue
-        add(Value("date", s, e, text[s:e], year, mo, day, parts=tuple(sorted(parts))))
+        if (day is None and year is None) or (day is not None and not 1 <= day <= 31):
+            continue                         # a bare month word ("may", "mars") is not a date
+        yield Value("date", s, e, text[s:e], year, mo, day, parts=tuple(sorted(parts)))
+
+
+def _decades_and_years(text: str, lang: str, taken: list[tuple[int, int]]) -> Iterable[Value]:
+    found: list[tuple[int, int]] = []
     for m in _DECADE_WORDS.finditer(text):
-        if not _overlaps(m.start(), m.end(), taken):
-            y = int(m.group(1))
-            if _year_ok(y):
-                add(Value("date", m.start(), m.end(), m.group(0), y, decade=True,
-                          parts=((m.start(1), m.end(1), "year"),)))
+        y = int(m.group(1))
+        if _year_ok(y) and not _overlaps(m.start(), m.end(), taken):
+            found.append((m.start(), m.end()))
+            yield Value("date", m.start(), m.end(), m.group(0), y, decade=True,
+                        parts=((m.start(1), m.end(1), "year"),))
     for m in _YEAR_RE.finditer(text):
-        if _overlaps(m.start(), m.end(), taken):
+        if _overlaps(m.start(), m.end(), [*taken, *found]):
             continue
         y = int(m.group(1))
         if len(m.group(1)) == 3 and not m.group(0)[3:]:
-            continue                # "300": a number, not a year
+            continue                         # "300": a number, not a year
         if not _year_ok(y) or (len(m.group(1)) == 4 and not 1000 <= y <= 2100):
             continue
         decade = len(m.group(0)) > len(m.group(1)) and y % 10 == 0
-        if len(m.group(0)) > len(m.group(1)) and not decade:
-            end = m.end(1)
-        else:
-            end = m.end()
-        add(Value("date", m.start(), end, text[m.start():end], y, decade=decade,
-                  parts=((m.start(1), m.end(1), "year"),)))
-    return out
+        end = m.end(1) if len(m.group(0)) > len(m.group(1)) and not decade else m.end()
+        yield Value("date", m.start(), end, text[m.start():end], y, decade=decade,
+                    parts=((m.start(1), m.end(1), "year"),))
 
 
 def _overlaps(a: int, b: int, spans: Iterable[tuple[int, int]]) -> bool:

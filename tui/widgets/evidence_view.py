@@ -15,6 +15,38 @@ def evidence_text(fact, passages, palette: Palette, used: set[str] | None = None
     if fact is None:
         t.append("No fact selected. Move with j/k or click a fact.", style="dim")
         return t
+    t.append_text(_fact_head(fact, palette))
+    if not passages:
+        t.append("\n")
+        t.append("Retrieving evidence…" if pending else "No evidence for this fact.", style="dim")
+        return t
+    terms = match_terms(fact.text)
+    hl = Style(bgcolor=palette.highlight_bg, bold=True)
+    # the evidence words that conflict with the fact's wrong words (slot checks): reversed in the
+    # not-supported colour, so they read without colour too
+    conflict = Style(color=palette.colors.get("NS"), reverse=True, bold=True, underline=True)
+    conflicts: dict[str, list[tuple[int, int]]] = {}
+    if fact.auto is not None and fact.label == "NS":
+        for eid, a, b in fact.auto.evidence_marks:
+            conflicts.setdefault(eid, []).append((a, b))
+    for rank, ev in enumerate(passages, 1):
+        t.append("\n")
+        t.append_text(_passage_head(rank, ev, used))
+        t.append("\n")
+        plain, where = _collapse(safe(ev.text))
+        body = Text(plain)
+        highlight_terms(body, terms, hl)
+        for a, b in conflicts.get(ev.id, ()):
+            if 0 <= a < b <= len(where):
+                body.stylize(conflict, where[a], where[b - 1] + 1)
+        t.append_text(body)
+        t.append("\n")
+    return t
+
+
+def _fact_head(fact, palette: Palette) -> Text:
+    """The fact, its label, the wrong words and the verifier's reason."""
+    t = Text()
     t.append("Fact: ", style="bold")
     t.append(one_line(fact.text))
     t.append("\n")
@@ -35,46 +67,25 @@ def evidence_text(fact, passages, palette: Palette, used: set[str] | None = None
         t.append("Reason: ", style="dim")
         t.append(one_line(fact.auto.reason, 400), style="italic")
     t.append("\n")
-    if not passages:
+    return t
+
+
+def _passage_head(rank: int, ev, used: set[str] | None) -> Text:
+    t = Text()
+    t.append(f"{rank}. ", style="bold")
+    t.append(one_line(ev.title or "(untitled)", 120), style="bold")
+    if ev.section:
+        t.append(" › ")
+        t.append(one_line(ev.section, 80))
+    t.append("\n")
+    meta = Text(style="dim")
+    meta.append(f"{one_line(ev.source, 30)} · {one_line(ev.lang, 8) or '?'} · score {ev.score:.2f}")
+    if used and ev.id in used:
+        meta.append(" · used by verifier")
+    t.append_text(meta)
+    if ev.url:
         t.append("\n")
-        t.append("Retrieving evidence…" if pending else "No evidence for this fact.", style="dim")
-        return t
-    terms = match_terms(fact.text)
-    hl = Style(bgcolor=palette.highlight_bg, bold=True)
-    # the evidence words that conflict with the fact's wrong words (slot checks): reversed in the
-    # not-supported colour, so they read without colour too
-    conflict = Style(color=palette.colors.get("NS"), reverse=True, bold=True, underline=True)
-    conflicts: dict[str, list[tuple[int, int]]] = {}
-    if fact.auto is not None and fact.label == "NS":
-        for eid, a, b in fact.auto.evidence_marks:
-            conflicts.setdefault(eid, []).append((a, b))
-    for rank, ev in enumerate(passages, 1):
-        t.append("\n")
-        head = Text()
-        head.append(f"{rank}. ", style="bold")
-        head.append(one_line(ev.title or "(untitled)", 120), style="bold")
-        if ev.section:
-            head.append(" › ")
-            head.append(one_line(ev.section, 80))
-        t.append_text(head)
-        t.append("\n")
-        meta = Text(style="dim")
-        meta.append(f"{one_line(ev.source, 30)} · {one_line(ev.lang, 8) or '?'} · score {ev.score:.2f}")
-        if used and ev.id in used:
-            meta.append(" · used by verifier")
-        t.append_text(meta)
-        if ev.url:
-            t.append("\n")
-            t.append(one_line(ev.url, 200), style=Style(dim=True, underline=True))
-        t.append("\n")
-        plain, where = _collapse(safe(ev.text))
-        body = Text(plain)
-        highlight_terms(body, terms, hl)
-        for a, b in conflicts.get(ev.id, ()):
-            if 0 <= a < b <= len(where):
-                body.stylize(conflict, where[a], where[b - 1] + 1)
-        t.append_text(body)
-        t.append("\n")
+        t.append(one_line(ev.url, 200), style=Style(dim=True, underline=True))
     return t
 
 

@@ -29,8 +29,25 @@ from .verify_offline import OfflineVerifier, rule_verdicts
 from .windows import Window, top_windows
 
 WINDOWS_PER_FACT = 2
+PREPARE_WINDOWS = 256
 NAME_SIMILARITY = 0.87        # cosine of two names (E5 query vectors) taken as the same place
 CONFLICT_CONFIDENCE = 0.9
+
+
+_UNSET = object()
+
+
+def _flagged(fact: str, words: Sequence[tuple[int, int, float]], threshold: float) -> list[tuple[int, int]]:
+    """The detector's flagged words as spans of the fact, neighbours (across spaces and commas) joined."""
+    out: list[list[int]] = []
+    for a, b, p in sorted(words):
+        if p < threshold:
+            continue
+        if out and not fact[out[-1][1]:a].strip(" ,"):
+            out[-1][1] = b
+        else:
+            out.append([a, b])
+    return [(a, b) for a, b in out]
 
 
 class LiteVerifier(OfflineVerifier):
@@ -44,6 +61,9 @@ class DefaultVerifier(Stage):
 
     name = "offline"
     threshold: float | None = None     # p(supported) below which a fact is NS (None: the model's)
+    use_detector = True                # the token-level detector, when its weights are installed
+    lite_weight = 0.3                  # the feature model's share of p(supported) beside the detector
+    word_threshold = 0.5               # p(hallucinated) from which the detector marks a word
 
     def __init__(self, embedder=None, weights: dict | None = None, k: int = WINDOWS_PER_FACT):
         self.lite = OfflineVerifier(embedder, weights)
@@ -51,6 +71,7 @@ class DefaultVerifier(Stage):
         self.version = f"3-{self.lite.version}"
         self._names: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
+        self._detector = _UNSET
 
     @property
     def embedder(self):
@@ -60,9 +81,13 @@ class DefaultVerifier(Stage):
         return {"windows_per_fact": self.k}
 
     def prepare(self, passages: Sequence[str], lang: str) -> None:
-        """Embed the lead window of each passage ahead (the one every fact falls back on)."""
+        """Embed the windows of `passages` ahead, before the facts exist (a batch run does it while
+        the model generates), leads first, at most `PREPARE_WINDOWS` of them; the vectors go to the
+        embedder's cache."""
         from .windows import windows
-        texts = [w.text for w in windows([p for p in passages if p and p.strip()], lang) if w.start == 0]
+        ws = windows([p for p in passages if p and p.strip()], lang)
+        ws.sort(key=lambda w: (w.start > 0, w.passage, w.start))
+        texts = list(dict.fromkeys(w.text for w in ws))[:PREPARE_WINDOWS]
         if texts:
             self.embedder.embed_passages(texts)
 
@@ -97,6 +122,8 @@ class DefaultVerifier(Stage):
             fvecs = emb.embed_queries([items[i][0] for i in todo])
             flat = [w.text for i in todo for w in wins[i]]
             pvecs = emb.embed_passages(flat) if flat else np.zeros((0, fvecs.shape[1]), np.float32)
+            det = self.detector()
+            words = det.score([(items[i][0], [w.text for w in wins[i]]) for i in todo]) if det else None
             pos = 0
             for j, i in enumerate(todo):
                 ws = wins[i]
@@ -105,10 +132,34 @@ class DefaultVerifier(Stage):
                 fact, entity, lang, _ps = items[i]
                 x = self.lite._row(fact, [w.text for w in ws], fvecs[j], pv, use_vec)
                 p = float(model.prob(x[None, :])[0])
+                if words is not None:
+                    p = self.combine(p, words[j])
                 sims = pv @ fvecs[j] if len(ws) else np.zeros(0, np.float32)
                 out[i] = self._decide(fact, entity, lang, usable[i], ws, sims, p,
-                                      model.threshold if self.threshold is None else self.threshold, name)
+                                      model.threshold if self.threshold is None else self.threshold, name,
+                                      words[j] if words is not None else None)
         return [v for v in out if v is not None]
+
+    def detector(self):
+        """The trained token-level detector (`detector.py`) when its weights are installed and
+        `use_detector` is on, else None (the feature model and the slot checks decide alone)."""
+        if not self.use_detector:
+            return None
+        if self._detector is _UNSET:
+            try:
+                from .detector import load_detector
+                self._detector = load_detector()
+            except ImportError:
+                self._detector = None
+        return self._detector
+
+    def combine(self, p_lite: float, words: Sequence[tuple[int, int, float]]) -> float:
+        """p(supported) from the feature model's and the detector's: a fact is as supported as its
+        most doubtful word, blended with the feature model."""
+        if not words:
+            return p_lite
+        p_det = 1.0 - max(w[2] for w in words)
+        return self.lite_weight * p_lite + (1.0 - self.lite_weight) * p_det
 
     def slot_report(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence],
                     ws: Sequence[Window] = (), sims: np.ndarray | None = None) -> SlotReport:
@@ -122,7 +173,8 @@ class DefaultVerifier(Stage):
                            same_name=self.same_name, focus=focus)
 
     def _decide(self, fact: str, entity: str, lang: str, usable: Sequence[Evidence], ws: Sequence[Window],
-                sims: np.ndarray, p: float, threshold: float, name: str) -> Verdict:
+                sims: np.ndarray, p: float, threshold: float, name: str,
+                words: Sequence[tuple[int, int, float]] | None = None) -> Verdict:
         rep = self.slot_report(fact, entity, lang, usable, ws, sims)
         used: list[str] = []
         for k in (np.argsort(-sims) if len(sims) else []):
@@ -146,7 +198,9 @@ class DefaultVerifier(Stage):
         label = "S" if p >= threshold else "NS"
         conf = p if label == "S" else 1.0 - p
         marks: list[tuple[int, int]] = []
-        if label == "NS":
+        if label == "NS" and words:
+            marks = _flagged(fact, words, self.word_threshold)
+        if label == "NS" and not marks:
             marks = narrow_marks(fact, entity, [p.text for p in usable])
         reason = f"p(supported)={p:.2f}; best window similarity {float(sims.max()) if len(sims) else 0.0:.2f}"
         if marks:

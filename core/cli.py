@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import errno
 import logging
 import os
 import pkgutil
@@ -44,8 +45,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        rc = args.func(args)
-        return int(rc or 0)
+        rc = int(args.func(args) or 0)
+        # what went to stdout must have arrived: a full disk or a closed pipe is a failure, not
+        # success (`mfact sessions list > /dev/full`)
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            print(clean_line(f"mfact: error: cannot write the output: {exc.strerror or exc}"), file=sys.stderr)
+            _quiet_stdout()
+            return 1
+        return rc
     except (MfactError, SessionFormatError) as exc:
         from .textsafe import clean_terminal
 
@@ -55,9 +66,14 @@ def main(argv: list[str] | None = None) -> int:
         print("mfact: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _quiet_stdout()
         return 1
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG) and _is_stdout_error(exc):
+            print(clean_line(f"mfact: error: cannot write the output: {exc.strerror or exc}"), file=sys.stderr)
+            _quiet_stdout()
+            return 1
+        raise
     except Exception as exc:  # noqa: BLE001 - last line of defence: one clear line, details in the log
         logging.getLogger("mfact").exception("unexpected error")
         from .textsafe import clean_terminal
@@ -65,6 +81,25 @@ def main(argv: list[str] | None = None) -> int:
         print(clean_terminal(f"mfact: error: {type(exc).__name__}: {exc} (details in the log; rerun with"
                              " --verbose)", one_line=True), file=sys.stderr)
         return 1
+
+
+def clean_line(text: str) -> str:
+    from .textsafe import clean_terminal
+    return clean_terminal(text, one_line=True)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's own flush at exit fails no more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+
+
+def _is_stdout_error(exc: OSError) -> bool:
+    """An OSError raised while writing stdout (not a file mfact opened itself, which says its path)."""
+    return not getattr(exc, "filename", None)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -53,6 +53,8 @@ def read_sessions(path: str | Path, fmt: str | None = None, hint: str = "nothing
             return parse_mfact(text, name, data=data)
         if fmt == "factscore":
             return parse_factscore(text, name)
+        if fmt == "mfact-jsonl":
+            return parse_mfact_lines(text, name)
     except MfactError as exc:
         parts = [p for p in (exc.hint or "").split("; ") if p and p != "nothing was imported"]
         if hint:
@@ -81,10 +83,28 @@ def _detect(path: Path, text: str, name: str) -> tuple[str, Any]:
     return detect_format(path, text), None
 
 
+def _is_mfact_session(obj: Any) -> bool:
+    return isinstance(obj, dict) and ("schema" in obj or ("facts" in obj and "text" in obj and "id" in obj))
+
+
+def _first_line_object(text: str) -> Any:
+    first = text.lstrip().split("\n", 1)[0].strip()
+    try:
+        return json.loads(first)
+    except (ValueError, RecursionError):
+        return None
+
+
 def detect_format(path: Path, text: str) -> str:
+    """mfact JSON, mfact sessions one per line (`mfact-jsonl`), or FActScore JSONL."""
+    stripped = text.lstrip()
+    # a .json file is one JSON document (two objects in it are an error); any other name may hold
+    # mfact sessions one per line
+    several = path.suffix.lower() != ".json" and ("\n" in stripped.strip() or path.suffix.lower() == ".jsonl")
+    if stripped.startswith("{") and several and _is_mfact_session(_first_line_object(text)):
+        return "mfact-jsonl"
     if path.suffix.lower() == ".jsonl":
         return "factscore"
-    stripped = text.lstrip()
     if stripped.startswith("{"):
         first = stripped.split("\n", 1)[0].strip()
         # a JSONL file: the first line is a complete object with FActScore's fields
@@ -95,6 +115,19 @@ def detect_format(path: Path, text: str) -> str:
         if isinstance(obj, dict) and "schema" not in obj and ("topic" in obj or "annotations" in obj):
             return "factscore"
     return "mfact"
+
+
+def parse_mfact_lines(text: str, name: str = "<input>") -> list[Session]:
+    """mfact sessions one per line (JSONL) -> sessions; an error names the line."""
+    out: list[Session] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                out.extend(parse_mfact(line, f"{name}:{n}"))
+            except MfactError as exc:
+                raise MfactError(exc.message, (exc.hint + "; " if exc.hint else "")
+                                 + "read as mfact sessions, one per line (the first line is one)") from None
+    return out
 
 
 def parse_mfact(text: str, name: str = "<input>", data: Any = None) -> list[Session]:
@@ -413,7 +446,16 @@ def write_sessions(sessions: list[Session], path: str | Path, fmt: str = "mfact"
 
 
 def atomic_write(path: str | Path, content: str) -> Path:
+    """Write `content` to a regular file atomically (temp file, fsync, rename). A target that exists
+    and is not a regular file (a device such as /dev/stdout or /dev/full, a FIFO) is written in
+    place, never replaced; a failed write, flush or close is an MfactError either way."""
     path = Path(path)
+    try:
+        special = path.exists() and not path.is_file()
+    except OSError:
+        special = False
+    if special:
+        return _write_in_place(path, content)
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise MfactError(f"{path}: the folder {parent} does not exist")
@@ -432,4 +474,16 @@ def atomic_write(path: str | Path, content: str) -> Path:
         if isinstance(exc, OSError):
             raise MfactError(f"{path}: cannot write: {exc.strerror or exc}") from None
         raise
+    return path
+
+
+def _write_in_place(path: Path, content: str) -> Path:
+    if path.is_dir():
+        raise MfactError(f"{path}: is a folder", "give a file name")
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(content)
+            fh.flush()
+    except OSError as exc:
+        raise MfactError(f"{path}: cannot write: {exc.strerror or exc}") from None
     return path

@@ -19,6 +19,7 @@ from .languages import UnknownLanguage, get_language
 from .protocols import MfactError
 
 MAX_TEXT_CHARS = 200_000
+MAX_ID_CHARS = 200              # an id names a session: it is echoed and stored
 FIELDS = ("id", "lang", "entity", "text", "evidence")
 
 
@@ -74,7 +75,14 @@ def parse_text_line(line: str, lineno: int) -> TextSpec:
     unknown = sorted(set(d) - set(FIELDS))
     if unknown:
         raise ValueError(f"unknown field {unknown[0]!r}; the fields are " + ", ".join(FIELDS))
+    # every field is checked for its type before any use: a missing or non-string field is this
+    # line's error, never the run's
     ident = _field(d, "id").strip()
+    _field(d, "entity")
+    _field(d, "lang")
+    _field(d, "text")
+    if len(ident) > MAX_ID_CHARS:
+        raise ValueError(f'"id" is {len(ident):,} characters; at most {MAX_ID_CHARS}')
     for key in ("id", "entity"):
         bad = CONTROL.search(d[key])
         if bad:

@@ -68,6 +68,13 @@ def _escape_bracket(m: re.Match) -> str:
     return m.group(3) + "\\["                  # backslashes before a plain "[": one more
 
 
+def escape_json_text(text: str) -> str:
+    """JSON text (any number of documents or lines) with DEL, C1 controls, bidi controls and the
+    line/paragraph separators inside its strings written as \\uXXXX escapes (they cannot occur
+    outside strings): the same data for a JSON reader, nothing that steers a terminal."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def json_dumps_safe(obj: Any, **kwargs: Any) -> str:
     """`json.dumps(obj, ensure_ascii=False, **kwargs)` with DEL, C1 controls, bidi controls and the
     line/paragraph separators written as \\uXXXX escapes, so printing the JSON cannot reorder or

@@ -45,7 +45,10 @@ def cmd_export(args) -> int:
             s.metrics.update(M.session_metrics(s, p_value=True))
     single = not args.all
     if args.output == "-":
-        sys.stdout.write(dumps_sessions(sessions, args.format, single if args.format == "mfact" else None))
+        from ..textsafe import escape_json_text
+        # stdout may be a terminal: no bidi override or C1 control reaches it raw (JSON escapes)
+        sys.stdout.write(escape_json_text(dumps_sessions(sessions, args.format,
+                                                         single if args.format == "mfact" else None)))
         return 0
     path = write_sessions(sessions, args.output, args.format, single if args.format == "mfact" else None)
     out(f"exported {len(sessions)} session{'s' if len(sessions) != 1 else ''} to {plain(str(path))}"

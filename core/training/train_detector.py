@@ -1,0 +1,379 @@
+"""Train the token-level hallucination detector (`core/checking/detector.py`), resumably.
+
+    python -m mfact.core.training.train_detector [--wiki DIR] [--steps N] [--batch 16] [--resume]
+        [--small] [--export FILE]
+
+Data: `detector_data.py` (typed errors inserted into Wikipedia articles, XNLI dev pairs), drawn
+afresh at every step from a generator seeded by (seed, step), so the data position is the step.
+Every `--ckpt-minutes` the trainable weights, the optimizer, the scheduler, the step and the RNG
+state are written to `<cache>/detector/last.pt`; `--resume` goes on from there. Every
+`--eval-every` steps the corruption dev set (held-out articles and languages, cross-lingual XNLI)
+is scored (word-level F1, recall per error kind, kept sentences with no word flagged, per
+language); `best.pt` is written when the dev score improves. `--export FILE` writes the compact
+weights file (trained layers and head in fp16, with command, seed, data hashes and evaluation)
+from best.pt (or last.pt) and exits.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..checking.detector import (DEFAULT_SPLIT, MAX_SENT_TOKENS, DetectorModel, LowerCache, new_model,
+                                 prepare, quantize_int8, save_weights, word_units)
+from ..paths import cache_dir
+from . import detector_data as dd
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_XNLI = REPO.parent / "shared" / "data" / "xnli-dev"
+
+
+def log(msg: str) -> None:
+    print(time.strftime("%H:%M:%S ") + msg, flush=True)
+
+
+# --------------------------------------------------------------------------- data
+
+
+def build(args):
+    wiki = Path(args.wiki) if args.wiki else None
+    arts, rep = dd.load_articles(wiki, leads=not args.no_leads, silver_dir=Path(args.silver), cache=Path(args.ckpt_dir))
+    train_a, dev_a = dd.split_articles(arts)
+    if args.small:
+        rng = random.Random(0)
+        rng.shuffle(train_a)
+        rng.shuffle(dev_a)
+        train_a, dev_a = train_a[:400], dev_a[:200]
+    pools = dd.Pools.build(train_a)
+    dev_pools = dd.Pools.build(dev_a)
+    xnli = Path(args.xnli)
+    xrows = dd.load_xnli_rows(xnli) if xnli.is_dir() else []
+    xheld = dd.load_xnli_rows(xnli, heldout=True) if xnli.is_dir() else []
+    gen = dd.Generator(train_a, pools, xrows)
+    dev = dd.dev_set(dev_a, dev_pools, per_lang=args.dev_per_lang, xnli_rows=xheld,
+                     xnli_n=args.dev_xnli)
+    files = (sorted(wiki.glob("wiki_references*.csv")) if wiki else []) + \
+        (sorted(xnli.glob("dev-*.tsv")) if xnli.is_dir() else [])
+    info = {"articles": rep, "train_articles": len(train_a), "dev_articles": len(dev_a),
+            "xnli_train_rows": len(xrows), "dev_examples": len(dev), "files": [str(p) for p in files]}
+    return gen, dev, info, files
+
+
+def draw_batch(gen: dd.Generator, seed: int, step: int, batch: int) -> list[dd.Example]:
+    rng = random.Random(seed * 1_000_003 + step)
+    out: list[dd.Example] = []
+    while len(out) < batch:
+        ex = gen.example(rng)
+        if ex is not None and ex.evidence:
+            out.append(ex)
+    return out
+
+
+def encode(model_tokens, exs: list[dd.Example]):
+    """(content ids, key) per sentence and the token labels (B, Ls) with their mask."""
+    sents, labels = [], []
+    for ex in exs:
+        ids, spans = model_tokens.sentence(ex.sentence, MAX_SENT_TOKENS)
+        sents.append((ids, ex.sentence))
+        labels.append([0.0] + [float(any(a < y and x < b for x, y in ex.spans)) for a, b in spans] + [0.0])
+    n = max(len(x) for x in labels)
+    y = torch.zeros(len(exs), n)
+    m = torch.zeros(len(exs), n)
+    for i, lab in enumerate(labels):
+        y[i, :len(lab)] = torch.tensor(lab)
+        m[i, 1:len(lab) - 1] = 1
+    return sents, y, m
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+@torch.no_grad()
+def predict_units(model: DetectorModel, cache: LowerCache, tokens, exs: list[dd.Example], device: str,
+                  batch: int = 32) -> list[list[float]]:
+    """p(hallucinated) per unit (word_units) of each example's sentence."""
+    model.eval()
+    out: list[list[float]] = [[] for _ in exs]
+    order = sorted(range(len(exs)), key=lambda i: len(exs[i].sentence))
+    for b in range(0, len(order), batch):
+        idx = order[b:b + batch]
+        sents, spans_l = [], []
+        for i in idx:
+            ids, spans = tokens.sentence(exs[i].sentence, MAX_SENT_TOKENS)
+            sents.append((ids, exs[i].sentence))
+            spans_l.append(spans)
+        s, sm, e, em = prepare(cache, sents, [exs[i].evidence for i in idx], device)
+        p = torch.sigmoid(model.upper(s, sm, e, em)).cpu().numpy()
+        for r, i in enumerate(idx):
+            ps = []
+            for a, b_ in word_units(exs[i].sentence):
+                q = [p[r, t + 1] for t, (x, y) in enumerate(spans_l[r]) if x < b_ and a < y]
+                ps.append(float(max(q)) if q else 0.0)
+            out[i] = ps
+    model.train()
+    return out
+
+
+def evaluate(exs: list[dd.Example], probs: list[list[float]], thr: float = 0.5) -> dict:
+    tp = fp = fn = 0
+    by_kind: dict[str, list[int]] = defaultdict(list)
+    by_lang: dict[str, dict] = defaultdict(lambda: {"tp": 0, "fp": 0, "fn": 0, "det": [], "clean": []})
+    unit_rec: dict[str, list[float]] = defaultdict(list)
+    for ex, ps in zip(exs, probs):
+        gold = dd.unit_labels(ex.sentence, ex.spans)
+        pred = [int(p >= thr) for p in ps]
+        a = sum(1 for g, q in zip(gold, pred) if g and q)
+        b = sum(1 for g, q in zip(gold, pred) if q and not g)
+        c = sum(1 for g, q in zip(gold, pred) if g and not q)
+        tp, fp, fn = tp + a, fp + b, fn + c
+        key = ex.lang if ex.lang == ex.ev_lang else f"{ex.lang}<-{ex.ev_lang}"
+        key = "xnli-x" if ex.kind.startswith("xnli-x") else ("xnli" if ex.kind.startswith("xnli") else key)
+        L = by_lang[key]
+        L["tp"] += a
+        L["fp"] += b
+        L["fn"] += c
+        if any(gold):
+            hit = int(a > 0)
+            by_kind[ex.kind].append(hit)
+            L["det"].append(hit)
+            unit_rec[ex.kind].append(a / max(1, sum(gold)))
+        else:
+            clean = int(not any(pred))
+            by_kind["kept" if ex.kind in ("kept", "clause") else ex.kind].append(clean)
+            L["clean"].append(clean)
+
+    def f1(t, p_, n):
+        return 2 * t / max(1, 2 * t + p_ + n)
+    kinds = {k: float(np.mean(v)) for k, v in sorted(by_kind.items())}
+    corrupt = [v for k, v in kinds.items() if k in dd.KINDS and k not in ("kept", "clause")]
+    res = {
+        "n": len(exs), "word_f1": f1(tp, fp, fn), "precision": tp / max(1, tp + fp), "recall": tp / max(1, tp + fn),
+        "kinds": kinds, "unit_recall": {k: float(np.mean(v)) for k, v in sorted(unit_rec.items())},
+        "kept_clean": kinds.get("kept", 0.0), "mean_kind_recall": float(np.mean(corrupt)) if corrupt else 0.0,
+        "langs": {k: {"f1": f1(v["tp"], v["fp"], v["fn"]),
+                      "detect": float(np.mean(v["det"])) if v["det"] else None,
+                      "clean": float(np.mean(v["clean"])) if v["clean"] else None}
+                  for k, v in sorted(by_lang.items())},
+    }
+    res["score"] = (res["word_f1"] + res["mean_kind_recall"] + res["kept_clean"]) / 3
+    return res
+
+
+def summary(res: dict) -> str:
+    k = " ".join(f"{a}={b:.2f}" for a, b in res["kinds"].items())
+    return (f"dev score {res['score']:.3f} word_f1 {res['word_f1']:.3f} (P {res['precision']:.2f} "
+            f"R {res['recall']:.2f}) kept_clean {res['kept_clean']:.2f} kinds: {k}")
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+def _atomic_save(obj, path: Path) -> None:
+    tmp = path.with_suffix(".tmp")
+    torch.save(obj, tmp)
+    tmp.replace(path)
+
+
+def save_ckpt(path: Path, model, opt, sched, step: int, best: float, history: list, args) -> None:
+    _atomic_save({"model": {k: v.detach().cpu() for k, v in model.trainable().items()},
+                  "opt": opt.state_dict(), "sched": sched.state_dict(), "step": step, "best": best,
+                  "history": history, "args": vars(args), "torch_rng": torch.get_rng_state(),
+                  "py_rng": random.getstate(), "np_rng": np.random.get_state()}, path)
+
+
+# --------------------------------------------------------------------------- training
+
+
+def command_line(argv) -> str:
+    return "python -m mfact.core.training.train_detector " + " ".join(argv)
+
+
+def train(args, argv: list[str]) -> int:
+    torch.set_num_threads(args.threads)
+    ck = Path(args.ckpt_dir)
+    ck.mkdir(parents=True, exist_ok=True)
+    last_p, best_p = ck / "last.pt", ck / "best.pt"
+    state = None
+    if args.resume and last_p.exists():
+        state = torch.load(last_p, map_location="cpu", weights_only=False)
+        saved = state["args"]
+        for k in ("seed", "split", "batch", "lr", "steps", "wiki", "xnli", "silver", "dev_per_lang", "dev_xnli"):
+            if k in saved and k not in args.explicit:
+                setattr(args, k, saved[k])
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    t0 = time.time()
+    gen, dev, info, files = build(args)
+    log(f"data: {info['train_articles']} train articles, {info['dev_articles']} dev articles, "
+        f"{info['xnli_train_rows']} XNLI rows, {len(dev)} dev examples ({time.time() - t0:.0f} s); "
+        f"articles per language {info['articles']['per_lang']}, dropped as silver "
+        f"{info['articles']['dropped_silver']}")
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    model, tokens = new_model(args.split)
+    model.to(device)
+    model.enc.word.blocks = model.enc.word.blocks.to(device)
+    params = model.trainable_parameters()
+    ids = {id(p) for p in params}
+    for p in model.parameters():
+        p.requires_grad = id(p) in ids
+    head = [p for n, p in model.named_parameters() if n.startswith(("seg", "head."))]
+    hid = {id(p) for p in head}
+    body = [p for p in params if id(p) not in hid]
+    opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.lr * 10}],
+                            weight_decay=0.01)
+    steps = args.steps
+    warm = max(1, min(300, steps // 20))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / warm) * max(0.05, 1 - s / steps))
+    step, best, history = 0, -1.0, []
+    if state is not None:
+        model.load_state_dict(state["model"], strict=False)
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        step, best, history = state["step"], state["best"], state["history"]
+        torch.set_rng_state(state["torch_rng"])
+        random.setstate(state["py_rng"])
+        np.random.set_state(state["np_rng"])
+        log(f"resumed from {last_p} at step {step} (best dev score {best:.3f})")
+    # the frozen lower layers run int8 on CPU (as at inference), fp32 on CUDA
+    lower_model = model
+    if device == "cpu" and args.int8_lower:
+        import copy
+        lower_model = copy.deepcopy(model)
+        lower_model.enc.layers = torch.nn.ModuleList(list(lower_model.enc.layers)[:args.split])
+        lower_model = quantize_int8(lower_model.eval())
+    cache = LowerCache(model, tokens, device, size=args.cache_size, lower_model=lower_model)
+    lossf = torch.nn.BCEWithLogitsLoss(reduction="none")
+    meta_base = {"command": command_line(argv), "seed": args.seed, "split": args.split,
+                 "batch": args.batch, "lr": args.lr, "steps": steps,
+                 "data_sha256": dd.file_hashes([Path(f) for f in info["files"]]),
+                 "data": {k: v for k, v in info.items() if k != "files"},
+                 "heldout_langs": list(dd.HELDOUT_LANGS)}
+    (ck / "meta.json").write_text(json.dumps(meta_base, indent=1, ensure_ascii=False))
+
+    def do_eval():
+        nonlocal best
+        te = time.time()
+        res = evaluate(dev, predict_units(model, cache, tokens, dev, device))
+        res["step"] = step
+        res["seconds"] = round(time.time() - t0)
+        history.append({k: res[k] for k in ("step", "score", "word_f1", "kept_clean", "mean_kind_recall", "kinds")})
+        log(f"step {step}: {summary(res)} ({time.time() - te:.0f} s)")
+        with (ck / "dev.jsonl").open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(res, ensure_ascii=False) + "\n")
+        if res["score"] > best:
+            best = res["score"]
+            _atomic_save({"model": {k: v.detach().cpu() for k, v in model.trainable().items()},
+                          "split": args.split, "step": step, "eval": res, "meta": meta_base}, best_p)
+            log(f"  new best ({best:.3f}) -> {best_p}")
+
+    model.train()
+    t_ckpt = time.time()
+    t_rate, n_rate = time.time(), 0
+    while step < steps:
+        exs = draw_batch(gen, args.seed, step, args.batch)
+        sents, y, m = encode(tokens, exs)
+        s, sm, e, em = prepare(cache, sents, [x.evidence for x in exs], device)
+        logits = model.upper(s, sm, e, em)
+        y, m = y.to(device), m.to(device)
+        w = m * (1.0 + (args.pos_weight - 1.0) * y)
+        loss = (lossf(logits, y) * w).sum() / m.sum().clamp(min=1)
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        sched.step()
+        step += 1
+        n_rate += 1
+        if step % args.log_every == 0 or step == steps:
+            dt = time.time() - t_rate
+            log(f"step {step}/{steps} loss {loss.item():.4f} lr {sched.get_last_lr()[0]:.2e} "
+                f"{n_rate / dt:.3f} steps/s {n_rate * args.batch / dt:.1f} ex/s cache {len(cache.states)}")
+            t_rate, n_rate = time.time(), 0
+        if args.eval_every and (step % args.eval_every == 0 or step == steps):
+            do_eval()
+        if time.time() - t_ckpt >= args.ckpt_minutes * 60 or step == steps:
+            save_ckpt(last_p, model, opt, sched, step, best, history, args)
+            log(f"checkpoint step {step} -> {last_p}")
+            t_ckpt = time.time()
+    log(f"done: {steps} steps in {time.time() - t0:.0f} s, best dev score {best:.3f}")
+    if args.out:
+        return export(args, Path(args.out))
+    return 0
+
+
+def export(args, out: Path) -> int:
+    ck = Path(args.ckpt_dir)
+    src = ck / "best.pt" if (ck / "best.pt").exists() else ck / "last.pt"
+    blob = torch.load(src, map_location="cpu", weights_only=False)
+    split = blob.get("split") or blob.get("args", {}).get("split", DEFAULT_SPLIT)
+    model, _tok = new_model(split)
+    model.load_state_dict(blob["model"], strict=False)
+    meta = dict(blob.get("meta") or json.loads((ck / "meta.json").read_text()))
+    meta["step"] = blob.get("step")
+    meta["eval"] = blob.get("eval")
+    meta["threshold"] = 0.5
+    meta["source_checkpoint"] = src.name
+    hist = ck / "dev.jsonl"
+    if hist.exists():
+        meta["dev_history"] = [{k: d[k] for k in ("step", "score", "word_f1", "kept_clean", "mean_kind_recall")}
+                               for d in map(json.loads, hist.read_text().splitlines()) if d]
+    digest = save_weights(model, out, meta)
+    log(f"exported {src} (step {meta['step']}) -> {out} ({out.stat().st_size / 1e6:.1f} MB, sha256 {digest[:16]})")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(prog="python -m mfact.core.training.train_detector",
+                                 description=__doc__.split("\n")[0])
+    ap.add_argument("--wiki", default=str(cache_dir() / "wiki-refs"),
+                    help="folder with the wiki_references_and_queries_*.csv files")
+    ap.add_argument("--silver", default=str(cache_dir() / "mfava-silver"),
+                    help="mFAVA silver JSON files: their reference articles are excluded")
+    ap.add_argument("--xnli", default=str(DEFAULT_XNLI))
+    ap.add_argument("--no-leads", action="store_true", help="leave out the bundled en/es/fr leads")
+    ap.add_argument("--ckpt-dir", default=str(cache_dir() / "detector"))
+    ap.add_argument("--steps", type=int, default=6000)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--split", type=int, default=DEFAULT_SPLIT)
+    ap.add_argument("--lr", type=float, default=6e-5)
+    ap.add_argument("--pos-weight", type=float, default=1.0)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="")
+    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--small", action="store_true", help="a tiny sample, a few steps (tests)")
+    ap.add_argument("--eval-every", type=int, default=500)
+    ap.add_argument("--dev-per-lang", type=int, default=70)
+    ap.add_argument("--dev-xnli", type=int, default=200)
+    ap.add_argument("--ckpt-minutes", type=float, default=10.0)
+    ap.add_argument("--log-every", type=int, default=25)
+    ap.add_argument("--cache-size", type=int, default=30000)
+    ap.add_argument("--no-int8-lower", dest="int8_lower", action="store_false")
+    ap.add_argument("--out", default="", help="export the weights file here when training ends")
+    ap.add_argument("--export", default="", help="only export best.pt (or last.pt) to this file")
+    args = ap.parse_args(argv)
+    args.explicit = {a.lstrip("-").split("=")[0].replace("-", "_") for a in argv if a.startswith("--")}
+    if args.small:
+        if "steps" not in args.explicit:
+            args.steps = 6
+        if "eval_every" not in args.explicit:
+            args.eval_every = 3
+        args.dev_per_lang, args.dev_xnli, args.batch = min(args.dev_per_lang, 4), min(args.dev_xnli, 8), min(args.batch, 4)
+    if args.export:
+        return export(args, Path(args.export))
+    return train(args, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

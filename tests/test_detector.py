@@ -1,0 +1,161 @@
+"""The token-level hallucination detector (issue 21): the corruption data (labels cover exactly
+the changed words), the silver exclusion, token spans, the inference API, and the training script
+end to end on a tiny sample (slow)."""
+from __future__ import annotations
+
+import csv
+import json
+import random
+
+import pytest
+
+from mfact.core.training import detector_data as dd
+
+SENTS = [
+    "Marie Curie was born in 1867 in Warsaw and died in 1934.",
+    "She was the first woman to win a Nobel Prize.",
+    "Her husband Pierre Curie was a physicist in Paris.",
+    "The family moved to the north of France in March 1891.",
+    "The laboratory is one of the largest in Europe.",
+    "Their daughter Irène won a prize in 1935.",
+]
+
+
+def _check(original: str, ex_sentence: str, spans) -> None:
+    """The labelled units are exactly the units of the new sentence that are not in the original:
+    dropping them leaves the original's units less the replaced ones, in order."""
+    new_units = dd.units(ex_sentence)
+    lab = dd.unit_labels(ex_sentence, spans)
+    assert any(lab)
+    kept_new = [ex_sentence[s:e] for (s, e), y in zip(new_units, lab) if not y]
+    changed_new = [ex_sentence[s:e] for (s, e), y in zip(new_units, lab) if y]
+    orig_words = [original[s:e] for s, e in dd.units(original)]
+    # every unlabelled word is an original word, in the original order
+    it = iter(orig_words)
+    assert all(any(w == o for o in it) for w in kept_new)
+    # every labelled word is new: not the original word at that place
+    assert len(kept_new) + len(changed_new) == len(new_units)
+    assert len(orig_words) - len(kept_new) <= 2   # one error: one (or two, "n'est pas") words changed
+
+
+@pytest.mark.parametrize("kind", ["entity", "relation", "contradiction"])
+def test_corruption_labels_cover_exactly_the_changed_words(kind):
+    pools = dd.Pools(names={"en": ["Lisbon", "Dickens", "Oslo"]})
+    rng = random.Random(3)
+    made = 0
+    for _ in range(200):
+        src = rng.choice(SENTS)
+        new = dd.corrupt(kind, src, "en", pools, " ".join(SENTS), rng)
+        if new is None:
+            continue
+        spans = dd.diff_spans(src, new)
+        _check(src, new, spans)
+        made += 1
+    assert made > 50
+
+
+def test_known_corruptions():
+    assert dd.diff_spans("She was born in Warsaw.", "She was died in Warsaw.") == [(8, 12)]
+    new = "She was not born in Warsaw."
+    assert [new[s:e] for s, e in dd.diff_spans("She was born in Warsaw.", new)] == ["not"]
+    new = "Elle n'est pas née à Varsovie."
+    assert [new[s:e] for s, e in dd.diff_spans("Elle est née à Varsovie.", new)] == ["n'est", "pas"]
+    # CJK: characters are the units
+    a, b = "居里出生于华沙。", "居里出生于巴黎。"
+    assert [b[s:e] for s, e in dd.diff_spans(a, b)] == ["巴", "黎"]
+
+
+def test_generator_kinds_and_evidence():
+    arts = [dd.Article("en", f"A{i}", [s.replace("Curie", f"Curie{i}") for s in SENTS]) for i in range(6)]
+    gen = dd.Generator(arts, dd.Pools.build(arts))
+    rng = random.Random(0)
+    seen = set()
+    for _ in range(300):
+        ex = gen.example(rng)
+        if ex is None:
+            continue
+        seen.add(ex.kind)
+        assert 1 <= len(ex.evidence) <= dd.MAX_EVIDENCE_SENTENCES
+        if ex.kind in ("kept", "clause"):
+            assert ex.spans == []
+        if ex.kind in ("invented", "unverifiable"):
+            assert all(dd.unit_labels(ex.sentence, ex.spans))
+        if ex.kind == "unverifiable":
+            assert ex.sentence not in ex.evidence
+        if ex.kind in ("kept", "entity", "relation", "contradiction"):
+            # the target's original sentence is among the windows
+            assert any(dd.overlap(dd._terms(ex.sentence), dd._terms(e)) >= 0.5 for e in ex.evidence)
+    assert {"kept", "entity", "invented", "unverifiable", "contradiction"} <= seen
+
+
+def _fake_wiki(folder, langs=("en", "pl"), n=30):
+    folder.mkdir(parents=True, exist_ok=True)
+    for lang in langs:
+        with (folder / f"wiki_references_and_queries_{lang}.csv").open("w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["Category", "Article Title", "URL", "reference_1", "reference_2", "query_1"])
+            for i in range(n):
+                text = " ".join(s.replace("Curie", f"Curie{i}").replace("1867", str(1800 + i)) for s in SENTS)
+                w.writerow(["c", f"{lang} title {i}", "u", text, f"Another paragraph number {i} was written in 19{i:02d} by Jan Kowalski in Krakow.", "q"])
+
+
+def test_silver_articles_are_dropped(tmp_path):
+    wiki = tmp_path / "wiki"
+    _fake_wiki(wiki, ("pl",), 10)
+    silver = tmp_path / "silver"
+    silver.mkdir()
+    ref = " ".join(s.replace("Curie", "Curie3").replace("1867", "1803") for s in SENTS)
+    ref += " Another paragraph number 3 was written in 1903 by Jan Kowalski in Krakow."
+    (silver / "silver_polish.json").write_text(json.dumps([{"references": ref + " and more", "generated_text": "x"}]))
+    arts, rep = dd.load_articles(wiki, leads=False, silver_dir=silver)
+    assert rep["dropped_silver"] == {"pl": 1}
+    assert "pl title 3" not in {a.title for a in arts} and len(arts) == 9
+
+
+def test_token_spans_and_units():
+    torch = pytest.importorskip("torch")  # noqa: F841
+    from mfact.core.checking.detector import Tokens, word_units
+    from mfact.core.checking.e5torch import E5File
+    tk = Tokens(E5File())
+    text = "Marie Curie was born in Paris."
+    ids, spans = tk.sentence(text)
+    assert len(ids) == len(spans) and ids == tk.tok.encode(text)
+    covered = "".join(text[a:b] for a, b in spans)
+    assert covered == text.replace(" ", "")
+    assert word_units("居里 born 1867年") == [(0, 1), (1, 2), (3, 7), (8, 12), (12, 13)]
+    assert word_units(text) == dd.units(text)
+
+
+def test_load_detector_without_weights(tmp_path):
+    pytest.importorskip("torch")
+    from mfact.core.checking.detector import load_detector
+    assert load_detector(tmp_path / "none.pt") is None
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_training_end_to_end_small(tmp_path):
+    pytest.importorskip("torch")
+    from mfact.core.checking.detector import TokenDetector
+    from mfact.core.training.train_detector import main
+    wiki = tmp_path / "wiki"
+    _fake_wiki(wiki, ("en", "pl", "lt"), 40)
+    ck = tmp_path / "ck"
+    args = ["--small", "--wiki", str(wiki), "--silver", str(tmp_path / "nosilver"), "--no-leads",
+            "--ckpt-dir", str(ck), "--steps", "4", "--eval-every", "2"]
+    assert main(args) == 0
+    assert (ck / "last.pt").exists() and (ck / "best.pt").exists()
+    assert main(args + ["--resume", "--steps", "6"]) == 0
+    lines = (ck / "dev.jsonl").read_text().splitlines()
+    assert json.loads(lines[-1])["step"] == 6
+    out = tmp_path / "det.pt"
+    assert main(args + ["--export", str(out)]) == 0
+    assert out.stat().st_size < 30e6
+    det = TokenDetector(out)
+    assert det.meta["command"].startswith("python -m mfact.core.training.train_detector")
+    assert "data_sha256" in det.meta and det.meta["seed"] == 13
+    res = det.score([("Marie Curie was born in Paris.", ["Marie Curie est née à Varsovie."]),
+                     ("居里出生于巴黎。", ["Marie Curie est née à Varsovie."]), ("", [])])
+    assert [(a, b) for a, b, _p in res[0]] == [(0, 5), (6, 11), (12, 15), (16, 20), (21, 23), (24, 30)]
+    assert len(res[1]) == 8 and res[2] == []
+    assert all(0.0 <= p <= 1.0 for r in res for _a, _b, p in r)

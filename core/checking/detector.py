@@ -27,42 +27,13 @@ import torch
 from torch import nn
 
 from .e5torch import E5File, E5Tokenizer, build_encoder, pad_batch
+from .textutil import word_units
 
 WEIGHTS_FILE = "detector.pt"
 DEFAULT_SPLIT = 8
 MAX_SENT_TOKENS = 64          # <s> + content + </s>
 MAX_WINDOW_TOKENS = 96        # one evidence window
 MAX_EVIDENCE_TOKENS = 192     # all windows of one item together
-
-
-def _cjk(ch: str) -> bool:
-    o = ord(ch)
-    return (0x3040 <= o <= 0x30ff or 0x3400 <= o <= 0x4dbf or 0x4e00 <= o <= 0x9fff or 0xf900 <= o <= 0xfaff
-            or 0x0e00 <= o <= 0x0e7f or 0xac00 <= o <= 0xd7af)
-
-
-def word_units(text: str) -> list[tuple[int, int]]:
-    """Whitespace words; a word with CJK characters is split into its characters (runs of other
-    letters or digits inside it stay whole). The same units as `detector_data.units`."""
-    import re
-    out: list[tuple[int, int]] = []
-    for m in re.finditer(r"\S+", text):
-        w, s = m.group(0), m.start()
-        if not any(_cjk(c) for c in w):
-            out.append((s, m.end()))
-            continue
-        run = None
-        for k, c in enumerate(w):
-            if _cjk(c) or not c.isalnum():
-                if run is not None:
-                    out.append((s + run, s + k))
-                    run = None
-                out.append((s + k, s + k + 1))
-            elif run is None:
-                run = k
-        if run is not None:
-            out.append((s + run, m.end()))
-    return out
 
 
 class Tokens:

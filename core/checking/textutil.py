@@ -182,3 +182,27 @@ def locate_span(fact: str, sent_start: int, sent_text: str) -> tuple[int, int]:
     s = sent_words[best[0]][1]
     e = sent_words[best[1]][2]
     return sent_start + s, sent_start + e
+
+
+def word_units(text: str) -> list[tuple[int, int]]:
+    """Whitespace words, except that a word with CJK characters is split into its characters (each
+    CJK character is a unit; runs of other letters or digits inside it stay whole): the units the
+    token-level detector labels and scores."""
+    out: list[tuple[int, int]] = []
+    for m in re.finditer(r"\S+", text):
+        w, s = m.group(0), m.start()
+        if not any(is_cjk_char(c) for c in w):
+            out.append((s, m.end()))
+            continue
+        run = None
+        for k, c in enumerate(w):
+            if is_cjk_char(c) or not c.isalnum():
+                if run is not None:
+                    out.append((s + run, s + k))
+                    run = None
+                out.append((s + k, s + k + 1))
+            elif run is None:
+                run = k
+        if run is not None:
+            out.append((s + run, m.end()))
+    return out

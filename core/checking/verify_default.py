@@ -77,7 +77,8 @@ class DefaultVerifier(Stage):
     # the development measures (docs/verifier.md); at 2-core training budgets they do not yet
     use_detector = False
     lite_weight = 0.3                  # the feature model's share of p(supported) beside the detector
-    word_threshold = 0.5               # p(hallucinated) from which the detector marks a word
+    word_threshold = 0.5               # p(hallucinated) from which the detector marks a word, when
+                                       # its weights do not name their own fitted threshold
 
     def __init__(self, embedder=None, weights: dict | None = None, k: int = WINDOWS_PER_FACT):
         self.lite = OfflineVerifier(embedder, weights)
@@ -172,8 +173,16 @@ class DefaultVerifier(Stage):
         most doubtful word, blended with the feature model."""
         if not words:
             return p_lite
-        p_det = 1.0 - max(w[2] for w in words)
+        top = max(w[2] for w in words)
+        thr = self._word_threshold()
+        # the detector's own threshold maps to 0.5: above it the fact leans NS, below it S
+        p_det = 0.5 * (1.0 - top) / (1.0 - thr) if top >= thr else 0.5 + 0.5 * (thr - top) / thr
         return self.lite_weight * p_lite + (1.0 - self.lite_weight) * p_det
+
+    def _word_threshold(self) -> float:
+        det = self._detector if self._detector is not _UNSET else None
+        thr = float(det.threshold) if det is not None else self.word_threshold
+        return min(0.95, max(0.05, thr))
 
     def slot_report(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence],
                     ws: Sequence[Window] = (), sims: np.ndarray | None = None) -> SlotReport:
@@ -213,7 +222,7 @@ class DefaultVerifier(Stage):
         conf = p if label == "S" else 1.0 - p
         marks: list[tuple[int, int]] = []
         if label == "NS" and words:
-            marks = _flagged(fact, words, self.word_threshold)
+            marks = _flagged(fact, words, self._word_threshold())
         if label == "NS" and not marks:
             marks = narrow_marks(fact, entity, [p.text for p in usable])
         reason = f"p(supported)={p:.2f}; best window similarity {float(sims.max()) if len(sims) else 0.0:.2f}"

@@ -1,0 +1,199 @@
+"""Clause splitting for the rule extractor: the span helpers and the split of a clause at
+semicolons, coordinators and participles, with the subject carried onto clauses without one."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .rule_words import (
+    ARTICLES,
+    AUXILIARIES,
+    COORDINATORS,
+    EN_VERBS,
+    HAN_KANA,
+    MIN_CLAUSE_WORDS,
+    NON_GERUNDS,
+    PARTICIPLES,
+    PRONOUNS,
+    QUOTES,
+)
+from .segment import CLOSERS, TERMINATORS
+from .textutil import STOPWORDS, is_cjk_char, words_with_offsets
+
+Word = tuple[str, int, int]
+Span = tuple[int, int]
+_STRIP = " \t\n,;:，；、،؛" + TERMINATORS + CLOSERS + "-–—"
+
+
+@dataclass
+class Piece:
+    start: int      # offsets relative to the sentence text
+    end: int
+    subject: str | None = None   # carried subject text, not part of the span
+
+
+class Draft:
+    """A fact under construction: segments of the sentence printed in order, a carried subject
+    (printed first), and the span of the words it adds."""
+    __slots__ = ("segs", "prefix", "span")
+
+    def __init__(self, segs: list[Span], prefix: str | None, span: Span) -> None:
+        self.segs = [s for s in segs if s[1] > s[0]]
+        self.prefix = prefix
+        self.span = span
+
+    def render(self, text: str) -> str:
+        parts = [self.prefix] if self.prefix else []
+        for s, e in self.segs:
+            s, e = trim(text, s, e)
+            seg = re.sub(r"\s+", " ", re.sub("[" + QUOTES + "()]", "", text[s:e])).strip(" ,")
+            if seg:
+                parts.append(seg)
+        out = ""
+        for part in parts:
+            if out and not (HAN_KANA.match(out[-1]) and HAN_KANA.match(part[0])):
+                out += " "
+            out += part
+        return out
+
+
+def trim(text: str, start: int, end: int) -> Span:
+    """Shrink [start, end) to drop surrounding spaces, commas, terminators and closers."""
+    while start < end and text[start] in _STRIP:
+        start += 1
+    while end > start and text[end - 1] in _STRIP:
+        end -= 1
+    return start, end
+
+
+def n_words(text: str) -> int:
+    ws = words_with_offsets(text)
+    if any(is_cjk_char(w[0]) for w, _s, _e in ws):
+        return max(1, len(ws) // 2)
+    return len(ws)
+
+
+def phrase_regex(words: list[str]) -> re.Pattern[str] | None:
+    if not words:
+        return None
+    alts = sorted((re.escape(w) for w in words), key=len, reverse=True)
+    return re.compile(r"(?<![\w])(?:" + "|".join(alts) + r")(?![\w])", re.IGNORECASE)
+
+
+def words_in(text: str, a: int, b: int) -> list[Word]:
+    """The words of text[a:b] with offsets into text."""
+    return [(w, s + a, e + a) for w, s, e in words_with_offsets(text[a:b])]
+
+
+def inside_quotes(text: str, pos: int) -> bool:
+    """Whether pos lies inside a quoted title ("The King and I")."""
+    before = text[:pos]
+    straight = before.count('"') % 2 == 1
+    curly = before.count("“") > before.count("”")
+    guillemets = before.count("«") > before.count("»")
+    return straight or curly or guillemets
+
+
+def is_pronoun(word: str) -> bool:
+    return word.lower() in PRONOUNS or word in PRONOUNS
+
+
+def coordinate(text: str, start: int, end: int, lang: str, subject: str | None) -> list[Piece]:
+    """Split [start, end) into clauses; clauses after the first get `subject` carried over
+    unless they name a subject of their own."""
+    cuts = sorted(_cuts(text, start, end, lang))
+    pieces: list[Piece] = []
+    cur = start
+    for cs, ce in cuts:
+        if cs < cur:
+            continue
+        right_end = _next_cut(cuts, ce, end, cs)
+        if not _clause_pair(text[cur:cs], text[ce:right_end], lang, text[cs:ce]):
+            continue
+        pieces.append(Piece(cur, cs, subject if pieces else None))
+        cur = ce
+    pieces.append(Piece(cur, end, subject if pieces else None))
+    # the first piece has its own subject; later ones get it carried unless they name one
+    out: list[Piece] = []
+    for idx, p in enumerate(pieces):
+        if idx > 0 and _has_own_subject(text[p.start:p.end]):
+            p = Piece(p.start, p.end, None)
+        out.append(p)
+    return out
+
+
+def _cuts(text: str, start: int, end: int, lang: str) -> list[Span]:
+    """Candidate (cut start, clause start) pairs: semicolons, coordinators, participles, and the
+    commas that join clauses in some scripts."""
+    cuts: list[Span] = []
+    for m in re.finditer(r"[;；؛]", text[start:end]):
+        cuts.append((start + m.start(), start + m.end()))
+    coord = phrase_regex(COORDINATORS.get(lang, []))
+    if coord is not None:
+        for m in coord.finditer(text, start, end):
+            cs, ce = m.start(), m.end()
+            if lang not in ("zh", "th") and not (cs == 0 or text[cs - 1] in " ,，、،"):
+                continue
+            cuts.append((cs, ce))
+    part = phrase_regex(PARTICIPLES.get(lang, []))
+    if part is not None:
+        # "an American actor born on ..." -> "... actor" + "<subject> born on ..." (not after
+        # an auxiliary: "was born" stays whole)
+        for m in part.finditer(text, start, end):
+            if m.group(0)[:1].isupper():
+                continue
+            before = text[start:m.start()].rstrip(" ,")
+            prev = before.split()[-1].lower() if before.split() else ""
+            if prev and prev not in AUXILIARIES and m.start() > start:
+                cuts.append((m.start(), m.start()))
+    if lang in ("zh", "ja"):
+        for m in re.finditer(r"[，,]", text[start:end]):
+            cuts.append((start + m.start(), start + m.end()))
+    if lang in ("ar", "fa", "ur"):
+        for m in re.finditer(r"\s[،,]|[،]", text[start:end]):
+            cuts.append((start + m.start(), start + m.end()))
+    return cuts
+
+
+def _next_cut(cuts: list[Span], after: int, end: int, current: int = -1) -> int:
+    for cs, _ce in cuts:
+        if cs >= after and cs > current:
+            return cs
+    return end
+
+
+def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
+    """Whether a cut between `left` and `right` separates two clauses."""
+    if sep.strip() in (";", "；", "؛"):
+        return n_words(left) >= 2 and n_words(right) >= 2
+    if n_words(left) < MIN_CLAUSE_WORDS or n_words(right) < MIN_CLAUSE_WORDS - 1:
+        return False
+    rw = words_with_offsets(right)
+    if not rw:
+        return False
+    first = rw[0][0]
+    low = first.lower()
+    if low in PRONOUNS:
+        return True
+    if lang == "en":
+        if low.endswith("ly") and len(rw) > 1:
+            nxt = rw[1][0].lower()
+            return nxt in EN_VERBS or nxt.endswith("ed") or nxt.endswith("s")
+        return low in EN_VERBS or (low.endswith("ed") and len(low) > 3) or (
+            low.endswith("ing") and low not in NON_GERUNDS and len(low) > 5)
+    if lang in ("zh", "ja", "th"):
+        return n_words(right) >= 3
+    if low in ARTICLES or low in STOPWORDS and low not in PRONOUNS:
+        return False
+    if first[:1].isupper() or first[:1].isdigit():
+        # "X and Y" lists of names or numbers
+        return False
+    return n_words(right) >= MIN_CLAUSE_WORDS
+
+
+def _has_own_subject(clause: str) -> bool:
+    ws = words_with_offsets(clause)
+    if not ws:
+        return False
+    first = ws[0][0]
+    return is_pronoun(first) or (first[:1].isupper() and first.lower() not in STOPWORDS and len(ws) > 2)

@@ -1,0 +1,282 @@
+"""Finer facts: the clause refiner of the rule extractor. Each clause is refined into the
+smallest facts the sentence states, still only with the sentence's own words.
+
+- trailing relative clauses and participial phrases (", which began in ...", " who was born ...",
+  ", appearing in ...") become facts about their antecedent or the clause's subject;
+- "including A, B and C" / "such as A and B": the clause up to the list is one fact, and each item
+  is one fact with the clause's verb ("He appeared in A", "He appeared in B");
+- coordinated noun phrases ("an actor and singer", "films, television shows, and theater
+  productions") give one fact per item, with the words before and (in verb-final languages)
+  after the list shared (refine_lists.py);
+- a date and a place side by side ("born on 7 November 1867 in Warsaw") give a date fact and a
+  place fact; one fact per prepositional phrase; a nationality before a noun ("is an American
+  actor") gives "is an American" and "is an actor" (refine_phrases.py).
+
+Spans: the words a fact adds. The first fact of a split keeps the shared words before it, the
+others only their own item, so spans of one sentence never overlap.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .clauses import Draft, Piece, Span, coordinate, is_pronoun, n_words, trim, words_in
+from .refine_lists import np_list, split_items
+from .refine_phrases import date_place, demonym, pp_split
+from .rule_words import (
+    ARTICLES,
+    DETERMINERS,
+    EN_PARTICIPLE_HEADS,
+    GERUND,
+    INCLUDING,
+    MAX_REFINE_CHARS,
+    NON_GERUNDS,
+    PARTICIPLES,
+    PREPOSITIONS,
+    PRONOUNS,
+    RELATIVES,
+    VERB_FINAL,
+)
+
+# relative pronouns that always speak of a person: the clause is about the subject
+_PERSON_RELATIVES = {"who", "quien", "quienes", "qui", "который", "которая", "които", "който", "която",
+                     "ambaye", "जो", "যিনি", "جو", "الذي", "التي"}
+# "such as"-like keywords: the list items replace the object after the last preposition
+_EXAMPLE_WORDS = {"such as", "like", "como", "comme", "wie", "come", "как", "като", "όπως", "seperti",
+                  "như", "kama", "مثل", "مانند", "जैसे", "جیسے", "যেমন", "เช่น"}
+
+
+@dataclass(frozen=True)
+class Clause:
+    """What the refiner knows of one clause's sentence: its text, language, the sentence's subject
+    (text and span) and the subject carried onto this clause (printed first, not in the span)."""
+    text: str
+    lang: str
+    subject: str | None
+    subject_span: Span | None
+
+
+@dataclass(frozen=True)
+class Trailing:
+    """A trailing clause found at `cut`: its words start at `start` and speak of `about`."""
+    cut: int
+    start: int
+    about: str | None
+
+
+class ClauseRefiner:
+    """Refines one clause [a, b) of a sentence into finer facts: (text, span) pairs."""
+
+    def refine(self, clause: Clause, a: int, b: int, carried: str | None) -> list[tuple[str, Span]]:
+        out = []
+        for f in self.region(clause, a, b, carried, depth=0):
+            rendered = f.render(clause.text)
+            if rendered:
+                s, e = trim(clause.text, *f.span)
+                out.append((rendered, (s, e) if e > s else f.span))
+        return out
+
+    def region(self, clause: Clause, a: int, b: int, carried: str | None, depth: int) -> list[Draft]:
+        text, lang = clause.text, clause.lang
+        a, b = trim(text, a, b)
+        if b <= a:
+            return []
+        if b - a > MAX_REFINE_CHARS:       # a run-on without punctuation: no finer facts (speed)
+            return [Draft([(a, b)], carried, (a, b))]
+        if depth < 3:
+            tail = self.trailing_clause(clause, a, b, carried)
+            if tail is not None:
+                head = self.region(clause, a, tail.cut, carried, depth + 1)
+                rest: list[Draft] = []
+                for i, p in enumerate(coordinate(text, tail.start, b, lang, tail.about)):
+                    if i == 0:
+                        p = Piece(p.start, p.end, tail.about)
+                    rest += self.region(clause, p.start, p.end, p.subject, depth + 1)
+                return head + rest
+        verb_start = _verb_start(clause, a, b, carried)
+        found = self.including(clause, a, b, verb_start, carried)
+        if found is None:
+            found = np_list(text, a, b, verb_start, carried, lang)
+        if found is None:
+            found = date_place(text, a, b, verb_start, carried, lang)
+        if found is None:
+            found = pp_split(text, a, b, verb_start, carried, lang)
+        if found is None:
+            found = demonym(text, a, b, carried, lang)
+        return found if found is not None else [Draft([(a, b)], carried, (a, b))]
+
+    # -- trailing relative clause / participial phrase
+    def trailing_clause(self, clause: Clause, a: int, b: int, carried: str | None) -> Trailing | None:
+        about = carried or clause.subject
+        return (_relative_clause(clause, a, b, about) or _apposition(clause.text, a, b)
+                or _participle_clause(clause, a, b, about))
+
+    # -- "including A, B and C", "such as A and B"
+    def including(self, clause: Clause, a: int, b: int, verb_start: int, carried: str | None) -> list[Draft] | None:
+        text, lang = clause.text, clause.lang
+        kws = INCLUDING.get(lang, [])
+        if not kws:
+            return None
+        alts = "|".join(sorted((re.escape(k) for k in kws), key=len, reverse=True))
+        m = re.compile(r"(?<!\w)(?:" + alts + r")(?!\w)", re.IGNORECASE).search(text, verb_start, b)
+        if m is None or n_words(text[verb_start:m.start()]) < 2:
+            return None
+        k0, k1 = m.start(), m.end()
+        if lang == "en" and m.group(0).lower() == "like" and text[k0 - 2:k0].strip() != ",":
+            return None
+        if n_words(text[k1:b]) < 1:
+            return None
+        items = split_items(text, k1, b, lang) or [(k1, b)]
+        head_end = _head_end(text, verb_start, k0, lang, m.group(0).lower() in _EXAMPLE_WORDS)
+        bare = Clause(text, lang, None, None)
+        out = self.region(bare, a, k0, carried, 3) or [Draft([(a, k0)], carried, (a, k0))]
+        preps = PREPOSITIONS.get(lang, set())
+        for i0, i1 in items:
+            first_item_word = words_in(text, i0, i1)[:1]
+            h1 = head_end
+            if first_item_word and first_item_word[0][0].lower() in preps:
+                hw = words_in(text, a, head_end)
+                if hw and hw[-1][0].lower() in preps:
+                    h1 = hw[-1][1]
+            if lang in VERB_FINAL:
+                out.append(Draft([(i0, i1), (a, k0)], carried, (i0, i1)))
+            else:
+                out.append(Draft([(a, h1), (i0, i1)], carried, (i0, i1)))
+        return out
+
+
+def _verb_start(clause: Clause, a: int, b: int, carried: str | None) -> int:
+    """Where the verb starts: after the subject inside the region, or at once with a carried one."""
+    if carried:
+        return a
+    span = clause.subject_span
+    if span is not None and a <= span[0] < span[1] <= b:
+        return span[1]
+    ws = words_in(clause.text, a, b)
+    if ws and is_pronoun(ws[0][0]):
+        return ws[0][2]
+    return a
+
+
+def _relative_clause(clause: Clause, a: int, b: int, about: str | None) -> Trailing | None:
+    """", which ...", ", who ...", ", where ...": the first one after a few words."""
+    text, lang = clause.text, clause.lang
+    seg = text[a:b]
+    rel = RELATIVES.get(lang, [])
+    if not rel:
+        return None
+    alts = "|".join(sorted((re.escape(r) for r in rel), key=len, reverse=True))
+    for m in re.finditer(r"[,،，]\s*(" + alts + r")\s", seg, re.IGNORECASE):
+        cut = a + m.start()
+        word = m.group(1).lower()
+        if n_words(text[a:cut]) < 3 or n_words(text[a + m.end():b]) < 2:
+            continue
+        if lang == "en" and word in ("where", "when"):
+            first = words_in(text, a + m.end(), b)[0][0]
+            if first.lower() in PRONOUNS or first[:1].isupper():
+                return Trailing(cut, a + m.end(), None)
+            return Trailing(cut, a + m.end(), about)
+        if word in _PERSON_RELATIVES:
+            return Trailing(cut, a + m.end(), about)
+        np = _antecedent(text, a, cut, lang)
+        return Trailing(cut, a + m.end(), np or about)
+    if lang == "en" and about:
+        # "an American actor who was born ..." (no comma): about the subject
+        m2 = re.search(r"\s(who)\s", seg)
+        if m2 and n_words(seg[:m2.start()]) >= 3 and n_words(seg[m2.end():]) >= 2:
+            return Trailing(a + m2.start(), a + m2.end(), about)
+    return None
+
+
+def _apposition(text: str, a: int, b: int) -> Trailing | None:
+    """", a software company that ...": about the name right before the comma."""
+    seg = text[a:b]
+    for m in re.finditer(r"[,،，]\s+(?=(?:a|an|the|un|una|une|ein|eine|uno|um|uma)\s)", seg):
+        cut = a + m.start()
+        nw = words_in(text, a, cut)
+        if len(nw) < 3 or n_words(text[a + m.end():b]) < 2:
+            continue
+        run = []
+        for w, ws0, _we in reversed(nw):
+            if w[:1].isupper():
+                run.append(ws0)
+            else:
+                break
+        if run and len(run) < len(nw):
+            return Trailing(cut, a + m.end(), text[run[-1]:cut].strip())
+    return None
+
+
+def _participle_clause(clause: Clause, a: int, b: int, about: str | None) -> Trailing | None:
+    """", appearing in ...", ", born in ...", ", leaving ...": about the subject."""
+    text, lang = clause.text, clause.lang
+    gerund = GERUND.get(lang)
+    heads = {p.split()[0] for p in PARTICIPLES.get(lang, [])}
+    for m in re.finditer(r"[,،，]\s+", text[a:b]):
+        cut = a + m.start()
+        nxt = words_in(text, a + m.end(), b)
+        if not nxt or n_words(text[a:cut]) < 3 or len(nxt) < 2:
+            continue
+        lw = nxt[0][0].lower()
+        if lw in NON_GERUNDS:
+            continue
+        is_part = bool(gerund is not None and gerund.match(lw)) or lw in heads or \
+            (lang == "en" and lw in EN_PARTICIPLE_HEADS)
+        if lang == "fr" and lw == "en" and len(nxt) > 1 and gerund and gerund.match(nxt[1][0].lower()):
+            is_part = True
+        if is_part and about:
+            return Trailing(cut, a + m.end(), about)
+    return None
+
+
+def _antecedent(text: str, a: int, cut: int, lang: str) -> str | None:
+    """The noun phrase right before a ', which': from its last determiner, without a trailing
+    prepositional phrase of time ("the Fischer Research Laboratory in 1936")."""
+    ws = words_in(text, a, cut)
+    if not ws:
+        return None
+    start = None
+    for idx in range(len(ws) - 1, max(-1, len(ws) - 8), -1):
+        lw = ws[idx][0].lower()
+        if lw in ARTICLES or lw in {"his", "her", "their", "its"}:
+            start = idx
+            break
+    if start is None:
+        return None
+    end = len(ws)
+    preps = PREPOSITIONS.get(lang, set())
+    for idx in range(start + 1, len(ws)):
+        if ws[idx][0].lower() in preps and ws[idx][0].lower() != "of":
+            end = idx
+            break
+    if end <= start:
+        return None
+    return text[ws[start][1]:ws[end - 1][2]]
+
+
+def _head_end(text: str, verb_start: int, k0: int, lang: str, example: bool) -> int:
+    """Where the words an item of an "including" list is printed after end."""
+    head_end = _object_start(text, verb_start, k0, lang)
+    if example:
+        hw = words_in(text, verb_start, k0)
+        preps = PREPOSITIONS.get(lang, set()) - {"of"}
+        for idx in range(len(hw) - 1, max(0, len(hw) - 5), -1):
+            if hw[idx][0].lower() in preps:
+                return hw[idx][2]
+    return head_end
+
+
+def _object_start(text: str, v0: int, end: int, lang: str) -> int:
+    """Where the object of the verb starts: after its first preposition, or at its first
+    determiner, whichever comes first; the end when neither."""
+    preps = PREPOSITIONS.get(lang, set()) - {"of", "over"}
+    ws = words_in(text, v0, end)
+    for idx, (w, s, e) in enumerate(ws):
+        lw = w.lower()
+        if idx == 0:
+            continue
+        if lw in preps:
+            return e
+        if lw in DETERMINERS or w[:1].isdigit():
+            return s
+    return ws[1][1] if len(ws) > 1 else end

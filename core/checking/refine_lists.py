@@ -1,0 +1,178 @@
+"""Lists in a clause: coordinated noun phrases ("an actor and singer", "films, television shows,
+and theater productions") give one fact per item, and the items of an "including" list."""
+from __future__ import annotations
+
+import re
+
+from .clauses import Draft, Span, inside_quotes, n_words, trim, words_in
+from .rule_words import (
+    ARTICLES,
+    CJK_LIST,
+    COPULAS,
+    EN_VERBS,
+    LIST_CONJ,
+    MAX_ITEM_WORDS,
+    PREPOSITIONS,
+    PRONOUNS,
+    VERB_FINAL,
+)
+
+_HEAD_WORDS = {"his", "her", "their", "its", "several", "numerous", "various", "many"}
+
+
+def _conj_alternatives(lang: str) -> str | None:
+    conj = LIST_CONJ.get(lang, [])
+    if not conj:
+        return None
+    return "|".join(sorted((re.escape(c) for c in conj), key=len, reverse=True))
+
+
+def split_items(text: str, i0: int, b: int, lang: str) -> list[Span] | None:
+    """Items of a list "A, B, and C" filling [i0, b); None unless it is one."""
+    alts = _conj_alternatives(lang)
+    if alts is None:
+        return None
+    sep = re.compile(r"\s*[,，、،]\s*(?:(?:" + alts + r")\s+)?|\s+(?:" + alts + r")\s+", re.IGNORECASE)
+    cuts = [(m.start(), m.end()) for m in sep.finditer(text, i0, b)]
+    # a comma inside a date ("May 4, 1990") or in "Hello, Dolly!" is no separator: keep
+    # separators whose right side starts with a word, and drop a comma before a year
+    cuts = [(s, e) for s, e in cuts if not re.match(r"\d{3,4}(?!\d)", text[e:e + 5])]
+    spans = []
+    cur = i0
+    for s, e in cuts:
+        spans.append((cur, s))
+        cur = e
+    spans.append((cur, b))
+    spans = [(s, e) for s, e in (trim(text, s, e) for s, e in spans) if e > s]
+    if len(spans) < 2 or any(n_words(text[s:e]) > MAX_ITEM_WORDS for s, e in spans[:-1]):
+        return None
+    return spans
+
+
+def _cjk_list(text: str, a: int, b: int, carried: str | None, lang: str) -> list[Draft] | None:
+    marker, conj, ending = CJK_LIST[lang]
+    m = re.search(marker + r"(?P<x>[^，,、。\s]{1,12}?)" + conj + r"(?P<y>[^，,、。]{1,12}?)" + ending + r"$",
+                  text[a:b])
+    if m is None:
+        return None
+    x0, x1 = a + m.start("x"), a + m.end("x")
+    y0, y1 = a + m.start("y"), a + m.end("y")
+    tail = (y1, b)
+    return [Draft([(a, x0), (x0, x1), tail], carried, (a, x1)),
+            Draft([(a, x0), (y0, y1), tail], carried, (y0, b))]
+
+
+def np_list(text: str, a: int, b: int, verb_start: int, carried: str | None, lang: str) -> list[Draft] | None:
+    """One fact per item of a coordinated noun phrase after the verb; None when there is none."""
+    if lang in CJK_LIST:
+        return _cjk_list(text, a, b, carried, lang)
+    alts = _conj_alternatives(lang)
+    if alts is None or verb_start >= b:
+        return None
+    m = re.search(r"(?<![\w])(?:" + alts + r")(?![\w])", text[verb_start:b], re.IGNORECASE)
+    if m is None:
+        return None
+    c0, c1 = verb_start + m.start(), verb_start + m.end()
+    if lang not in ("zh", "ja", "th") and not (text[c0 - 1:c0].isspace() and text[c1:c1 + 1].isspace()):
+        return None
+    # the words after the conjunction: the last item
+    after = words_in(text, c1, b)
+    if not after:
+        return None
+    lw = after[0][0].lower()
+    if lw in PRONOUNS or (lang == "en" and (lw in EN_VERBS or lw.endswith("ly") or lw.endswith("ing")
+                                             or (lw.endswith("ed") and lw not in {"red"}))):
+        return None
+    # items before the conjunction, separated by commas
+    before_seps = list(re.finditer(r"\s*[,，、،]\s*(?!\d{3,4}(?!\d))", text[verb_start:c0]))
+    boundary = _item_boundary(text, verb_start, c0, lang,
+                              verb_start + before_seps[0].start() if before_seps else c0)
+    if boundary is None:
+        return None
+    items = []
+    cur = boundary
+    for mm in before_seps:
+        s = verb_start + mm.start()
+        if s < boundary:
+            continue
+        items.append((cur, s))
+        cur = verb_start + mm.end()
+    items.append((cur, c0))
+    last, tail = _last_item(text, c1, b, after, lang)
+    items.append(last)
+    return _item_drafts(text, a, b, boundary, [(s, e) for s, e in (trim(text, s, e) for s, e in items) if e > s],
+                        tail, c0, carried, lang)
+
+
+def _last_item(text: str, c1: int, b: int, after: list[tuple[str, int, int]], lang: str) -> tuple[Span, Span]:
+    """The last item (to the end, or in verb-final languages up to the final verb) and the tail
+    after it."""
+    if lang in VERB_FINAL and len(after) == 1:
+        return (c1, b), (b, b)
+    if lang in VERB_FINAL:
+        last_end = after[min(len(after) - 2, 3)][2]
+        return (c1, last_end), (last_end, b)
+    last_end = b
+    # stop the last item at a comma
+    mm = re.search(r"[,，、،;]", text[c1:b])
+    if mm:
+        last_end = c1 + mm.start()
+    return (c1, last_end), (last_end, b)
+
+
+def _item_drafts(text: str, a: int, b: int, boundary: int, items: list[Span], tail: Span, c0: int,
+                 carried: str | None, lang: str) -> list[Draft] | None:
+    if len(items) < 2 or inside_quotes(text, c0):
+        return None
+    if any(n_words(text[s:e]) > MAX_ITEM_WORDS for s, e in items[:-1]):
+        return None
+    if n_words(text[items[-1][0]:items[-1][1]]) > MAX_ITEM_WORDS + 2:
+        return None
+    out = []
+    for idx, (s, e) in enumerate(items):
+        if lang in VERB_FINAL:
+            segs = [(a, boundary), (s, e), tail]
+            span = (a if idx == 0 else s, e)
+        else:
+            segs = [(a, boundary), (s, e)] + ([tail] if idx == len(items) - 1 else [])
+            span = (a if idx == 0 else s, e if idx < len(items) - 1 else b)
+        out.append(Draft(segs, carried, span))
+    return out
+
+
+def _item_boundary(text: str, v0: int, c0: int, lang: str, first_sep: int) -> int | None:
+    """Where the first list item starts: after the last preposition or verb before the first
+    separator, or at a determiner; None when the list has no head (it is the subject)."""
+    preps = PREPOSITIONS.get(lang, set())
+    ws = words_in(text, v0, first_sep)
+    if not ws:
+        return None
+    q = re.search(r"[\"“«„][^\"“”«»„]*[\"”»]?\s*$", text[v0:first_sep])
+    if q is not None and q.start() > 0:
+        return v0 + q.start()      # a quoted title is the first item
+    for idx in range(len(ws) - 1, -1, -1):
+        w, s, e = ws[idx]
+        lw = w.lower()
+        if lw in preps and lw != "of":
+            return e if idx < len(ws) - 1 else None
+        if lw in ARTICLES or lw in _HEAD_WORDS:
+            if idx == 0 and v0 == ws[0][1] and not _after_verb(text, v0):
+                return None
+            if idx > 0 and ws[idx - 1][0].lower() in preps | ARTICLES:
+                continue
+            return s
+        if lw in COPULAS or lw in EN_VERBS or (lang == "en" and lw.endswith("ed") and len(lw) > 3):
+            return e if idx < len(ws) - 1 else None
+        if lw in PRONOUNS:
+            return e if idx < len(ws) - 1 else None
+        if n_words(text[s:first_sep]) > MAX_ITEM_WORDS:
+            return None
+    if lang in VERB_FINAL and v0 > 0:
+        return ws[0][1]
+    if v0 < first_sep and _after_verb(text, v0):
+        return ws[1][1] if len(ws) > 1 else None
+    return None
+
+
+def _after_verb(text: str, v0: int) -> bool:
+    return v0 > 0 and text[:v0].strip() != ""

@@ -1,0 +1,201 @@
+"""Phrases in a clause: a date next to a place ("born on 7 November 1867 in Warsaw" gives a date
+fact and a place fact), one fact per prepositional phrase, a nationality before a noun."""
+from __future__ import annotations
+
+import re
+
+from .clauses import Draft, Span, Word, n_words, words_in
+from .rule_words import (
+    DATE_AFTER,
+    DATE_POSTS,
+    DATE_PREPS,
+    DATE_WORDS,
+    PLACE_POSTS,
+    PLACE_PREPS,
+    PP_SPLIT,
+    PREPOSITIONS,
+    YEAR,
+)
+
+# languages whose date needs no preposition or postposition to count as one
+_BARE_DATES = ("zh", "ja", "ko", "tr", "hi", "ur", "bn", "ru", "bg", "th", "el")
+_DEMONYM = re.compile(r"\b(is|was|are|were|became)\s+(an?|the)\s+((?:[A-Z][\w-]+)(?:-[A-Z][\w-]+)?)\s+(?=[a-z])")
+
+
+def date_place(text: str, a: int, b: int, v0: int, carried: str | None, lang: str) -> list[Draft] | None:
+    ws = words_in(text, v0, b)
+    if len(ws) < 3:
+        return None
+    for m in YEAR.finditer(text, v0, b):
+        date = _date_phrase(ws, m.start(), m.end(), lang)
+        if date is None:
+            continue
+        d0, d1 = date
+        p = _place_phrase(text, ws, d0, d1, b, lang)
+        if p is None:
+            continue
+        p0, p1 = p
+        first, second = ((d0, d1), (p0, p1)) if d0 < p0 else ((p0, p1), (d0, d1))
+        # fact 1: everything but the second phrase; fact 2: everything but the first
+        f1 = Draft([(a, second[0]), (second[1], b)], carried, (a, first[1]))
+        f2 = Draft([(a, first[0]), (first[1], b)], carried, (second[0], b))
+        return [f1, f2]
+    return None
+
+
+def _date_phrase(ws: list[Word], y0: int, y1: int, lang: str) -> Span | None:
+    idx = next((i for i, (_w, s, _e) in enumerate(ws) if s >= y0), None)
+    if idx is None:
+        return None
+    end_idx = idx
+    while end_idx + 1 < len(ws) and ws[end_idx + 1][2] <= y1:
+        end_idx += 1
+    start = ws[idx][1]
+    end = max(y1, ws[end_idx][2])
+    preps = DATE_PREPS.get(lang, set())
+    cjk = lang in ("zh", "ja", "ko")
+    found = False
+    j = idx - 1
+    while j >= 0 and idx - j <= 6:
+        w = ws[j][0].lower()
+        if w in preps:
+            start = ws[j][1]
+            found = True
+            break
+        if w.isdigit() or w in DATE_WORDS or w.rstrip(".") in DATE_WORDS or (cjk and w in "年月日"):
+            start = ws[j][1]
+            j -= 1
+            continue
+        break
+    posts = DATE_POSTS.get(lang, set())
+    k = end_idx + 1
+    while k < len(ws) and (ws[k][0].isdigit() or ws[k][0] in "年月日년월일" or ws[k][0].lower() in DATE_AFTER
+                           or ws[k][0].rstrip("일월").isdigit()):
+        end = ws[k][2]
+        k += 1
+    if k < len(ws) and ws[k][0] in posts:
+        end = ws[k][2]
+        found = True
+    if not found and lang not in _BARE_DATES:
+        return None
+    return start, end
+
+
+def _gap(text: str, s: int, e: int) -> bool:
+    return re.fullmatch(r"[\s,，、.]*", text[s:e]) is not None
+
+
+def _place_phrase(text: str, ws: list[Word], d0: int, d1: int, b: int, lang: str) -> Span | None:
+    """A place phrase right before or after the date: a place preposition and a name (cased
+    scripts: capitalised words, with ", Region" parts)."""
+    preps = PLACE_PREPS.get(lang, set())
+    cased = any(w[:1].isupper() for w, _s, _e in ws)
+    after = [w for w in ws if w[1] >= d1]
+    before = [w for w in ws if w[2] <= d0]
+    if after and _gap(text, d1, after[0][1]) and after[0][0].lower() in preps and len(after) > 1:
+        names = _name_run(text, after[1:], cased, lang)
+        if names is not None:
+            return after[0][1], names
+    found = _place_after(text, after, d1, b, lang)
+    if found is not None:
+        return found
+    # before the date
+    if before and _gap(text, before[-1][2], d0):
+        for i in range(len(before) - 1, max(-1, len(before) - 6), -1):
+            if before[i][0].lower() in preps and i < len(before) - 1:
+                run = before[i + 1:]
+                if not cased or all(w[0][:1].isupper() for w in run):
+                    return before[i][1], before[-1][2]
+                break
+    return None
+
+
+def _place_after(text: str, after: list[Word], d1: int, b: int, lang: str) -> Span | None:
+    """A place after the date in the languages that mark it in the word itself or after it."""
+    if lang in ("zh",):
+        m = re.search(r"[于在]", text[d1:b])
+        if m:
+            end = re.search(r"[，,。；]|$", text[d1 + m.end():b])
+            assert end is not None   # `$` always matches
+            return d1 + m.start(), d1 + m.end() + end.start()
+    if lang in ("ja",) and after:
+        m = re.match(r"\s*([\u30a0-\u30ff\u4e00-\u9fff]+)で", text[d1:b])
+        if m:
+            return d1 + m.start(1), d1 + m.end()
+    if lang == "ko":
+        m = re.match(r"\s*(\S+에서)", text[d1:b])
+        if m:
+            return d1 + m.start(1), d1 + m.end(1)
+    if lang == "th":
+        m = re.match(r"\s*((?:ที่|ใน)\S+)", text[d1:b])
+        if m:
+            return d1 + m.start(1), d1 + m.end(1)
+    if lang == "tr" and after and re.search(r"['’](?:da|de|ta|te)$", after[0][0]):
+        return after[0][1], after[0][2]
+    if lang == "bn" and after and re.search(r"(?:তে|য়|ে)$", after[0][0]) and not after[0][0][0].isdigit():
+        return after[0][1], after[0][2]
+    posts = PLACE_POSTS.get(lang, set())
+    if posts:
+        for i, w in enumerate(after[:4]):
+            if w[0] in posts and i > 0:
+                return after[0][1], w[2]
+    return None
+
+
+def _name_run(text: str, ws: list[Word], cased: bool, lang: str) -> int | None:
+    """End of a place name starting at ws[0]: capitalised words, also across ', ' (Pensacola,
+    Florida); caseless scripts: up to the next comma or preposition."""
+    if cased and not ws[0][0][:1].isupper():
+        return None
+    end = ws[0][2]
+    preps = PREPOSITIONS.get(lang, set())
+    for w, s, e in ws[1:]:
+        between = text[end:s]
+        if cased:
+            if w[:1].isupper() and re.fullmatch(r"\s*,?\s*", between):
+                end = e
+                continue
+            if w.lower() in {"de", "del", "di", "da", "upon", "on"} and between.strip() == "":
+                continue
+            break
+        if "," in between or w.lower() in preps:
+            break
+        end = e
+    return end
+
+
+def pp_split(text: str, a: int, b: int, v0: int, carried: str | None, lang: str) -> list[Draft] | None:
+    """"received his Ph.D. in physics from Harvard in 2001": one fact per prepositional phrase."""
+    preps = PP_SPLIT.get(lang)
+    if not preps:
+        return None
+    ws = words_in(text, v0, b)
+    starts = [i for i, (w, _s, _e) in enumerate(ws) if w in preps and i > 0]
+    if len(starts) < 2 or starts[0] < (1 if carried else 2):
+        return None
+    bounds = [ws[i][1] for i in starts] + [b]
+    pps = [(bounds[i], bounds[i + 1]) for i in range(len(starts))]
+    if any(n_words(text[p0:p1]) < 2 or n_words(text[p0:p1]) > 8 for p0, p1 in pps):
+        return None
+    # the phrases must hold a name or a number (not "in silent films in the 1910s" adverbs)
+    if not all(re.search(r"\d", text[p0:p1]) or any(w[:1].isupper() for w, _s, _e in words_in(text, p0, p1)[1:])
+               or words_in(text, p0, p1)[0][0] == "as" for p0, p1 in pps):
+        return None
+    head = (a, bounds[0])
+    return [Draft([head, (p0, p1)], carried, (a if idx == 0 else p0, p1)) for idx, (p0, p1) in enumerate(pps)]
+
+
+def demonym(text: str, a: int, b: int, carried: str | None, lang: str) -> list[Draft] | None:
+    """"is an American actor" -> "is an American" + "is an actor"."""
+    if lang != "en":
+        return None
+    m = _DEMONYM.search(text[a:b])
+    if m is None:
+        return None
+    name_end = a + m.end(3)
+    rest0 = a + m.end()
+    if n_words(text[rest0:b]) < 1:
+        return None
+    art_end = a + m.end(2)
+    return [Draft([(a, name_end)], carried, (a, name_end)),
+            Draft([(a, art_end), (rest0, b)], carried, (rest0, b))]

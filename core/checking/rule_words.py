@@ -1,0 +1,192 @@
+"""The word tables of the rule extractor (core/checking/extract_rules.py) and its clause refiner
+(core/checking/refine.py): per-language function words, as data. Only these tables know a
+language; the code that uses them is the same for every language."""
+from __future__ import annotations
+
+import re
+
+from .slots import all_month_names
+
+COORDINATORS: dict[str, list[str]] = {
+    "en": ["and", "but", "while", "whereas", "although", "though", "and later", "and then"],
+    "es": ["y", "e", "pero", "mientras que", "aunque", "sino que"],
+    "fr": ["et", "mais", "tandis que", "alors que", "bien que", "puis"],
+    "de": ["und", "aber", "sondern", "während", "doch", "jedoch"],
+    "it": ["e", "ed", "ma", "mentre", "sebbene", "però"],
+    "pt": ["e", "mas", "enquanto", "embora", "porém"],
+    "ru": ["и", "а", "но", "однако", "хотя"],
+    "bg": ["и", "а", "но", "обаче", "въпреки че"],
+    "el": ["και", "αλλά", "ενώ", "όμως"],
+    "tr": ["ve", "ama", "fakat", "ancak", "ise"],
+    "id": ["dan", "tetapi", "namun", "sedangkan", "serta"],
+    "vi": ["và", "nhưng", "còn", "trong khi"],
+    "sw": ["na", "lakini", "ila", "wakati"],
+    "hi": ["और", "तथा", "लेकिन", "परंतु", "किंतु", "एवं"],
+    "bn": ["এবং", "ও", "কিন্তু", "তবে"],
+    "ur": ["اور", "لیکن", "مگر"],
+    "fa": ["و", "اما", "ولی"],
+    "ar": ["و", "لكن", "ثم", "بينما"],
+    "th": ["และ", "แต่", "ส่วน"],
+    "zh": ["并且", "而且", "但是", "但", "并", "而"],
+    "ja": [],
+    "ko": [],
+}
+
+RELATIVES: dict[str, list[str]] = {
+    "en": ["who", "which", "where", "whose", "when"],
+    "es": ["que", "quien", "quienes", "donde", "cuando", "el cual", "la cual"],
+    "fr": ["qui", "où", "dont", "lequel", "laquelle"],
+    "de": ["der", "die", "das", "wo", "welcher", "welche", "welches"],
+    "it": ["che", "dove", "il quale", "la quale", "cui"],
+    "pt": ["que", "onde", "o qual", "a qual", "cujo", "cuja"],
+    "ru": ["который", "которая", "которое", "которые", "где", "когда"],
+    "bg": ["който", "която", "което", "които", "където"],
+    "el": ["ο οποίος", "η οποία", "που", "όπου"],
+    "tr": [], "id": ["yang", "di mana"], "vi": ["người", "nơi"], "sw": ["ambaye", "ambao"],
+    "hi": ["जो", "जहाँ", "जिसने"], "bn": ["যিনি", "যেখানে"], "ur": ["جو", "جہاں"], "fa": ["که"],
+    "ar": ["الذي", "التي", "حيث"], "th": ["ซึ่ง", "ที่"], "zh": [], "ja": [], "ko": [],
+}
+
+ARTICLES = {"a", "an", "the", "un", "una", "el", "la", "los", "las", "le", "les", "une", "der",
+            "die", "das", "ein", "eine", "il", "lo", "gli", "i", "uno", "o", "os", "as", "um",
+            "uma", "des", "du", "de", "del", "of", "his", "her", "their", "its", "su", "sus", "son",
+            "sa", "ses", "sein", "seine", "ihr", "ihre", "suo", "sua", "seu"}
+
+PRONOUNS = {"he", "she", "they", "it", "él", "ella", "ellos", "ellas", "il", "elle", "ils", "elles",
+            "er", "sie", "es", "lui", "lei", "loro", "ele", "ela", "eles", "elas", "он", "она", "они",
+            "той", "тя", "те", "αυτός", "αυτή", "o", "onlar", "dia", "ia", "mereka", "ông", "bà",
+            "anh", "cô", "họ", "yeye", "wao", "वह", "वे", "उन्होंने", "उसने", "তিনি", "সে", "তারা",
+            "وہ", "انہوں", "او", "آنها", "هو", "هي", "هم", "เขา", "เธอ", "他", "她", "他们", "彼",
+            "彼女", "그는", "그녀는", "그"}
+
+# English words that start a verb phrase after "and" (besides -ed forms and auxiliaries)
+EN_VERBS = {"was", "is", "were", "are", "became", "becomes", "has", "had", "have", "won", "wins",
+            "wrote", "writes", "made", "makes", "went", "goes", "took", "takes", "gave", "gives",
+            "began", "begins", "left", "leaves", "led", "leads", "ran", "runs", "built", "held",
+            "holds", "taught", "teaches", "found", "grew", "spent", "served", "serves",
+            "continued", "continues", "later", "then", "also", "still", "eventually", "subsequently",
+            "will", "would", "can", "could", "did", "does", "remained", "remains", "died", "dies",
+            "sang", "sings", "played", "plays", "met", "meets", "moved", "moves", "studied",
+            "studies", "received", "receives", "worked", "works", "married", "marries", "born", "known",
+            "best"}
+
+PARTICIPLES: dict[str, list[str]] = {
+    "en": ["born", "best known for", "known for", "formed in", "founded in", "based in", "located in",
+           "released in", "founded by", "directed by", "written by", "produced by"],
+    "es": ["nacido", "nacida", "conocido por", "conocida por"],
+    "fr": ["né", "née", "connu pour", "connue pour"], "it": ["nato", "nata", "noto per", "nota per"],
+    "pt": ["nascido", "nascida", "conhecido por", "conhecida por"], "de": ["geboren"],
+}
+AUXILIARIES = {"was", "is", "were", "are", "been", "be", "being", "also", "fue", "es", "era", "ha", "sido",
+               "est", "était", "été", "a", "è", "stato", "stata", "foi", "é", "wurde", "ist", "war",
+               "well", "widely", "not", "first", "later"}
+
+INTRO_MAX_WORDS = 10
+PRO_DROP = {"es", "it", "pt"}     # a sentence may start with its verb ("Nació en Varsovia")
+INTRO_WORDS = {"however", "overall", "later", "after", "despite", "throughout", "today", "additionally",
+               "furthermore", "moreover", "also", "currently", "besides", "unfortunately", "sadly"}
+MIN_CLAUSE_WORDS = 3
+
+VERB_FINAL = {"hi", "ur", "bn", "ja", "ko", "tr", "fa"}
+
+PREPOSITIONS: dict[str, set[str]] = {
+    "en": {"in", "on", "at", "for", "with", "to", "from", "as", "by", "into", "during", "since", "until",
+           "throughout", "under", "after", "before", "about", "between", "among", "across", "against"},
+    "es": {"en", "a", "con", "para", "por", "desde", "hasta", "como", "sobre", "entre", "durante", "tras"},
+    "fr": {"à", "au", "aux", "en", "dans", "avec", "pour", "par", "depuis", "comme", "sur", "entre",
+           "pendant", "chez"},
+    "de": {"in", "im", "am", "an", "auf", "mit", "für", "von", "vom", "zu", "zum", "zur", "bei", "beim",
+           "als", "seit", "nach", "aus", "über", "unter"},
+    "it": {"in", "a", "al", "alla", "nel", "nella", "con", "per", "da", "dal", "dalla", "come", "su",
+           "tra", "fra", "durante"},
+    "pt": {"em", "no", "na", "a", "ao", "com", "para", "por", "desde", "como", "sobre", "entre", "durante"},
+    "ru": {"в", "во", "на", "с", "со", "для", "по", "к", "из", "от", "до", "как", "при", "после"},
+    "bg": {"в", "във", "на", "с", "със", "за", "по", "към", "от", "до", "като", "при", "след"},
+    "el": {"σε", "στο", "στη", "στην", "στον", "με", "για", "από", "ως", "μετά", "κατά"},
+    "id": {"di", "pada", "dengan", "untuk", "dari", "ke", "sebagai", "sejak", "dalam"},
+    "vi": {"ở", "tại", "vào", "trong", "với", "cho", "từ", "như"},
+    "sw": {"katika", "kwa", "huko", "mjini", "tangu", "kama"},
+    "ar": {"في", "على", "من", "إلى", "مع", "عن", "منذ"},
+    "fa": {"در", "به", "از", "با", "برای", "تا"},
+    "th": {"ใน", "ที่", "กับ", "จาก", "เมื่อ", "สำหรับ"},
+}
+# adpositions that introduce a place (prepositions) or end one (postpositions)
+PLACE_PREPS: dict[str, set[str]] = {
+    "en": {"in", "at"}, "es": {"en"}, "fr": {"à", "en", "au"}, "de": {"in", "im"}, "it": {"a", "in", "nel"},
+    "pt": {"em", "no", "na"}, "ru": {"в", "во"}, "bg": {"в", "във"}, "el": {"στο", "στη", "στην", "σε"},
+    "id": {"di"}, "vi": {"ở", "tại"}, "sw": {"huko", "mjini", "katika"}, "ar": {"في"}, "fa": {"در"},
+    "th": {"ที่", "ใน"}, "zh": {"于", "在"},
+}
+PLACE_POSTS: dict[str, set[str]] = {"hi": {"में"}, "ur": {"میں"}, "bn": set(), "ko": set(), "ja": set(), "tr": set()}
+# words between a preposition and a year that still belong to the date: connecting words, the
+# month names of every offered language from CLDR (Babel), and spellings CLDR does not list
+DATE_LINKS = set("""
+of de del le el la il am den der the om em ngày tháng năm tarehe mwaka года году год г সালের সালে তারিখে
+""".split())
+MONTH_SPELLINGS = {"setiembre", "sept", "फरवरी", "सितम्बर", "नवम्बर", "दिसम्बर", "मई", "मे", "مه"}
+DATE_WORDS = DATE_LINKS | set(all_month_names()) | MONTH_SPELLINGS
+DATE_AFTER = DATE_WORDS - {"of", "de", "del", "le", "el", "la", "il", "am", "den", "der", "the", "om", "em", "ngày",
+                            "tarehe", "mwaka"}
+DATE_PREPS: dict[str, set[str]] = {
+    "en": {"on", "in", "since", "from", "during"}, "es": {"el", "en", "desde"}, "fr": {"le", "en", "depuis"},
+    "de": {"am", "im", "seit"}, "it": {"il", "nel", "dal"}, "pt": {"em", "no", "desde"},
+    "ru": {"в", "с"}, "bg": {"на", "през", "в", "от"}, "el": {"στις", "το", "στο", "τον"},
+    "id": {"pada", "tahun"}, "vi": {"vào", "ngày"}, "sw": {"tarehe", "mwaka", "mnamo"},
+    "ar": {"في", "عام"}, "fa": {"در"}, "th": {"เมื่อ", "ใน", "วันที่"},
+}
+DATE_POSTS: dict[str, set[str]] = {"hi": {"को", "में"}, "ur": {"کو", "میں"}, "bn": {"সালে", "তারিখে"},
+                                   "ja": {"に"}, "ko": set(), "tr": set()}
+INCLUDING: dict[str, list[str]] = {
+    "en": ["including", "such as", "among them", "notably", "like"],
+    "es": ["incluyendo", "incluidos", "incluidas", "entre ellos", "entre ellas", "como"],
+    "fr": ["notamment", "dont", "y compris", "comme"], "de": ["darunter", "einschließlich", "wie"],
+    "it": ["tra cui", "inclusi", "incluse", "come"], "pt": ["incluindo", "entre eles", "como"],
+    "ru": ["включая", "в том числе", "такие как", "таких как"], "bg": ["включително", "като"],
+    "el": ["όπως", "συμπεριλαμβανομένων"], "id": ["termasuk", "seperti"], "vi": ["bao gồm", "như"],
+    "sw": ["ikiwemo", "ikiwa ni pamoja na", "kama"], "tr": ["dahil"], "ar": ["بما في ذلك", "مثل"],
+    "fa": ["از جمله", "مانند"], "hi": ["सहित", "जैसे"], "ur": ["سمیت", "جیسے"], "bn": ["সহ", "যেমন"],
+    "th": ["รวมถึง", "เช่น"], "zh": ["包括", "例如"], "ja": ["など"], "ko": ["등"],
+}
+# the list conjunctions ("and", "or") per language
+LIST_CONJ: dict[str, list[str]] = {
+    "en": ["and", "or", "as well as"], "es": ["y", "e", "o"], "fr": ["et", "ou"], "de": ["und", "oder"],
+    "it": ["e", "ed", "o"], "pt": ["e", "ou"], "ru": ["и", "или"], "bg": ["и", "или"], "el": ["και", "ή"],
+    "tr": ["ve", "veya"], "id": ["dan", "atau", "serta"], "vi": ["và", "hoặc"], "sw": ["na", "au"],
+    "hi": ["और", "तथा", "एवं"], "bn": ["এবং", "ও"], "ur": ["اور"], "fa": ["و"], "ar": ["و"],
+    "th": ["และ"], "zh": ["和", "与", "及"], "ja": ["と"], "ko": ["와", "과"],
+}
+COPULAS = {"is", "was", "are", "were", "es", "fue", "era", "est", "était", "fut", "ist", "war", "è", "fu",
+           "é", "foi", "became", "becomes", "remains", "remained", "ήταν", "είναι", "была", "был",
+           "было", "были", "является", "являлся", "являлась", "е", "беше", "бил", "била", "adalah",
+           "merupakan", "là", "alikuwa", "ni", "ilikuwa", "كان", "كانت", "هو", "هي"}
+# English participles that open a phrase about the subject after a noun ("a band formed in 1969")
+EN_PARTICIPLE_HEADS = {"born", "formed", "founded", "based", "located", "known", "released", "published",
+                       "directed", "produced", "written", "established", "named", "raised", "educated"}
+GERUND = {"en": re.compile(r"^[a-z]+ing$"), "es": re.compile(r"^\w+(?:ando|iendo|yendo)$"),
+          "it": re.compile(r"^\w+(?:ando|endo)$"), "pt": re.compile(r"^\w+(?:ando|endo|indo)$"),
+          "fr": re.compile(r"^\w+ant$")}
+NON_GERUNDS = {"including", "during", "according", "following", "regarding", "concerning", "nothing",
+               "something", "anything", "everything", "being", "morning", "evening", "king", "thing",
+               "wedding", "building", "painting", "writing", "acting", "singing", "recording",
+               "training", "ring", "spring", "string", "nearing"}
+DETERMINERS = ARTICLES | {"several", "numerous", "various", "many", "some", "two", "three", "four", "five",
+                          "multiple", "other", "these", "those", "this", "that", "our", "my", "your", "over",
+                          "varios", "varias", "numerosos", "numerosas", "plusieurs", "nombreux", "mehrere",
+                          "zahlreiche", "vari", "varie", "numerosi", "vários", "várias", "diversos", "um", "uma"}
+HAN_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+QUOTES = "\"“”«»„"
+MAX_ITEM_WORDS = 6
+MAX_REFINE_CHARS = 600
+
+# coordinated noun phrases in scripts without spaces: (marker before the list, conjunction, ending)
+CJK_LIST = {"zh": (r"(?:是|为|担任|身为)", r"(?:和|与|及|、)", r""),
+            "ja": (r"(?:は)", r"(?:と|、)", r"(?:であった|である|だった|でした|です)?"),
+            "ko": (r"(?:는|은)\s*", r"(?:와|과)\s*", r"(?:였다|이다|였으며|이었다|입니다)?"),
+            "th": (r"(?:เป็น)", r"(?:และ)", r"")}
+# a year, with an era or a CJK year sign
+YEAR = re.compile(r"(?<!\d)\d{3,4}(?!\d)(?:\s?(?:AD|BC|BCE|CE))?(?:年|년)?")
+# prepositions that open a phrase of their own ("received his Ph.D. in physics from Harvard in 2001")
+PP_SPLIT = {"en": {"in", "from", "at", "on", "during", "since", "until", "as", "with", "by"},
+            "es": {"en", "desde", "como", "con", "por"}, "fr": {"à", "en", "depuis", "comme", "avec", "par"},
+            "de": {"in", "im", "am", "seit", "als", "mit", "von"}, "it": {"in", "a", "nel", "dal", "come", "con"},
+            "pt": {"em", "no", "na", "desde", "como", "com"}}

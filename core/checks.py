@@ -1,4 +1,4 @@
-"""CaLMScore surface checks of one text (science.md section 3): non-empty, in the requested language,
+"""CaLMScore surface checks of one text (Arora et al., CaLMQA): non-empty, in the requested language,
 not repetitive (a run of >= 20 tokens of `o200k_base` occurring >= 4 times).
 
 The `o200k_base` encoding is loaded offline from the `bpe-openai` package, which ships the file

@@ -91,14 +91,6 @@ def read_bytes(path: str, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -
     return b"".join(chunks), name
 
 
-def check_regular(path: str, what: str = "file") -> None:
-    """Refuse a path that is not a regular file, in one line (without reading it)."""
-    name = str(path)
-    _stat_regular(name, what, f"give a {what}")
-    if not os.access(name, os.R_OK):
-        raise MfactError(f"{name}: cannot read: permission denied")
-
-
 def _stat_regular(name: str, what: str, hint: str) -> os.stat_result:
     """os.stat of a path that must be a regular file; one-line MfactError for anything else."""
     try:
@@ -247,13 +239,6 @@ def loads(text: str, name: str, where: str = "", one_line: bool = False) -> Any:
     if problem:
         raise MfactError(f"{name}: {problem}")
     return data
-
-
-def check_value(data: Any, where: str = "") -> str | None:
-    """The first refused value in a parsed JSON tree as `field: why`, or None."""
-    if _clean(data):
-        return None
-    return _first_problem(data, where)
 
 
 def _may_hold_surrogates(text: str) -> bool:

@@ -1,4 +1,5 @@
-"""The figures mfact reports, as pure functions (science.md sections 1, 2 and 4).
+"""The figures mfact reports, as pure functions (FActScore, Min et al. 2023; semantic drift, Spataru et al. 2024;
+the hallucination rate, Islam et al. 2025; docs/foundation.md, "What the figures mean").
 
 Labels are the strings "S" (supported), "NS" (not supported) and "IR" (irrelevant); `None` is a
 fact still waiting for its verdict and is left out of every figure. All figures are fractions in
@@ -365,7 +366,7 @@ def calibration_from_sums(n: int, tp: float, auto_ns: float, human_ns: float,
 
 
 def hallucination_rate(h_det: float, n_tokens: int, calibration: Calibration | None) -> float | None:
-    """HR_est = (P * H_det) / (R * N) (science.md section 4); without calibration (labels known
+    """HR_est = (P * H_det) / (R * N) (Islam et al. 2025); without calibration (labels known
     true, e.g. all set by a person) the plain share H / N. Clipped to [0, 1]."""
     if n_tokens <= 0:
         return None

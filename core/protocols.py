@@ -6,7 +6,7 @@ and the CLI only talk to these Protocols.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -195,12 +195,3 @@ class Verifier(Protocol):
 
     def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
         """Label S / NS / IR with confidence, the evidence ids used and a short reason."""
-
-
-@dataclass
-class StageInfo:
-    """What one stage is, recorded in a session's config so runs can be reproduced."""
-    kind: str
-    name: str
-    version: str = ""
-    options: dict[str, Any] = field(default_factory=dict)

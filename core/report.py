@@ -287,7 +287,7 @@ def _calm_shares(texts: list[_Text], reasons: Reasons) -> CalmShares:
 
 
 def _hallucination_rate(out: Figures, texts: list[_Text], calibration: M.Calibration | None) -> None:
-    """The hallucination-rate estimate (science.md section 4), corrected by the relabels."""
+    """The hallucination-rate estimate (Islam et al. 2025; docs/foundation.md, "What the figures mean"), corrected by the relabels."""
     reasons = out.reasons
     h = sum(t.h_det for t in texts)
     n = sum(t.n_tokens for t in texts)

@@ -182,17 +182,10 @@ _DECADE_WORDS = re.compile(r"(?:années|años|anni|anos|jaren|jahre|decade of|d�
                            re.IGNORECASE)
 _ORDINAL_RE = re.compile(r"(?<![\w.])(\d{1,3})(?:st|nd|rd|th|e|er|re|ème|eme|º|ª|\.º|\.ª|-й|-я|-е|-го|-ми)(?![\w])")
 _NUMBER_RE = re.compile(r"(?<![\w.,])(" + _NUM + r")(\s?%|\s?per ?cent|\s?pour ?cent|\s?por ciento|\s?Prozent)?(?![\w])")
-_CONNECT = re.compile(r"^[\s,.\-–]*(?:(?:de|del|of|the|le|el|am|den|der|du|di|ngày|tháng|năm)\b[\s,.]*){0,2}$",
-                      re.IGNORECASE)
 
 
 def _year_ok(y: int) -> bool:
     return 100 <= y <= 2100
-
-
-def _gap_ok(text: str, a: int, b: int) -> bool:
-    """Only a separator or a connecting word lies between two parts of a date."""
-    return 0 <= b - a <= 12 and bool(_CONNECT.match(text[a:b]))
 
 
 def _dates(text: str, lang: str, taken: list[tuple[int, int]]) -> list[Value]:

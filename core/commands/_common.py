@@ -20,11 +20,5 @@ def out(line: str = "") -> None:
     sys.stdout.write(clean_terminal(line) + "\n")
 
 
-def open_store():
-    from ..store import Store
-
-    return Store()
-
-
 def pct(v: float | None, digits: int = 1) -> str:
     return "—" if v is None else f"{100 * v:.{digits}f}"

@@ -1,7 +1,7 @@
 """`mfact score FILE.json|SESSION_ID [--json]`: every figure of one session.
 
 The hallucination-rate estimate is calibrated on the facts a person relabelled in the session's
-language across the store (at least 30), as science.md section 4 describes."""
+language across the store (at least 30), as Islam et al. 2025 describe (docs/foundation.md)."""
 from __future__ import annotations
 
 import json

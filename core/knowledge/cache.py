@@ -61,10 +61,6 @@ class PassageRow:
     url: str
 
 
-def norm_name(name: str) -> str:
-    return " ".join(name.replace("_", " ").split()).casefold()
-
-
 def fts_query(text: str, trigram: bool = False) -> str:
     """An FTS5 MATCH expression OR-ing the quoted tokens of `text` (never FTS syntax from the text)."""
     if trigram:
@@ -148,12 +144,6 @@ class PageCache:
         srcs = set(sources) if sources is not None else None
         return [(r[0], _page(r)) for r in rows if srcs is None or r[1] in srcs]
 
-    def page_titles(self, lang: str | None = None) -> list[tuple[str, str, str]]:
-        with self._lock:
-            if lang:
-                return self._db.execute("SELECT source, lang, title FROM pages WHERE lang=?", (lang,)).fetchall()
-            return self._db.execute("SELECT source, lang, title FROM pages").fetchall()
-
     def suggest(self, prefix: str, lang: str, limit: int = 10) -> list[str]:
         like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         with self._lock:
@@ -161,14 +151,6 @@ class PageCache:
                 "SELECT DISTINCT title FROM pages WHERE lang=? AND title LIKE ? ESCAPE '\\' "
                 "ORDER BY length(title) LIMIT ?", (lang, like, limit)).fetchall()
         return [r[0] for r in rows]
-
-    def delete_page(self, source: str, lang: str, title: str) -> bool:
-        with self._lock, self._db:
-            row = self._db.execute("SELECT id FROM pages WHERE source=? AND lang=? AND title=?",
-                                   (source, lang, title)).fetchone()
-            if row:
-                self._delete_page_rows(row[0])
-            return bool(row)
 
     def prune(self, older_than_days: float | None = None, source: str | None = None) -> int:
         """Delete pages fetched more than `older_than_days` ago (all when None); returns how many."""
@@ -209,19 +191,6 @@ class PageCache:
         return {"path": str(self.path), "pages": sum(r[2] for r in pages), "passages": n_pass,
                 "by_source": [{"source": r[0], "lang": r[1], "pages": r[2]} for r in pages],
                 "bytes": size}
-
-    # ----------------------------------------------------------------- aliases (name -> title)
-
-    def set_alias(self, source: str, lang: str, name: str, title: str, qid: str | None = None) -> None:
-        with self._lock, self._db:
-            self._db.execute("INSERT OR REPLACE INTO aliases VALUES (?,?,?,?,?,?)",
-                             (source, lang, norm_name(name), title, qid, time.time()))
-
-    def get_alias(self, source: str, lang: str, name: str) -> tuple[str, str | None, float] | None:
-        with self._lock:
-            row = self._db.execute("SELECT title, qid, created_at FROM aliases WHERE source=? AND lang=?"
-                                   " AND name=?", (source, lang, norm_name(name))).fetchone()
-        return (row[0], row[1], row[2]) if row else None
 
     # ----------------------------------------------------------------- passages and ranking
 

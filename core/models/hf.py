@@ -15,7 +15,6 @@ import os
 import queue
 import re
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -122,10 +121,6 @@ def cpu_threads_for(model: Any) -> int | None:
 
 
 # --------------------------------------------------------------------------- the generator
-
-
-class _Halt(Exception):
-    pass
 
 
 class HFGenerator(GeneratorBase):

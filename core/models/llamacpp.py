@@ -24,7 +24,6 @@ supplies it.
 """
 from __future__ import annotations
 
-import codecs
 import logging
 import math
 import os

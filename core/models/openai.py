@@ -31,10 +31,6 @@ log = logging.getLogger("mfact.models")
 _FINISH = {"stop": "eos", "eos": "eos", "length": "max_tokens", "max_tokens": "max_tokens"}
 
 
-class _StreamBroken(Exception):
-    pass
-
-
 class OpenAIGenerator(GeneratorBase):
     backend = "openai"
 

@@ -1,4 +1,4 @@
-"""Biography prompts in every language mfact offers (science.md section 1).
+"""Biography prompts in every language mfact offers (FActScore's "Tell me a bio of", Min et al. 2023).
 
 Two styles:
 

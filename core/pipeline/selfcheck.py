@@ -1,4 +1,4 @@
-"""SelfCheck consistency of a text against extra samples (science.md section 2)."""
+"""SelfCheck consistency of a text against extra samples (Spataru et al. 2024, after SelfCheckGPT)."""
 from __future__ import annotations
 
 import threading
@@ -12,7 +12,7 @@ from .text import clean_text
 
 
 def selfcheck_scores(sentences: Sequence[str], samples: Sequence[Sequence[str]], embedder: Embedder) -> list[float | None]:
-    """SelfCheck consistency (science.md section 2): for each sentence, 1 - the mean over samples of
+    """SelfCheck consistency (Spataru et al. 2024, after SelfCheckGPT): for each sentence, 1 - the mean over samples of
     its highest cosine similarity to a sentence of that sample. Higher = less consistent."""
     if not sentences:
         return []

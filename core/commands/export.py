@@ -1,4 +1,7 @@
-"""`mfact export SESSION_ID|--all -o FILE [--format mfact|factscore|spans]`: written atomically.
+"""`mfact export SESSION_ID|--all -o FILE [--format mfact|factscore|spans|html]`: written atomically.
+
+`html` writes one self-contained web page (core/html_session.py); with `--all`, `-o` names a folder
+that gets a page per session and `index.html`.
 
 `spans` writes one JSON line per session: `{"id", "text", "spans": [[start, end, "NS"], ...]}`, the
 hallucination spans (the union of the not-supported facts' spans, sorted, non-overlapping)."""
@@ -17,9 +20,11 @@ def register(sub) -> None:
     p.add_argument("session_id", nargs="?", metavar="SESSION_ID")
     p.add_argument("--all", action="store_true", help="every session (optionally with --lang)")
     p.add_argument("--lang", help="with --all: only sessions in this language")
-    p.add_argument("-o", "--output", required=True, metavar="FILE")
-    p.add_argument("--format", choices=["mfact", "factscore", "spans"], default="mfact",
-                   help="mfact JSON, FActScore JSONL, or spans: one {id, text, spans} line per session")
+    p.add_argument("-o", "--output", required=True, metavar="FILE",
+                   help="the file to write ('-' for stdout); with --all --format html, a folder")
+    p.add_argument("--format", choices=["mfact", "factscore", "spans", "html"], default="mfact",
+                   help="mfact JSON, FActScore JSONL, spans: one {id, text, spans} line per session, or "
+                        "html: a web page that opens anywhere (with --all: a folder with an index page)")
     p.set_defaults(func=cmd_export)
 
 
@@ -37,6 +42,8 @@ def cmd_export(args) -> int:
             sessions = [store.get_session(store.resolve_id(args.session_id))]
     finally:
         store.close()
+    if args.format == "html":
+        return _export_html(sessions, args)
     if args.format == "mfact":
         # the stored figures may predate relabels made since: export them from the effective labels
         from .. import metrics as M
@@ -53,4 +60,24 @@ def cmd_export(args) -> int:
     path = write_sessions(sessions, args.output, args.format, single if args.format == "mfact" else None)
     out(f"exported {len(sessions)} session{'s' if len(sessions) != 1 else ''} to {plain(str(path))}"
         f" ({args.format})")
+    return 0
+
+
+def _export_html(sessions: list, args) -> int:
+    from ..formats import atomic_write
+    from ..html_session import session_page, write_pages
+
+    if args.all:
+        if args.output == "-":
+            raise MfactError("--all --format html writes a folder", "give -o FOLDER")
+        index = write_pages(sessions, args.output)
+        out(f"exported {len(sessions)} session page{'s' if len(sessions) != 1 else ''} to "
+            f"{plain(str(index.parent))} (open {plain(index.resolve().as_uri())})")
+        return 0
+    page = session_page(sessions[0])
+    if args.output == "-":
+        sys.stdout.write(page)
+        return 0
+    path = atomic_write(args.output, page)
+    out(f"exported 1 session to {plain(str(path))} (html; open {plain(path.resolve().as_uri())})")
     return 0

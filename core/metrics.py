@@ -91,6 +91,28 @@ def mean(values: Iterable[float | None]) -> float | None:
     return sum(vals) / len(vals) if vals else None
 
 
+BOOTSTRAP = 1000
+BOOTSTRAP_SEED = 0
+
+
+def bootstrap_ci(values: Iterable[float | None], level: float = 0.95, n_resamples: int = BOOTSTRAP,
+                 seed: int = BOOTSTRAP_SEED) -> tuple[float, float] | None:
+    """Percentile bootstrap confidence interval of the mean of `values` (None left out): the texts
+    resampled with replacement `n_resamples` times, seeded. None below two values."""
+    import numpy as np
+
+    vals = np.asarray([v for v in values if v is not None], dtype=np.float64)
+    if vals.size < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    step = max(1, 2_000_000 // vals.size)          # resamples at a time: bounded memory
+    means = np.concatenate([vals[rng.integers(0, vals.size, size=(min(step, n_resamples - i), vals.size))]
+                            .mean(axis=1) for i in range(0, n_resamples, step)])
+    tail = (1.0 - level) / 2.0
+    lo, hi = np.quantile(means, [tail, 1.0 - tail])
+    return float(lo), float(hi)
+
+
 # --------------------------------------------------------------------------- semantic drift
 
 

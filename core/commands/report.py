@@ -1,6 +1,7 @@
 """`mfact report`: per-language (and per-model) figures over the store, or per rarity / region.
 
     mfact report [--lang en,es] [--by rarity|region] [--json | --csv | --markdown] [-o FILE]
+    mfact report --html -o report.html      (tables and charts in one page: core/html_report.py)
 """
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ def register(sub) -> None:
     fmt.add_argument("--json", dest="fmt", action="store_const", const="json")
     fmt.add_argument("--csv", dest="fmt", action="store_const", const="csv")
     fmt.add_argument("--markdown", dest="fmt", action="store_const", const="markdown")
+    fmt.add_argument("--html", dest="fmt", action="store_const", const="html",
+                     help="a self-contained web page: the tables and charts (FActScore by language with "
+                          "bootstrap intervals, hallucination rate, by rarity or region, the drift curve)")
     p.add_argument("-o", "--output", help="write to this file (atomically) instead of stdout")
     p.add_argument("--no-p-value", dest="p_value", action="store_false",
                    help="skip the permutation test (faster on large stores)")
@@ -45,6 +49,8 @@ def cmd_report(args) -> int:
             sessions.extend(store.iter_sessions(language=code))
     finally:
         store.close()
+    if args.fmt == "html":
+        return _html(sessions, langs, args)
     report = build_report(sessions, by=args.by, languages=langs, p_value=args.p_value)
     if args.fmt == "table" and not args.output:
         render_table(report)
@@ -69,4 +75,19 @@ def cmd_report(args) -> int:
         atomic_write(args.output, text)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _html(sessions: list, langs: list[str] | None, args) -> int:
+    from ..html_report import report_page
+
+    page = report_page(sessions, languages=langs, p_value=args.p_value)
+    if not args.output or args.output == "-":
+        sys.stdout.write(page)
+        return 0
+    from ..formats import atomic_write
+    from ._common import out, plain
+
+    path = atomic_write(args.output, page)
+    out(f"wrote the report to {plain(str(path))} (open {plain(path.resolve().as_uri())})")
     return 0

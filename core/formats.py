@@ -30,7 +30,7 @@ from .session import (LABELS, MAX_FACT_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS, En
                       HumanLabel, Session, SessionFormatError, json_type, now_iso)
 
 FORMATS = ("mfact", "factscore")                 # read and written
-EXPORT_FORMATS = FORMATS + ("spans",)            # written only
+EXPORT_FORMATS = FORMATS + ("spans", "pairs")   # written only
 FACTSCORE_KEY = "factscore"      # session.config key holding what FActScore's format needs back
 
 
@@ -430,6 +430,8 @@ def dumps_sessions(sessions: list[Session], fmt: str = "mfact", single: bool | N
         return "".join(json.dumps(session_to_factscore(s), ensure_ascii=False) + "\n" for s in sessions)
     if fmt == "spans":
         return "".join(json.dumps(session_to_spans(s), ensure_ascii=False) + "\n" for s in sessions)
+    if fmt == "pairs":
+        return "".join(json.dumps(p, ensure_ascii=False) + "\n" for s in sessions for p in session_to_pairs(s))
     raise MfactError(f"unknown format {fmt!r}", "one of: " + ", ".join(EXPORT_FORMATS))
 
 
@@ -437,6 +439,21 @@ def session_to_spans(s: Session) -> dict:
     """The hallucination spans of a session (one JSONL line of `--format spans`): the text and the
     union of its not-supported facts' spans, `[start, end, label]` in characters of `text`."""
     return {"id": s.id, "text": s.text, "spans": [[a, b, lab] for a, b, lab in s.ns_spans()]}
+
+
+def session_to_pairs(s: Session) -> list[dict]:
+    """The human labels of a session as training pairs (`--format pairs`, one JSONL line each):
+    `{"claim", "evidence", "lang", "label", "id", "entity"}`, the evidence being the passages the
+    automatic verdict cited (best first; empty when it cited none). `mfact verify-pairs` reads them."""
+    by_id = s.evidence_by_id()
+    out = []
+    for f in s.facts:
+        if f.human is None:
+            continue
+        cited = [by_id[e].text for e in (f.auto.evidence if f.auto else []) if e in by_id]
+        out.append({"claim": f.text, "evidence": cited, "lang": s.language, "label": f.human.label,
+                    "id": f"{s.id}:{f.id}", "entity": s.entity.name})
+    return out
 
 
 def write_sessions(sessions: list[Session], path: str | Path, fmt: str = "mfact",

@@ -112,6 +112,9 @@ class Verdict:
     marks: list[tuple[int, int]] = field(default_factory=list)
     # the evidence words that conflict with them: (evidence id, start, end) in that passage's text
     evidence_marks: list[tuple[str, int, int]] = field(default_factory=list)
+    # set when the user's adaptation (core/adapt) made this verdict: its version and the verifier's
+    # own verdict before it; None: the verifier's verdict as it is
+    adaptation: "Adapted | None" = None
 
     def to_dict(self) -> dict:
         d = {"label": self.label, "confidence": self.confidence, "verifier": self.verifier,
@@ -120,7 +123,18 @@ class Verdict:
             d["marks"] = [[a, b] for a, b in self.marks]
         if self.evidence_marks:
             d["evidence_marks"] = [[e, a, b] for e, a, b in self.evidence_marks]
+        if self.adaptation is not None:
+            d["adaptation"] = self.adaptation.to_dict()
         return d
+
+    @property
+    def unadapted(self) -> "Verdict":
+        """The verifier's own verdict (label and confidence before any adaptation)."""
+        a = self.adaptation
+        if a is None:
+            return self
+        return Verdict(a.label, a.confidence, self.verifier, list(self.evidence), self.reason,
+                       list(self.marks), list(self.evidence_marks))
 
     def marks_json(self) -> str | None:
         """The marks as the store keeps them (None: none)."""
@@ -150,10 +164,33 @@ class Verdict:
         ev = [] if ev is None else ev
         if not isinstance(ev, list):
             raise SessionFormatError(f"{where}.evidence", "must be a list of evidence ids")
+        ad = d.get("adaptation")
         return cls(label=_label(d.get("label"), f"{where}.label"), confidence=float(conf),
                    verifier=_text(d, "verifier", where), evidence=[str(e) for e in ev],
                    reason=_opt_str(d, "reason", where), marks=_marks(d.get("marks"), f"{where}.marks"),
-                   evidence_marks=_evidence_marks(d.get("evidence_marks"), f"{where}.evidence_marks"))
+                   evidence_marks=_evidence_marks(d.get("evidence_marks"), f"{where}.evidence_marks"),
+                   adaptation=None if ad is None else Adapted.from_dict(ad, f"{where}.adaptation"))
+
+
+@dataclass
+class Adapted:
+    """What the user's adaptation changed in a verdict: its version (`mfact learn`) and the
+    verifier's own label and confidence before it."""
+    version: str
+    label: str
+    confidence: float
+
+    def to_dict(self) -> dict:
+        return {"version": self.version, "label": self.label, "confidence": self.confidence}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str) -> "Adapted":
+        d = _obj(d, where)
+        conf = d.get("confidence")
+        if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not 0.0 <= conf <= 1.0:
+            raise SessionFormatError(f"{where}.confidence", f"must be a number in [0, 1], got {_shown(conf)}")
+        return cls(version=_limit(_str(d, "version", where), 100, f"{where}.version"),
+                   label=_label(d.get("label"), f"{where}.label"), confidence=float(conf))
 
 
 def _marks(v: Any, where: str) -> list[tuple[int, int]]:

@@ -26,6 +26,10 @@ as rows.
 - Schema 3: `facts.auto_marks` keeps the wrong words of an automatic verdict and the conflicting
   evidence words (JSON, `Verdict.marks_json`); a schema-2 store gets the column in the same kind of
   transaction.
+- Schema 4: `facts.auto_adaptation` keeps, for a verdict the user's adaptation made (core/adapt),
+  its version and the verifier's own label and confidence (JSON, `Adapted`); added the same way.
+  `update_verdicts` writes automatic verdicts only (`mfact rejudge`): a human label is never
+  touched there.
 """
 from __future__ import annotations
 
@@ -38,10 +42,10 @@ from typing import Any, Iterator
 
 from .figures import Checks, Metrics
 from .protocols import MfactError
-from .session import (LABELS, Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict,
-                      now_iso)
+from .session import LABELS, Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict, now_iso
+from .store_verdicts import StoreVerdicts, _adapted, _auto_row
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -185,7 +189,7 @@ class LabelConflict(MfactError):
                          " it is left as it is", "")
 
 
-class Store:
+class Store(StoreVerdicts):
     """SQLite store of sessions. `Store()` opens (creating if needed) `paths.store_file()`."""
 
     def __init__(self, path: str | Path | None = None):
@@ -259,8 +263,9 @@ class Store:
             if version == SCHEMA_VERSION:
                 return
             cols = {r[1] for r in db.execute("PRAGMA table_info(facts)").fetchall()}
-            if "auto_marks" not in cols:
-                db.execute("ALTER TABLE facts ADD COLUMN auto_marks TEXT")
+            for col in ("auto_marks", "auto_adaptation"):
+                if col not in cols:
+                    db.execute(f"ALTER TABLE facts ADD COLUMN {col} TEXT")
             if version is not None and version >= 2:
                 db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
                            (str(SCHEMA_VERSION),))
@@ -335,11 +340,8 @@ class Store:
             db.executemany(
                 "INSERT INTO facts(session_id, id, pos, text, sentence, span_start, span_end,"
                 " auto_label, auto_confidence, auto_verifier, auto_evidence, auto_reason, auto_marks,"
-                " human_label, human_time) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(s.id, f.id, i, f.text, f.sentence, f.span[0], f.span[1],
-                  f.auto.label if f.auto else None, f.auto.confidence if f.auto else None,
-                  f.auto.verifier if f.auto else None, _dump(f.auto.evidence) if f.auto else None,
-                  f.auto.reason if f.auto else None, f.auto.marks_json() if f.auto else None,
+                " auto_adaptation, human_label, human_time) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [(s.id, f.id, i, f.text, f.sentence, f.span[0], f.span[1], *_auto_row(f.auto),
                   f.human.label if f.human else None, f.human.time if f.human else None)
                  for i, f in enumerate(s.facts)])
             db.executemany(
@@ -518,8 +520,8 @@ class Store:
                 raise MfactError(f"no session {session_id!r} in the store", "see `mfact sessions list`")
             facts = self._db.execute(
                 "SELECT id, text, sentence, span_start, span_end, auto_label, auto_confidence,"
-                " auto_verifier, auto_evidence, auto_reason, human_label, human_time, auto_marks"
-                " FROM facts WHERE session_id=? ORDER BY pos", (session_id,)).fetchall()
+                " auto_verifier, auto_evidence, auto_reason, human_label, human_time, auto_marks,"
+                " auto_adaptation FROM facts WHERE session_id=? ORDER BY pos", (session_id,)).fetchall()
             evidence = self._db.execute(
                 "SELECT id, source, lang, title, url, section, text, score FROM evidence"
                 " WHERE session_id=? ORDER BY pos", (session_id,)).fetchall()
@@ -636,9 +638,10 @@ def _session_from_rows(row, facts, evidence) -> Session:
     ent = _load(entity_json, {})
     gen = _load(generator_json, {})
     fact_objs = []
-    for (fid, ftext, sentence, a, b, al, ac, av, ae, ar, hl, ht, am) in facts:
+    for (fid, ftext, sentence, a, b, al, ac, av, ae, ar, hl, ht, am, ad) in facts:
         auto = Verdict(label=al, confidence=ac if ac is not None else 1.0, verifier=av or "",
-                       evidence=list(_load(ae, [])), reason=ar).with_marks_json(am) if al else None
+                       evidence=list(_load(ae, [])), reason=ar,
+                       adaptation=_adapted(ad)).with_marks_json(am) if al else None
         human = HumanLabel(label=hl, time=ht or "") if hl else None
         fact_objs.append(Fact(id=fid, text=ftext, sentence=sentence, span=(a, b), auto=auto, human=human))
     return Session(

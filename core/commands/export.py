@@ -1,10 +1,12 @@
-"""`mfact export SESSION_ID|--all -o FILE [--format mfact|factscore|spans|html]`: written atomically.
+"""`mfact export SESSION_ID|--all -o FILE [--format mfact|factscore|spans|pairs|html]`: written atomically.
 
 `html` writes one self-contained web page (core/html_session.py); with `--all`, `-o` names a folder
 that gets a page per session and `index.html`.
 
 `spans` writes one JSON line per session: `{"id", "text", "spans": [[start, end, "NS"], ...]}`, the
-hallucination spans (the union of the not-supported facts' spans, sorted, non-overlapping)."""
+hallucination spans (the union of the not-supported facts' spans, sorted, non-overlapping).
+`pairs` writes one JSON line per fact a person labelled, `{"claim", "evidence", "lang", "label",
+"id", "entity"}`: training data for any model (and input for `mfact verify-pairs`)."""
 from __future__ import annotations
 
 import sys
@@ -14,7 +16,8 @@ from ._common import out, plain
 
 
 def register(sub) -> None:
-    p = sub.add_parser("export", help="export sessions as mfact JSON, FActScore JSONL or hallucination spans",
+    p = sub.add_parser("export", help="export sessions as mfact JSON, FActScore JSONL, hallucination spans,"
+                                      " labelled claim/evidence pairs or web pages",
                        description="Write one session (or --all) to FILE atomically (a temporary file, "
                                    "then a rename: never a half-written file). '-o -' writes to stdout.")
     p.add_argument("session_id", nargs="?", metavar="SESSION_ID")
@@ -22,8 +25,9 @@ def register(sub) -> None:
     p.add_argument("--lang", help="with --all: only sessions in this language")
     p.add_argument("-o", "--output", required=True, metavar="FILE",
                    help="the file to write ('-' for stdout); with --all --format html, a folder")
-    p.add_argument("--format", choices=["mfact", "factscore", "spans", "html"], default="mfact",
-                   help="mfact JSON, FActScore JSONL, spans: one {id, text, spans} line per session, or "
+    p.add_argument("--format", choices=["mfact", "factscore", "spans", "pairs", "html"], default="mfact",
+                   help="mfact JSON, FActScore JSONL, spans: one {id, text, spans} line per session, "
+                        "pairs: one {claim, evidence, lang, label} line per fact you labelled, or "
                         "html: a web page that opens anywhere (with --all: a folder with an index page)")
     p.set_defaults(func=cmd_export)
 
@@ -58,8 +62,11 @@ def cmd_export(args) -> int:
                                                          single if args.format == "mfact" else None)))
         return 0
     path = write_sessions(sessions, args.output, args.format, single if args.format == "mfact" else None)
-    out(f"exported {len(sessions)} session{'s' if len(sessions) != 1 else ''} to {plain(str(path))}"
-        f" ({args.format})")
+    what = f"{len(sessions)} session{'s' if len(sessions) != 1 else ''}"
+    if args.format == "pairs":
+        n = sum(1 for s in sessions for f in s.facts if f.human is not None)
+        what = f"{n} labelled fact{'s' if n != 1 else ''} of {what}"
+    out(f"exported {what} to {plain(str(path))} ({args.format})")
     return 0
 
 

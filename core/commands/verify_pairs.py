@@ -6,6 +6,8 @@ Input: one JSON object per line, `{"id", "lang", "claim", "evidence"}` (evidence
 list of passages; optional `entity`, and `label` = the gold label S/NS/IR for a score). Every line is
 checked before any work starts; a bad line stops with its line number and nothing is written.
 Output: one line per pair, `{"id", "label", "confidence"}` with --json, else `id  label  confidence`.
+The adaptation learnt from your labels (`mfact learn`) applies where it was adopted (`--adapt off`:
+the verifier as it is).
 When the input has gold labels, accuracy per language goes to stderr.
 """
 from __future__ import annotations
@@ -132,6 +134,8 @@ def cmd_verify_pairs(args) -> int:
         from ..embedders import load_embedder
         embedder = load_embedder(cfg.embedder)
     verifier = build_verifier(cfg, embedder, generator)
+    from ..adapt import Adapter
+    adapter = Adapter(mode=cfg.adapt)          # the adaptation learnt from your labels (mfact learn)
     stats: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     batch = max(1, int(args.batch))
     for start in range(0, len(pairs), batch):
@@ -143,6 +147,7 @@ def cmd_verify_pairs(args) -> int:
             verdicts = verifier.verify_batch(items)
         else:
             verdicts = [verifier.verify(*it) for it in items]
+        verdicts = [adapter.apply(v, it[2]) for v, it in zip(verdicts, items)]
         for p, v in zip(part, verdicts):
             if args.json:
                 sys.stdout.write(json_dumps_safe({"id": p["id"], "label": v.label,

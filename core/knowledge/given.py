@@ -99,11 +99,13 @@ class GivenRetriever(Stage):
     version = "1"
 
     def __init__(self, passages: Sequence[dict], embedder: Embedder | None = None,
-                 dense_weight: float = DENSE_WEIGHT):
+                 dense_weight: float = DENSE_WEIGHT, evidence: Sequence[Evidence] = ()):
+        """`evidence`: passages already split and named (a stored session's, `mfact rejudge`),
+        ranked as they are, before those of `passages`."""
         self.embedder = embedder
         self.dense_weight = dense_weight if embedder is not None else 0.0
         self.notices: list[str] = []
-        self.evidence: list[Evidence] = []
+        self.evidence: list[Evidence] = list(evidence)
         for i, p in enumerate(passages):
             title = p.get("title") or f"passage {i + 1}"
             lang = p.get("lang") or ""

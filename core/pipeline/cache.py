@@ -62,12 +62,19 @@ class VerdictCache:
         return v
 
     def put(self, key: str, verdict: Verdict) -> None:
+        self.put_many([(key, verdict)])
+
+    def put_many(self, items: list[tuple[str, Verdict]]) -> None:
+        """Store verdicts in one transaction (one disk sync for a batch)."""
+        if not items:
+            return
+        now = time.time()
         try:
             with self._lock:
                 db = self._db()
-                db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?)",
-                           (key, verdict.verifier, json.dumps(verdict.to_dict(), ensure_ascii=False),
-                            time.time()))
+                db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?)",
+                               [(key, v.verifier, json.dumps(v.to_dict(), ensure_ascii=False), now)
+                                for key, v in items])
                 db.commit()
         except sqlite3.Error as exc:
             log.warning("verdict cache not written: %s", exc)

@@ -6,7 +6,7 @@ any Verifier; `check_fact` is the whole per-fact step. The run calls it in its w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..errors import MfactError
 from ..protocols import Retriever, Verifier
@@ -16,26 +16,45 @@ from .cache import VerdictCache
 
 class CachedVerifier:
     """A verifier behind the on-disk verdict cache, its answers validated: the label is one of S,
-    NS, IR, the confidence in [0, 1], the cited evidence among the passages given."""
+    NS, IR, the confidence in [0, 1], the cited evidence among the passages given. With an
+    `adapter` (core/adapt), the user's adaptation is applied to each verdict after the cache,
+    which keeps the verifier's own verdicts (a new adaptation needs no new verification)."""
 
-    def __init__(self, verifier: Verifier, cache: VerdictCache | None = None):
+    def __init__(self, verifier: Verifier, cache: VerdictCache | None = None, adapter: Any = None):
         self.verifier = verifier
         self.cache = cache
+        self.adapter = adapter
         self.name = getattr(verifier, "name", type(verifier).__name__)
         self.version = str(getattr(verifier, "version", ""))
 
     def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> tuple[Verdict, bool]:
         """(verdict, came from the cache)."""
-        key = None
+        return self.verify_many([(fact, entity, lang, passages)])[0]
+
+    def verify_many(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[tuple[Verdict, bool]]:
+        """`verify` of many facts: those not in the cache in one `verify_batch` call of the verifier
+        when it has one (`mfact rejudge`)."""
+        out: list[tuple[Verdict, bool] | None] = [None] * len(items)
+        keys: list[str | None] = [None] * len(items)
+        todo = []
+        for i, (fact, entity, lang, passages) in enumerate(items):
+            if self.cache is not None:
+                keys[i] = VerdictCache.key(self.name, self.version, entity, lang, fact, [e.id for e in passages])
+                cached = self.cache.get(keys[i])
+                if cached is not None:
+                    out[i] = (cached, True)
+                    continue
+            todo.append(i)
+        batch = getattr(self.verifier, "verify_batch", None)
+        fresh = (batch([items[i] for i in todo]) if batch is not None and len(todo) > 1
+                 else [self.verifier.verify(*items[i]) for i in todo])
+        for i, v in zip(todo, fresh):
+            out[i] = (self.validate(v, items[i][3]), False)
         if self.cache is not None:
-            key = VerdictCache.key(self.name, self.version, entity, lang, fact, [e.id for e in passages])
-            cached = self.cache.get(key)
-            if cached is not None:
-                return cached, True
-        verdict = self.validate(self.verifier.verify(fact, entity, lang, passages), passages)
-        if self.cache is not None and key is not None:
-            self.cache.put(key, verdict)
-        return verdict, False
+            self.cache.put_many([(keys[i], out[i][0]) for i in todo if keys[i] is not None])
+        if self.adapter is not None:
+            out = [(self.adapter.apply(v, items[i][2]), c) for i, (v, c) in enumerate(out)]
+        return out
 
     def validate(self, verdict: Verdict, passages: Sequence[Evidence]) -> Verdict:
         if verdict.label not in LABELS:

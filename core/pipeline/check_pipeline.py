@@ -25,11 +25,14 @@ class CheckPipeline:
     Stages are any objects implementing the Protocols of core/protocols.py. `embedder` is needed
     only for SelfCheck (cfg.selfcheck_samples > 0); `detector` is recorded in the config (the CaLM
     language check uses mfact.core.langid). `cache=False` turns the on-disk verdict cache off.
+    `adapter`: applies the adaptation learnt from the user's labels to each new verdict (core/adapt;
+    default: the one beside the store, as `cfg.adapt` says).
     """
 
     def __init__(self, generator: Generator | None, extractor: Extractor, retriever: Retriever,
                  verifier: Verifier, cfg: Config | None = None, embedder: Embedder | None = None,
-                 detector: LanguageDetector | None = None, cache: bool | VerdictCache = True):
+                 detector: LanguageDetector | None = None, cache: bool | VerdictCache = True,
+                 adapter: Any = None):
         self.generator = generator
         self.extractor = extractor
         self.retriever = retriever
@@ -41,6 +44,10 @@ class CheckPipeline:
             self.cache: VerdictCache | None = cache
         else:
             self.cache = VerdictCache() if cache else None
+        if adapter is None:
+            from ..adapt import Adapter
+            adapter = Adapter(mode=self.cfg.adapt)
+        self.adapter = adapter
         self.stats = RunStats()
         self._inbox: queue.Queue | None = None
         self._lock = threading.Lock()

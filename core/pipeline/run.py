@@ -61,7 +61,7 @@ class Run:
         self.builder = SessionBuilder(session)
         self.session = session
         self.langs = evidence_langs(self.cfg, lang)
-        self.verifier = CachedVerifier(p.verifier, p.cache)
+        self.verifier = CachedVerifier(p.verifier, p.cache, getattr(p, "adapter", None))
         self.text = TextStream(lang, lead=lead_name(self.prompt, entity.name) if text is None else "",
                                repeat_guard=bool(self.cfg.stop_on_repeat and self.params.stop_on_repeat))
         self.done_facts: set[str] = set()

@@ -1,0 +1,261 @@
+"""Fitting the adaptation from the user's labels, and deciding, language by language, whether it
+is adopted.
+
+The data: every fact a person labelled whose automatic verdict came from the configured verifier
+(S or NS; its own verdict, before any adaptation). Each language gets a calibration of its own,
+shrunk towards the pooled one of all languages (model.py), when it has at least MIN_OWN labels;
+with fewer it gets the pooled one. Whether it is adopted is decided on held-out labels only:
+FOLDS-fold cross-validation over the labels (stratified by language and label; a fold's models are
+fitted without it and score only it). A language is adopted when the adapted verdicts agree with
+more of its held-out labels than the verifier's own did; under MIN_LABELS labels it is not judged.
+"""
+from __future__ import annotations
+
+import time
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import metrics as M
+from .features import FEATURES, THRESHOLD, Row, feature_row, p_supported, verifier_name
+from .model import PRIOR_LANG, PRIOR_POOLED, Calibration, fit
+
+FOLDS = 5
+MIN_LABELS = 10      # fewer labels in a language: not judged, not adopted
+MIN_OWN = 30         # fewer: the pooled calibration, no model of its own
+ECE_BINS = 10
+
+
+@dataclass
+class Scores:
+    """Agreement of verdicts with the human labels and calibration of their p(supported)."""
+    n: int
+    accuracy: float | None
+    kappa: float | None
+    ece: float | None
+
+    def to_dict(self) -> dict:
+        r = lambda v: None if v is None else round(float(v), 4)  # noqa: E731
+        return {"n": self.n, "accuracy": r(self.accuracy), "kappa": r(self.kappa), "ece": r(self.ece)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Scores":
+        return cls(int(d.get("n", 0)), d.get("accuracy"), d.get("kappa"), d.get("ece"))
+
+
+@dataclass
+class LangResult:
+    lang: str
+    labels: int
+    before: Scores
+    after: Scores | None = None
+    adopted: bool = False
+    model: str = ""                  # "own" or "pooled"
+    why: str = ""                    # why it was not adopted
+    calibration: Calibration | None = None
+
+    @property
+    def gain_points(self) -> float | None:
+        """Held-out accuracy after minus before, in points."""
+        if self.after is None or self.after.accuracy is None or self.before.accuracy is None:
+            return None
+        return 100.0 * (self.after.accuracy - self.before.accuracy)
+
+
+@dataclass
+class LearnResult:
+    verifier: str
+    labels: int
+    pooled: Calibration
+    languages: dict[str, LangResult] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass
+class Data:
+    """The rows as arrays: features, labels (1: supported), languages, human and verifier labels."""
+    x: np.ndarray
+    y: np.ndarray
+    lang: np.ndarray
+    human: list[str]
+    label: list[str]
+    keys: list[tuple[str, str]]
+
+    @classmethod
+    def of(cls, rows: list[Row]) -> "Data":
+        x = np.stack([r.x for r in rows]) if rows else np.zeros((0, len(FEATURES)))
+        return cls(x, np.array([r.y for r in rows], dtype=np.float64), np.array([r.lang for r in rows], dtype=object),
+                   [r.human or "" for r in rows], [r.label for r in rows], [r.key for r in rows])
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+
+def rows_from_store(store, verifier: str) -> list[Row]:
+    """The labelled facts of the store whose verdict the verifier `verifier` (a name) made, each
+    with the verifier's own verdict (the one before any adaptation)."""
+    import json
+
+    out = []
+    for sid, fid, lang, _text, human, label, conf, ver, reason, marks, adapted in store.labelled_facts():
+        if verifier_name(ver) != verifier:
+            continue
+        if adapted:
+            try:
+                d = json.loads(adapted)
+                label, conf = str(d["label"]), float(d["confidence"])
+            except (ValueError, KeyError, TypeError):
+                pass                     # a damaged record: the verdict as stored
+        p = p_supported(label, 1.0 if conf is None else conf)
+        if p is not None:
+            marked = bool(marks) and _has_marks(marks)
+            out.append(Row((sid, fid), lang, human, label, p, feature_row(p, reason, marked)))
+    return out
+
+
+def _has_marks(raw: str) -> bool:
+    import json
+    try:
+        return bool(json.loads(raw).get("marks"))
+    except (ValueError, AttributeError):
+        return False
+
+
+def assign_folds(data: Data, folds: int = FOLDS) -> np.ndarray:
+    """A fold for every row, stratified by (language, label): within each group the rows are
+    ordered by a hash of their key (stable as labels are added) and dealt round-robin."""
+    out = np.zeros(len(data), dtype=np.int64)
+    groups: dict[tuple, list[int]] = {}
+    for i in range(len(data)):
+        groups.setdefault((data.lang[i], int(data.y[i])), []).append(i)
+    start = 0
+    for _g, idx in sorted(groups.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+        idx.sort(key=lambda i: (zlib.crc32("\x1f".join(data.keys[i]).encode("utf-8")), data.keys[i]))
+        for j, i in enumerate(idx):
+            out[i] = (start + j) % folds
+        start += len(idx)
+    return out
+
+
+# --------------------------------------------------------------------------- models
+
+
+@dataclass
+class Models:
+    pooled: Calibration
+    own: dict[str, Calibration]
+
+    def for_lang(self, lang: str) -> Calibration:
+        return self.own.get(lang, self.pooled)
+
+
+def fit_models(data: Data, idx: np.ndarray, own_langs: set[str]) -> Models:
+    """The pooled calibration on rows `idx`, and one per language of `own_langs` shrunk to it."""
+    pooled = fit(data.x[idx], data.y[idx], Calibration.identity(), PRIOR_POOLED)
+    own = {}
+    for lang in own_langs:
+        li = idx[data.lang[idx] == lang]
+        if len(li):
+            own[lang] = fit(data.x[li], data.y[li], pooled, PRIOR_LANG)
+    return Models(pooled, own)
+
+
+def predict(models: Models, data: Data, idx: np.ndarray) -> np.ndarray:
+    """p'(supported) of rows `idx`, each by its language's calibration."""
+    out = np.zeros(len(idx))
+    for lang in set(data.lang[idx]):
+        sel = data.lang[idx] == lang
+        out[sel] = models.for_lang(lang).prob(data.x[idx[sel]])
+    return out
+
+
+def cross_validate(data: Data, own_langs: set[str], folds: int = FOLDS) -> np.ndarray:
+    """Held-out p'(supported) of every row: the models of fold k are fitted without fold k's rows
+    and score only them."""
+    fold = assign_folds(data, folds)
+    probs = np.full(len(data), np.nan)
+    for k in range(folds):
+        test = np.flatnonzero(fold == k)
+        train = np.flatnonzero(fold != k)
+        if len(test):
+            probs[test] = predict(fit_models(data, train, own_langs), data, test)
+    return probs
+
+
+# --------------------------------------------------------------------------- scores
+
+
+def ece(p: np.ndarray, y: np.ndarray, bins: int = ECE_BINS) -> float | None:
+    """Expected calibration error of p(supported) against the labels (equal-width bins)."""
+    if len(p) == 0:
+        return None
+    b = np.minimum((np.asarray(p) * bins).astype(int), bins - 1)
+    total = 0.0
+    for k in range(bins):
+        sel = b == k
+        if sel.any():
+            total += sel.sum() * abs(float(np.mean(p[sel])) - float(np.mean(y[sel])))
+    return float(total / len(p))
+
+
+def scores(human: list[str], labels: list[str], p: np.ndarray, y: np.ndarray) -> Scores:
+    ag = M.agreement(zip(human, labels))
+    return Scores(len(human), ag.accuracy, ag.kappa, ece(p, y))
+
+
+def adapted_labels(p: np.ndarray) -> list[str]:
+    return ["S" if v >= THRESHOLD else "NS" for v in p]
+
+
+# --------------------------------------------------------------------------- learning
+
+
+def learn(rows: list[Row], verifier: str = "offline", langs: set[str] | None = None,
+          folds: int = FOLDS) -> LearnResult:
+    """Cross-validate, decide per language (those in `langs`, default all), fit the adopted ones
+    on all their labels."""
+    t0 = time.perf_counter()
+    data = Data.of(rows)
+    counts: dict[str, int] = {}
+    for lang in data.lang:
+        counts[lang] = counts.get(lang, 0) + 1
+    own = {lang for lang, n in counts.items() if n >= MIN_OWN}
+    held = cross_validate(data, own, folds) if len(data) else np.zeros(0)
+    final = fit_models(data, np.arange(len(data)), own)
+    res = LearnResult(verifier, len(data), final.pooled)
+    p0 = np.array([r.p for r in rows]) if rows else np.zeros(0)
+    for lang in sorted(counts):
+        if langs is not None and lang not in langs:
+            continue
+        sel = np.flatnonzero(data.lang == lang)
+        res.languages[lang] = _decide(lang, data, sel, p0, held, final, lang in own)
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _decide(lang: str, data: Data, sel: np.ndarray, p0: np.ndarray, held: np.ndarray, final: Models,
+            own: bool) -> LangResult:
+    human = [data.human[i] for i in sel]
+    y = data.y[sel]
+    before = scores(human, [data.label[i] for i in sel], p0[sel], y)
+    r = LangResult(lang, len(sel), before, model="own" if own else "pooled")
+    if len(sel) < MIN_LABELS:
+        r.why = f"too few labels ({len(sel)} < {MIN_LABELS})"
+        return r
+    r.after = scores(human, adapted_labels(held[sel]), held[sel], y)
+    gain = r.gain_points or 0.0
+    if gain <= 0.0:
+        r.why = (f"no gain on held-out labels ({100 * before.accuracy:.1f}% -> {100 * r.after.accuracy:.1f}%)"
+                 if r.after.accuracy is not None else "no held-out accuracy")
+        return r
+    r.adopted = True
+    r.calibration = final.for_lang(lang)
+    return r
+
+
+def learn_from_store(store, verifier: str = "offline", langs: set[str] | None = None) -> LearnResult:
+    return learn(rows_from_store(store, verifier), verifier, langs)

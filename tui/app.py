@@ -75,6 +75,8 @@ class MfactApp(App):
         self._pipeline = None
         self._pipeline_lock = threading.Lock()
         self.keymap = validate_keymap(self.cfg.keys)
+        from .adapt_watch import AdaptWatch
+        self.adapt = AdaptWatch(self)        # refits after every 25 new labels (adapt = auto)
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = self.cfg.theme if self.cfg.theme in THEME_NAMES or \

@@ -51,6 +51,9 @@ ACTIONS: tuple[Action, ...] = (
     Action("label_irrelevant", "i", "relabel('IR')", "○ IR", "Label the selected fact irrelevant",
            "check"),
     Action("undo", "u", "undo", "Undo", "Undo the last relabel", "check"),
+    Action("next_uncertain", "w", "next_uncertain", "Uncertain",
+           "Next uncertain: the unlabelled fact whose p(supported) is closest to the decision threshold"
+           " (the label that teaches mfact the most)", "check", show=False),
     Action("focus_evidence", "enter", "focus_evidence", "Evidence",
            "Focus the evidence of the selected fact", "check", show=False),
     Action("cycle_panes", "tab", "cycle_panes", "Pane", "Cycle the panes: text, facts, evidence",

@@ -224,6 +224,15 @@ class CheckScreen(Screen):
             return
         self.keeper.relabel(f, label)
         self._after_label_change(f)
+        self.app.adapt.labelled()
+
+    def action_next_uncertain(self) -> None:
+        from mfact.core.adapt.features import next_uncertain
+        f = next_uncertain(self.session.facts, self.selected)
+        if f is None:
+            self.notify("No unlabelled fact with a verdict is left here.", timeout=3)
+        else:
+            self.select(f.id)
 
     def action_undo(self) -> None:
         last = self.keeper.pop_undo()

@@ -185,11 +185,14 @@ class CheckPanes:
     def render_header(self) -> None:
         scr = self.screen
         cfg = scr.app_cfg()
-        scr.query_one(MetricsBar).update(metrics_text(
+        text = metrics_text(
             scr.session, scr.metrics, scr.checks, self.palette, running=scr.running,
             tokens_per_s=scr.tokens_per_s, max_tokens=cfg.max_tokens if cfg else None,
-            status=scr.run_status or (scr.session.stop_reason or ""), counted=scr.live.counted()),
-            layout=False)
+            status=scr.run_status or (scr.session.stop_reason or ""), counted=scr.live.counted())
+        adapted = scr.app.adapt.indicator(scr.session.language) if hasattr(scr.app, "adapt") else ""
+        if adapted:
+            text.append(f"  {adapted}", style="dim")
+        scr.query_one(MetricsBar).update(text, layout=False)
 
     def render_evidence(self) -> None:
         scr = self.screen

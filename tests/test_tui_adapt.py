@@ -1,0 +1,108 @@
+"""The TUI and the adaptation learnt from the labels: the "next uncertain" key (and palette command)
+and the refit after every 25 new labels with its "adapted: n labels, +x pts" in the metrics bar."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from _pilot import wait_for
+
+from mfact.core.adapt.features import p_supported
+from mfact.core.config import Config
+from mfact.core.session import Entity, Evidence, Fact, Session, Verdict
+from mfact.core.store import Store
+from mfact.tui.adapt_watch import REFIT_EVERY
+from mfact.tui.app import MfactApp
+from mfact.tui.screens.check import CheckScreen
+
+pytestmark = pytest.mark.anyio
+SIZE = (170, 40)
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+def harsh_session(n: int = 60) -> Session:
+    """`n` facts whose verdicts (the offline verifier's) spread p(supported) over 0.2-0.8, in an
+    order unrelated to it; nothing labelled yet."""
+    facts, text = [], ""
+    for i in range(n):
+        p = 0.2 + 0.6 * ((i * 37) % n) / (n - 1)
+        sent = f"In {1850 + i} Ada Lovelace wrote note {i}. "
+        label = "S" if p >= 0.5 else "NS"
+        facts.append(Fact(id=f"f{i}", text=sent.strip(), sentence=i, span=(len(text), len(text) + len(sent) - 1),
+                          auto=Verdict(label, round(p if label == "S" else 1 - p, 4), "offline/3-test", ["e1"],
+                                       f"p(supported)={p:.2f}")))
+        text += sent
+    return Session(language="en", entity=Entity("Ada Lovelace"), id="harsh", text=text.strip(), facts=facts,
+                   evidence=[Evidence(id="e1", source="wikipedia", lang="en", title="Ada Lovelace", text="Ada.")])
+
+
+def header(app) -> str:
+    return str(app.screen.query_one("#metrics").render())
+
+
+async def test_next_uncertain_key_and_the_adapted_indicator_after_25_labels(mfact_home):
+    with Store() as st:
+        st.save_session(harsh_session())
+        session = st.get_session("harsh")
+    app = MfactApp(Config(workers=1), session=session)
+    order = sorted(session.facts, key=lambda f: abs(p_supported(f.auto.label, f.auto.confidence) - 0.5))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        scr = app.screen
+        assert isinstance(scr, CheckScreen)
+        assert "adapted" not in header(app)
+        picked = []
+        for _ in range(REFIT_EVERY):
+            await pilot.press("w")
+            picked.append(scr.selected)
+            await pilot.press("s")
+        assert [round(abs(p_supported(scr.builder.fact(i).auto.label, scr.builder.fact(i).auto.confidence) - 0.5), 4)
+                for i in picked] == [round(abs(p_supported(f.auto.label, f.auto.confidence) - 0.5), 4)
+                                     for f in order[:REFIT_EVERY]]
+        assert len(set(picked)) == REFIT_EVERY                 # never a labelled fact again
+        await wait_for(pilot, lambda: app.adapt.fits == 1, timeout=30)
+        written = json.loads((mfact_home / "data" / "adaptation.json").read_text(encoding="utf-8"))
+        en = written["languages"]["en"]
+        assert en["labels"] == REFIT_EVERY and en["adopted"] and en["model"] == "pooled"
+        gain = 100 * (en["after"]["accuracy"] - en["before"]["accuracy"])
+        assert f"adapted: {REFIT_EVERY} labels, {gain:+.1f} pts" in header(app)
+        assert app.adapt.last_seconds < 1.0
+        # the palette's command is the key's action
+        titles = {c.title for c in app.get_system_commands(scr)}
+        assert any(t.startswith("Next uncertain") for t in titles)
+    with Store() as st:
+        labels = st.human_labels("harsh")
+    assert sorted(k for k, v in labels.items() if v is not None) == sorted(picked)
+
+
+async def test_adapt_off_never_refits_and_shows_nothing(mfact_home):
+    with Store() as st:
+        st.save_session(harsh_session())
+        session = st.get_session("harsh")
+    app = MfactApp(Config(workers=1, adapt="off"), session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(REFIT_EVERY + 1):
+            await pilot.press("w", "n")
+        await pilot.pause(0.3)
+        assert app.adapt.fits == 0 and not app.adapt.running
+        assert "adapted" not in header(app)
+        assert not (mfact_home / "data" / "adaptation.json").exists()
+        await pilot.press("w")                     # 26 of 60 labelled: still some left
+        assert app.screen.builder.fact(app.screen.selected).human is None
+
+
+async def test_next_uncertain_says_so_when_every_fact_is_labelled(mfact_home):
+    s = harsh_session(3)
+    with Store() as st:
+        st.save_session(s)
+    app = MfactApp(Config(workers=1, adapt="off"), session=s)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("w", "s", "w", "s", "w", "s", "w")
+        await pilot.pause()
+        assert any("No unlabelled fact" in str(n.message) for n in app._notifications)

@@ -13,6 +13,12 @@ MediaWiki Action API, a SearXNG instance) in one of these fault modes:
     endless      a stream of tokens (or JSON whitespace) that never ends
     malformed    a broken SSE stream / body that is not JSON
 
+and, apart (STREAM_MODES: sizes rather than time):
+
+    huge-event        one event of 10 MB of text (a body of 10 MB)
+    endless-line      the headers, then 1 GB without a line break, as fast as the client reads
+    endless-line-gzip the same 1 GB gzip-compressed (about 1 MB on the wire)
+
 Every handler loop ends when the server is closed, so a test never leaves a thread behind.
 """
 from __future__ import annotations
@@ -20,10 +26,14 @@ from __future__ import annotations
 import json
 import threading
 import time
+import zlib
 
 from _loopback import Handler, LoopbackServer
 
 MODES = ("500", "429", "stall-headers", "stall-after", "keepalive", "trickle", "endless", "malformed")
+STREAM_MODES = ("huge-event", "endless-line", "endless-line-gzip")
+HUGE_EVENT_BYTES = 10_000_000
+ENDLESS_LINE_BYTES = 1 << 30
 
 
 class FaultServer(LoopbackServer):
@@ -88,9 +98,13 @@ class FaultServer(LoopbackServer):
             h.send_response(200)
             h.send_header("Content-Type", "text/event-stream" if sse else "application/json")
             h.send_header("Connection", "close")
+            if mode == "endless-line-gzip":
+                h.send_header("Content-Encoding", "gzip")
             h.end_headers()
             h.wfile.flush()
-            if mode == "stall-after":
+            if mode in STREAM_MODES:
+                self._big(h, mode, sse)
+            elif mode == "stall-after":
                 while self._wait(self.tick):
                     pass
             elif mode == "keepalive":
@@ -118,6 +132,27 @@ class FaultServer(LoopbackServer):
                 h.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, OSError):
             return
+
+    def _big(self, h, mode: str, sse: bool) -> None:
+        head = b'data: {"choices": [{"delta": {"content": "' if sse else b'{"query": {"pages": [{"title": "'
+        if mode == "huge-event":
+            words = b"Marie Curie " * (HUGE_EVENT_BYTES // 12)
+            h.wfile.write(head + words + (b'"}}]}\n\ndata: [DONE]\n\n' if sse else b'"}]}}'))
+            h.wfile.flush()
+            return
+        block = b"Marie Curie " * (1 << 16)          # 768 KiB, no line break
+        gz = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS) if mode.endswith("gzip") else None
+        sent = 0
+        data = head
+        while sent < ENDLESS_LINE_BYTES and not self.closed.is_set():
+            piece = gz.compress(data) if gz else data
+            if piece:
+                h.wfile.write(piece)
+            sent += len(data)
+            data = block
+        if gz:
+            h.wfile.write(gz.flush())
+        h.wfile.flush()
 
     def _sse(self, h, body, endless: bool) -> None:
         if not endless:     # in the fault modes the headers are already out

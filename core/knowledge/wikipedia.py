@@ -30,7 +30,7 @@ from urllib.parse import quote
 import httpx
 
 from .. import __version__
-from ..net import (DEFAULT_IDLE, DEFAULT_LOOKUP_TOTAL, Deadlines, deadline_words, read_body,
+from ..net import (ACCEPT_ENCODING, DEFAULT_IDLE, DEFAULT_LOOKUP_TOTAL, Deadlines, deadline_words, read_body,
                    retry_after_seconds, timeout_words)
 from ..languages import LANGUAGES
 from ..protocols import MfactError
@@ -154,6 +154,7 @@ class MediaWikiTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         if not request.headers.get("User-Agent", "").startswith(self.user_agent):
             request.headers["User-Agent"] = self.user_agent
+        request.headers["Accept-Encoding"] = ACCEPT_ENCODING    # what read_body inflates in bounded pieces
         host = request.url.host
         blocked = self._blocked_until.get(host, 0.0) - time.monotonic()
         if blocked > 0:
@@ -167,14 +168,16 @@ class MediaWikiTransport(httpx.BaseTransport):
                 started = time.monotonic()
                 r = self.inner.handle_request(request)
                 try:     # the body within the deadlines: a trickle or an endless body ends too
-                    body, why = read_body(r, self.deadlines, started, max_bytes=MAX_BODY, raw=True)
+                    body, why = read_body(r, self.deadlines, started, max_bytes=MAX_BODY)
                 finally:
                     r.close()
             if why:
                 raise MfactError(f"Wikipedia ({host}) did not answer in time: it "
                                  f"{deadline_words(why, self.deadlines)}",
                                  "check the network or --wikipedia-url, or raise --lookup-timeout")
-            r = httpx.Response(r.status_code, headers=r.headers, content=body, request=request,
+            headers = [(k, v) for k, v in r.headers.multi_items()
+                       if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
+            r = httpx.Response(r.status_code, headers=headers, content=body, request=request,
                                extensions={k: v for k, v in r.extensions.items() if k != "network_stream"})
             if not (r.status_code in (429, 503) or (r.status_code == 200 and _is_maxlag(r))):
                 return r

@@ -9,7 +9,10 @@ A watchdog thread (core/net.py) closes the response when the stop event is set (
 effect even while the server is between tokens), when no token came for `idle` seconds (keep-alive
 comments and empty deltas do not count), or when the whole request took longer than `total`.
 `--max-tokens` is enforced here too: a server that ignores `max_tokens` is cut off after that many
-tokens. Every failure ends in one MfactError naming the server and what to do.
+tokens, an event counting at least one token per `MAX_TOKEN_CHARS` characters (a server that sends
+megabytes in one event is cut at 16 characters a token, whatever token count it claims). A stream line is read in bounded
+memory (core/net.py `stream_lines`: at most 16 MB, compressed or not). Every failure ends in one
+MfactError naming the server and what to do.
 """
 from __future__ import annotations
 
@@ -22,13 +25,14 @@ from typing import Any, Iterator
 
 import httpx
 
-from ..net import Deadlines, Watchdog, deadline_words, make_client
+from ..net import MAX_LINE_BYTES, Deadlines, StreamError, Watchdog, deadline_words, make_client, stream_lines
 from ..protocols import Chunk, DecodingParams, GeneratorBase, MfactError
 from .prompts import build_prompt
 
 log = logging.getLogger("mfact.models")
 
 _FINISH = {"stop": "eos", "eos": "eos", "length": "max_tokens", "max_tokens": "max_tokens"}
+MAX_TOKEN_CHARS = 16     # an event counts at least one token per 16 characters: --max-tokens N bounds the text to 16 N
 
 
 class OpenAIGenerator(GeneratorBase):
@@ -147,9 +151,8 @@ class OpenAIGenerator(GeneratorBase):
         if "application/json" in ctype:            # a server that ignored stream=true
             yield from self._whole(response, params)
             return
-        limit = max(1, int(params.max_tokens))
+        budget = _Budget(params.max_tokens)
         reason: str | None = None
-        n = 0
         with Watchdog(response, self.deadlines, started, stop) as dog:
             try:
                 for data in _sse_events(response):
@@ -163,10 +166,9 @@ class OpenAIGenerator(GeneratorBase):
                         if stop is not None and stop.is_set():
                             break
                         dog.useful()
-                        tokens = min(tokens, limit - n)
-                        n += tokens
-                        yield Chunk(text, tokens=tokens, logprob=logprob)
-                        if n >= limit and not finish:
+                        kept, tokens, spent = budget.take(text, tokens)
+                        yield Chunk(kept, tokens=tokens, logprob=logprob)
+                        if len(kept) < len(text) or (spent and not finish):
                             reason = "max_tokens"     # the server ignored max_tokens: cut it off
                             break
                     if finish:
@@ -177,16 +179,20 @@ class OpenAIGenerator(GeneratorBase):
             except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
                 if isinstance(exc, httpx.ReadTimeout) and dog.reason is None:
                     dog.reason = "idle"
+                if isinstance(exc, StreamError) and dog.reason is None:
+                    raise MfactError(f"the model server at {self.base_url} broke off: {exc}",
+                                     f"check the server's log (mfact reads at most {MAX_LINE_BYTES // 2**20} MB"
+                                     " per stream line)") from None
                 if dog.reason is None and not (stop is not None and stop.is_set()):
                     raise MfactError(f"the connection to the model server at {self.base_url} broke"
                                      f" mid-stream ({type(exc).__name__})",
                                      "check the server's log and try again") from None
         if dog.reason in ("idle", "total"):
-            raise self._deadline_error(dog.reason, n)
+            raise self._deadline_error(dog.reason, budget.tokens)
         if dog.reason == "user" or (reason is None and stop is not None and stop.is_set()):
             reason = "user"
         if reason is None:
-            reason = "max_tokens" if n >= limit else "eos"
+            reason = "max_tokens" if budget.spent() else "eos"
         yield Chunk("", tokens=0, done=True, stop_reason=reason)
 
     def _deadline_error(self, why: str, tokens: int) -> MfactError:
@@ -215,8 +221,10 @@ class OpenAIGenerator(GeneratorBase):
         except (TypeError, ValueError, OverflowError):
             tokens = 1 if text else 0
         reason = _FINISH.get(str(choice.get("finish_reason")), "eos")
-        tokens = min(tokens, int(params.max_tokens))
-        yield Chunk(text, tokens=tokens)
+        kept, tokens, _ = _Budget(params.max_tokens).take(text, tokens)
+        if len(kept) < len(text):
+            reason = "max_tokens"
+        yield Chunk(kept, tokens=tokens)
         yield Chunk("", tokens=0, done=True, stop_reason=reason)
 
     def _parse(self, data: str) -> dict:
@@ -323,15 +331,39 @@ def _choice(event: dict, base_url: str) -> dict:
     return choices[0]
 
 
+class _Budget:
+    """What `--max-tokens` lets through: `limit` tokens, where an event counts the tokens the server
+    reports (its log-probabilities, else one) but at least one per `MAX_TOKEN_CHARS` characters."""
+
+    def __init__(self, max_tokens: int):
+        self.limit = max(1, int(max_tokens))
+        self.tokens = 0
+
+    def take(self, text: str, tokens: int) -> tuple[str, int, bool]:
+        """(the text of one event that fits, the tokens it counts, whether the budget is spent)."""
+        room = self.limit - self.tokens
+        cost = max(tokens, -(-len(text) // MAX_TOKEN_CHARS))
+        if cost > room:
+            text, cost = text[:room * MAX_TOKEN_CHARS], room
+        self.tokens += cost
+        return text, cost, self.spent()
+
+    def spent(self) -> bool:
+        return self.tokens >= self.limit
+
+
 def _sse_events(response: httpx.Response) -> Iterator[str]:
-    """The data of each server-sent event (multi-line data joined with newlines)."""
+    """The data of each server-sent event (multi-line data joined with newlines). Lines come from
+    `stream_lines` (bounded); an event's data lines together are bounded the same."""
     data: list[str] = []
+    size = 0
     saw_any = False
-    for line in response.iter_lines():
+    for line in stream_lines(response):
         if line == "":
             if data:
                 yield "\n".join(data)
                 data = []
+                size = 0
             continue
         if line.startswith(":"):
             continue                       # a comment / keep-alive
@@ -340,6 +372,9 @@ def _sse_events(response: httpx.Response) -> Iterator[str]:
             value = value[1:]
         if field == "data":
             data.append(value)
+            size += len(value)
+            if size > MAX_LINE_BYTES:
+                raise StreamError(f"it sent an event of more than {MAX_LINE_BYTES // 2**20} MB")
             saw_any = True
         elif field in ("event", "id", "retry"):
             continue

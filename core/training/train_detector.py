@@ -16,6 +16,7 @@ from best.pt (or last.pt) and exits.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -45,7 +46,13 @@ def log(msg: str) -> None:
 
 def build(args):
     wiki = Path(args.wiki) if args.wiki else None
-    arts, rep = dd.load_articles(wiki, leads=not args.no_leads, silver_dir=Path(args.silver), cache=Path(args.ckpt_dir))
+    if args.articles:     # the sentence-split articles, prepared elsewhere (a machine without the CSVs)
+        import pickle
+        arts, rep = pickle.loads(Path(args.articles).read_bytes())
+        wiki = None
+    else:
+        arts, rep = dd.load_articles(wiki, leads=not args.no_leads, silver_dir=Path(args.silver),
+                                     cache=Path(args.ckpt_dir))
     train_a, dev_a = dd.split_articles(arts)
     if args.small:
         rng = random.Random(0)
@@ -77,20 +84,61 @@ def draw_batch(gen: dd.Generator, seed: int, step: int, batch: int) -> list[dd.E
     return out
 
 
-def encode(model_tokens, exs: list[dd.Example]):
-    """(content ids, key) per sentence and the token labels (B, Ls) with their mask."""
+def label_batch(model_tokens, exs: list[dd.Example]) -> tuple[list, list[list[float]]]:
+    """(content ids, key) per sentence and its token labels (plain lists: data workers send them)."""
     sents, labels = [], []
     for ex in exs:
         ids, spans = model_tokens.sentence(ex.sentence, MAX_SENT_TOKENS)
         sents.append((ids, ex.sentence))
         labels.append([0.0] + [float(any(a < y and x < b for x, y in ex.spans)) for a, b in spans] + [0.0])
+    return sents, labels
+
+
+def encode(model_tokens, exs: list[dd.Example]):
+    """(content ids, key) per sentence and the token labels (B, Ls) with their mask."""
+    sents, labels = label_batch(model_tokens, exs)
+    return (sents, *label_tensors(labels))
+
+
+def label_tensors(labels: list[list[float]]) -> tuple[torch.Tensor, torch.Tensor]:
     n = max(len(x) for x in labels)
-    y = torch.zeros(len(exs), n)
-    m = torch.zeros(len(exs), n)
+    y = torch.zeros(len(labels), n)
+    m = torch.zeros(len(labels), n)
     for i, lab in enumerate(labels):
         y[i, :len(lab)] = torch.tensor(lab)
         m[i, 1:len(lab) - 1] = 1
-    return sents, y, m
+    return y, m
+
+
+# --------------------------------------------------------------------------- data workers
+
+_WORK: dict = {}
+
+
+def _work(step: int):
+    """One step's batch, drawn and tokenised in a worker process (fork: the generator is inherited)."""
+    gen, tokens, seed, batch = _WORK["gen"], _WORK["tokens"], _WORK["seed"], _WORK["batch"]
+    exs = draw_batch(gen, seed, step, batch)
+    sents, labels = label_batch(tokens, exs)
+    wins = [[tokens.window(w) for w in ex.evidence] for ex in exs]
+    return exs, sents, labels, wins
+
+
+def batches(gen, tokens, args, start: int):
+    """(examples, sentences, labels, window ids) for each step from `start`: drawn in `--workers`
+    processes when asked (the same batches as drawn here: each step's rng is seeded by the step)."""
+    if args.workers > 0:
+        import multiprocessing as mp
+        _WORK.update(gen=gen, tokens=tokens, seed=args.seed, batch=args.batch)
+        pool = mp.get_context("fork").Pool(args.workers)
+        try:
+            yield from pool.imap(_work, range(start, args.steps), chunksize=2)
+        finally:
+            pool.terminate()
+        return
+    for step in range(start, args.steps):
+        exs = draw_batch(gen, args.seed, step, args.batch)
+        yield (exs, *label_batch(tokens, exs), None)
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -225,6 +273,43 @@ class ThreadProbe:
             self.t = 0.0
 
 
+def _train_step(batch, model, cache, params, opt, device: str, amp, lossf, pos_weight: float) -> float:
+    """One optimizer step on a batch from `batches`; the loss."""
+    exs, sents, labels, wins = batch
+    y, m = label_tensors(labels)
+    s, sm, e, em = prepare(cache, sents, [x.evidence for x in exs], device, window_ids=wins)
+    with amp:
+        logits = model.upper(s, sm, e, em).float()
+    y, m = y.to(device), m.to(device)
+    w = m * (1.0 + (pos_weight - 1.0) * y)
+    loss = (lossf(logits, y) * w).sum() / m.sum().clamp(min=1)
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    opt.step()
+    return float(loss.item())
+
+
+class TimeBudget:
+    """`--max-minutes`: the learning rate follows the larger of the step and the time fractions
+    (warm-up, then linear decay), and training ends when the time is up."""
+
+    def __init__(self, args, opt):
+        self.limit = float(getattr(args, "max_minutes", 0) or 0) * 60
+        self.steps, self.opt, self.t0 = args.steps, opt, time.time()
+        self.base = [g.get("initial_lr", g["lr"]) for g in opt.param_groups]
+        self.warm = max(1, min(300, args.steps // 20))
+
+    def after_step(self, step: int) -> bool:
+        if not self.limit:
+            return False
+        frac = max(step / self.steps, (time.time() - self.t0) / self.limit)
+        f = min(1.0, (step + 1) / self.warm) * max(0.05, 1 - frac)
+        for g, b in zip(self.opt.param_groups, self.base):
+            g["lr"] = b * f
+        return frac >= 1.0
+
+
 def command_line(argv) -> str:
     return "python -m mfact.core.training.train_detector " + " ".join(argv)
 
@@ -345,26 +430,21 @@ def train(args, argv: list[str]) -> int:
     t_ckpt = time.time()
     t_rate, n_rate = time.time(), 0
     probe = ThreadProbe() if not args.threads and device == "cpu" else None
+    feed = batches(gen, tokens, args, step)
+    amp = torch.autocast("cuda", dtype=torch.bfloat16) if device.startswith("cuda") else contextlib.nullcontext()
+    clock = TimeBudget(args, opt)
     while step < steps:
         if probe:
             probe.tick(step)
-        exs = draw_batch(gen, args.seed, step, args.batch)
-        sents, y, m = encode(tokens, exs)
-        s, sm, e, em = prepare(cache, sents, [x.evidence for x in exs], device)
-        logits = model.upper(s, sm, e, em)
-        y, m = y.to(device), m.to(device)
-        w = m * (1.0 + (args.pos_weight - 1.0) * y)
-        loss = (lossf(logits, y) * w).sum() / m.sum().clamp(min=1)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        opt.step()
+        loss = _train_step(next(feed), model, cache, params, opt, device, amp, lossf, args.pos_weight)
         sched.step()
         step += 1
         n_rate += 1
+        if clock.after_step(step):
+            steps = step          # out of time: the last evaluation and checkpoint now
         if step % args.log_every == 0 or step == steps:
             dt = time.time() - t_rate
-            log(f"step {step}/{steps} loss {loss.item():.4f} lr {sched.get_last_lr()[0]:.2e} "
+            log(f"step {step}/{steps} loss {loss:.4f} lr {opt.param_groups[0]['lr']:.2e} "
                 f"{n_rate / dt:.3f} steps/s {n_rate * args.batch / dt:.1f} ex/s cache {len(cache.states)}")
             t_rate, n_rate = time.time(), 0
         if args.eval_every and (step % args.eval_every == 0 or step == steps):
@@ -485,6 +565,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="mFAVA silver JSON files: their reference articles are excluded")
     ap.add_argument("--xnli", default=str(DEFAULT_XNLI))
     ap.add_argument("--no-leads", action="store_true", help="leave out the bundled en/es/fr leads")
+    ap.add_argument("--articles", default="",
+                    help="train on this articles pickle (as cached by --wiki) instead of reading the CSVs")
     ap.add_argument("--ckpt-dir", default=str(cache_dir() / "detector"))
     ap.add_argument("--steps", type=int, default=6000)
     ap.add_argument("--batch", type=int, default=16)
@@ -494,6 +576,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--threads", type=int, default=2, help="0: 2 or 1, whichever is faster now (shared cores)")
     ap.add_argument("--device", default="")
+    ap.add_argument("--max-minutes", type=float, default=0,
+                    help="stop after this many minutes of training (the learning rate decays to it)")
+    ap.add_argument("--workers", type=int, default=0, help="processes that draw and tokenise batches (0: none)")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--small", action="store_true", help="a tiny sample, a few steps (tests)")
     ap.add_argument("--eval-every", type=int, default=500)

@@ -154,7 +154,7 @@ def factscore_chart(data: ChartData) -> str:
         ax.set_xlabel("language (n: texts)")
         ax.set_title("FActScore by language (mean over texts, 95 % bootstrap interval)")
     return _draw("factscore", "FActScore by language with 95% bootstrap intervals",
-                 (max(4.0, 0.7 * len(langs) + 2), 3.2), paint)
+                 (max(6.0, 0.7 * len(langs) + 2), 3.2), paint)
 
 
 def hallucination_chart(data: ChartData, rates: dict[str, tuple[float | None, float | None, str]]) -> str:
@@ -180,7 +180,7 @@ def hallucination_chart(data: ChartData, rates: dict[str, tuple[float | None, fl
         ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1, 1))
         ax.set_title("Hallucination rate by language (n/a: too few relabels to correct)")
     return _draw("hallucination", "Hallucination rate by language, corrected and raw",
-                 (max(4.0, 0.8 * len(langs) + 2), 3.2), paint)
+                 (max(6.0, 0.8 * len(langs) + 2), 3.2), paint)
 
 
 def groups_chart(data: ChartData, by: str) -> str:
@@ -208,7 +208,7 @@ def groups_chart(data: ChartData, by: str) -> str:
         if len(langs) > 1:
             ax.legend(title="language", fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1, 1))
         ax.set_title(f"FActScore by {by} (95 % bootstrap interval)")
-    return _draw(f"by-{by}", f"FActScore by {by}", (max(4.5, 1.1 * len(names) + 2), 3.2), paint)
+    return _draw(f"by-{by}", f"FActScore by {by}", (max(6.0, 1.1 * len(names) + 2), 3.2), paint)
 
 
 def _err(series: Series | None) -> tuple[float, float]:

@@ -1,10 +1,10 @@
 """The research report as one self-contained web page (`mfact report --html -o report.html`).
 
 The per-language table (the columns of `mfact report --markdown`, with the 95 % bootstrap interval
-of FActScore beside it), the same per rarity and per region when the sessions carry those
-attributes, and four charts drawn by matplotlib as inline SVG (core/charts.py): FActScore by
-language with intervals, the corrected hallucination rate by language, FActScore by rarity or
-region, and FActScore against the position in the text. Nothing is fetched; no script.
+of FActScore beside it); the charts, drawn by matplotlib as inline SVG (core/charts.py): FActScore
+by language with intervals, the corrected hallucination rate by language, FActScore by rarity and
+by region, and FActScore against the position in the text; then the tables per rarity and per
+region when the sessions carry those attributes. Nothing is fetched; no script.
 """
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from .report import COLUMNS, NOTE, Report, _cells, _rows, build_report
 from .session import Session
 
 REPORT_CSS = """
+body{max-width:84rem}
 figure{margin:1rem 0;border:1px solid var(--line);border-radius:4px;padding:.5rem}
 figure svg.chart{display:block;max-width:100%;height:auto;margin:0 auto}
-td{white-space:nowrap}td:nth-child(-n+2){white-space:normal;max-width:16rem}
+td,th{white-space:nowrap}td:first-child{white-space:normal;max-width:14rem}
 figcaption{color:var(--muted);font-size:.88rem;margin-top:.3rem}
 .wide{overflow-x:auto}td.ci{color:var(--muted);white-space:nowrap}
 """
@@ -29,14 +30,12 @@ def report_page(sessions: list[Session], languages: list[str] | None = None, p_v
     sessions = [s for s in sessions if not languages or s.language in languages]
     report = build_report(sessions, languages=languages, p_value=p_value)
     data = C.chart_data(sessions)
-    parts = [_intro(sessions, report), "<h2>Per language</h2>", _table(report, data.languages)]
+    parts = [_intro(sessions, report), "<h2>Per language</h2>", _table(report, data.languages),
+             f'<p class="note">{esc(NOTE)}</p>', "<h2>Charts</h2>", *_charts(report, data)]
     for by in ("rarity", "region"):
         if by in data.groups:
             grouped = build_report(sessions, by=by, languages=languages, p_value=p_value)
             parts += [f"<h2>By {by}</h2>", _table(grouped, _group_series(data, by))]
-    parts.append(f'<p class="note">{esc(NOTE)}</p>')
-    parts.append("<h2>Charts</h2>")
-    parts += _charts(report, data)
     return page("mfact report", "\n".join(parts), css=REPORT_CSS)
 
 

@@ -28,8 +28,8 @@ from .highlight import match_terms, term_pattern
 from .htmlkit import GLYPHS, LABEL_CLASS, LABEL_NAMES, esc, link, page
 from .session import Evidence, Fact, Session
 
-PAGE_BUDGET = 2_000_000        # bytes: cards stop here (the text and the header are always whole)
-MIN_CARDS = 200
+PAGE_BUDGET = 1_950_000        # bytes: cards stop here (the text and the header are always whole)
+MIN_CARDS = 50
 EXCERPT = 480                  # characters of a passage shown in a fact's card
 P_VALUE_MAX_FACTS = 2_000      # the drift permutation test above this is left out (as in the TUI)
 
@@ -41,11 +41,8 @@ header.top .sub{color:var(--muted)}
 .legend span{margin-right:1rem}
 .text{white-space:pre-wrap;line-height:1.75;font-size:1.05rem;border:1px solid var(--line);border-radius:4px;padding:.6rem .8rem}
 .text a{text-decoration:none}
-.s,.text a.s{color:var(--s)}.n,.text a.n{color:var(--n)}.i,.text a.i{color:var(--i)}
-.p,.text a.p{color:var(--p);font-style:italic}
+.s,.text .s{color:var(--s)}.n,.text .n{color:var(--n)}.i,.text .i{color:var(--i)}.p,.text .p{color:var(--p);font-style:italic}
 .text .s{background:#e8f1f8}.text .n{background:#fbece3}.text .i{background:#efefef}
-.e::after{font-weight:bold;margin-left:.1em}
-.s.e::after{content:"\\2713"}.n.e::after{content:"\\2717"}.i.e::after{content:"\\25CB"}.p.e::after{content:"\\2026"}
 u{text-decoration:underline 2px;font-weight:bold;text-underline-offset:2px}
 .drift{display:inline-block;background:var(--drift);color:#000;font-weight:bold;font-size:.8rem;padding:0 .3rem;border-radius:3px;margin-right:.2rem;white-space:nowrap}
 ol.cards{list-style:none;padding:0}
@@ -96,17 +93,30 @@ def session_page(session: Session, budget: int = PAGE_BUDGET, metrics=None) -> s
     plan.under = [(a, b) for a, b, _ in M.ns_spans(s.text, M.span_items(s.text, plan.facts))]
     head = _header(s, metrics) + _legend()
     repro = _repro(s)
-    text = _text_section(s, plan)
-    fixed = sum(len(x.encode("utf-8")) for x in (head, text, repro)) + 8_000
-    cards, passages, shown = _cards(s, plan.facts, budget - fixed)
-    if shown < len(plan.facts):
-        text = _uncard(text, shown)
+    fixed = sum(len(x.encode("utf-8")) for x in (head, repro)) + 8_000
+    text, cards, passages, shown = _text_and_cards(s, plan, budget - fixed)
     body = (f'<header class="top">{head}</header>\n<main>\n{text}\n'
             f'{_cards_section(cards, shown, len(plan.facts), s)}\n{_evidence_section(passages, s)}\n'
             f"{repro}\n</main>\n<footer class=\"note\">Written by mfact. Colours: the Okabe-Ito "
             "colour-blind-safe palette; every label also has its glyph.</footer>")
     return page(f"{s.entity.name} ({s.language}): mfact session {s.id}", body, css=SESSION_CSS,
                 script=SESSION_SCRIPT)
+
+
+LINK_COST = 40          # bytes a fact's link to its card adds to the text at most (` href=#c19999 id=t19999`)
+
+
+def _text_and_cards(s: Session, plan: _Plan, budget: int) -> tuple[str, list[str], "_Passages", int]:
+    """The text section, the cards, the passages they cite and how many cards, within `budget`
+    bytes: every card if all fit with the text, else the first ones that fit beside the text
+    without links, each paying for its link too (the text's other facts are not linked)."""
+    text = _text_section(s, plan)
+    cards, passages, shown = _cards(s, plan.facts, budget - len(text.encode("utf-8")))
+    if shown < len(plan.facts):
+        unlinked = len(_uncard(text, 0).encode("utf-8"))
+        cards, passages, shown = _cards(s, plan.facts, budget - unlinked, LINK_COST)
+        text = _uncard(text, shown)
+    return text, cards, passages, shown
 
 
 def _drift_index(facts: list[Fact], k: int | None) -> int | None:
@@ -253,8 +263,8 @@ def _coloured_text(s: Session, plan: _Plan) -> str:
 
 class _TextWriter:
     """Writes the text's segments: one link to the fact's card per run of a fact;
-    the element that reaches its fact's end has the class `e` (CSS puts the label's glyph after
-    it); a fact whose end lies under another fact gets a glyph-only link there."""
+    the element that reaches its fact's end ends with the label's glyph; a fact whose end lies
+    under another fact gets a glyph-only link there."""
 
     def __init__(self, text: str, plan: _Plan, spans: list[tuple[int, int]], drift_at: int | None):
         self.text, self.facts, self.spans = text, plan.facts, spans
@@ -268,14 +278,19 @@ class _TextWriter:
         self.open: int | None = None         # the fact whose element is open
         self.ended: set[int] = set()         # facts whose glyph is written
         self.named: set[int] = set()         # facts whose id is written
+        self.glyph = ""                      # written before the open element's closing tag
 
     def _tag(self, i: int, end: bool) -> str:
-        cls = ("e " if end else "") + LABEL_CLASS[self.facts[i].label]
-        ident = "" if i in self.named else f' id="t{i}"'
+        """The opening tag of a piece of fact i (short: there may be 20,000 of them): its label's
+        class (`s`, `n`, `i`, `p`), its card, its id the first time. `end`: the label's glyph
+        goes before its closing tag (a character: 20,000 CSS pseudo-elements took Chromium 1.5 s)."""
+        ident = "" if i in self.named else f" id=t{i}"
         self.named.add(i)
+        label = self.facts[i].label
         if end:
             self.ended.add(i)
-        return f'<a class="{cls}" href="#c{i}"{ident}>'
+        self.glyph = GLYPHS[label] if end else ""
+        return f"<a class={LABEL_CLASS[label]} href=#c{i}{ident}>"
 
     def at(self, p: int) -> None:
         """Before the segment at `p`: the drift marker, and glyphs of facts ending here unmarked."""
@@ -284,7 +299,8 @@ class _TextWriter:
             for i in ending:
                 if i not in self.ended:
                     self.close()
-                    self.out.append(self._tag(i, True) + "</a>")
+                    self.out.append(self._tag(i, True) + self.glyph + "</a>")
+                    self.glyph = ""
         if p == self.drift_at:
             self.close()
             self.out.append('<b class="drift" title="the drift point">▼ drift</b>')
@@ -311,20 +327,20 @@ class _TextWriter:
 
     def close(self) -> None:
         if self.open is not None:
-            self.out.append("</a>")
+            self.out.append(self.glyph + "</a>")
             self.open = None
 
 
-_LINK = re.compile(r'<a class="([^"]*)" href="#c(\d+)"((?: id="t\d+")?)>(.*?)</a>', re.S)
+_LINK = re.compile(r"<a class=(\w+) href=#c(\d+)((?: id=t\d+)?)>(.*?)</a>", re.S)
 
 
 def _uncard(text_html: str, shown: int) -> str:
-    """The text's links to the cards not shown (fact `shown` on) made plain spans (no link nests
-    in another, so each runs to the next `</a>`)."""
+    """The text's links to the cards not shown (fact `shown` on) made plain spans without an id
+    (nothing links to them; no link nests in another, so each runs to the next `</a>`)."""
     def plain(m: re.Match) -> str:
         if int(m.group(2)) < shown:
             return m.group(0)
-        return f'<span class="{m.group(1)}"{m.group(3)}>{m.group(4)}</span>'
+        return f"<span class={m.group(1)}>{m.group(4)}</span>"
     return _LINK.sub(plain, text_html)
 
 
@@ -350,15 +366,15 @@ class _Passages:
         return k, len(self.html[-1].encode("utf-8"))
 
 
-def _cards(s: Session, facts: list[Fact], budget: int) -> tuple[list[str], _Passages, int]:
-    """The fact cards in text order while they (and the passages they cite) fit in `budget` bytes
-    (at least MIN_CARDS), the passages they cite, and how many there are."""
+def _cards(s: Session, facts: list[Fact], budget: int, link_cost: int = 0) -> tuple[list[str], _Passages, int]:
+    """The fact cards in text order while they (and the passages they cite, and `link_cost` each)
+    fit in `budget` bytes (at least MIN_CARDS), the passages they cite, and how many there are."""
     passages = _Passages(s)
     cards: list[str] = []
     used = 0
     for i, f in enumerate(facts):
         card, added = _card(i, f, passages, s.language)
-        used += len(card.encode("utf-8")) + added
+        used += len(card.encode("utf-8")) + added + link_cost
         if used > budget and i >= MIN_CARDS:
             break
         cards.append(card)
@@ -481,7 +497,7 @@ def _cards_section(cards: list[str], shown: int, total: int, s: Session) -> str:
     note = ""
     if shown < total:
         note = (f'<p class="note">Cards for the first {shown:,} of {total:,} facts: the page stays under '
-                f"{PAGE_BUDGET // 1_000_000} MB. Every fact is coloured in the text; all verdicts are in "
+                f"{round(PAGE_BUDGET / 1e6)} MB. Every fact is coloured in the text; all verdicts are in "
                 f"<code>mfact export {esc(s.id)} -o session.json</code>.</p>")
     elif not total:
         note = '<p class="note">No facts.</p>'

@@ -51,9 +51,15 @@ def visible(text: object) -> str:
     return _CONTROL.sub(_visible, "" if text is None else str(text))
 
 
+_PLAIN = re.compile(f"[&<>\"'\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI}\u2028\u2029\ud800-\udfff]")
+
+
 def esc(text: object) -> str:
     """Untrusted text as HTML text or an attribute value (quotes escaped): it reads literally."""
-    return html.escape(visible(text), quote=True)
+    s = "" if text is None else str(text)
+    if _PLAIN.search(s) is None:          # most pieces of text: nothing to change
+        return s
+    return html.escape(visible(s), quote=True)
 
 
 def safe_url(url: object) -> str | None:

@@ -46,3 +46,14 @@ def model_cache(monkeypatch) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     monkeypatch.setenv("MFACT_MODEL_CACHE", str(path))
     return path
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """One line naming the browser tests that did not run for want of Chromium, and how to get it."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    names = [r.nodeid.split("::")[-1] for r in skipped if "chromium not found" in str(r.longrepr)]
+    if names:
+        from _chromium import INSTALL_HINT
+
+        terminalreporter.write_line(f"browser tests not run ({len(names)}, chromium not found; {INSTALL_HINT}): "
+                                    + ", ".join(names))

@@ -455,16 +455,27 @@ class TextValues:
     words: list[tuple[str, int, int]]
 
 
-@functools.lru_cache(maxsize=2048)
 def text_values(text: str, lang: str, entity: str = "", extra_langs: tuple[str, ...] = ()) -> TextValues:
-    """The typed values of a text, each with the relation whose slot it fills (cached by text)."""
+    """The typed values of a text, each with the relation whose slot it fills; a place that shares a
+    word with the entity's name is not a place. The entity is applied to the values cached by text
+    alone, so evidence shared by claims about different entities is read once."""
+    base = _text_values(text, lang, extra_langs)
+    skip = {_fold(p) for p in re.split(r"[\s\-]+", entity) if p}
+    if not skip:
+        return base
+    kept = [v for v in base.values
+            if v.kind != "place" or not ({_fold(p) for p in re.split(r"[ \-]", v.text)} & skip)]
+    return base if len(kept) == len(base.values) else TextValues(kept, base.words)
+
+
+@functools.lru_cache(maxsize=2048)
+def _text_values(text: str, lang: str, extra_langs: tuple[str, ...] = ()) -> TextValues:
     norm = normalise_digits(text)
     taken: list[tuple[int, int]] = []
     values = _dates(norm, lang, taken)
     values += _numbers(norm, lang, taken)
     hits = _relation_hits(norm, lang, extra_langs)
-    skip = {_fold(p) for p in re.split(r"[\s\-]+", entity) if p}
-    skip |= {_fold(w) for w in (text[s:e] for s, e, _r in hits)}
+    skip = {_fold(w) for w in (text[s:e] for s, e, _r in hits)}
     if hits and _cased(text):
         places = _places(norm, [h for h in hits if h[2] in ("born", "died")], skip, taken)
         values += places

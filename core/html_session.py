@@ -103,6 +103,7 @@ def session_page(session: Session, budget: int = PAGE_BUDGET, metrics=None) -> s
                 script=SESSION_SCRIPT)
 
 
+DRIFT_MARK = '<b class="drift" title="the drift point">▼ drift</b>'
 LINK_COST = 40          # bytes a fact's link to its card adds to the text at most (` href=#c19999 id=t19999`)
 
 
@@ -236,6 +237,8 @@ def _coloured_text(s: Session, plan: _Plan) -> str:
     text, n = s.text, len(s.text)
     spans = [(max(0, min(f.span[0], n)), max(0, min(f.span[1], n))) for f in plan.facts]
     drift_at = spans[plan.drift][0] if plan.drift is not None else None
+    if all(a < b for a, b in spans) and all(b <= a for (_, b), (a, _) in zip(spans, spans[1:])):
+        return _side_by_side(text, spans, plan, drift_at)
     cuts = {0, n}
     for a, b in spans + plan.under:
         cuts.add(a)
@@ -259,6 +262,41 @@ def _coloured_text(s: Session, plan: _Plan) -> str:
             w.segment(stack[-1] if stack else None, p, q, ui < len(under) and under[ui][0] <= p)
     w.close()
     return "".join(w.out)
+
+
+def _side_by_side(text: str, spans: list[tuple[int, int]], plan: _Plan, drift_at: int | None) -> str:
+    """`_coloured_text` when no two facts overlap and none is empty (the usual case): one element
+    per fact, in one pass (the same markup as `_TextWriter` writes then, a third of its time)."""
+    out: list[str] = []
+    pos = ui = 0
+    for i, ((a, b), f) in enumerate(zip(spans, plan.facts)):
+        ui = _put(out, text, pos, a, plan.under, ui)
+        if a == drift_at:
+            out.append(DRIFT_MARK)
+        out.append(f"<a class={LABEL_CLASS[f.label]} href=#c{i} id=t{i}>")
+        ui = _put(out, text, a, b, plan.under, ui)
+        out.append(GLYPHS[f.label] + "</a>")
+        pos = b
+    _put(out, text, pos, len(text), plan.under, ui)
+    return "".join(out)
+
+
+def _put(out: list[str], text: str, p: int, q: int, under: list[tuple[int, int]], ui: int) -> int:
+    """text[p:q] escaped, the parts in the hallucination spans `under` (sorted, apart) underlined;
+    `ui`: the first span that may reach past p. Returns that for q."""
+    while ui < len(under) and under[ui][1] <= p:
+        ui += 1
+    while p < q:
+        if ui < len(under) and under[ui][0] <= p:
+            e = min(q, under[ui][1])
+            out.append(f"<u>{esc(text[p:e])}</u>")
+        else:
+            e = min(q, under[ui][0]) if ui < len(under) else q
+            out.append(esc(text[p:e]))
+        p = e
+        while ui < len(under) and under[ui][1] <= p:
+            ui += 1
+    return ui
 
 
 class _TextWriter:
@@ -303,7 +341,7 @@ class _TextWriter:
                     self.glyph = ""
         if p == self.drift_at:
             self.close()
-            self.out.append('<b class="drift" title="the drift point">▼ drift</b>')
+            self.out.append(DRIFT_MARK)
 
     def segment(self, fact: int | None, p: int, q: int, underlined: bool) -> None:
         if fact != self.open:

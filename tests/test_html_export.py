@@ -225,3 +225,23 @@ def test_label_colours_are_okabe_ito(label):
     assert label_colour(label) in set(palette()["okabe_ito"].values()) | {"#666666"}
     if label != "IR":
         assert label_colour(label) in palette()["okabe_ito"].values()
+
+
+def test_the_one_pass_text_is_the_same_markup_as_the_general_one(monkeypatch):
+    """Facts side by side take a shortcut; the general writer (overlaps) gives the same page."""
+    import mfact.core.html_session as H
+
+    drifting = papers_session(40)
+    for i, f in enumerate(drifting.facts):
+        f.auto.label = "S" if i < 20 else "NS"
+        f.auto.marks = [(3, 7)] if i >= 20 else []
+    sessions = (ordinary_session(), drifting, hostile_session(big=False))
+    calls = []
+    one_pass = H._side_by_side
+    monkeypatch.setattr(H, "_side_by_side", lambda *a: calls.append(1) or one_pass(*a))
+    pages = [[H.session_page(x) for x in sessions]]
+    assert len(calls) == 3
+    monkeypatch.setattr(H, "all", lambda xs: False, raising=False)      # no shortcut now
+    pages.append([H.session_page(x) for x in sessions])
+    assert len(calls) == 3 and pages[0] == pages[1]
+    assert "▼ drift" in pages[0][1] and "<u>" in pages[0][1]

@@ -159,6 +159,10 @@ def test_page_needs_no_javascript(browser, tmp_path):
     assert page.evaluate("[location.hash, document.querySelector('#c3 details').open]") == ["#c3", False]
     glyphs = page.evaluate("Array.from(document.querySelectorAll('.text a'),e=>e.textContent.slice(-1))")
     assert glyphs == ["✓", "✗", "○", "✗", "…"]
+    # printed, every card's evidence shows (the print stylesheet alone: no script runs here)
+    page.call("Emulation.setEmulatedMedia", {"media": "print"})
+    shown = page.evaluate("Array.from(document.querySelectorAll('.card blockquote'),q=>q.checkVisibility())")
+    assert len(shown) == 4 and all(shown)
     page.close()
 
 

@@ -245,3 +245,21 @@ def test_the_one_pass_text_is_the_same_markup_as_the_general_one(monkeypatch):
     pages.append([H.session_page(x) for x in sessions])
     assert len(calls) == 3 and pages[0] == pages[1]
     assert "▼ drift" in pages[0][1] and "<u>" in pages[0][1]
+
+
+def test_wrong_language_repetition_and_stops_are_flagged():
+    from mfact.core.figures import Checks, DriftStop, RepeatedSentence
+
+    s = ordinary_session()
+    s.checks = Checks(non_empty=True, detected_language="de", language_prob=0.9, language_ok=False,
+                      repetitive=True, passed=False)
+    s.checks.repeated_sentence = RepeatedSentence(start=0, end=10)
+    s.checks.drift_stop = DriftStop(facts=12, score=0.8, point=6)
+    s.stop_reason = "max_tokens"
+    flags = session_page(s).split('<div class="flags">', 1)[1].split("</div>", 1)[0]
+    for text in ("wrong language: detected de, expected en", "repetitive: a run of 20 tokens",
+                 "stopped at a repeated sentence", "stopped at drift after 12 facts", "cut at the token limit"):
+        assert f'<span class="flag">{text}' in flags, text
+    assert "flag ok" not in flags
+    ok = session_page(ordinary_session()).split('<div class="flags">', 1)[1].split("</div>", 1)[0]
+    assert '<span class="flag">' not in ok

@@ -157,7 +157,20 @@ class E5Tokenizer:
 
     @lru_cache(maxsize=65536)
     def _content(self, text: str) -> tuple[int, ...]:
+        # No piece holds the metaspace except as its first character, so the best segmentation
+        # breaks before every metaspace: each word is segmented alone (and cached).
         s = self._normalise(text)
+        out: list[int] = []
+        start = 0
+        for i in range(1, len(s) + 1):
+            if i == len(s) or s[i] == META:
+                out += self._word(s[start:i])
+                start = i
+        return tuple(out)
+
+    @lru_cache(maxsize=262144)
+    def _word(self, s: str) -> tuple[int, ...]:
+        """The best unigram segmentation of one normalised word (Viterbi)."""
         n = len(s)
         best = [-math.inf] * (n + 1)
         back: list[tuple[int, int]] = [(0, 0)] * (n + 1)

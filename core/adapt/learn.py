@@ -3,7 +3,7 @@ is adopted.
 
 The data: every fact a person labelled whose automatic verdict came from the configured verifier
 (S or NS; its own verdict, before any adaptation). Each language gets a calibration of its own,
-shrunk towards the pooled one of all languages (model.py), when it has at least MIN_OWN labels;
+shrunk towards the pooled one of the other languages (model.py), when it has at least MIN_OWN labels;
 with fewer it gets the pooled one. Whether it is adopted is decided on held-out labels only:
 FOLDS-fold cross-validation over the labels (stratified by language and label; a fold's models are
 fitted without it and score only it). A language is adopted when the adapted verdicts agree with
@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import metrics as M
 from .features import FEATURES, THRESHOLD, Row, feature_row, p_supported, verifier_name
-from .model import PRIOR_LANG, PRIOR_POOLED, Calibration, fit
+from .model import Calibration, fit
 
 FOLDS = 5
 MIN_LABELS = 10      # fewer labels in a language: not judged, not adopted
@@ -84,12 +84,14 @@ class Data:
     human: list[str]
     label: list[str]
     keys: list[tuple[str, str]]
+    xb: np.ndarray = None           # x with a column of ones (the bias)
 
     @classmethod
     def of(cls, rows: list[Row]) -> "Data":
         x = np.stack([r.x for r in rows]) if rows else np.zeros((0, len(FEATURES)))
         return cls(x, np.array([r.y for r in rows], dtype=np.float64), np.array([r.lang for r in rows], dtype=object),
-                   [r.human or "" for r in rows], [r.label for r in rows], [r.key for r in rows])
+                   [r.human or "" for r in rows], [r.label for r in rows], [r.key for r in rows],
+                   np.hstack([x, np.ones((len(x), 1))]))
 
     def __len__(self) -> int:
         return len(self.y)
@@ -128,16 +130,13 @@ def _has_marks(raw: str) -> bool:
 def assign_folds(data: Data, folds: int = FOLDS) -> np.ndarray:
     """A fold for every row, stratified by (language, label): within each group the rows are
     ordered by a hash of their key (stable as labels are added) and dealt round-robin."""
-    out = np.zeros(len(data), dtype=np.int64)
-    groups: dict[tuple, list[int]] = {}
-    for i in range(len(data)):
-        groups.setdefault((data.lang[i], int(data.y[i])), []).append(i)
-    start = 0
-    for _g, idx in sorted(groups.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
-        idx.sort(key=lambda i: (zlib.crc32("\x1f".join(data.keys[i]).encode("utf-8")), data.keys[i]))
-        for j, i in enumerate(idx):
-            out[i] = (start + j) % folds
-        start += len(idx)
+    n = len(data)
+    h = np.array([zlib.crc32("\x1f".join(k).encode("utf-8")) for k in data.keys], dtype=np.int64)
+    langs = {lang: i for i, lang in enumerate(sorted(set(data.lang)))}
+    group = np.array([2 * langs[lang] for lang in data.lang], dtype=np.int64) + data.y.astype(np.int64)
+    order = np.lexsort((np.arange(n), h, group))            # by group, then hash (then position)
+    out = np.empty(n, dtype=np.int64)
+    out[order] = np.arange(n) % folds                       # dealt round-robin along that order
     return out
 
 
@@ -154,13 +153,19 @@ class Models:
 
 
 def fit_models(data: Data, idx: np.ndarray, own_langs: set[str]) -> Models:
-    """The pooled calibration on rows `idx`, and one per language of `own_langs` shrunk to it."""
-    pooled = fit(data.x[idx], data.y[idx], Calibration.identity(), PRIOR_POOLED)
+    """The pooled calibration on rows `idx`, and one per language of `own_langs` shrunk towards
+    the pooled calibration of the other languages' rows (its own labels are not counted twice;
+    with no other language, towards the identity)."""
+    identity = Calibration.identity()
+    pooled = fit(data.xb[idx], data.y[idx], identity, with_bias=True)
     own = {}
     for lang in own_langs:
-        li = idx[data.lang[idx] == lang]
+        mine = data.lang[idx] == lang
+        li, others = idx[mine], idx[~mine]
         if len(li):
-            own[lang] = fit(data.x[li], data.y[li], pooled, PRIOR_LANG)
+            centre = (fit(data.xb[others], data.y[others], identity, start=pooled, with_bias=True)
+                      if len(others) else identity)
+            own[lang] = fit(data.xb[li], data.y[li], centre, start=centre, with_bias=True)
     return Models(pooled, own)
 
 

@@ -3,8 +3,9 @@
     p'(supported) = sigmoid(w . x + b),   x = features.feature_row (logit p first)
 
 The prior's centre is the identity (w = [1, 0, ...], b = 0: p' = p, the verifier unadapted) for
-the pooled model of all languages, and the pooled model for a language's own one: with few labels
-a fit stays near what it is shrunk to, and moves only as far as the labels carry it. Newton's
+the pooled model of all languages, and the pooled model of the other languages for a language's own
+one: with few labels a fit stays near what it is shrunk to, and moves only as far as the labels
+carry it. Newton's
 method on the penalised log-loss (a handful of parameters: a few milliseconds for 10,000 labels).
 """
 from __future__ import annotations
@@ -15,8 +16,14 @@ import numpy as np
 
 from .features import FEATURES
 
-PRIOR_POOLED = 4.0       # prior precision of the pooled model around the identity
-PRIOR_LANG = 4.0         # prior precision of a language's model around the pooled one
+# prior precision of each parameter around the prior's centre (the slope on logit p(supported), the
+# flags' weights, the bias): a fit moves from the centre as far as about 4 labels' worth of evidence
+PRIOR_SLOPE = 4.0
+PRIOR_OTHER = 4.0
+
+
+def prior_precision() -> np.ndarray:
+    return np.array([PRIOR_SLOPE] + [PRIOR_OTHER] * (len(FEATURES) - 1) + [PRIOR_OTHER])
 
 
 @dataclass
@@ -49,37 +56,43 @@ class Calibration:
         return cls(w, float(d["b"]))
 
 
-def fit(x: np.ndarray, y: np.ndarray, prior: Calibration, strength: float,
-        iterations: int = 50) -> Calibration:
-    """The maximum a posteriori calibration of labels `y` (1: supported) on rows `x`, with a
-    Gaussian prior of precision `strength` centred on `prior` (Newton steps, halved until the
-    penalised log-loss falls: a full step can overshoot where the labels are nearly separable)."""
-    x = np.asarray(x, dtype=np.float64)
+def fit(x: np.ndarray, y: np.ndarray, prior: Calibration, strength: np.ndarray | float | None = None,
+        iterations: int = 50, start: Calibration | None = None, with_bias: bool = False) -> Calibration:
+    """The maximum a posteriori calibration of labels `y` (1: supported) on rows `x` (`with_bias`:
+    rows that end in a column of ones already), with a Gaussian prior centred on `prior`, of
+    precision `strength` per parameter (default `prior_precision()`; weights in FEATURES order,
+    then the bias), from `start` (default: the prior's centre; a fit near the answer takes fewer
+    steps). Newton steps, halved until the penalised log-loss falls: a full step can overshoot where
+    the labels are nearly separable."""
     y = np.asarray(y, dtype=np.float64)
     if len(y) == 0:
         return Calibration(prior.w.copy(), prior.b)
-    xb = np.hstack([x, np.ones((len(x), 1))])
+    x = np.asarray(x, dtype=np.float64)
+    xb = x if with_bias else np.hstack([x, np.ones((len(x), 1))])
     t0 = prior.theta()
-    eye = np.eye(len(t0)) * strength
+    strength = prior_precision() if strength is None else np.broadcast_to(np.asarray(strength, float), t0.shape)
 
-    def loss(t: np.ndarray) -> float:
+    def objective(t: np.ndarray) -> tuple[float, np.ndarray]:
         z = xb @ t
-        return float(np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * strength * np.sum((t - t0) ** 2))
+        return float(np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * np.sum(strength * (t - t0) ** 2)), z
 
-    t, f = t0.copy(), loss(t0)
+    t = (start.theta() if start is not None else t0).copy()
+    f, z = objective(t)
     for _ in range(iterations):
-        mu = 1.0 / (1.0 + np.exp(-np.clip(xb @ t, -30.0, 30.0)))
+        mu = 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
         g = xb.T @ (mu - y) + strength * (t - t0)
-        step = np.linalg.solve((xb * (mu * (1.0 - mu))[:, None]).T @ xb + eye, g)
+        if float(np.max(np.abs(g))) < 1e-6:
+            break
+        step = np.linalg.solve((xb * (mu * (1.0 - mu))[:, None]).T @ xb + np.diag(strength), g)
         a = 1.0
         while a > 1e-4:
-            f_new = loss(t - a * step)
+            f_new, z_new = objective(t - a * step)
             if f_new <= f - 1e-4 * a * float(g @ step):
                 break
             a *= 0.5
         else:
             break
-        t, f = t - a * step, f_new
+        t, f, z = t - a * step, f_new, z_new
         if float(np.max(np.abs(a * step))) < 1e-6:
             break
     return Calibration(t[:-1].copy(), float(t[-1]))

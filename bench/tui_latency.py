@@ -25,6 +25,11 @@ happens while a stream runs.)
 `--model embedded` streams from the real embedded default (llama.cpp in-process, its token loop
 in the pipeline's thread) instead of the fake generator; checking stays fake (`--verify-delay`).
 
+`--refit-labels 10000` puts that many labelled facts in the store first and keeps the adaptation
+refitting (core/adapt, the TUI's worker, as after every 25 new labels) during every other block of 20
+keys: the latency of keys pressed while a refit runs and while none does, side by side, and the
+refits' times (reading the store, fitting, deciding, writing; goal: <= 1 s).
+
 The last line is `tui_key_latency_p95_ms: <value>` (goal: <= 30).
 """
 from __future__ import annotations
@@ -32,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -73,8 +79,31 @@ def visible_state(app, scr) -> tuple:
     return scr.selected, labels, len(app._notifications)
 
 
+def fill_store(n: int) -> None:
+    """`n` labelled facts with verdicts of the offline verifier, in sessions of 100."""
+    from mfact.core.session import Entity, Fact, HumanLabel, Session, Verdict
+    from mfact.core.store import Store
+
+    rng = random.Random(7)
+    sessions = []
+    for k in range(0, n, 100):
+        facts, text = [], ""
+        for i in range(min(100, n - k)):
+            p = rng.uniform(0.05, 0.95)
+            sent = f"Fact {i} of session {k}. "
+            lab = "S" if p >= 0.5 else "NS"
+            human = "S" if rng.random() < min(1.0, p + 0.2) else "NS"
+            facts.append(Fact(f"f{i}", sent.strip(), i, (len(text), len(text) + len(sent) - 1),
+                              Verdict(lab, round(p if lab == "S" else 1 - p, 4), "offline/bench"), HumanLabel(human)))
+            text += sent
+        sessions.append(Session(language=("en", "es", "fr", "tr")[k // 100 % 4], entity=Entity("Someone"),
+                                id=f"fill{k}", text=text.strip(), facts=facts))
+    with Store() as st:
+        st.save_sessions(sessions)
+
+
 async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, int],
-              gap: float, model: str = "") -> dict:
+              gap: float, model: str = "", refit_labels: int = 0) -> dict:
     from textual import events
 
     from mfact.core.config import Config
@@ -99,7 +128,11 @@ async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, i
                                  c, embedder=FakeEmbedder())
     app = MfactApp(cfg, lang="en", entity="Marie Curie", pipeline_factory=factory)
     lat: list[float] = []
+    during: list[bool] = []              # a refit ran when the key was pressed
+    refits: list[float] = []
     lost = 0
+    if refit_labels:
+        fill_store(refit_labels)
     async with app.run_test(size=size) as pilot:
         frames, actions_done = clock_frames(app)
         t0 = time.monotonic()
@@ -132,6 +165,12 @@ async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, i
                 regenerations += 1
                 await until_facts(scr, pilot, 3)
             key, char = effective_key(KEYS[i % len(KEYS)], scr)
+            if refit_labels:
+                if app.adapt.last_seconds is not None and app.adapt.fits > len(refits):
+                    refits.append(app.adapt.last_seconds)
+                if (i // 20) % 2 == 1 and not app.adapt.running:
+                    app.adapt.refit()
+            refitting = bool(refit_labels) and app.adapt.running
             n_actions = len(actions_done)
             before = visible_state(app, scr)
             c = time.thread_time()
@@ -151,6 +190,7 @@ async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, i
                     continue
                 if visible_state(app, scr) != before:
                     lat.append((frame - t) * 1000)
+                    during.append(refitting)
                     ui_key.append((time.thread_time() - c) * 1000)
                     break
                 if time.perf_counter() - frame > 0.1:
@@ -170,7 +210,8 @@ async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, i
         c0 = threads0.get(tid, (name, 0.0))[1]
         key = "ui (the app's loop)" if tid == threading.get_native_id() else name
         cpu_by_name[key] = cpu_by_name.get(key, 0.0) + c1 - c0
-    return {"regenerations": regenerations, "lat": lat, "lost": lost, "elapsed": elapsed,
+    return {"regenerations": regenerations, "lat": lat, "during": during, "refits": refits,
+            "lost": lost, "elapsed": elapsed,
             "tokens": tokens_done, "facts": facts, "ui_cpu": ui_cpu, "ui_key": ui_key,
             "threads": cpu_by_name, "noop": noop}
 
@@ -207,6 +248,8 @@ def main() -> int:
     ap.add_argument("--no-gc-tuning", action="store_true",
                     help="measure without the garbage-collector tuning mfact-tui applies")
     ap.add_argument("--model", default="", help="a real model instead of the fake generator (e.g. embedded)")
+    ap.add_argument("--refit-labels", type=int, default=0,
+                    help="labelled facts in the store; the adaptation refits during every other 20 keys")
     ap.add_argument("--width", type=int, default=160)
     ap.add_argument("--height", type=int, default=45)
     args = ap.parse_args()
@@ -215,7 +258,7 @@ def main() -> int:
         from mfact.tui.app import tune_gc
         tune_gc()                     # as `mfact-tui` does before it starts
     r = asyncio.run(run(args.keys, args.delay, args.verify_delay, (args.width, args.height),
-                        args.gap, args.model))
+                        args.gap, args.model, args.refit_labels))
     lat = r["lat"]
     from textual import constants
     print(f"frames: at most {constants.MAX_FPS} a second (TEXTUAL_FPS; mfact-tui asks for 120)")
@@ -236,6 +279,17 @@ def main() -> int:
     print("CPU seconds per thread during the measurement: " + ", ".join(
         f"{name} {sec:.1f}" for name, sec in busy if sec >= 0.05) + f" (load average {os.getloadavg()[0]:.1f})")
     print(f"goal: p95 <= 30 ms -> {'met' if percentile(lat, 0.95) <= 30 else 'NOT met'}")
+    if args.refit_labels:
+        on = [x for x, d in zip(lat, r["during"]) if d]
+        off = [x for x, d in zip(lat, r["during"]) if not d]
+        fits = r["refits"]
+        print(f"refits with {args.refit_labels:,} labels in the store: {len(fits)}, seconds each (read, fit,"
+              f" decide, write): median {statistics.median(fits) if fits else float('nan'):.2f},"
+              f" max {max(fits) if fits else float('nan'):.2f} (goal <= 1 s)")
+        print(f"key latency ms while a refit ran: {len(on)} keys, p50 {percentile(on, 0.5):.1f},"
+              f" p95 {percentile(on, 0.95):.1f}; while none ran: {len(off)} keys, p50 {percentile(off, 0.5):.1f},"
+              f" p95 {percentile(off, 0.95):.1f} (goal: p95 <= 30 while a refit runs)")
+        print(f"tui_key_latency_during_refit_p95_ms: {percentile(on, 0.95):.1f}")
     print(f"ui_cpu_ms_per_s: {1000 * r['ui_cpu'] / max(r['elapsed'], 1e-9):.1f}")
     print(f"ui_cpu_per_key_ms: {statistics.mean(ui):.2f}")
     print(f"tui_key_latency_p95_ms: {percentile(lat, 0.95):.1f}")

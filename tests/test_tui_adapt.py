@@ -106,3 +106,18 @@ async def test_next_uncertain_says_so_when_every_fact_is_labelled(mfact_home):
         await pilot.press("w", "s", "w", "s", "w", "s", "w")
         await pilot.pause()
         assert any("No unlabelled fact" in str(n.message) for n in app._notifications)
+
+
+async def test_the_refit_process_goes_with_the_app(mfact_home):
+    with Store() as st:
+        st.save_session(harsh_session())
+        session = st.get_session("harsh")
+    app = MfactApp(Config(workers=1), session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(REFIT_EVERY):
+            await pilot.press("w", "s")
+        await wait_for(pilot, lambda: app.adapt.fits == 1, timeout=30)
+        proc = app.adapt._proc
+        assert proc and proc.alive()           # the refit ran in its own process
+    assert not proc.alive()

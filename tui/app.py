@@ -123,6 +123,9 @@ class MfactApp(App):
         elif self.initial.get("entity") and self.initial.get("lang"):
             self.start_check(self.initial["entity"], self.initial["lang"])
 
+    def on_unmount(self) -> None:
+        self.adapt.close()            # the refit's worker process goes with the app
+
     def start_check(self, entity: Entity | str, lang: str, text: str | None = None) -> None:
         from .screens.check import CheckScreen
         self.push_screen(CheckScreen(entity=entity, lang=lang, text=text))
@@ -152,6 +155,7 @@ class MfactApp(App):
 
     def shutdown(self) -> None:
         """Stop running checks and save everything (quitting)."""
+        self.adapt.close()
         for screen in self.check_screens():
             try:
                 screen.shutdown()

@@ -45,35 +45,27 @@ def _langs(value: str | None) -> set[str] | None:
 def cmd_learn(args) -> int:
     from ..adapt import adaptation as A
     from ..adapt.features import verifier_name
-    from ..adapt.learn import learn_from_store
+    from ..adapt.refit import learn_and_write
     from ..config import config_from_args
-    from ..store import Store
 
     cfg = config_from_args(args)
     verifier = verifier_name(args.verifier or cfg.verifier)
-    number = A.next_number()
     if args.reset:
         if args.dry_run:
             out("would write an empty adaptation (--dry-run: nothing written)")
             return 0
-        a = A.reset_adaptation(number, verifier)
+        a = A.reset_adaptation(A.next_number(), verifier)
         path = A.save_adaptation(a)
         out(f"adaptation {a.version} written to {path}: the unadapted verifier from now on"
             " (stored verdicts change only through `mfact rejudge`)")
         return 0
     langs = _langs(args.lang)
-    with Store() as store:
-        res = learn_from_store(store, verifier, langs)
-    if res.labels == 0:
+    res, a = learn_and_write(None, verifier, langs, write=not args.dry_run)
+    if a is None:
         raise MfactError(f"no labelled fact has a verdict of the {verifier} verifier in the store",
                          "label facts in mfact-tui (s / n / i), or import labelled sessions and run"
                          " `mfact rejudge --all` to give their facts verdicts")
-    try:
-        keep = A.load_adaptation()
-    except MfactError:
-        keep = None
-    a = A.from_result(res, number, keep)
-    path = None if args.dry_run else A.save_adaptation(a)
+    path = None if args.dry_run else A.adaptation_path()
     if args.json:
         from ..textsafe import json_dumps_safe
         out(json_dumps_safe({"written": str(path) if path else None, **a.to_dict(),

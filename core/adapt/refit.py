@@ -1,0 +1,114 @@
+"""Learning from the store and writing the adaptation: one step for `mfact learn` and for the TUI's
+refit, which runs it in a process of its own (`RefitProcess`, `python -m mfact.core.adapt.refit`)
+so that the fit never holds the interpreter lock of the app's UI thread.
+
+The process reads one JSON line per refit on stdin, `{"store", "adaptation", "verifier"}`, and
+answers one JSON line, `{"version", "seconds"}` or `{"error"}`; it ends at the end of its stdin
+(the app closing the pipe, or dying). Its stderr goes nowhere: the terminal belongs to the app.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from .adaptation import Adaptation, from_result, load_adaptation, next_number, save_adaptation
+from .learn import LearnResult, learn_from_store
+
+
+def learn_and_write(store_path: str | Path | None, verifier: str, langs: set[str] | None = None,
+                    path: Path | None = None, write: bool = True) -> tuple[LearnResult, Adaptation | None]:
+    """Learn from the store's labels; the adaptation (None when no label has a verdict of
+    `verifier`), written beside the store unless `write` is False. The languages not learnt keep
+    what the file had for them (`langs`)."""
+    from ..errors import MfactError
+    from ..store import Store
+
+    with Store(store_path) as store:
+        res = learn_from_store(store, verifier, langs)
+    if not res.labels:
+        return res, None
+    try:
+        keep = load_adaptation(path)
+    except MfactError:
+        keep = None                      # unreadable: replaced by this one
+    a = from_result(res, next_number(path), keep)
+    if write:
+        save_adaptation(a, path)
+    return res, a
+
+
+def refit_in_process(store_path: str, adaptation_path: str, verifier: str) -> tuple[str | None, float]:
+    """The TUI's refit, in a worker process: (the version written or None, seconds taken)."""
+    t0 = time.perf_counter()
+    _res, a = learn_and_write(store_path, verifier, path=Path(adaptation_path))
+    return (a.version if a is not None else None), time.perf_counter() - t0
+
+
+class RefitProcess:
+    """The app's side of the refit process: started once, asked one refit at a time."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc = subprocess.Popen([sys.executable, "-m", "mfact.core.adapt.refit"], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                      encoding="utf-8", bufsize=1)
+
+    def refit(self, store_path: str, adaptation_path: str, verifier: str) -> tuple[str | None, float]:
+        """Like `refit_in_process`, in the process (blocks the calling thread, not the interpreter).
+        RuntimeError when the process is gone or says it failed."""
+        with self._lock:
+            proc = self._proc
+            if proc.poll() is not None or proc.stdin is None or proc.stdout is None:
+                raise RuntimeError("the refit process has ended")
+            proc.stdin.write(json.dumps({"store": store_path, "adaptation": adaptation_path,
+                                         "verifier": verifier}) + "\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the refit process ended without an answer")
+        answer = json.loads(line)
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        return answer.get("version"), float(answer.get("seconds", 0.0))
+
+    def close(self) -> None:
+        try:
+            if self._proc.stdin is not None:
+                self._proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self._proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+
+def serve() -> int:
+    """The refit process's loop: one refit per line of stdin, one answer per line of stdout."""
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            ask = json.loads(line)
+            version, seconds = refit_in_process(ask["store"], ask["adaptation"], ask["verifier"])
+            answer = {"version": version, "seconds": seconds}
+        except Exception as exc:  # noqa: BLE001 - said to the app, which goes on unadapted
+            answer = {"error": f"{type(exc).__name__}: {exc}"}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(serve())

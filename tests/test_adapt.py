@@ -201,6 +201,9 @@ def test_mfact_learn_lang_keeps_the_other_languages(capsys, mfact_home):
     assert "\ntr " in out and "\nen " not in out.split("adaptation 1-")[1]
     after = json.loads((mfact_home / "data" / "adaptation.json").read_text())
     assert after["number"] == 2 and after["languages"]["en"] == before["languages"]["en"]
+    assert main(["learn", "--lang", "ko"]) == 1
+    assert "no labelled fact in ko has a verdict" in capsys.readouterr().err
+    assert json.loads((mfact_home / "data" / "adaptation.json").read_text()) == after
 
 
 @pytest.mark.parametrize("args,message", [

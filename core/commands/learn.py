@@ -60,12 +60,16 @@ def cmd_learn(args) -> int:
             " (stored verdicts change only through `mfact rejudge`)")
         return 0
     langs = _langs(args.lang)
-    res, a = learn_and_write(None, verifier, langs, write=not args.dry_run)
+    res, a = learn_and_write(None, verifier, langs, write=False)
     if a is None:
         raise MfactError(f"no labelled fact has a verdict of the {verifier} verifier in the store",
                          "label facts in mfact-tui (s / n / i), or import labelled sessions and run"
                          " `mfact rejudge --all` to give their facts verdicts")
-    path = None if args.dry_run else A.adaptation_path()
+    if langs is not None and not res.languages:
+        raise MfactError(f"no labelled fact in {', '.join(sorted(langs))} has a verdict of the {verifier}"
+                         " verifier; nothing was written",
+                         "label facts of that language in mfact-tui, or leave --lang out")
+    path = None if args.dry_run else A.save_adaptation(a)
     if args.json:
         from ..textsafe import json_dumps_safe
         out(json_dumps_safe({"written": str(path) if path else None, **a.to_dict(),

@@ -32,6 +32,7 @@ class AdaptWatch:
         self.again = False
         self.fits = 0                  # refits finished in this app
         self.last_seconds: float | None = None       # the last refit, reading the store to writing
+        self.last_cpu: float | None = None           # and the CPU seconds it took
         self._adaptation: Any = None
         self._loaded = False
         self._proc: Any = None          # the RefitProcess; None: not started yet, False: none
@@ -121,12 +122,12 @@ class AdaptWatch:
             version = None
             if self._proc:
                 try:
-                    version, _seconds = self._proc.refit(*args)
+                    version, _seconds, self.last_cpu = self._proc.refit(*args)
                 except Exception:  # noqa: BLE001 - a broken process: this fit runs here
                     log.warning("the refit process failed; fitting in the thread", exc_info=True)
                     self.close(quitting=False)
             if not self._proc and not self.closed:
-                version, _seconds = refit.refit_in_process(*args)
+                version, _seconds, self.last_cpu = refit.refit_in_process(*args)
             if version is not None:
                 result = A.load_adaptation(target)
                 self.last_seconds = time.perf_counter() - t0      # read, fit, decide and write

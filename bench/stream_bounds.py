@@ -19,18 +19,14 @@ Prints one row per case and checkout: exit code, seconds, peak memory (MB), how 
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from _common import shim  # noqa: E402
+from _common import measure, shim  # noqa: E402
 from _faults import FaultServer  # noqa: E402
 
 CASES = {
@@ -38,46 +34,6 @@ CASES = {
     "endless-line": ["generate", "--lang", "en", "--entity", "Marie Curie"],
     "endless-line-gzip": ["generate", "--lang", "en", "--entity", "Marie Curie"],
 }
-
-
-def _rss(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
-
-
-def measure(argv: list[str], pythonpath: str | None, kill_mb: float, kill_s: float) -> dict:
-    """Runs `python -m mfact.core.cli ARGV`; exit code, seconds, peak memory and the last stderr line."""
-    env = dict(os.environ, MFACT_HOME=tempfile.mkdtemp(prefix="mfact-bench-home-"))
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t = time.monotonic()
-        p = subprocess.Popen([sys.executable, "-m", "mfact.core.cli", *argv], stdout=out, stderr=err, env=env)
-        peak, killed = 0, ""
-        while True:
-            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            peak = max(peak, _rss(p.pid))
-            if not killed and peak > kill_mb * 2**20:
-                killed = f"stopped at {kill_mb:.0f} MB"
-            elif not killed and time.monotonic() - t > kill_s:
-                killed = f"stopped at {kill_s:.0f} s"
-            if killed:
-                p.kill()
-            time.sleep(0.05)
-        took = time.monotonic() - t
-        err.seek(0)
-        out.seek(0)
-        last = (err.read().decode("utf-8", "replace").strip().splitlines() or [""])[-1]
-        stop = [ln for ln in out.read().decode("utf-8", "replace").splitlines() if ln.startswith("facts:")]
-    return {"rc": os.waitstatus_to_exitcode(status), "s": took, "mb": max(peak, usage.ru_maxrss * 1024) / 2**20,
-            "how": killed or (stop[0] if stop else last)}
 
 
 def main() -> int:
@@ -97,6 +53,8 @@ def main() -> int:
             with FaultServer(case) as server:
                 r = measure([*CASES[case], "--base-url", server.model_url, "--model", "m"], path,
                             args.kill_mb, args.kill_s)
+            r["how"] = r["how"] if r["killed"] else next(
+                (ln for ln in r["out"].splitlines() if ln.startswith("facts:")), r["last"])
             print(f"{case:18s} {side:14s} {r['rc']:4d} {r['s']:8.1f} {r['mb']:8.0f}  {r['how'][:110]}", flush=True)
             if path is None:
                 worst[case] = r

@@ -227,7 +227,15 @@ class JobInterrupted:      # not finished: the next run redoes it
     kind: ClassVar[str] = "interrupted"
 
 
-BatchEvent = Union[JobStarted, JobSkipped, JobDone, JobFailed, JobInterrupted]
+@dataclass(frozen=True)
+class JobProgress:         # a running job: facts checked so far, or its given evidence being indexed
+    job: Job
+    message: str
+    start: bool = False    # the start of a long step (always worth a line)
+    kind: ClassVar[str] = "progress"
+
+
+BatchEvent = Union[JobStarted, JobSkipped, JobDone, JobFailed, JobInterrupted, JobProgress]
 
 
 # --------------------------------------------------------------------------- runner
@@ -467,13 +475,28 @@ class BatchRunner(_BatchedGeneration):
             self._local.pipeline = p
         return p
 
-    def _run_job(self, job: Job, **run_kw: Any) -> Session | None:
-        from .events import NoticeEvent, StopEvent
+    def _checked(self, job: Job, pipeline: Any, **run_kw: Any) -> tuple[Session | None, list[str]]:
+        """(the final session, the error lines) of one pipeline run; progress as facts are checked."""
+        from .events import FactEvent, NoticeEvent, StopEvent, VerdictEvent
 
         ent = Entity(name=job.entity.name, qid=job.entity.qid, attributes=dict(job.entity.attributes))
-        pipeline = self._pipeline()
         final: Session | None = None
         errors: list[str] = []
+        facts = checked = 0
+        for ev in pipeline.run(ent, job.lang, stop=self.stop, **run_kw):
+            if isinstance(ev, NoticeEvent) and ev.level == "error":
+                errors.append(ev.line())
+            elif isinstance(ev, FactEvent):
+                facts += 1
+            elif isinstance(ev, VerdictEvent):
+                checked += 1
+                self.on_event(JobProgress(job, f"{checked} of {facts} facts checked"))
+            elif isinstance(ev, StopEvent):
+                final = ev.session
+        return final, errors
+
+    def _run_job(self, job: Job, **run_kw: Any) -> Session | None:
+        pipeline = self._pipeline()
         batch_size = run_kw.pop("_batch_size", None)
         self.on_event(JobStarted(job))
         run_kw.setdefault("seed", self.cfg.seed + job.sample)
@@ -482,15 +505,14 @@ class BatchRunner(_BatchedGeneration):
             run_kw["text"] = spec.text
         given = spec is not None and spec.evidence is not None
         if given:
-            from .knowledge.given import GivenRetriever    # the line's passages are its only evidence
+            from .knowledge.given import GivenRetriever, size_words    # the line's passages are its only evidence
+            big = size_words(spec.evidence)
+            if big:
+                self.on_event(JobProgress(job, f"indexing {big}", start=True))
             retriever = pipeline.retriever
             pipeline.retriever = GivenRetriever(spec.evidence, getattr(pipeline, "embedder", None))
         try:
-            for ev in pipeline.run(ent, job.lang, stop=self.stop, **run_kw):
-                if isinstance(ev, NoticeEvent) and ev.level == "error":
-                    errors.append(ev.line())
-                elif isinstance(ev, StopEvent):
-                    final = ev.session
+            final, errors = self._checked(job, pipeline, **run_kw)
         finally:
             if given:
                 pipeline.retriever = retriever

@@ -2,7 +2,8 @@
 
 Each line is `{"id", "lang", "entity", "text", "evidence"?}`: a text about the entity (any topic: a
 person, a place, a film), in language `lang`, optionally with the passages that are its only
-evidence (a list of strings or `{"text", "title"?, "url"?, "lang"?}` objects). `read_text_lines`
+evidence (a list of strings or `{"text", "title"?, "url"?, "lang"?}` objects; `[]`: no evidence at
+all, so every fact comes out not supported, as `verify-pairs` scores such a row). `read_text_lines`
 returns the good lines as `TextSpec`s and the bad ones as `(line number, reason)`, so that a run
 checks what it can and reports the rest.
 """
@@ -101,7 +102,7 @@ def parse_text_line(line: str, lineno: int) -> TextSpec:
     if d.get("evidence") is not None:
         from .knowledge.given import parse_evidence
         try:
-            evidence = tuple(parse_evidence(d["evidence"], '"evidence"', lang))
+            evidence = tuple(parse_evidence(d["evidence"], '"evidence"', lang, empty=True))
         except MfactError as exc:
             raise ValueError(exc.message) from None
     return TextSpec(lineno, ident, lang, entity, text, evidence)

@@ -154,7 +154,6 @@ SESSION_KINDS = [
     ("json-string", "s.json", '"a session"', "got a string"),
     ("json-boolean", "s.json", "true", "got a boolean"),
     ("json-empty-list", "s.json", "[]", "no sessions (an empty list)"),
-    ("json-empty-sessions", "s.json", '{"sessions": []}', "sessions: no sessions (an empty list)"),
     ("sessions-not-a-list", "s.json", '{"sessions": 5}', "sessions: must be a list"),
     ("list-of-numbers", "s.json", "[1, 2]", "[0]: must be an object, got a number"),
     ("schema-from-the-future", "s.json", _dump(_with("schema", "mfact.session/2")),
@@ -500,6 +499,8 @@ TEXT_KINDS = [
     ("text-over-limit", json.dumps({**_T, "text": "x" * 2_000_001}) + "\n", 't.jsonl:1: "text" is 2000001 characters'),
     ("control-in-entity", json.dumps({**_T, "entity": "Ada\x1b[2J"}) + "\n",
      't.jsonl:1: "entity" holds a control character (U+001B)'),
+    ("evidence-over-total-limit", json.dumps({**_T, "evidence": ["x" * 1_000_000] * 11}) + "\n",
+     't.jsonl:1: "evidence": 11,000,000 characters of passages in all; at most 10,000,000'),
 ]
 
 _E = '{"text": "Marie Curie was born in Warsaw.", "title": "Marie Curie"}'
@@ -515,6 +516,8 @@ EVIDENCE_KINDS = [
     ("passage-over-limit", json.dumps({"text": "x" * 1_000_001}) + "\n",
      'ev.jsonl:1: "text" is 1,000,001 characters; at most 1,000,000'),
     ("empty-json-list", "[]", "ev.jsonl: the list of passages is empty"),
+    ("passages-over-total-limit", "".join(json.dumps({"text": "x" * 1_000_000}) + "\n" for _ in range(11)),
+     "ev.jsonl: 11,000,000 characters of passages in all; at most 10,000,000"),
 ]
 
 COMMAND_RUNS = {

@@ -252,8 +252,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     pipeline = build_pipeline(cfg, on_progress=on_progress, need_generator=text is None)
     if passages is not None:
-        from ..knowledge.given import GivenRetriever
+        from ..knowledge.given import GivenRetriever, size_words
         from ..session import Entity
+        if size_words(passages):
+            print(f"mfact: indexing {size_words(passages)}", file=err, flush=True)
         pipeline.retriever = GivenRetriever(passages, pipeline.embedder)
         entity = Entity(name=args.entity.strip())       # no knowledge source to look it up in
     else:

@@ -12,6 +12,7 @@ from ._common import plain
 
 
 DEFAULT_BATCH_SIZE = 8
+PROGRESS_EVERY_S = 5.0     # without the bar: a running job's progress line at most this often
 
 
 def register(sub) -> None:
@@ -199,17 +200,38 @@ class _RunProgress:
         self.task = self.progress.add_task("run", total=total, rate="", current="")
         self.counts = {"done": 0, "skipped": 0, "failed": 0}
         self.t0 = time.monotonic()
+        self.started: dict[str, float] = {}      # job -> when it started
+        self.said: dict[str, float] = {}         # job -> when its last progress line was printed
+
+    def _progress(self, ev) -> None:
+        """A running job's progress: in the bar, else a line when a long step starts and then at
+        most every PROGRESS_EVERY_S (the first after that long), so short jobs print none."""
+        import time
+
+        now = time.monotonic()
+        sid = ev.job.session_id
+        started = self.started.setdefault(sid, now)
+        if self.show_bar:
+            self.progress.update(self.task, current=plain(f"{ev.job.label}: {ev.message}"))
+        elif ev.start or now - self.said.get(sid, started) >= PROGRESS_EVERY_S:
+            self.said[sid] = now
+            print(plain(f"progress: {ev.job.label}: {ev.message} ({now - started:.0f} s)"), file=sys.stderr,
+                  flush=True)
 
     def __call__(self, ev) -> None:
         import time
 
-        from ..batch import JobDone, JobFailed, JobInterrupted, JobSkipped, JobStarted
+        from ..batch import JobDone, JobFailed, JobInterrupted, JobProgress, JobSkipped, JobStarted
         from ..formats import atomic_write
 
         kind = ev.kind
         match ev:
             case JobStarted(job):
+                self.started[job.session_id] = time.monotonic()
                 self.progress.update(self.task, current=plain(job.label))
+                return
+            case JobProgress():
+                self._progress(ev)
                 return
             case JobDone(session=session) if self.out_dir is not None:
                 atomic_write(self.out_dir / f"{session.id}.json",

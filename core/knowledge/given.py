@@ -25,8 +25,11 @@ from .retrieval import DENSE_WEIGHT, evidence_id
 
 SOURCE = "given"
 MAX_PASSAGES = 5000
+MAX_GIVEN_CHARS = 10_000_000     # the passages of one text (or one --evidence file) in all
+BIG_EVIDENCE = (1000, 1_000_000)  # passages or characters from which indexing is worth a progress line
 _WORDS = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+_UNTITLED = re.compile(r"passage \d+")      # the name a passage without a title gets
 
 
 def _passage(d: Any, where: str, lang: str) -> dict:
@@ -51,16 +54,36 @@ def _passage(d: Any, where: str, lang: str) -> dict:
     return out
 
 
-def parse_evidence(value: Any, where: str = "evidence", lang: str = "") -> list[dict]:
+def parse_evidence(value: Any, where: str = "evidence", lang: str = "", empty: bool = False) -> list[dict]:
     """Validated passages `{"text", "title", "url", "lang"}` from parsed JSON: a list of strings or
-    objects. Raises MfactError naming the first bad item."""
+    objects. Raises MfactError naming the first bad item. `empty`: an empty list is a row's "no
+    evidence" (its facts are checked against nothing, as `verify-pairs` scores `"evidence": []`);
+    otherwise it is refused (an --evidence file of no passages)."""
     if not isinstance(value, list):
         raise MfactError(f"{where}: must be a list of passages (strings or {{\"text\": ...}} objects)")
-    if not value:
+    if not value and not empty:
         raise MfactError(f"{where}: the list of passages is empty")
     if len(value) > MAX_PASSAGES:
         raise MfactError(f"{where}: {len(value)} passages; at most {MAX_PASSAGES}")
-    return [_passage(d, f"{where}[{i}]", lang) for i, d in enumerate(value)]
+    out = [_passage(d, f"{where}[{i}]", lang) for i, d in enumerate(value)]
+    _total(out, where)
+    return out
+
+
+def _total(passages: list[dict], where: str) -> None:
+    total = sum(len(p["text"]) for p in passages)
+    if total > MAX_GIVEN_CHARS:
+        raise MfactError(f"{where}: {total:,} characters of passages in all; at most {MAX_GIVEN_CHARS:,}",
+                         "give the passages that matter, or split the text")
+
+
+def size_words(passages: Sequence[dict]) -> str:
+    """`5,000 given passages (5.0 M characters)` when the evidence is big enough for indexing to take a
+    while (`BIG_EVIDENCE`), else ""."""
+    chars = sum(len(p["text"]) for p in passages)
+    if len(passages) < BIG_EVIDENCE[0] and chars < BIG_EVIDENCE[1]:
+        return ""
+    return f"{len(passages):,} given passages ({chars / 1e6:.1f} M characters)"
 
 
 def read_evidence(path: str | Path, lang: str = "") -> list[dict]:
@@ -79,6 +102,7 @@ def read_evidence(path: str | Path, lang: str = "") -> list[dict]:
         out.append(_passage(loads(line, f"{p}:{n}", one_line=True), f"{p}:{n}", lang))
         if len(out) > MAX_PASSAGES:
             raise MfactError(f"{p}: more than {MAX_PASSAGES} passages")
+    _total(out, str(p))
     return out
 
 
@@ -119,7 +143,7 @@ class GivenRetriever(Stage):
             df.update(t.keys())
         self._idf = {w: math.log(1 + (n - c + 0.5) / (c + 0.5)) for w, c in df.items()}
         self._avg = (sum(sum(t.values()) for t in self._terms) / n) if n else 1.0
-        self._vectors: dict[int, np.ndarray] | None = None
+        self._vectors: dict[str, np.ndarray] | None = None
         self._lock = threading.Lock()
 
     def _bm25(self, query: str) -> np.ndarray:
@@ -135,19 +159,29 @@ class GivenRetriever(Stage):
             out[i] = s
         return out
 
-    def _dense(self, query: str, only: Sequence[int]) -> np.ndarray:
-        """Cosine of the query with the passages `only` (the others score 0): passages are embedded
-        when first asked for, and kept, so long given evidence costs only what facts reach."""
+    def _dense(self, fact: str, query: str, only: Sequence[int]) -> np.ndarray:
+        """Cosine of the query with the passages `only` (the others score 0). A passage stands in by
+        its window (a sentence or two, `checking/windows.py`) that best matches the fact lexically,
+        its lead when none does: embedding costs grow with the text, so a 1 KB passage costs about
+        as much as ten of its sentences. Vectors are kept by text, so what facts share is embedded once."""
+        from ..checking.windows import top_windows
+
+        texts = {}
+        for i in only:
+            e = self.evidence[i]
+            win = top_windows(fact, [e.text], e.lang, k=1)
+            # a title the user gave says what the passage is about; "passage 12" does not, and
+            # without it the window's vector is the one the verifier asks the embedder's cache for
+            head = "" if _UNTITLED.fullmatch(e.title) else f"{e.title}\n"
+            texts[i] = head + (win[0].text if win else e.text)
         with self._lock:
             if self._vectors is None:
                 self._vectors = {}
-            todo = [i for i in only if i not in self._vectors]
+            todo = list(dict.fromkeys(t for t in texts.values() if t not in self._vectors))
             if todo:
-                vecs = self.embedder.embed_passages([f"{self.evidence[i].title}\n{self.evidence[i].text}"
-                                                     for i in todo])
-                for i, v in zip(todo, vecs):
-                    self._vectors[i] = np.asarray(v, dtype=np.float32)
-            rows = {i: self._vectors[i] for i in only}
+                for t, v in zip(todo, self.embedder.embed_passages(todo)):
+                    self._vectors[t] = np.asarray(v, dtype=np.float32)
+            rows = {i: self._vectors[t] for i, t in texts.items()}
         q = np.asarray(self.embedder.embed_queries([query])[0], dtype=np.float32)
         out = np.zeros(len(self.evidence), dtype=np.float32)
         for i, v in rows.items():
@@ -172,7 +206,7 @@ class GivenRetriever(Stage):
             # a cheap lexical first stage: only the best 2k passages (and the first, a lead) are
             # embedded and scored densely
             cand = list(dict.fromkeys([0, *np.argsort(-lexical, kind="stable")[:2 * k].tolist()]))
-            score = score + self.dense_weight * self._dense(query, cand)
+            score = score + self.dense_weight * self._dense(fact, query, cand)
         order = np.argsort(-score, kind="stable")[:k]
         out = []
         for i in order:

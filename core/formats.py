@@ -37,10 +37,13 @@ FACTSCORE_KEY = "factscore"      # session.config key holding what FActScore's f
 # --------------------------------------------------------------------------- reading
 
 
-def read_sessions(path: str | Path, fmt: str | None = None, hint: str = "nothing was imported") -> list[Session]:
+def read_sessions(path: str | Path, fmt: str | None = None, hint: str = "nothing was imported",
+                  empty: bool = False) -> list[Session]:
     """All sessions in a file (mfact JSON or FActScore JSONL; `fmt` None: detected), or `-` for stdin.
     Everything goes through core/inputs.py (regular files only, size limit, UTF-8 with or without a
-    BOM, strict JSON); a refusal is one MfactError naming the file and the field, with `hint`."""
+    BOM, strict JSON); a refusal is one MfactError naming the file and the field, with `hint`.
+    `empty`: `{"sessions": []}` (what `export --all` writes for an empty store) gives no sessions
+    instead of an error."""
     from .inputs import decode, not_empty, read_bytes
 
     try:
@@ -50,7 +53,7 @@ def read_sessions(path: str | Path, fmt: str | None = None, hint: str = "nothing
         if fmt is None:
             fmt, data = _detect(Path(path), text, name)
         if fmt == "mfact":
-            return parse_mfact(text, name, data=data)
+            return parse_mfact(text, name, data=data, empty=empty)
         if fmt == "factscore":
             return parse_factscore(text, name)
         if fmt == "mfact-jsonl":
@@ -130,8 +133,9 @@ def parse_mfact_lines(text: str, name: str = "<input>") -> list[Session]:
     return out
 
 
-def parse_mfact(text: str, name: str = "<input>", data: Any = None) -> list[Session]:
-    """mfact session JSON -> sessions; `data`: the text already parsed by `inputs.loads`."""
+def parse_mfact(text: str, name: str = "<input>", data: Any = None, empty: bool = False) -> list[Session]:
+    """mfact session JSON -> sessions; `data`: the text already parsed by `inputs.loads`; `empty`:
+    `{"sessions": []}` is no sessions rather than an error."""
     from .inputs import loads
 
     if data is None:
@@ -147,6 +151,8 @@ def parse_mfact(text: str, name: str = "<input>", data: Any = None) -> list[Sess
     else:
         raise MfactError(f"{name}: expected a session object, a list of sessions or "
                          f"{{\"sessions\": [...]}}, got {json_type(data)}")
+    if not items and empty and where == "sessions":
+        return []
     if not items:
         raise MfactError(f"{name}: {where + ': ' if where else ''}no sessions (an empty list)")
     sessions: list[Session] = []

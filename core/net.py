@@ -287,3 +287,15 @@ def retry_after_seconds(value: str | None) -> float | None:
         return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
+
+
+def wait_words(seconds: float) -> str:
+    """A wait a server asked for, as people say it: `30 s`, `3600 s`, `5 h`, `12 days`, and `more
+    than a year` past that (a Retry-After date far off is not `2.3e+09 s`)."""
+    if seconds <= 7200:
+        return f"{seconds:.0f} s"
+    if seconds <= 2 * 86400:
+        return f"{seconds / 3600:.0f} h"
+    if seconds <= 365 * 86400:
+        return f"{seconds / 86400:.0f} days"
+    return "more than a year"

@@ -39,9 +39,10 @@ ENDLESS_LINE_BYTES = 1 << 30
 class FaultServer(LoopbackServer):
     protocol = "HTTP/1.1"
 
-    def __init__(self, mode: str = "ok", tick: float = 0.05, host: str = "127.0.0.1"):
+    def __init__(self, mode: str = "ok", tick: float = 0.05, host: str = "127.0.0.1", retry_after: str = "3600"):
         self.mode = mode
         self.tick = tick
+        self.retry_after = retry_after      # the 429's Retry-After: seconds or an HTTP date
         self.requests = 0
         self.closed = threading.Event()
         super().__init__(host)
@@ -86,7 +87,7 @@ class FaultServer(LoopbackServer):
             if mode == "500":
                 return h.send_body(500, "text/plain", b"internal error")
             if mode == "429":
-                return h.send_body(429, "application/json", b'{"error": "slow down"}', {"Retry-After": "3600"})
+                return h.send_body(429, "application/json", b'{"error": "slow down"}', {"Retry-After": self.retry_after})
             if mode == "stall-headers":
                 while self._wait(self.tick):
                     pass

@@ -45,6 +45,19 @@ def test_429_tells_how_long_the_server_asked_us_to_wait():
             assert took < 3.0
 
 
+@pytest.mark.parametrize("days,words", [(0.1, "2 h"), (30, "30 days"), (3650, "more than a year")])
+def test_429_with_an_http_date_says_the_wait_in_words(days, words):
+    """Retry-After may be an HTTP date; a far one printed "wait 2.3e+09 s"."""
+    import email.utils
+
+    when = email.utils.formatdate(time.time() + days * 86400 + 60, usegmt=True)
+    with FaultServer("429", retry_after=when) as server:
+        for name, call in clients(server, idle=IDLE, total=TOTAL):
+            took, res = timed(call)
+            assert isinstance(res, MfactError) and f"asked us to wait {words}" in res.message, (name, res)
+            assert "e+" not in res.message and took < 3.0
+
+
 def test_wikipedia_429_blocks_the_host_for_later_lookups_without_waiting():
     from mfact.core.knowledge.wikipedia import WikipediaClient
     from mfact.core.net import Deadlines

@@ -103,3 +103,30 @@ def test_f4_a_200_kb_unpunctuated_text_is_checked_in_bounded_time(tmp_path):
               home=tmp_path / "home")
     assert r.returncode == 0, r.stderr.decode()[-500:]
     assert "saved" in r.stdout.decode()
+
+
+def test_export_of_an_empty_store_imports_and_score_still_says_there_is_nothing(tmp_path):
+    home = tmp_path / "home"
+    out = tmp_path / "all.json"
+    assert mfact("export", "--all", "-o", str(out), home=home).returncode == 0
+    r = mfact("import", str(out), home=tmp_path / "other")
+    assert r.returncode == 0, r.stderr.decode()
+    assert "imported 0 sessions" in r.stdout.decode() and not r.stderr
+    r = mfact("score", str(out), home=home)
+    assert r.returncode == 1 and "no sessions (an empty list)" in r.stderr.decode()
+    assert mfact("import", str(write_lines(tmp_path / "e.json", ["[]"])), home=home).returncode == 1
+
+
+def test_an_empty_evidence_list_is_no_evidence_in_run_texts_as_in_verify_pairs(tmp_path):
+    """`"evidence": []` was refused by run --texts and scored by verify-pairs; now both check the
+    claim against nothing: not supported."""
+    home = tmp_path / "home"
+    texts = write_lines(tmp_path / "t.jsonl", [{**GOOD, "evidence": []}])
+    r = mfact("run", "--texts", str(texts), "--offline", "--no-progress", home=home)
+    assert r.returncode == 0, r.stderr.decode()
+    session = json.loads(mfact("export", "--all", "-o", "-", home=home).stdout)["sessions"][0]
+    assert session["facts"] and {f["auto"]["label"] for f in session["facts"]} == {"NS"}
+    assert session["config"]["evidence"] == {"given": 0}
+    pairs = write_lines(tmp_path / "p.jsonl", [{"id": "a", "lang": "en", "claim": GOOD["text"], "evidence": []}])
+    r = mfact("verify-pairs", str(pairs), "--json", home=home)
+    assert r.returncode == 0 and json.loads(r.stdout)["label"] == "NS"

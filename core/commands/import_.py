@@ -31,7 +31,10 @@ def cmd_import(args) -> int:
     from ..formats import read_sessions
     from ..store import Store
 
-    sessions = read_sessions(args.file, None if args.format == "auto" else args.format)
+    sessions = read_sessions(args.file, None if args.format == "auto" else args.format, empty=True)
+    if not sessions:        # an export of an empty store
+        out(f"imported 0 sessions from {plain(args.file)} (it holds none)")
+        return 0
     store = Store()
     kept = 0
     try:

@@ -13,7 +13,7 @@ from urllib.parse import urljoin
 import httpx
 
 from ..net import (DEFAULT_LOOKUP_TOTAL, Deadlines, deadline_words, make_client, read_body, retry_after_seconds,
-                   timeout_words)
+                   timeout_words, wait_words)
 from ..protocols import MfactError
 from .base import Page
 from .htmltext import html_to_text
@@ -58,7 +58,7 @@ class WebSearch:
         if r.status_code == 429:
             asked = retry_after_seconds(r.headers.get("Retry-After"))
             raise MfactError(f"SearXNG at {self.base} is rate-limiting mfact (HTTP 429"
-                             + (f"; it asked us to wait {asked:.0f} s)" if asked is not None else ")"),
+                             + (f"; it asked us to wait {wait_words(asked)})" if asked is not None else ")"),
                              "going on without web evidence; try again later")
         if r.status_code == 403:
             raise MfactError(f"SearXNG at {self.base} refused JSON output (HTTP 403)",

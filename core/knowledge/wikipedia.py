@@ -31,7 +31,7 @@ import httpx
 
 from .. import __version__
 from ..net import (ACCEPT_ENCODING, DEFAULT_IDLE, DEFAULT_LOOKUP_TOTAL, Deadlines, deadline_words, read_body,
-                   retry_after_seconds, timeout_words)
+                   retry_after_seconds, timeout_words, wait_words)
 from ..languages import LANGUAGES
 from ..protocols import MfactError
 from .base import Page, TitleMatch
@@ -158,7 +158,7 @@ class MediaWikiTransport(httpx.BaseTransport):
         host = request.url.host
         blocked = self._blocked_until.get(host, 0.0) - time.monotonic()
         if blocked > 0:
-            raise MfactError(f"Wikipedia ({host}) asked us to wait {blocked:.0f} s more",
+            raise MfactError(f"Wikipedia ({host}) asked us to wait {wait_words(blocked)} more",
                              "going on with the other sources; try again later")
         delay = 1.0
         waited = 0.0
@@ -184,7 +184,7 @@ class MediaWikiTransport(httpx.BaseTransport):
             asked = retry_after_seconds(r.headers.get("Retry-After"))
             if asked is not None and waited + asked > MAX_WAIT_TOTAL:
                 self._blocked_until[host] = time.monotonic() + asked
-                raise MfactError(f"Wikipedia ({host}) asked us to wait {asked:.0f} s (HTTP {r.status_code})",
+                raise MfactError(f"Wikipedia ({host}) asked us to wait {wait_words(asked)} (HTTP {r.status_code})",
                                  "going on with the other sources; try again later")
             wait = min(asked if asked is not None else delay, MAX_RETRY_AFTER)
             if attempt == self.max_retries or waited + wait > MAX_WAIT_TOTAL:

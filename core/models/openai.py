@@ -289,10 +289,10 @@ class OpenAIGenerator(GeneratorBase):
                           "check --base-url and the server's log")
 
     def _rate_limited(self, retry_after: str | None) -> MfactError:
-        from ..net import retry_after_seconds
+        from ..net import retry_after_seconds, wait_words
 
         wait = retry_after_seconds(retry_after)
-        asked = f"; it asked us to wait {wait:g} s" if wait is not None else ""
+        asked = f"; it asked us to wait {wait_words(wait)}" if wait is not None else ""
         return MfactError(f"the model server at {self.base_url} is rate-limiting mfact (HTTP 429{asked})",
                           "try again later, or lower --workers")
 

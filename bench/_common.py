@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import bisect
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -60,47 +59,17 @@ def first_at_or_after(times: list[float], t: float) -> float | None:
     return times[i] if i < len(times) else None
 
 
-def _rss(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
-
-
 def measure(argv: list[str], pythonpath: str | None, kill_mb: float, kill_s: float,
             home: str | None = None) -> dict:
     """Runs `python -m mfact.core.cli ARGV` (the checkout of `pythonpath`, a `shim`, or this one) in
-    MFACT_HOME `home` (default: a new one), polling its resident memory every 50 ms and stopping it
-    past `kill_mb` MB or `kill_s` s. Returns rc, s, mb (the peak, also from the kernel's ru_maxrss),
-    cpu (user + system seconds, all threads: less disturbed by a loaded machine than s), killed (""
-    or why), out, err and last (stderr's last line)."""
+    MFACT_HOME `home` (default: a new one), stopped past `kill_mb` MB or `kill_s` s, through
+    tests/_peak.py (a small wrapper, so the peak memory is the command's own). Returns rc, s, mb
+    (peak), cpu (user + system seconds, all threads: less disturbed by a loaded machine than s),
+    killed ("" or why), out, err and last (stderr's last line)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from _peak import run_peak
+
     env = dict(os.environ, MFACT_HOME=home or tempfile.mkdtemp(prefix="mfact-bench-home-"))
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t = time.monotonic()
-        p = subprocess.Popen([sys.executable, "-m", "mfact.core.cli", *argv], stdout=out, stderr=err, env=env)
-        peak, killed = 0, ""
-        while True:
-            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            peak = max(peak, _rss(p.pid))
-            if not killed and peak > kill_mb * 2**20:
-                killed = f"stopped at {kill_mb:.0f} MB"
-            elif not killed and time.monotonic() - t > kill_s:
-                killed = f"stopped at {kill_s:.0f} s"
-            if killed:
-                p.kill()
-            time.sleep(0.05)
-        took = time.monotonic() - t
-        err.seek(0)
-        out.seek(0)
-        stderr = err.read().decode("utf-8", "replace")
-        stdout = out.read().decode("utf-8", "replace")
-    return {"rc": os.waitstatus_to_exitcode(status), "s": took, "mb": max(peak, usage.ru_maxrss * 1024) / 2**20,
-            "cpu": usage.ru_utime + usage.ru_stime, "killed": killed, "out": stdout, "err": stderr,
-            "last": (stderr.strip().splitlines() or [""])[-1], "how": killed}
+    return run_peak([sys.executable, "-m", "mfact.core.cli", *argv], env=env, kill_mb=kill_mb, kill_s=kill_s)

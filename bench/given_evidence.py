@@ -2,7 +2,8 @@
 checkout and another side by side in one run.
 
 The passages are cut from the bundled English Wikipedia leads (tests/_evidence.py: all different,
-Marie Curie's own lead among them); the text is six sentences about her, one of them wrong. Each
+Marie Curie's own lead among them); the text is six sentences about her, one of them wrong (or,
+in the last case, 20,000 characters of the passages themselves: the cost per fact). Each
 case runs in a fresh process and MFACT_HOME (nothing cached), `--offline`, without a terminal (so
 progress comes as lines). A run is stopped past --kill-s seconds or --kill-mb of memory.
 
@@ -29,7 +30,9 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from _common import measure, shim  # noqa: E402
 from _evidence import text_line  # noqa: E402
 
-CASES = {"200 x 1 KB": (200, 1000), "5,000 x 1 KB": (5000, 1000), "5,000 x 2 KB (10 M, the limit)": (5000, 2000)}
+# passages, their characters, and the text's characters (0: six sentences)
+CASES = {"200 x 1 KB": (200, 1000, 0), "5,000 x 1 KB": (5000, 1000, 0),
+         "5,000 x 2 KB (10 M, the limit)": (5000, 2000, 0), "20 KB text, 5,000 x 1 KB": (5000, 1000, 20_000)}
 
 
 def session_of(home: str, pythonpath: str | None) -> dict | None:
@@ -68,9 +71,10 @@ def main() -> int:
           f" {'facts':>5s}  {'lead found':>10s}  labels / how it ended")
     figures: dict[str, float] = {}
     for case in args.only or list(CASES):
-        n, chars = CASES[case]
-        texts = work / f"{n}-{chars}.jsonl"
-        texts.write_text(json.dumps(text_line(n, chars, ident="big"), ensure_ascii=False) + "\n", encoding="utf-8")
+        n, chars, text_chars = CASES[case]
+        texts = work / f"{n}-{chars}-{text_chars}.jsonl"
+        texts.write_text(json.dumps(text_line(n, chars, ident="big", text_chars=text_chars), ensure_ascii=False)
+                         + "\n", encoding="utf-8")
         labels = {}
         for side, path in sides:
             home = tempfile.mkdtemp(prefix="mfact-bench-home-", dir=work)

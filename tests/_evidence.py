@@ -39,6 +39,12 @@ def passages(n: int, chars: int = 1000, seed: int = 5, own: str = "Marie Curie")
     return out
 
 
-def text_line(n: int, chars: int = 1000, ident: str = "big") -> dict:
-    """A `run --texts` line about Marie Curie whose evidence is `passages(n, chars)`."""
-    return {"id": ident, "lang": "en", "entity": "Marie Curie", "text": TEXT, "evidence": passages(n, chars)}
+def text_line(n: int, chars: int = 1000, ident: str = "big", text_chars: int = 0) -> dict:
+    """A `run --texts` line about Marie Curie whose evidence is `passages(n, chars)`; its text is
+    `TEXT`, or with `text_chars` that many characters of the passages themselves (many facts, most
+    of them found in the evidence)."""
+    ev = passages(n, chars)
+    text = TEXT
+    if text_chars:
+        text = " ".join(ev[:1 + text_chars // max(1, chars)])[:text_chars].rsplit(". ", 1)[0] + "."
+    return {"id": ident, "lang": "en", "entity": "Marie Curie", "text": text, "evidence": ev}

@@ -7,13 +7,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
 from _faults import FaultServer, clients, timed
+from _peak import run_peak
 from mfact.core.protocols import MfactError
 
 pytestmark = pytest.mark.timeout(240)
@@ -22,26 +21,8 @@ MFACT = str(Path(sys.executable).with_name("mfact"))
 
 def run_measured(args: list[str], home: Path, timeout: float = 200) -> tuple[int, str, str, float, int]:
     """(exit code, stdout, stderr, seconds, peak resident memory in bytes) of `mfact ARGS`."""
-    env = dict(os.environ, MFACT_HOME=str(home))
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t = time.monotonic()
-        p = subprocess.Popen([MFACT, *args], stdout=out, stderr=err, env=env)
-        deadline = t + timeout
-        while True:
-            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                p.kill()
-                pid, status, usage = os.wait4(p.pid, 0)
-                break
-            time.sleep(0.05)
-        took = time.monotonic() - t
-        p.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return (p.returncode, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
-                took, usage.ru_maxrss * 1024)
+    r = run_peak([MFACT, *args], env=dict(os.environ, MFACT_HOME=str(home)), kill_s=timeout)
+    return r["rc"], r["out"], r["err"], r["s"], int(r["mb"] * 2**20)
 
 
 def test_one_huge_event_is_cut_at_16_characters_a_token():

@@ -5,6 +5,8 @@ conflicting evidence)."""
 from __future__ import annotations
 
 import json
+import math
+import re
 import time
 
 import pytest
@@ -243,10 +245,14 @@ def test_tui_underlines_the_wrong_words_and_highlights_the_evidence(tmp_path, ca
     s = st.get_session(st.list_sessions()[0].id)
     st.close()
     s.created_at = "2026-01-01T00:00:00+00:00"
-    # the feature model's p sits near a rounding edge (0.545): its last digit differs between CPUs
+    # the feature model's p (shown and in the reason) is 0.54-0.55: its last digit differs between
+    # CPUs, so it is shown cut to one decimal
     for f in s.facts:
         if f.auto is not None:
-            f.auto.confidence = round(f.auto.confidence, 1)
+            f.auto.confidence = math.floor(f.auto.confidence * 10) / 10
+            f.auto.reason = re.sub(r"p\(supported\)=(\d\.\d+)",
+                                   lambda m: f"p(supported)={math.floor(float(m.group(1)) * 10) / 10:.1f}",
+                                   f.auto.reason or "")
     app = MfactApp(Config(workers=1), session=s, resolve=lambda *a: None, suggest=lambda *a: [])
     app.animation_level = "none"
 

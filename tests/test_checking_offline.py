@@ -103,6 +103,18 @@ def test_ir_rule_is_conservative(fact, entity, expected):
     assert is_about_someone_else(fact, entity) is expected
 
 
+@pytest.mark.parametrize("fact,context,expected", [
+    # leading function words are skipped: "Les" is not the proper noun, "Véhicules" would be
+    ("Les Véhicules Renault furent produits à Billancourt.", "", True),
+    # a capitalised first word that the evidence writes in lower case is a common word
+    ("Les véhicules électriques ont été produits en 1990.", "", False),
+    ("Électriques ont été les premiers véhicules.", "les véhicules électriques de la marque", False),
+    ("Électriques ont été les premiers véhicules.", "la marque Renault", True),
+])
+def test_ir_rule_skips_function_words_and_reads_the_evidence(fact, context, expected):
+    assert is_about_someone_else(fact, "Marie Curie", context) is expected
+
+
 def test_verify_pairs_cli(tmp_path, capsys):
     f = tmp_path / "pairs.jsonl"
     rows = [{"id": "a", "lang": "en", "claim": "She won the Nobel Prize in Physics in 1903.",

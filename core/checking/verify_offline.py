@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import threading
 from dataclasses import dataclass
 from importlib import resources
@@ -31,7 +32,7 @@ import numpy as np
 from ..protocols import MfactError, Stage
 from ..session import Evidence, Verdict
 from .extract_rules import PRONOUNS
-from .textutil import (NEGATIONS, char_ngrams, content_tokens, numbers, proper_nouns, tokens,
+from .textutil import (NEGATIONS, STOPWORDS, char_ngrams, content_tokens, numbers, proper_nouns, tokens,
                        words_with_offsets)
 
 MODEL_FILE = "offline_verifier.json"
@@ -204,9 +205,11 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-def is_about_someone_else(fact: str, entity: str) -> bool:
+def is_about_someone_else(fact: str, entity: str, context: str = "") -> bool:
     """Conservative IR rule: the fact starts with a proper noun that is not part of the entity's name,
-    and mentions neither the entity (any name part) nor a pronoun. Cased scripts only."""
+    and mentions neither the entity (any name part) nor a pronoun. Cased scripts only. Leading
+    function words are skipped ("Les véhicules ..."), and a capitalised first word that `context`
+    (the evidence) writes in lower case is a common word at the start of a sentence, not a name."""
     if not fact or not entity or not _is_cased(fact):
         return False
     ws = [w for w, _s, _e in words_with_offsets(fact)]
@@ -220,10 +223,13 @@ def is_about_someone_else(fact: str, entity: str) -> bool:
     if any(w in {"his", "her", "him", "hers", "su", "sus", "son", "sa", "ses", "sein", "seine", "ihr",
                  "ihre", "lui", "suo", "sua", "seu", "его", "её", "ее"} for w in low):
         return False
-    first = ws[0]
-    if first.lower() in {"the", "la", "le", "el", "der", "die", "das", "il", "lo", "a", "o"} and len(ws) > 1:
-        first = ws[1]
-    return first[:1].isupper() and first.lower() not in ent
+    k = 0
+    while k < len(ws) - 1 and low[k] in STOPWORDS:
+        k += 1
+    first = ws[k]
+    if not first[:1].isupper() or first.lower() in ent:
+        return False
+    return not (context and re.search(r"(?<!\w)" + re.escape(first.lower()) + r"(?!\w)", context))
 
 
 def rule_verdicts(items: Sequence[tuple[str, str, str, Sequence[Evidence]]],
@@ -234,7 +240,7 @@ def rule_verdicts(items: Sequence[tuple[str, str, str, Sequence[Evidence]]],
     out: list[Verdict | None] = [None] * len(items)
     todo: list[int] = []
     for i, (fact, entity, _lang, passages) in enumerate(items):
-        if is_about_someone_else(fact, entity):
+        if is_about_someone_else(fact, entity, " ".join(p.text for p in passages if p.text)):
             out[i] = Verdict("IR", 0.6, name, [], "the fact is about someone or something other than the entity")
         elif not any(p.text and p.text.strip() for p in passages):
             out[i] = Verdict("NS", 0.5, name, [], "no evidence was found")

@@ -20,7 +20,7 @@ from typing import Any, Callable, ClassVar, Iterable, Sequence, Union
 
 from .config import Config
 from .languages import get_language
-from .protocols import MfactError
+from .errors import MfactError
 from .session import Entity, Session
 
 log = logging.getLogger("mfact.batch")

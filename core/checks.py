@@ -21,6 +21,7 @@ _encoding = None
 
 if TYPE_CHECKING:  # pragma: no cover
     from .protocols import LanguageDetector
+    from .session import Session
 
 def _o200k():
     global _encoding
@@ -102,6 +103,13 @@ def is_repetitive(text: str, run: int = REPEAT_RUN, times: int = REPEAT_TIMES) -
 def _norm_lang(code: str) -> str:
     code = (code or "").strip().lower().replace("_", "-")
     return code.split("-")[0]
+
+
+def session_checks(session: "Session") -> Checks:
+    """A session's CaLM checks: its own when it has them, else computed from its text."""
+    if session.checks.has_calm:
+        return session.checks
+    return calm_checks(session.text, session.language)
 
 
 def calm_checks(text: str, lang: str, detector: "LanguageDetector | None" = None) -> Checks:

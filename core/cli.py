@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     from .config import apply_global_options
     from .logs import setup_logging
     from .errors import error_line
-    from .protocols import MfactError
+    from .errors import MfactError
     from .session import SessionFormatError
 
     parser = build_parser()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .protocols import MfactError
+from .errors import MfactError
 
 ENV_PREFIX = "MFACT_"
 

@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .protocols import MfactError
+from .errors import MfactError
 
 log = logging.getLogger("mfact.embedders")
 

@@ -24,7 +24,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .protocols import Chunk, DecodingParams, ExtractedFact, GeneratorBase, MfactError, Sentence, Stage
+from .errors import MfactError
+from .protocols import Chunk, DecodingParams, ExtractedFact, GeneratorBase, Sentence, Stage
 from .session import LABELS, Entity, Evidence, Verdict
 
 DEFAULT_TEXT = (

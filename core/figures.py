@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, ClassVar, Iterator
 
+from .schema import SessionFormatError, json_object, json_type
+
 Check = Callable[[Any, str], Any]
 _ATOMS = (bool, int, float, str)
 
@@ -64,7 +66,7 @@ class JsonObject(Mapping):
         unknown keys. An object of this class is taken as it is."""
         if isinstance(d, cls):
             return d.copy()
-        d = obj_of(d, where)
+        d = json_object(d, where)
         spec = cls._spec()
         known, extra = {}, {}
         for k, v in d.items():
@@ -170,24 +172,6 @@ class JsonObject(Mapping):
         return spec
 
 
-def _error(where: str, message: str) -> Exception:
-    from .session import SessionFormatError   # session.py imports this module
-
-    return SessionFormatError(where, message)
-
-
-def _jtype(v: Any) -> str:
-    from .session import json_type   # the JSON name of the type ("a string"), as every message says it
-
-    return json_type(v)
-
-
-def obj_of(d: Any, where: str) -> dict:
-    if not isinstance(d, dict):
-        raise _error(where, f"must be an object, got {_jtype(d)}")
-    return d
-
-
 def _json(v: Any) -> Any:
     if isinstance(v, JsonObject):
         return v.to_dict()
@@ -205,7 +189,7 @@ def _is_num(v: Any) -> bool:
 def _scalar(test: Callable[[Any], bool], what: str) -> Check:
     def check(v: Any, where: str) -> Any:
         if v is not None and not test(v):
-            raise _error(where, f"must be {what} or null, got {_jtype(v)}")
+            raise SessionFormatError(where, f"must be {what} or null, got {json_type(v)}")
         return v
     return check
 
@@ -235,7 +219,7 @@ def _check_for(tp: Any) -> Check:
             if v is None:
                 return None
             if not isinstance(v, list):
-                raise _error(where, f"must be a list or null, got {_jtype(v)}")
+                raise SessionFormatError(where, f"must be a list or null, got {json_type(v)}")
             return [item(x, f"{where}[{i}]") for i, x in enumerate(v)]
         return check_list
     if origin is dict:
@@ -244,7 +228,7 @@ def _check_for(tp: Any) -> Check:
         def check_dict(v: Any, where: str) -> Any:
             if v is None:
                 return None
-            return {k: value(x, f"{where}.{k}") for k, x in obj_of(v, where).items()}
+            return {k: value(x, f"{where}.{k}") for k, x in json_object(v, where).items()}
         return check_dict
     raise TypeError(f"no check for the field type {tp!r}")
 

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from .checking.textutil import locate_span
-from .protocols import MfactError
+from .errors import MfactError
+from .metrics import session_ns_spans
 from .session import (LABELS, MAX_FACT_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS, Entity, Fact, GeneratorInfo,
                       HumanLabel, Session, SessionFormatError, json_type, now_iso)
 
@@ -444,7 +445,7 @@ def dumps_sessions(sessions: list[Session], fmt: str = "mfact", single: bool | N
 def session_to_spans(s: Session) -> dict:
     """The hallucination spans of a session (one JSONL line of `--format spans`): the text and the
     union of its not-supported facts' spans, `[start, end, label]` in characters of `text`."""
-    return {"id": s.id, "text": s.text, "spans": [[a, b, lab] for a, b, lab in s.ns_spans()]}
+    return {"id": s.id, "text": s.text, "spans": [[a, b, lab] for a, b, lab in session_ns_spans(s)]}
 
 
 def session_to_pairs(s: Session) -> list[dict]:

@@ -594,7 +594,7 @@ def write_pages(sessions: list[Session], folder: str | Path) -> Path:
     """One page per session and `index.html` linking them, in `folder` (made if missing; its parent
     must exist). Each file is written atomically. Returns the index's path."""
     from .formats import atomic_write
-    from .protocols import MfactError
+    from .errors import MfactError
 
     out = Path(folder)
     if out.exists() and not out.is_dir():

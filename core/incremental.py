@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import metrics as M
+from .checks import session_checks
 from .figures import Agreement, Calm, Checks, Counts, Metrics
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,10 +41,7 @@ class IncrementalMetrics:
         self.session = session
         self.m, self.gamma = m, gamma
         if checks is None:
-            checks = session.checks if M._has_calm(session.checks) else None
-        if checks is None:
-            from .checks import calm_checks
-            checks = calm_checks(session.text, session.language)
+            checks = session_checks(session)
         elif not isinstance(checks, Checks):
             checks = Checks.from_dict(checks, "checks")
         self.checks = checks

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Sequence
 
+from .checks import session_checks
 from .figures import Agreement, Calm, Checks, Counts, Metrics
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -275,6 +276,12 @@ def span_items(text: str, facts: Sequence[Any]) -> list[tuple[tuple[int, int], s
     return [(f.span, f.label, mark_ranges(text, f)) for f in facts]
 
 
+def session_ns_spans(session: "Session") -> list[tuple[int, int, str]]:
+    """A session's hallucination spans: the union of the spans of the facts whose effective label
+    is NS, sorted and non-overlapping, as `(start, end, "NS")` offsets into its text."""
+    return ns_spans(session.text, span_items(session.text, session.facts))
+
+
 def ns_spans(text: str, facts: Sequence[tuple]) -> list[tuple[int, int, str]]:
     """The hallucination spans of a text: the union, over its not-supported facts, of the wrong
     words the verifier marked (the third item of a fact's `(span, label, marks)`, see
@@ -471,10 +478,7 @@ def session_metrics(session: "Session", *, p_value: bool = True, m: int = DRIFT_
     if p_value and drift.score is not None:
         pv = drift_p_value(labels, m, n_permutations)
     if checks is None:
-        checks = session.checks if _has_calm(session.checks) else None
-    if checks is None:
-        from .checks import calm_checks
-        checks = calm_checks(session.text, session.language)
+        checks = session_checks(session)
     elif not isinstance(checks, Checks):
         checks = Checks.from_dict(checks, "checks")
     calm = Calm(language_ok=checks.language_ok, detected_language=checks.detected_language,
@@ -500,6 +504,3 @@ def session_metrics(session: "Session", *, p_value: bool = True, m: int = DRIFT_
         **h,
     )
 
-
-def _has_calm(checks: Checks | None) -> bool:
-    return checks is not None and checks.has_calm

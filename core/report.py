@@ -287,7 +287,8 @@ def _calm_shares(texts: list[_Text], reasons: Reasons) -> CalmShares:
 
 
 def _hallucination_rate(out: Figures, texts: list[_Text], calibration: M.Calibration | None) -> None:
-    """The hallucination-rate estimate (Islam et al. 2025; docs/foundation.md, "What the figures mean"), corrected by the relabels."""
+    """The hallucination-rate estimate (Islam et al. 2025; docs/foundation.md), corrected by the
+    relabels."""
     reasons = out.reasons
     h = sum(t.h_det for t in texts)
     n = sum(t.n_tokens for t in texts)
@@ -323,7 +324,7 @@ def _group_order(by: str | None, key: str) -> tuple:
 def build_report(sessions: Iterable[Session], by: str | None = None, languages: list[str] | None = None,
                  p_value: bool = True, n_permutations: int = M.PERMUTATIONS) -> Report:
     if by is not None and by not in GROUP_BY:
-        from .protocols import MfactError
+        from .errors import MfactError
         raise MfactError(f"cannot group by {by!r}", "one of: " + ", ".join(GROUP_BY))
     texts = [_summarise(s, by, p_value, n_permutations) for s in sessions
              if not languages or s.language in languages]

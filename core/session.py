@@ -7,15 +7,16 @@ untrusted JSON and raises `SessionFormatError` naming the field that is wrong.
 from __future__ import annotations
 
 import json
-
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
-from .errors import MfactError
-from .inputs import CONTROL_OR_TAB
 from .figures import Checks, Metrics
+from .schema import LABELS as LABELS   # re-exported: the labels are part of the session's model
+from .schema import (
+    SessionFormatError, json_type, id_field, label_field, limited, now_iso, json_object, opt_list, opt_obj,
+    opt_str, shown, str_field, text_field, time_field,
+)
 
 SCHEMA = "mfact.session/1"
 # size limits of one session (docs/reliability.md): refused above them, in one line
@@ -26,22 +27,7 @@ MAX_FACT_CHARS = 100_000          # one fact (and one claim of `verify-pairs`)
 MAX_PASSAGE_CHARS = 1_000_000     # one evidence passage
 MAX_NAME_CHARS = 500              # an entity name (as in entity lists)
 STATUSES = ("done", "running", "stopped", "error")
-LABELS = ("S", "NS", "IR")
 STOP_REASONS = ("eos", "max_tokens", "drift", "repetition", "user", "error", "imported")
-
-
-class SessionFormatError(MfactError, ValueError):
-    """A session document is malformed. `where` names the field (e.g. `facts[3].span`)."""
-
-    def __init__(self, where: str, message: str):
-        self.where = where
-        self.message = message
-        self.hint = ""
-        ValueError.__init__(self, f"{where}: {message}" if where else message)
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def new_id() -> str:
@@ -64,16 +50,16 @@ class Entity:
 
     @classmethod
     def from_dict(cls, d: Any, where: str = "entity") -> "Entity":
-        d = _obj(d, where)
-        titles = _opt_obj(d, "titles", where)
+        d = json_object(d, where)
+        titles = opt_obj(d, "titles", where)
         for k, v in titles.items():
             if not isinstance(v, str):
                 raise SessionFormatError(f"{where}.titles.{k}", f"must be a string, got {json_type(v)}")
         return cls(
-            name=_limit(_str(d, "name", where), MAX_NAME_CHARS, f"{where}.name"),
-            qid=_opt_str(d, "qid", where),
+            name=limited(str_field(d, "name", where), MAX_NAME_CHARS, f"{where}.name"),
+            qid=opt_str(d, "qid", where),
             titles=dict(titles),
-            attributes=dict(_opt_obj(d, "attributes", where)),
+            attributes=dict(opt_obj(d, "attributes", where)),
         )
 
 
@@ -91,13 +77,13 @@ class GeneratorInfo:
 
     @classmethod
     def from_dict(cls, d: Any, where: str = "generator") -> "GeneratorInfo":
-        d = _obj({} if d is None else d, where)
+        d = json_object({} if d is None else d, where)
         seed = d.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise SessionFormatError(f"{where}.seed", "must be an integer or null")
-        return cls(backend=_text(d, "backend", where, "none"), model=_text(d, "model", where),
-                   prompt=_text(d, "prompt", where),
-                   params=dict(_opt_obj(d, "params", where)), seed=seed)
+        return cls(backend=text_field(d, "backend", where, "none"), model=text_field(d, "model", where),
+                   prompt=text_field(d, "prompt", where),
+                   params=dict(opt_obj(d, "params", where)), seed=seed)
 
 
 @dataclass
@@ -155,19 +141,19 @@ class Verdict:
 
     @classmethod
     def from_dict(cls, d: Any, where: str) -> "Verdict":
-        d = _obj(d, where)
+        d = json_object(d, where)
         conf = d.get("confidence", 1.0)
         if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not 0.0 <= conf <= 1.0:
             raise SessionFormatError(f"{where}.confidence", f"must be a number in [0, 1], got "
-                                     f"{_shown(conf)}")
+                                     f"{shown(conf)}")
         ev = d.get("evidence")
         ev = [] if ev is None else ev
         if not isinstance(ev, list):
             raise SessionFormatError(f"{where}.evidence", "must be a list of evidence ids")
         ad = d.get("adaptation")
-        return cls(label=_label(d.get("label"), f"{where}.label"), confidence=float(conf),
-                   verifier=_text(d, "verifier", where), evidence=[str(e) for e in ev],
-                   reason=_opt_str(d, "reason", where), marks=_marks(d.get("marks"), f"{where}.marks"),
+        return cls(label=label_field(d.get("label"), f"{where}.label"), confidence=float(conf),
+                   verifier=text_field(d, "verifier", where), evidence=[str(e) for e in ev],
+                   reason=opt_str(d, "reason", where), marks=_marks(d.get("marks"), f"{where}.marks"),
                    evidence_marks=_evidence_marks(d.get("evidence_marks"), f"{where}.evidence_marks"),
                    adaptation=None if ad is None else Adapted.from_dict(ad, f"{where}.adaptation"))
 
@@ -185,12 +171,12 @@ class Adapted:
 
     @classmethod
     def from_dict(cls, d: Any, where: str) -> "Adapted":
-        d = _obj(d, where)
+        d = json_object(d, where)
         conf = d.get("confidence")
         if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not 0.0 <= conf <= 1.0:
-            raise SessionFormatError(f"{where}.confidence", f"must be a number in [0, 1], got {_shown(conf)}")
-        return cls(version=_limit(_str(d, "version", where), 100, f"{where}.version"),
-                   label=_label(d.get("label"), f"{where}.label"), confidence=float(conf))
+            raise SessionFormatError(f"{where}.confidence", f"must be a number in [0, 1], got {shown(conf)}")
+        return cls(version=limited(str_field(d, "version", where), 100, f"{where}.version"),
+                   label=label_field(d.get("label"), f"{where}.label"), confidence=float(conf))
 
 
 def _marks(v: Any, where: str) -> list[tuple[int, int]]:
@@ -231,8 +217,8 @@ class HumanLabel:
 
     @classmethod
     def from_dict(cls, d: Any, where: str) -> "HumanLabel":
-        d = _obj(d, where)
-        return cls(label=_label(d.get("label"), f"{where}.label"), time=_time(d, "time", where))
+        d = json_object(d, where)
+        return cls(label=label_field(d.get("label"), f"{where}.label"), time=time_field(d, "time", where))
 
 
 @dataclass
@@ -265,7 +251,7 @@ class Fact:
 
     @classmethod
     def from_dict(cls, d: Any, where: str, text_len: int) -> "Fact":
-        d = _obj(d, where)
+        d = json_object(d, where)
         span = d.get("span")
         if not (type(span) is list and len(span) == 2 and type(span[0]) is int and type(span[1]) is int) and (
                 not isinstance(span, (list, tuple)) or len(span) != 2
@@ -284,7 +270,7 @@ class Fact:
             raise SessionFormatError(f"{where}.sentence", "must be a non-negative integer")
         auto = d.get("auto")
         human = d.get("human")
-        return cls(id=_id(d, where), text=_limit(_str(d, "text", where), MAX_FACT_CHARS, f"{where}.text"),
+        return cls(id=id_field(d, where), text=limited(str_field(d, "text", where), MAX_FACT_CHARS, f"{where}.text"),
                    sentence=sent,
                    span=(start, end),
                    auto=Verdict.from_dict(auto, f"{where}.auto") if auto is not None else None,
@@ -308,14 +294,14 @@ class Evidence:
 
     @classmethod
     def from_dict(cls, d: Any, where: str) -> "Evidence":
-        d = _obj(d, where)
+        d = json_object(d, where)
         score = d.get("score", 0.0)
         if not isinstance(score, (int, float)) or isinstance(score, bool):
-            raise SessionFormatError(f"{where}.score", f"must be a number, got {_shown(score)}")
-        return cls(id=_id(d, where), source=_str(d, "source", where),
-                   lang=_text(d, "lang", where), title=_text(d, "title", where),
-                   text=_limit(_str(d, "text", where), MAX_PASSAGE_CHARS, f"{where}.text"),
-                   url=_text(d, "url", where), section=_text(d, "section", where), score=float(score))
+            raise SessionFormatError(f"{where}.score", f"must be a number, got {shown(score)}")
+        return cls(id=id_field(d, where), source=str_field(d, "source", where),
+                   lang=text_field(d, "lang", where), title=text_field(d, "title", where),
+                   text=limited(str_field(d, "text", where), MAX_PASSAGE_CHARS, f"{where}.text"),
+                   url=text_field(d, "url", where), section=text_field(d, "section", where), score=float(score))
 
 
 # --------------------------------------------------------------------------- session
@@ -366,12 +352,6 @@ class Session:
     def evidence_by_id(self) -> dict[str, Evidence]:
         return {e.id: e for e in self.evidence}
 
-    def ns_spans(self) -> list[tuple[int, int, str]]:
-        """The hallucination spans: the union of the spans of the facts whose effective label is
-        NS, sorted and non-overlapping, as `(start, end, "NS")` offsets into `text`."""
-        from .metrics import ns_spans, span_items
-        return ns_spans(self.text, span_items(self.text, self.facts))
-
     def sort_facts(self) -> None:
         self.facts.sort(key=lambda f: (f.span[0], f.sentence, f.span[1]))
 
@@ -400,41 +380,25 @@ class Session:
     def from_dict(cls, d: Any, where: str = "") -> "Session":
         """Validate and build a session from untrusted JSON data."""
         pre = f"{where}." if where else ""
-        d = _obj(d, where or "session")
-        schema = d.get("schema")
-        if schema != SCHEMA:
-            raise SessionFormatError(
-                f"{pre}schema", f"expected {SCHEMA!r}, got {schema!r}"
-                + (" (a newer mfact wrote this file?)" if isinstance(schema, str)
-                   and schema.startswith("mfact.session/") else ""))
-        text = d.get("text", "")
-        if not isinstance(text, str):
-            raise SessionFormatError(f"{pre}text", "must be a string")
-        if len(text) > MAX_TEXT_CHARS:
-            raise SessionFormatError(f"{pre}text", f"{len(text):,} characters is over the limit of"
-                                                   f" {MAX_TEXT_CHARS:,}")
-        lang = _str(d, "language", where)
+        d = json_object(d, where or "session")
+        _check_schema(d.get("schema"), pre)
+        text = _checked_text(d.get("text", ""), f"{pre}text", "must be a string")
+        lang = str_field(d, "language", where)
         from .languages import UnknownLanguage, get_language
         try:
             get_language(lang)
         except UnknownLanguage as exc:
             raise SessionFormatError(f"{pre}language", str(exc)) from None
-        facts_raw = _opt_list(d, "facts", pre)
-        ev_raw = _opt_list(d, "evidence", pre)
+        facts_raw = opt_list(d, "facts", pre)
+        ev_raw = opt_list(d, "evidence", pre)
         raw_text = d.get("raw_text")
-        if raw_text is not None and not isinstance(raw_text, str):
-            raise SessionFormatError(f"{pre}raw_text", f"must be a string or null, got {json_type(raw_text)}")
-        if raw_text is not None and len(raw_text) > MAX_TEXT_CHARS:
-            raise SessionFormatError(f"{pre}raw_text", f"{len(raw_text):,} characters is over the limit of"
-                                                       f" {MAX_TEXT_CHARS:,}")
-        status = _text(d, "status", where, "done") or "done"
+        if raw_text is not None:
+            raw_text = _checked_text(raw_text, f"{pre}raw_text",
+                                     f"must be a string or null, got {json_type(raw_text)}")
+        status = text_field(d, "status", where, "done") or "done"
         if status not in STATUSES:
             raise SessionFormatError(f"{pre}status", f"unknown status {status!r}; one of {', '.join(STATUSES)}")
-        if len(facts_raw) > MAX_FACTS:
-            raise SessionFormatError(f"{pre}facts", f"{len(facts_raw):,} facts is over the limit of {MAX_FACTS:,}")
-        if len(ev_raw) > MAX_EVIDENCE:
-            raise SessionFormatError(f"{pre}evidence", f"{len(ev_raw):,} passages is over the limit of"
-                                                       f" {MAX_EVIDENCE:,}")
+        _check_sizes(len(facts_raw), len(ev_raw), pre)
         tokens = d.get("tokens", 0)
         if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0:
             raise SessionFormatError(f"{pre}tokens", "must be a non-negative integer")
@@ -443,9 +407,9 @@ class Session:
             raise SessionFormatError(f"{pre}stop_reason",
                                      f"unknown stop reason {stop!r}; one of {', '.join(STOP_REASONS)}")
         s = cls(
-            id=_id(d, where),
-            created_at=_time(d, "created_at", where),
-            name=_text(d, "name", where),
+            id=id_field(d, where),
+            created_at=time_field(d, "created_at", where),
+            name=text_field(d, "name", where),
             language=get_language(lang).code,
             entity=Entity.from_dict(d.get("entity"), f"{pre}entity"),
             generator=GeneratorInfo.from_dict(d.get("generator"), f"{pre}generator"),
@@ -455,145 +419,56 @@ class Session:
             stop_reason=stop,
             facts=[Fact.from_dict(f, f"{pre}facts[{i}]", len(text)) for i, f in enumerate(facts_raw)],
             evidence=[Evidence.from_dict(e, f"{pre}evidence[{i}]") for i, e in enumerate(ev_raw)],
-            checks=Checks.from_dict(_opt_obj(d, "checks", where), f"{pre}checks"),
-            metrics=Metrics.from_dict(_opt_obj(d, "metrics", where), f"{pre}metrics"),
-            config=dict(_opt_obj(d, "config", where)),
+            checks=Checks.from_dict(opt_obj(d, "checks", where), f"{pre}checks"),
+            metrics=Metrics.from_dict(opt_obj(d, "metrics", where), f"{pre}metrics"),
+            config=dict(opt_obj(d, "config", where)),
             status=status,
         )
-        seen_ids: set[str] = set()
-        for i, f in enumerate(s.facts):
-            if f.id in seen_ids:
-                raise SessionFormatError(f"{pre}facts[{i}].id", f"duplicate fact id {f.id!r}")
-            seen_ids.add(f.id)
-        ev_ids: set[str] = set()
-        for i, e in enumerate(s.evidence):
-            if e.id in ev_ids:
-                raise SessionFormatError(f"{pre}evidence[{i}].id", f"duplicate evidence id {e.id!r}")
-            ev_ids.add(e.id)
-        for i, f in enumerate(s.facts):
-            if f.auto:
-                missing = [e for e in f.auto.evidence if e not in ev_ids]
-                if missing:
-                    raise SessionFormatError(f"{pre}facts[{i}].auto.evidence",
-                                             f"unknown evidence id {missing[0]!r}")
+        _check_ids(s, pre)
         s.sort_facts()
         return s
 
 
-# --------------------------------------------------------------------------- validation helpers
+def _check_schema(schema: Any, pre: str) -> None:
+    if schema != SCHEMA:
+        raise SessionFormatError(
+            f"{pre}schema", f"expected {SCHEMA!r}, got {schema!r}"
+            + (" (a newer mfact wrote this file?)" if isinstance(schema, str)
+               and schema.startswith("mfact.session/") else ""))
 
 
-def json_type(v: Any) -> str:
-    """The JSON name of a parsed value's type, for messages ("a string", "null")."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, (int, float)):
-        return "a number"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, dict):
-        return "an object"
-    return type(v).__name__
+def _checked_text(text: Any, where: str, not_a_string: str) -> str:
+    """A session's text (or raw text): a string within the size limit."""
+    if not isinstance(text, str):
+        raise SessionFormatError(where, not_a_string)
+    if len(text) > MAX_TEXT_CHARS:
+        raise SessionFormatError(where, f"{len(text):,} characters is over the limit of {MAX_TEXT_CHARS:,}")
+    return text
 
 
-def _shown(v: Any) -> str:
-    """A short JSON-like rendering of a bad value for a message."""
-    if v is None or isinstance(v, bool):
-        return {None: "null", True: "true", False: "false"}[v]
-    if isinstance(v, (list, dict)):
-        return json_type(v)
-    r = repr(v)
-    return r if len(r) <= 40 else r[:37] + "..."
+def _check_sizes(n_facts: int, n_evidence: int, pre: str) -> None:
+    if n_facts > MAX_FACTS:
+        raise SessionFormatError(f"{pre}facts", f"{n_facts:,} facts is over the limit of {MAX_FACTS:,}")
+    if n_evidence > MAX_EVIDENCE:
+        raise SessionFormatError(f"{pre}evidence", f"{n_evidence:,} passages is over the limit of"
+                                                   f" {MAX_EVIDENCE:,}")
 
 
-def _obj(d: Any, where: str) -> dict:
-    if not isinstance(d, dict):
-        raise SessionFormatError(where, f"must be an object, got {json_type(d)}")
-    return d
-
-
-def _field(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key
-
-
-def _opt_obj(d: dict, key: str, where: str) -> dict:
-    """An optional object field: missing or null is {}, anything but an object is refused."""
-    v = d.get(key)
-    if v is None:
-        return {}
-    if not isinstance(v, dict):
-        raise SessionFormatError(_field(where.rstrip("."), key), f"must be an object, got {json_type(v)}")
-    return v
-
-
-def _opt_list(d: dict, key: str, where: str) -> list:
-    v = d.get(key)
-    if v is None:
-        return []
-    if not isinstance(v, list):
-        raise SessionFormatError(_field(where.rstrip("."), key), f"must be a list, got {json_type(v)}")
-    return v
-
-
-def _text(d: dict, key: str, where: str, default: str = "") -> str:
-    """An optional string field: missing or null is `default`; any other type is refused."""
-    v = d.get(key)
-    if v is None:
-        return default
-    if not isinstance(v, str):
-        raise SessionFormatError(_field(where, key), f"must be a string, got {json_type(v)}")
-    return v
-
-
-def _time(d: dict, key: str, where: str) -> str:
-    """An ISO 8601 time (missing, null or empty: now)."""
-    v = _text(d, key, where)
-    if not v:
-        return now_iso()
-    try:
-        datetime.fromisoformat(v)
-    except ValueError:
-        raise SessionFormatError(_field(where, key), f"{_shown(v)} is not an ISO 8601 time"
-                                 " (e.g. 2026-01-31T12:00:00+00:00)") from None
-    return v
-
-
-def _limit(v: str, limit: int, where: str) -> str:
-    if len(v) > limit:
-        raise SessionFormatError(where, f"{len(v):,} characters is over the limit of {limit:,}")
-    return v
-
-
-def _id(d: dict, where: str) -> str:
-    v = _str(d, "id", where)
-    bad = CONTROL_OR_TAB.search(v)
-    if bad:
-        raise SessionFormatError(_field(where, "id"), f"holds a control character (U+{ord(bad.group()):04X})")
-    return v
-
-
-def _str(d: dict, key: str, where: str) -> str:
-    v = d.get(key)
-    if not isinstance(v, str) or (key in ("id", "name", "language") and not v.strip()):
-        raise SessionFormatError(f"{where}.{key}" if where else key, "must be a non-empty string"
-                                 if key in ("id", "name", "language") else "must be a string")
-    return v
-
-
-def _opt_str(d: dict, key: str, where: str) -> str | None:
-    v = d.get(key)
-    if v is None:
-        return None
-    if not isinstance(v, str):
-        raise SessionFormatError(f"{where}.{key}", "must be a string or null")
-    return v
-
-
-def _label(v: Any, where: str) -> str:
-    if v not in LABELS:
-        raise SessionFormatError(where, f"unknown label {v!r}; one of S, NS, IR")
-    return v
+def _check_ids(s: Session, pre: str) -> None:
+    """Fact and evidence ids are unique, and every verdict cites known evidence."""
+    seen_ids: set[str] = set()
+    for i, f in enumerate(s.facts):
+        if f.id in seen_ids:
+            raise SessionFormatError(f"{pre}facts[{i}].id", f"duplicate fact id {f.id!r}")
+        seen_ids.add(f.id)
+    ev_ids: set[str] = set()
+    for i, e in enumerate(s.evidence):
+        if e.id in ev_ids:
+            raise SessionFormatError(f"{pre}evidence[{i}].id", f"duplicate evidence id {e.id!r}")
+        ev_ids.add(e.id)
+    for i, f in enumerate(s.facts):
+        if f.auto:
+            missing = [e for e in f.auto.evidence if e not in ev_ids]
+            if missing:
+                raise SessionFormatError(f"{pre}facts[{i}].auto.evidence",
+                                         f"unknown evidence id {missing[0]!r}")

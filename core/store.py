@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .figures import Checks, Metrics
-from .protocols import MfactError
+from .errors import MfactError
 from .session import LABELS, Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict, now_iso
 from .store_verdicts import StoreVerdicts, _adapted, _auto_row
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from .figures import Metrics
-from .protocols import MfactError
+from .errors import MfactError
 from .session import Adapted, Evidence, Verdict, now_iso
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .languages import UnknownLanguage, get_language
-from .protocols import MfactError
+from .errors import MfactError
 
 MAX_TEXT_CHARS = 200_000
 MAX_ID_CHARS = 200              # an id names a session: it is echoed and stored
@@ -65,7 +65,8 @@ def parse_text_line(line: str, lineno: int) -> TextSpec:
     """One JSONL line; raises ValueError with the reason. The JSON goes through core/inputs.py
     (no NaN, no numbers out of range, no lone surrogates, no deep nesting, no key given twice)."""
     from .inputs import CONTROL, loads
-    from .session import MAX_NAME_CHARS, json_type
+    from .schema import json_type
+    from .session import MAX_NAME_CHARS
 
     try:
         d: Any = loads(line, "@", one_line=True)

@@ -97,3 +97,108 @@ def test_the_tui_runs_checks_through_the_core_pump_only():
                      if "threading.Thread(" in p.read_text(encoding="utf-8"))
     assert threads == ["tui/screens/start.py"]
     assert "pump(" in (ROOT / "tui" / "run_feed.py").read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- imports in core/
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT / "core").with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(["core", *parts])
+
+
+def _imported(module: str, is_package: bool, node: ast.Import | ast.ImportFrom, known: set[str]) -> set[str]:
+    """The core modules one import statement names (`from .x import y` names `core.x.y` when that
+    is a module, else `core.x`)."""
+    if isinstance(node, ast.Import):
+        targets = ["core" + a.name[len("mfact.core"):] for a in node.names if a.name.startswith("mfact.core")]
+        return {t for t in targets if t in known}
+    if node.level:
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[:len(base) - (node.level - 1)]
+        target = ".".join(base + ([node.module] if node.module else []))
+    elif node.module and node.module.startswith("mfact.core"):
+        target = "core" + node.module[len("mfact.core"):]
+    else:
+        return set()
+    out = {f"{target}.{a.name}" if f"{target}.{a.name}" in known else target for a in node.names}
+    return {t for t in out if t in known}
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every import between modules of core/, at module level, inside functions and under
+    TYPE_CHECKING alike."""
+    paths = {_module_name(p): p for p in sorted((ROOT / "core").rglob("*.py"))}
+    known = set(paths)
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                deps |= _imported(name, path.name == "__init__.py", node, known)
+        graph[name] = deps - {name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            w = next(children, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    cycles.append(sorted(comp))
+    return cycles
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_import_graph_sees_imports_inside_functions_and_type_checking():
+    graph = import_graph()
+    assert "core.session" in graph["core.figures"] or "core.schema" in graph["core.figures"]
+    assert "core.pipeline.run" in graph["core.pipeline.check_pipeline"]
+    # session.py imports languages inside Session.from_dict
+    assert "core.languages" in graph["core.session"]
+
+
+def test_no_import_cycle_in_core():
+    cycles = import_cycles(import_graph())
+    assert not cycles, "import cycles in core/ (module-level, in functions or under TYPE_CHECKING): " + "; ".join(
+        " ⇄ ".join(c) for c in cycles)

@@ -5,7 +5,7 @@ import pytest
 
 from mfact.core.batch import EntitySpec, parse_entity_lines, plan_jobs, read_entity_file
 from mfact.core.config import Config
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 
 
 def test_entity_lines_plain_qid_and_fields():

@@ -15,7 +15,8 @@ from _tiny_lm import build_model, build_tokenizer  # noqa: E402
 from mfact.core.batch import BatchRunner, EntitySpec, JobStarted, plan_jobs  # noqa: E402
 from mfact.core.config import Config  # noqa: E402
 from mfact.core.models.hf import HFGenerator  # noqa: E402
-from mfact.core.protocols import DecodingParams, MfactError  # noqa: E402
+from mfact.core.errors import MfactError
+from mfact.core.protocols import DecodingParams
 from mfact.core.store import Store  # noqa: E402
 
 PROMPTS = ["This is a Wikipedia article about Marie Curie. Marie Curie",

@@ -226,7 +226,7 @@ def test_locate_span_finds_the_smallest_window():
 def test_build_extractor_choices():
     assert build_extractor(Config(extractor="rules")).name == "rules"
     assert build_extractor(Config(extractor="auto")).name == "rules"
-    from mfact.core.protocols import MfactError
+    from mfact.core.errors import MfactError
     with pytest.raises(MfactError):
         build_extractor(Config(extractor="magic"))
     with pytest.raises(MfactError):

@@ -9,7 +9,8 @@ from mfact.core.checking import build_extractor, build_verifier, split_sentences
 from mfact.core.checking.extract_llm import BM25, LLMExtractor, load_demos, parse_facts
 from mfact.core.checking.verify_llm import LLMVerifier, build_prompt, parse_answer
 from mfact.core.config import Config
-from mfact.core.protocols import Chunk, DecodingParams, MfactError
+from mfact.core.errors import MfactError
+from mfact.core.protocols import Chunk, DecodingParams
 from mfact.core.session import Evidence
 
 

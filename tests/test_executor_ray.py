@@ -21,7 +21,7 @@ from mfact.core.config import Config  # noqa: E402
 from mfact.core.executors import make_executor  # noqa: E402
 from mfact.core.executors.ray_executor import RayExecutor, connect  # noqa: E402
 from mfact.core.fake import fake_pipeline  # noqa: E402
-from mfact.core.protocols import MfactError  # noqa: E402
+from mfact.core.errors import MfactError
 from mfact.core.store import Store  # noqa: E402
 
 PEOPLE = [EntitySpec(n) for n in ("Marie Curie", "Albert Einstein", "Ada Lovelace")]

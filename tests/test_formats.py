@@ -9,7 +9,7 @@ import pytest
 
 from mfact.core import formats
 from mfact.core.formats import parse_factscore, read_sessions, session_to_factscore, write_sessions
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 from mfact.core.session import Entity, Fact, HumanLabel, Session, Verdict
 
 RECORD = {

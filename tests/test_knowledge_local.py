@@ -11,7 +11,7 @@ from mfact.core.config import Config
 from mfact.core.knowledge import build_retriever, resolve_entity, suggest
 from mfact.core.knowledge.factscore_db import SEPARATOR, FactScoreDB
 from mfact.core.knowledge.htmltext import html_to_text
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 from mfact.core.session import Entity
 
 CURIE_ES = """<html><head><title>Marie Curie</title><style>.x{}</style></head><body>

@@ -9,7 +9,7 @@ from _loopback import Handler, LoopbackServer
 from mfact.core.knowledge import HybridRetriever
 from mfact.core.knowledge.cache import PageCache
 from mfact.core.knowledge.web import WebSearch
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 from mfact.core.session import Entity
 
 PAGE = ("<html><head><title>Curie biography</title></head><body><nav>Home | About</nav><article>"

@@ -14,7 +14,7 @@ from mfact.core.knowledge import HybridRetriever
 from mfact.core.knowledge.cache import PageCache
 from mfact.core.knowledge.entities import resolve
 from mfact.core.knowledge.wikipedia import WikipediaClient, WikipediaSource, sections_from_extract
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 
 # Replies shaped like those of es/en.wikipedia.org/w/api.php and www.wikidata.org/w/api.php, trimmed
 # to the fields used. mfact's own calls ask for formatversion=2 (pages as a list); Wikipedia-API

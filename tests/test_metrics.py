@@ -286,7 +286,7 @@ def test_session_metrics_keys_and_values():
     assert "not enough relabels" in out["hallucination_rate_reason"]
     # the tokens of the NS facts' spans (8 of 17 facts, each a 17th of the text)
     assert out["hallucination_rate_raw"] == pytest.approx(
-        M.tokens_in(s.text, s.ns_spans()) / len(M.text_tokens(s.text)))
+        M.tokens_in(s.text, M.session_ns_spans(s)) / len(M.text_tokens(s.text)))
     assert out["hallucination_rate_raw"] == pytest.approx(8 / 17, abs=0.12)
 
 

@@ -14,7 +14,8 @@ from _loopback import free_port
 from mfact.core.config import Config
 from mfact.core.langid import detect
 from mfact.core.models import embedded, load_generator
-from mfact.core.protocols import DecodingParams, MfactError
+from mfact.core.errors import MfactError
+from mfact.core.protocols import DecodingParams
 
 
 def test_embedded_cache_location(monkeypatch, tmp_path):

@@ -16,7 +16,8 @@ from _tiny_lm import CORPUS, build_model, build_tokenizer, save_tiny  # noqa: E4
 from mfact.core.config import Config  # noqa: E402
 from mfact.core.models import decoding_params, generator_info, load_generator  # noqa: E402
 from mfact.core.models.hf import HFGenerator, IncrementalDecoder, control_token_ids  # noqa: E402
-from mfact.core.protocols import DecodingParams, Generator, MfactError  # noqa: E402
+from mfact.core.errors import MfactError
+from mfact.core.protocols import DecodingParams, Generator
 
 PROMPT = "This is a Wikipedia article about Marie Curie. Marie Curie"
 

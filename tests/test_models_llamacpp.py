@@ -14,7 +14,8 @@ from mfact.core.config import Config
 from mfact.core.langid import detect
 from mfact.core.models import embedded, generator_info, load_generator, pick_backend
 from mfact.core.models import llamacpp
-from mfact.core.protocols import DecodingParams, MfactError
+from mfact.core.errors import MfactError
+from mfact.core.protocols import DecodingParams
 from mfact.core.session import Session
 
 PEOPLE = ["Marie Curie", "Isaac Newton", "Charles Darwin"]

@@ -11,7 +11,8 @@ from _loopback import Handler, LoopbackServer, free_port
 from mfact.core.config import Config
 from mfact.core.models import generator_info, load_generator
 from mfact.core.models.openai import OpenAIGenerator
-from mfact.core.protocols import DecodingParams, Generator, MfactError
+from mfact.core.errors import MfactError
+from mfact.core.protocols import DecodingParams, Generator
 
 WORDS = ["Marie", " Curie", " fue", " una", " física", " y", " química", " polaca", "."]
 

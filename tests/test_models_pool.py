@@ -13,7 +13,8 @@ from mfact.core.config import Config, config_from_args
 from mfact.core.models import load_generator
 from mfact.core.models.openai import OpenAIGenerator
 from mfact.core.models.pool import ServerPool, split_urls
-from mfact.core.protocols import DecodingParams, MfactError
+from mfact.core.errors import MfactError
+from mfact.core.protocols import DecodingParams
 
 
 class Server(LoopbackServer):

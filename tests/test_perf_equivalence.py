@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from mfact.core import checks, inputs
 from mfact.core import metrics as M
 from mfact.core.formats import read_sessions
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 
 # ------------------------------------------------------------------ the validator
 

@@ -11,7 +11,7 @@ from mfact.core.events import (EvidenceEvent, FactEvent, MetricsEvent, NoticeEve
 from mfact.core.fake import (DEFAULT_TEXT, FakeEmbedder, FakeExtractor, FakeGenerator, FakeRetriever,
                              FakeVerifier, fake_pipeline, sentence_texts)
 from mfact.core.pipeline import CheckPipeline, VerdictCache, selfcheck_scores
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 from mfact.core.session import Session
 
 pytestmark = pytest.mark.timeout(60)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from _faults import MODES, FaultServer, clients, timed
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 
 MFACT = str(Path(sys.executable).with_name("mfact"))
 IDLE, TOTAL = 0.5, 2.0

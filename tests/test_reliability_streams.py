@@ -13,7 +13,7 @@ import pytest
 
 from _faults import FaultServer, clients, timed
 from _peak import run_peak
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 
 pytestmark = pytest.mark.timeout(240)
 MFACT = str(Path(sys.executable).with_name("mfact"))

@@ -15,6 +15,7 @@ from mfact.core.checking.slots import check_slots, month_words, text_values
 from mfact.core.checking.verify_default import DefaultVerifier
 from mfact.core.checking.windows import top_windows
 from mfact.core.cli import main as cli_main
+from mfact.core.metrics import session_ns_spans
 from mfact.core.session import Evidence
 
 pytestmark = pytest.mark.timeout(240)
@@ -231,7 +232,7 @@ def test_marks_survive_the_store(tmp_path, capsys):
     st.close()
     ns = [f for f in s.facts if f.label == "NS"]
     assert ns and all(f.auto.marks and f.auto.evidence_marks for f in ns)
-    assert [s.text[a:b] for a, b, _l in s.ns_spans()] == ["22 mars", "Paris"]
+    assert [s.text[a:b] for a, b, _l in session_ns_spans(s)] == ["22 mars", "Paris"]
 
 
 def test_tui_underlines_the_wrong_words_and_highlights_the_evidence(tmp_path, capsys, snap_compare):

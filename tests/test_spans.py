@@ -63,7 +63,7 @@ def assert_valid_spans(doc: dict, session: Session) -> None:
 def test_ns_facts_mark_only_their_own_words():
     s = checked_session({"Lanny Flaherty born in Pensacola, Florida": "NS",
                          "He has appeared in theater productions": "NS"})
-    spans = s.ns_spans()
+    spans = M.session_ns_spans(s)
     assert [TEXT[a:b] for a, b, _ in spans] == ["in Pensacola, Florida", "theater productions"]
     h, n = M.hallucinated_tokens(s.text, [(f.span, f.label) for f in s.facts])
     assert h == 6 and n == len(M.text_tokens(TEXT))

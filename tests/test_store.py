@@ -15,7 +15,7 @@ import time
 import pytest
 
 from mfact.core import paths
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 from mfact.core.session import Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict
 from mfact.core.store import SCHEMA_VERSION, Store
 

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 from mfact.core.metrics import factscore
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 from mfact.core.session import Entity, Fact, HumanLabel, Session, Verdict
 from mfact.core.store import SCHEMA_VERSION, LabelConflict, Store
 

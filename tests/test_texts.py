@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mfact.core.knowledge.given import GivenRetriever, parse_evidence, read_evidence
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 from mfact.core.texts import read_text_lines
 
 MFACT = Path(sys.executable).with_name("mfact")

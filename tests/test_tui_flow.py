@@ -10,7 +10,7 @@ from _pilot import wait_for
 
 from mfact.core.config import Config
 from mfact.core.fake import DEFAULT_TEXT, fake_pipeline
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 from mfact.core.session import Session
 from mfact.core.store import Store
 from mfact.tui.app import MfactApp, load_session_arg, main

@@ -13,7 +13,7 @@ from mfact.core.checking.cross_model import new_model, save_weights  # noqa: E40
 from mfact.core.checking.verify_cross import CrossVerifier, windows_of  # noqa: E402
 from mfact.core.cli import main as cli_main  # noqa: E402
 from mfact.core.config import Config  # noqa: E402
-from mfact.core.protocols import MfactError  # noqa: E402
+from mfact.core.errors import MfactError
 from mfact.core.session import Evidence  # noqa: E402
 
 LONG = ("Marie Curie was a physicist and chemist. " * 5 + "She was born in Warsaw in 1867. "

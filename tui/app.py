@@ -19,8 +19,8 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from mfact.core.config import Config
-from mfact.core.errors import error_line
-from mfact.core.protocols import MfactError, Progress
+from mfact.core.errors import MfactError, error_line
+from mfact.core.protocols import Progress
 from mfact.core.session import Entity, Session, SessionFormatError
 from mfact.themes import STYLESHEET, THEME_NAMES, THEMES
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..protocols import MfactError
+from ..errors import MfactError
 from .clean import clean_text, drop_unfinished
 from .segment import complete_prefix, split_sentences
 

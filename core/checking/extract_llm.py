@@ -16,7 +16,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Sequence
 
-from ..protocols import DecodingParams, ExtractedFact, Generator, MfactError, Sentence, Stage
+from ..errors import MfactError
+from ..protocols import DecodingParams, ExtractedFact, Generator, Sentence, Stage
 from .extract_rules import RuleExtractor
 from .textutil import content_tokens, locate_span, tokens
 

@@ -22,7 +22,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..protocols import MfactError, Stage
+from ..errors import MfactError
+from ..protocols import Stage
 from ..session import Evidence, Verdict
 from .verify_offline import rule_verdicts
 

@@ -338,7 +338,7 @@ class DetectorVerifier(DefaultVerifier):
     def detector(self):
         det = super().detector()
         if det is None:
-            from ..protocols import MfactError
+            from ..errors import MfactError
             raise MfactError("the detector verifier has no weights (core/checking/data/detector.pt)",
                              "train them: python -m mfact.core.training.train_detector (docs/verifier.md),"
                              " or use --verifier offline")

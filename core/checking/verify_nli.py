@@ -10,7 +10,8 @@ from __future__ import annotations
 import threading
 from typing import Sequence
 
-from ..protocols import MfactError, Stage
+from ..errors import MfactError
+from ..protocols import Stage
 from ..session import Evidence, Verdict
 from .verify_offline import is_about_someone_else
 

@@ -21,7 +21,7 @@ from typing import TextIO
 
 from ..errors import format_error
 from ..figures import Calm, Counts
-from ..protocols import MfactError
+from ..errors import MfactError
 from ..textsafe import clean_terminal
 
 safe = clean_terminal   # untrusted text for the terminal (core/textsafe.py)

@@ -31,7 +31,7 @@ def cmd_evidence(args: argparse.Namespace) -> int:
     from ..embedders import load_embedder
     from ..knowledge import build_retriever, resolve_entity
     from ..languages import UnknownLanguage, get_language
-    from ..protocols import MfactError
+    from ..errors import MfactError
 
     cfg = config_from_args(args)
     try:

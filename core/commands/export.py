@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from ..protocols import MfactError
+from ..errors import MfactError
 from ._common import out, plain
 
 

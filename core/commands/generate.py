@@ -15,7 +15,8 @@ import time
 
 from ..config import add_model_options, config_from_args
 from ..languages import UnknownLanguage, get_language
-from ..protocols import MfactError, Progress
+from ..errors import MfactError
+from ..protocols import Progress
 from ..textsafe import clean_terminal as terminal_safe   # model text never drives the terminal
 from ..textsafe import json_dumps_safe
 

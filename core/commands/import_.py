@@ -7,7 +7,7 @@ in the store since (in mfact-tui, perhaps open right now): then it refuses, and 
 the store's human labels while `--replace` takes the file's as they are."""
 from __future__ import annotations
 
-from ..protocols import MfactError
+from ..errors import MfactError
 from ._common import out, plain
 
 

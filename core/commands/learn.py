@@ -7,7 +7,7 @@ writes the adaptation beside the store with a new version. New verdicts use it (
 auto`); stored ones change only through `mfact rejudge`."""
 from __future__ import annotations
 
-from ..protocols import MfactError
+from ..errors import MfactError
 from ._common import out, pct
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
-from ..protocols import MfactError
+from ..errors import MfactError
 from ._common import out, plain
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from ..protocols import MfactError
+from ..errors import MfactError
 
 
 def register(sub) -> None:

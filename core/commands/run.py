@@ -60,7 +60,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from ..config import config_from_args
     from ..formats import atomic_write
-    from ..protocols import MfactError
+    from ..errors import MfactError
     from ..store import Store
 
     cfg = config_from_args(args)
@@ -134,7 +134,7 @@ def _plan(args: argparse.Namespace, cfg) -> tuple[list, list[tuple[int, str]]]:
     of --texts (reported, skipped)."""
     from ..batch import plan_jobs
     from ..languages import parse_language_list
-    from ..protocols import MfactError
+    from ..errors import MfactError
 
     bad_lines: list[tuple[int, str]] = []
     if args.texts:
@@ -163,7 +163,7 @@ def _plan(args: argparse.Namespace, cfg) -> tuple[list, list[tuple[int, str]]]:
 def _entities(args: argparse.Namespace) -> list:
     """The people of --entities files and --entity options, each once, in order."""
     from ..batch import parse_entity_lines, read_entity_file
-    from ..protocols import MfactError
+    from ..errors import MfactError
 
     entities = []
     if any(not e.strip() for e in args.entity):

@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from ..protocols import MfactError
+from ..errors import MfactError
 from ._common import out, pct, plain
 
 

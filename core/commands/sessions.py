@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from ..protocols import MfactError
+from ..errors import MfactError
 from ..textsafe import json_dumps_safe
 from ._common import out, pct, plain
 

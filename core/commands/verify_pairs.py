@@ -16,7 +16,7 @@ import json
 import sys
 from collections import defaultdict
 
-from ..protocols import MfactError
+from ..errors import MfactError
 
 _GOLD = {"s": "S", "supported": "S", "supports": "S", "entailment": "S", "true": "S",
          "ns": "NS", "not supported": "NS", "refutes": "NS", "contradiction": "NS", "neutral": "NS",

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable, Protocol, Sequence
 
 from ..batch import BatchEvent, BatchRunner, Job, RunSummary
-from ..protocols import MfactError
+from ..errors import MfactError
 
 EXECUTORS = ("local", "ray")
 

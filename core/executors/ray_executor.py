@@ -33,7 +33,7 @@ from typing import Any, Callable, Sequence
 
 from ..batch import (BatchEvent, BatchRunner, Job, JobDone, JobFailed, JobInterrupted, JobSkipped, JobStarted,
                      RunSummary)
-from ..protocols import MfactError
+from ..errors import MfactError
 
 INSTALL_HINT = "install the extra: pip install 'mfact[ray]'"
 LOCAL_OBJECT_STORE = 256 * 1024 * 1024     # finished sessions are small; Ray's default is 30% of memory

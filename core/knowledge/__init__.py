@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 
 from ..config import Config
-from ..protocols import Embedder, MfactError
+from ..errors import MfactError
+from ..protocols import Embedder
 from .base import KnowledgeSource, Page, TitleMatch
 from .entities import EntityMatch, resolve
 from .retrieval import HybridRetriever, default_langs, evidence_id

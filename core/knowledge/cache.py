@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..protocols import MfactError
+from ..errors import MfactError
 from .base import NO_SPACE_LANGS, Page
 from .passages import split_page
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..protocols import MfactError
+from ..errors import MfactError
 from ..session import Entity
 from .base import KnowledgeSource
 

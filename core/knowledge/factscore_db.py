@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 from urllib.parse import quote
 
-from ..protocols import MfactError
+from ..errors import MfactError
 from .base import Page, TitleMatch
 
 NAME = "factscore-db"

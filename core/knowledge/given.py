@@ -18,8 +18,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..protocols import Embedder, MfactError, Stage
-from ..session import MAX_PASSAGE_CHARS, Entity, Evidence, json_type
+from ..errors import MfactError
+from ..protocols import Embedder, Stage
+from ..schema import json_type
+from ..session import MAX_PASSAGE_CHARS, Entity, Evidence
 from .passages import split_text
 from .retrieval import DENSE_WEIGHT, evidence_id
 

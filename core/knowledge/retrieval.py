@@ -25,7 +25,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..protocols import Embedder, MfactError, Stage
+from ..errors import MfactError
+from ..protocols import Embedder, Stage
 from ..session import Entity, Evidence
 from .base import KnowledgeSource, Page
 from .cache import PageCache, PassageRow, open_cache

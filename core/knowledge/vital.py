@@ -14,7 +14,7 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import quote
 
-from ..protocols import MfactError
+from ..errors import MfactError
 from .base import Page, TitleMatch
 
 NAME = "offline-vital"

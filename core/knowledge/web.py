@@ -14,7 +14,7 @@ import httpx
 
 from ..net import (DEFAULT_LOOKUP_TOTAL, Deadlines, deadline_words, make_client, read_body, retry_after_seconds,
                    timeout_words, wait_words)
-from ..protocols import MfactError
+from ..errors import MfactError
 from .base import Page
 from .htmltext import html_to_text
 from .wikipedia import user_agent

@@ -33,7 +33,7 @@ from .. import __version__
 from ..net import (ACCEPT_ENCODING, DEFAULT_IDLE, DEFAULT_LOOKUP_TOTAL, Deadlines, deadline_words, read_body,
                    retry_after_seconds, timeout_words, wait_words)
 from ..languages import LANGUAGES
-from ..protocols import MfactError
+from ..errors import MfactError
 from .base import Page, TitleMatch
 
 log = logging.getLogger("mfact.knowledge.wikipedia")

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..protocols import MfactError
+from ..errors import MfactError
 from .base import Page, TitleMatch
 from .htmltext import html_to_text
 

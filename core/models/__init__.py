@@ -22,7 +22,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..protocols import DecodingParams, Generator, MfactError, ProgressCallback
+from ..errors import MfactError
+from ..protocols import DecodingParams, Generator, ProgressCallback
 from ..session import GeneratorInfo
 from .prompts import build_prompt
 

@@ -23,7 +23,8 @@ import uuid
 from pathlib import Path
 
 from .. import paths
-from ..protocols import MfactError, Progress
+from ..errors import MfactError
+from ..protocols import Progress
 from .hf import HFGenerator, ProgressCb, _is_oom, pick_device
 
 log = logging.getLogger("mfact.models")

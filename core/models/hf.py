@@ -18,7 +18,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..protocols import BatchResult, Chunk, DecodingParams, GeneratorBase, MfactError, Progress
+from ..errors import MfactError
+from ..protocols import BatchResult, Chunk, DecodingParams, GeneratorBase, Progress
 from .prompts import build_prompt
 
 log = logging.getLogger("mfact.models")

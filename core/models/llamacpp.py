@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..protocols import Chunk, DecodingParams, MfactError, Progress
+from ..errors import MfactError
+from ..protocols import Chunk, DecodingParams, Progress
 from .hf import IncrementalDecoder
 from .prompts import build_prompt
 

@@ -25,8 +25,9 @@ from typing import Any, Iterator
 
 import httpx
 
+from ..errors import MfactError
 from ..net import MAX_LINE_BYTES, Deadlines, StreamError, Watchdog, deadline_words, make_client, stream_lines
-from ..protocols import Chunk, DecodingParams, GeneratorBase, MfactError
+from ..protocols import Chunk, DecodingParams, GeneratorBase
 from .prompts import build_prompt
 
 log = logging.getLogger("mfact.models")

@@ -26,7 +26,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
-from ..protocols import Chunk, DecodingParams, MfactError
+from ..errors import MfactError
+from ..protocols import Chunk, DecodingParams
 
 log = logging.getLogger("mfact.models")
 

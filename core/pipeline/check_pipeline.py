@@ -7,11 +7,14 @@ from typing import Any, Callable, Iterator
 
 from ..config import Config
 from ..events import Event
-from ..protocols import (DecodingParams, Embedder, Extractor, Generator, LanguageDetector, MfactError,
-                         Progress, Retriever, Verifier)
+from ..errors import MfactError
+from ..protocols import (DecodingParams, Embedder, Extractor, Generator, LanguageDetector, Progress,
+                         Retriever, Verifier)
 from ..session import LABELS, Entity
 from .cache import VerdictCache
-from .describe import evidence_langs, mfact_version, stage_info
+from .check import CachedVerifier
+from .context import RunRequest, Stages
+from .describe import evidence_langs, jsonable, mfact_version, stage_info
 from .messages import HumanMsg
 from .run import Run
 from .stats import RunStats
@@ -128,7 +131,11 @@ class CheckPipeline:
             raise MfactError("no generator and no text to check", "give a text or configure a model")
         if generated is not None and (text is None or self.generator is None):
             raise MfactError("generated= needs the generated text and a generator")
-        run = Run(self, entity, lang, stop, text, seed, prompt, params, generated)
+        stages = Stages(self.generator, self.extractor, self.retriever, self.verifier, self.embedder, self.detector)
+        verifier = CachedVerifier(self.verifier, self.cache, self.adapter)
+        run = Run(stages, self.cfg, verifier, jsonable(self.describe(lang)),
+                  RunRequest(entity, lang, stop, text, seed, prompt, params, generated))
+        self.stats = run.stats
         with self._lock:
             self._inbox = run.work.inbox
         try:

@@ -5,38 +5,40 @@ from __future__ import annotations
 import copy
 import logging
 import time
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import Iterator, Sequence
 
+from ..checks import calm_checks
 from ..events import Event, MetricsEvent, NoticeEvent
 from ..figures import DriftStop, SelfCheck, SelfCheckSentence
+from ..metrics import semantic_drift, session_metrics
 from ..session import Fact, Session
+from .context import RecordContext
 from .selfcheck import selfcheck_scores
 from .text import sentences_of
-
-if TYPE_CHECKING:
-    from .run import Run
 
 log = logging.getLogger("mfact.pipeline")
 
 
 class Record:
-    """The session side of one run. `cut`: where a drift or repetition stop ends the text."""
+    """The session side of one run. `cut`: where a drift or repetition stop ends the text;
+    `tokens`: how many tokens the run has streamed."""
 
-    def __init__(self, run: Run):
-        self.run = run
+    def __init__(self, ctx: RecordContext):
+        self.ctx = ctx
         self.cut: int | None = None
+        self.tokens = 0
         self._checks_dirty = True
 
     @property
     def session(self) -> Session:
-        return self.run.session
+        return self.ctx.session
 
     def text_changed(self) -> None:
         self._checks_dirty = True
 
     def sync(self, final: bool = False) -> None:
         """Bring the session's text, tokens, evidence and CaLM checks up to date."""
-        s, text_stream = self.session, self.run.text
+        s, text_stream = self.session, self.ctx.text
         clean = text_stream.clean
         if self.cut is None:
             text = clean
@@ -47,22 +49,19 @@ class Record:
             self._checks_dirty = True
         s.text = text
         s.raw_text = text_stream.raw if text_stream.raw != text else None
-        s.tokens = self.run.tokens
+        s.tokens = self.tokens
         if self._checks_dirty or final:
-            from ..checks import calm_checks
             try:
-                s.checks.update(calm_checks(s.text, s.language, self.run.p.detector))
+                s.checks.update(calm_checks(s.text, s.language, self.ctx.detector))
             except Exception as exc:  # noqa: BLE001 - a check failing must not end the run
                 log.warning("CaLM checks failed: %s", exc)
             self._checks_dirty = False
 
     def metrics(self, final: bool = False) -> MetricsEvent:
-        from ..metrics import session_metrics
-
         self.sync(final)
         s = self.session
         try:
-            s.metrics = session_metrics(s, p_value=final, m=self.run.cfg.drift_margin)
+            s.metrics = session_metrics(s, p_value=final, m=self.ctx.drift_margin)
         except Exception as exc:  # noqa: BLE001
             log.warning("metrics failed: %s", exc)
         if s.checks.selfcheck is not None:
@@ -75,27 +74,25 @@ class Record:
     def drift_stop(self) -> str | None:
         """When the labelled prefix (in text order) has drifted past the threshold: record the
         stop in the checks and return its notice; else None."""
-        from ..metrics import semantic_drift
-
-        cfg = self.run.cfg
+        ctx = self.ctx
         labels = []
         for f in self.ordered_facts():
             if f.label is None:
                 break       # only the labelled prefix in text order counts
             labels.append(f.label)
-        d = semantic_drift(labels, cfg.drift_margin)
-        if d.score is None or d.score < cfg.drift_threshold:
+        d = semantic_drift(labels, ctx.drift_margin)
+        if d.score is None or d.score < ctx.drift_threshold:
             return None
         self.session.checks.drift_stop = DriftStop(facts=len(labels), score=round(d.score, 4),
                                                    point=d.point)
-        return (f"stopped at drift: SD {d.score:.3f} >= {cfg.drift_threshold}"
+        return (f"stopped at drift: SD {d.score:.3f} >= {ctx.drift_threshold}"
                 f" after {len(labels)} facts (drift point {d.point})")
 
     def selfcheck(self, samples: Sequence[str] | None) -> Iterator[Event]:
-        embedder = self.run.p.embedder
+        embedder = self.ctx.embedder
         if samples is None or embedder is None:
             return
-        lang, sentences = self.run.lang, self.run.text.sentences
+        lang, sentences = self.ctx.lang, self.ctx.text.sentences
         sample_sents = [[s.text.strip() for s in sentences_of(t, lang)] for t in samples]
         main = [s.text.strip() for s in sentences]
         try:
@@ -107,7 +104,7 @@ class Record:
                        for s, sc in zip(sentences, scores)]
         vals = [x for x in scores if x is not None]
         self.session.checks.selfcheck = SelfCheck(
-            samples=len(samples), embedder=getattr(embedder, "name", ""),
+            samples=len(samples), embedder=embedder.name,
             sentences=by_sentence, mean=round(sum(vals) / len(vals), 4) if vals else None,
             facts={f.id: scores[f.sentence] for f in self.session.facts if f.sentence < len(scores)},
         )
@@ -118,5 +115,5 @@ class Record:
         s.status = {"user": "stopped", "error": "error"}.get(reason, "done")
         s.sort_facts()
         self.sync(final=True)
-        self.run.stats.finished = time.monotonic()
+        self.ctx.stats.finished = time.monotonic()
         return s

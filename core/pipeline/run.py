@@ -10,15 +10,18 @@ import logging
 import threading
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Iterator
+from typing import Any, Iterator
 
 from ..events import (Event, EvidenceEvent, FactEvent, MetricsEvent, NoticeEvent, ProgressEvent,
                       SentenceEvent, StopEvent, TokenEvent, VerdictEvent)
+from ..config import Config
 from ..figures import CheckError, RepeatedSentence
-from ..protocols import Chunk, DecodingParams, MfactError, Progress, Sentence
-from ..session import Entity, Fact, GeneratorInfo, Session, Verdict
+from ..errors import MfactError
+from ..protocols import Chunk, DecodingParams, Generator, Progress, Sentence
+from ..session import Fact, GeneratorInfo, Session, Verdict
 from .check import CachedVerifier, check_fact
-from .describe import decoding_params, evidence_langs, generator_info, jsonable, new_notices
+from .context import RecordContext, RunRequest, Stages
+from .describe import decoding_params, evidence_langs, generator_info, new_notices
 from .messages import (ChunkMsg, ErrorMsg, EvidenceMsg, FactsMsg, GenDone, HumanMsg, Message, ProgressMsg,
                        SamplesMsg, VerdictMsg)
 from .record import Record
@@ -28,9 +31,6 @@ from .selfcheck import sample_texts
 from .text import TextStream, lead_name
 from .workers import Workers
 
-if TYPE_CHECKING:
-    from .check_pipeline import CheckPipeline
-
 log = logging.getLogger("mfact.pipeline")
 
 STOP_GRACE_S = 1.0          # how long a stopped run waits for verifications already running
@@ -39,29 +39,27 @@ STOP_GRACE_S = 1.0          # how long a stopped run waits for verifications alr
 class Run:
     """State of one `CheckPipeline.run` call."""
 
-    def __init__(self, p: CheckPipeline, entity: Entity, lang: str, stop: threading.Event | None,
-                 text: str | None, seed: int | None, prompt: str | None, params: DecodingParams | None,
-                 generated: tuple[int, str] | None = None):
+    def __init__(self, stages: Stages, cfg: Config, verifier: CachedVerifier, config: dict[str, Any],
+                 req: RunRequest):
         # a text generated beforehand (a batch) is replayed as one streamed chunk
+        text, entity, lang = req.text, req.entity, req.lang
+        generated = req.generated
         self.replay = (text, int(generated[0]), str(generated[1])) if generated is not None else None
         if generated is not None:
             text = None
-        self.p, self.cfg, self.entity, self.lang = p, p.cfg, entity, lang
-        self.user_stop = stop or threading.Event()
+        self.stages, self.cfg, self.entity, self.lang = stages, cfg, entity, lang
+        self.user_stop = req.stop or threading.Event()
         self.given_text = text
         self.gen_stop = threading.Event()          # tells the generation thread to stop
         self.work = Workers(self.cfg.workers)
-        self.params = params or decoding_params(self.cfg, seed)
-        self.prompt = prompt or (p.generator.default_prompt(entity.name, lang) if text is None else "")
-        session = Session(language=lang, entity=copy.deepcopy(entity), status="running")
-        session.generator = (generator_info(p.generator, self.prompt, self.params) if text is None else
-                             GeneratorInfo(backend="none", model="", prompt=self.prompt, params={}, seed=None))
-        session.config = jsonable(p.describe(lang))
-        session.config["text_source"] = "user" if text is not None else "generator"   # or batched
+        self.params = req.params or decoding_params(self.cfg, req.seed)
+        gen = stages.generator
+        self.prompt = req.prompt or (gen.default_prompt(entity.name, lang) if text is None and gen else "")
+        session = _new_session(req, gen, text, self.prompt, self.params, config)
         self.builder = SessionBuilder(session)
         self.session = session
         self.langs = evidence_langs(self.cfg, lang)
-        self.verifier = CachedVerifier(p.verifier, p.cache, getattr(p, "adapter", None))
+        self.verifier = verifier
         self.text = TextStream(lang, lead=lead_name(self.prompt, entity.name) if text is None else "",
                                repeat_guard=bool(self.cfg.stop_on_repeat and self.params.stop_on_repeat))
         self.done_facts: set[str] = set()
@@ -72,17 +70,21 @@ class Run:
         self.reason: str | None = None     # final stop reason decided by the pipeline
         self.samples: list[str] | None = None
         self.samples_pending = False
-        self.tokens = 0
         self.stats = RunStats(started=time.monotonic())
-        p.stats = self.stats
-        self.record = Record(self)
+        self.record = Record(RecordContext(session, self.text, lang, stages.detector, stages.embedder,
+                                           cfg.drift_margin, cfg.drift_threshold, self.stats))
         self.notices_seen: dict[int, int] = {}
+
+    @property
+    def tokens(self) -> int:
+        """Tokens streamed so far (the session recorder keeps the count)."""
+        return self.record.tokens
 
     # ------------------------------------------------------------------ worker-thread work
 
     def _chunks(self) -> Iterator[Message]:
         reason = "eos"
-        for chunk in self.p.generator.stream(self.prompt, self.params, self.gen_stop):
+        for chunk in _generator(self.stages).stream(self.prompt, self.params, self.gen_stop):
             yield ChunkMsg(chunk)
             if chunk.done:
                 reason = chunk.stop_reason or "eos"
@@ -98,12 +100,12 @@ class Run:
         def progress(i: int) -> None:
             self.work.put(ProgressMsg(Progress("selfcheck", i, n, f"SelfCheck sample {i}/{n}")))
 
-        texts = sample_texts(self.p.generator, self.prompt, self.params, n, self.gen_stop,
+        texts = sample_texts(_generator(self.stages), self.prompt, self.params, n, self.gen_stop,
                              lambda: self.work.closed, progress)
         self.work.put(SamplesMsg(tuple(texts)))
 
     def _extract(self, sent: Sentence, text: str) -> None:
-        facts = self.p.extractor.extract(sent, text, self.lang, self.entity.name)
+        facts = self.stages.extractor.extract(sent, text, self.lang, self.entity.name)
         self.work.put(FactsMsg(sent, tuple(facts)))
 
     def _check(self, fact_id: str, fact_text: str) -> None:
@@ -111,7 +113,7 @@ class Run:
             self.work.put(EvidenceMsg(fact_id, tuple(passages)))
             return not self.work.closed
 
-        result = check_fact(fact_text, self.entity, self.lang, retriever=self.p.retriever,
+        result = check_fact(fact_text, self.entity, self.lang, retriever=self.stages.retriever,
                             verifier=self.verifier, langs=self.langs, k=self.cfg.k, on_evidence=heard)
         if result.verdict is not None:
             self.work.put(VerdictMsg(fact_id, result.verdict, result.cached))
@@ -156,7 +158,7 @@ class Run:
 
     def _stage_notices(self) -> Iterator[Event]:
         """Notices the stages collected (e.g. the retriever's "no network: offline sources only")."""
-        for n in new_notices((self.p.retriever, self.p.verifier, self.p.extractor), self.notices_seen):
+        for n in new_notices((self.stages.retriever, self.stages.verifier, self.stages.extractor), self.notices_seen):
             yield NoticeEvent("warning", n)
 
     def _all_done(self) -> bool:
@@ -198,7 +200,7 @@ class Run:
                 self.stats.first_token = now
             self.stats.last_token = now
         if chunk.tokens:
-            self.tokens += chunk.tokens
+            self.record.tokens += chunk.tokens
             self.stats.tokens = self.tokens
         if not chunk.text:
             return
@@ -217,8 +219,8 @@ class Run:
             yield from self._commit(final=True)
         self.gen_done = True
         if (self.cfg.selfcheck_samples > 0 and self.reason is None and reason in ("eos", "max_tokens")
-                and self.p.generator is not None):
-            if self.p.embedder is None:
+                and self.stages.generator is not None):
+            if self.stages.embedder is None:
                 yield NoticeEvent("warning", "SelfCheck skipped: no embedder configured")
             else:
                 self.samples_pending = True
@@ -308,7 +310,7 @@ class Run:
             match msg:
                 case ChunkMsg(chunk):
                     self.text.feed(chunk.text)
-                    self.tokens += chunk.tokens
+                    self.record.tokens += chunk.tokens
                 case EvidenceMsg() | VerdictMsg() | HumanMsg():
                     for ev in self._handle(msg):
                         if not isinstance(ev, MetricsEvent):
@@ -322,11 +324,7 @@ class Run:
         self.work.closed = True
         self.gen_stop.set()
         self.work.cancel()
-        if isinstance(exc, MfactError):
-            msg, hint = exc.message, exc.hint
-        else:
-            log.error("pipeline stage %s failed", where, exc_info=exc)
-            msg, hint = f"{where} failed: {type(exc).__name__}: {exc}", "details in the log"
+        msg, hint = _failure(exc, where)
         yield NoticeEvent("error", msg, hint)
         self.session.checks.error = CheckError(stage=where, message=msg)
         s = self.record.finalize("error")
@@ -336,3 +334,28 @@ class Run:
     def shutdown(self) -> None:
         self.gen_stop.set()
         self.work.shutdown()
+
+
+def _new_session(req: RunRequest, gen: Generator | None, given_text: str | None, prompt: str,
+                 params: DecodingParams, config: dict[str, Any]) -> Session:
+    """The session a run starts from: its generator (none for a given text) and configuration."""
+    session = Session(language=req.lang, entity=copy.deepcopy(req.entity), status="running")
+    session.generator = (generator_info(gen, prompt, params) if given_text is None else
+                         GeneratorInfo(backend="none", model="", prompt=prompt, params={}, seed=None))
+    session.config = config
+    session.config["text_source"] = "user" if given_text is not None else "generator"   # or batched
+    return session
+
+
+def _generator(stages: Stages) -> Generator:
+    if stages.generator is None:   # CheckPipeline.run refuses a run with neither a generator nor a text
+        raise MfactError("no generator and no text to check", "give a text or configure a model")
+    return stages.generator
+
+
+def _failure(exc: BaseException, where: str) -> tuple[str, str]:
+    """The one-line message and hint of a failed stage."""
+    if isinstance(exc, MfactError):
+        return exc.message, exc.hint
+    log.error("pipeline stage %s failed", where, exc_info=exc)
+    return f"{where} failed: {type(exc).__name__}: {exc}", "details in the log"

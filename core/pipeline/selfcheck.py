@@ -11,9 +11,11 @@ from ..protocols import DecodingParams, Embedder, Generator
 from .text import clean_text
 
 
-def selfcheck_scores(sentences: Sequence[str], samples: Sequence[Sequence[str]], embedder: Embedder) -> list[float | None]:
-    """SelfCheck consistency (Spataru et al. 2024, after SelfCheckGPT): for each sentence, 1 - the mean over samples of
-    its highest cosine similarity to a sentence of that sample. Higher = less consistent."""
+def selfcheck_scores(sentences: Sequence[str], samples: Sequence[Sequence[str]],
+                     embedder: Embedder) -> list[float | None]:
+    """SelfCheck consistency (Spataru et al. 2024, after SelfCheckGPT): for each sentence, 1 - the
+    mean over samples of its highest cosine similarity to a sentence of that sample. Higher = less
+    consistent."""
     if not sentences:
         return []
     samples = [s for s in samples if s]

@@ -15,7 +15,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 from mfact.core.session import Session
 
 

@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from mfact.core.batch import name_problem
 from mfact.core.languages import LANGUAGES, get_language
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 from mfact.core.session import Entity
 
 from ..keys import bindings

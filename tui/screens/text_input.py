@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, TextArea
 
 from mfact.core.languages import LANGUAGES, get_language
-from mfact.core.protocols import MfactError
+from mfact.core.errors import MfactError
 
 MAX_FILE_BYTES = 2_000_000
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".text")

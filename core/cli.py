@@ -15,7 +15,7 @@ from . import __version__
 
 def build_parser() -> argparse.ArgumentParser:
     from . import commands
-    from .config import add_global_options
+    from .options import add_global_options
 
     parser = argparse.ArgumentParser(
         prog="mfact", description="Check the facts in what language models write, in many languages.")
@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .config import apply_global_options
+    from .options import apply_global_options
     from .logs import setup_logging
     from .errors import error_line
     from .errors import MfactError

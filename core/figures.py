@@ -23,6 +23,8 @@ from typing import Any, Callable, ClassVar, Iterator
 from .schema import SessionFormatError, json_object, json_type
 
 Check = Callable[[Any, str], Any]
+_SPECS: dict[type, dict[str, Check]] = {}     # each JsonObject class's field checks, from its annotations
+_LAYOUTS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}   # its (always present, optional) fields
 _ATOMS = (bool, int, float, str)
 
 
@@ -30,8 +32,6 @@ class JsonObject(Mapping):
     """Base of a typed JSON object that round-trips exactly (see the module docstring)."""
 
     _OPTIONAL: ClassVar[frozenset[str]] = frozenset()
-    _checks: ClassVar[dict[str, Check] | None] = None
-    _layout_cache: ClassVar[tuple[tuple[str, ...], tuple[str, ...]] | None] = None
     extra: dict[str, Any]
 
     def __post_init__(self) -> None:
@@ -153,22 +153,22 @@ class JsonObject(Mapping):
     @classmethod
     def _layout(cls) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(the fields an object built in code always has, the optional ones), in field order."""
-        layout = cls.__dict__.get("_layout_cache")
+        layout = _LAYOUTS.get(cls)
         if layout is None:
             names = cls._names()
             layout = (tuple(n for n in names if n not in cls._OPTIONAL),
                       tuple(n for n in names if n in cls._OPTIONAL))
-            cls._layout_cache = layout
+            _LAYOUTS[cls] = layout
         return layout
 
     @classmethod
     def _spec(cls) -> dict[str, Check]:
         """Each field's check, from its type annotation (computed once per class)."""
-        spec = cls.__dict__.get("_checks")
+        spec = _SPECS.get(cls)
         if spec is None:
             hints = typing.get_type_hints(cls)
             spec = {f.name: _check_for(hints[f.name]) for f in fields(cls) if f.name != "extra"}
-            cls._checks = spec
+            _SPECS[cls] = spec
         return spec
 
 

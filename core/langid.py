@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 
 from .languages import language_codes
+from .protocols import Stage
 
 _lock = threading.Lock()
 _identifiers: dict[str, object] = {}
@@ -105,7 +106,7 @@ def polyglot_detect(text: str, restricted: bool = True) -> tuple[str, float]:
 DETECTORS = {"langid": langid_detect, "polyglot": polyglot_detect}
 
 
-class Detector:
+class Detector(Stage):
     """A LanguageDetector (protocols) for one named detector."""
 
     def __init__(self, name: str = "langid"):

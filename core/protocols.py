@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, ClassVar, Iterator, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from .config import Checking, Decoding
 from .errors import MfactError, error_line, format_error  # noqa: F401 - re-exported
 from .session import Entity, Evidence, Verdict
 
@@ -20,14 +21,15 @@ from .session import Entity, Evidence, Verdict
 
 @dataclass
 class DecodingParams:
-    """Decoding defaults from the semantic-drift paper: 500 tokens, T=0.6, top-p 0.9, fixed seed."""
-    max_tokens: int = 500
-    temperature: float = 0.6
-    top_p: float = 0.9
-    seed: int = 0
-    greedy: bool = False
-    repetition_penalty: float = 1.0
-    stop_on_repeat: bool = True      # stop when a sentence repeats an earlier one
+    """Decoding parameters; the defaults are the configuration's (core/config.py `Decoding`: the
+    semantic-drift paper's 500 tokens, T=0.6, top-p 0.9, fixed seed)."""
+    max_tokens: int = Decoding.max_tokens
+    temperature: float = Decoding.temperature
+    top_p: float = Decoding.top_p
+    seed: int = Decoding.seed
+    greedy: bool = Decoding.greedy
+    repetition_penalty: float = Decoding.repetition_penalty
+    stop_on_repeat: bool = Checking.stop_on_repeat      # stop when a sentence repeats an earlier one
     logprobs: bool = False           # ask for per-token log-probabilities and entropy (the LLM judge
                                      # does); backends that get them at no cost record them anyway
 
@@ -87,23 +89,60 @@ class Stage:
         return None
 
 
+@dataclass
+class BatchResult:
+    """One row of `GeneratorBase.generate_batch`: the text, its token count and why it ended."""
+    text: str
+    tokens: int
+    stop_reason: str
+
+
+RowStop = Callable[[int, str], "str | None"]
+OnRow = Callable[[int, BatchResult], None]
+
+
 class GeneratorBase(Stage):
-    """Base class of generators: `render_prompt` shows the prompt as the model sees it (a chat
-    template applied); by default the prompt itself."""
+    """Base class of generators, with working defaults for what a backend may add:
+
+    - `render_prompt(prompt)`: the prompt as the model sees it (a chat template applied); by
+      default the prompt itself.
+    - `runtime_info()`: how the model runs (binding, threads, GPU layers), recorded with the
+      decoding parameters; None when there is nothing to say.
+    - `batching` (a declared capability): `generate_batch` writes several texts in one model call
+      (local models). The default refuses."""
     backend: str = ""
     model: str = ""
     prompt_style: str = ""
+    batching: ClassVar[bool] = False
+
+    def default_prompt(self, entity: str, lang: str) -> str:
+        """The prompt for a biography of `entity` in `lang` (completion or chat style)."""
+        raise NotImplementedError
+
+    def stream(self, prompt: str, params: DecodingParams,
+               stop: threading.Event | None = None) -> Iterator[Chunk]:
+        """Stream the continuation. Setting `stop` ends it within one token (reason `user`).
+        Raises MfactError for a missing model, unreachable server, out of memory, ..."""
+        raise NotImplementedError
 
     def render_prompt(self, prompt: str) -> str:
         return prompt
 
+    def runtime_info(self) -> dict[str, Any] | None:
+        return None
 
-@dataclass
-class BatchResult:
-    """One row of `BatchGenerator.generate_batch`: the text, its token count and why it ended."""
-    text: str
-    tokens: int
-    stop_reason: str
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.backend, "model": self.model, "prompt_style": self.prompt_style}
+
+    def generate_batch(self, prompts: list[str], params: DecodingParams | None = None,
+                       stop: threading.Event | None = None, row_stop: RowStop | None = None,
+                       on_row: OnRow | None = None) -> list[BatchResult]:
+        """One result per prompt, in order. `row_stop(row, text_so_far)` may end a row early with
+        the reason it returns (e.g. "repetition"); `stop` ends them all (reason `user`);
+        `on_row(row, result)` is told of each row as it ends, where the backend can say so (the
+        others' rows are known when the call returns)."""
+        raise MfactError(f"the {self.backend or type(self).__name__} backend does not batch",
+                         "use --batch-size 1")
 
 
 @runtime_checkable
@@ -120,15 +159,30 @@ class Generator(Protocol):
         Raises MfactError for a missing model, unreachable server, out of memory, ..."""
 
 
-@runtime_checkable
-class BatchGenerator(Protocol):
-    """A generator that can write several texts in one model call (local models)."""
+class EmbedderBase(Stage):
+    """Base class of embedders: `dim` floats per text, L2-normalised; its description records
+    `dim`."""
+    dim: int = 0
 
-    def generate_batch(self, prompts: list[str], params: DecodingParams | None = None,
-                       stop: threading.Event | None = None,
-                       row_stop: Callable[[int, str], str | None] | None = None) -> list[BatchResult]:
-        """One result per prompt, in order. `row_stop(row, text_so_far)` may end a row early with
-        the reason it returns (e.g. "repetition"); `stop` ends them all (reason `user`)."""
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def describe(self) -> dict[str, Any]:
+        return {"dim": self.dim}
+
+
+class VerifierBase(Stage):
+    """Base class of verifiers: `verify` one fact; `verify_batch` many at once (by default one
+    after the other; a verifier that embeds or runs a model does them together)."""
+
+    def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
+        raise NotImplementedError
+
+    def verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[Verdict]:
+        return [self.verify(*item) for item in items]
 
 
 # --------------------------------------------------------------------------- embeddings and language
@@ -195,3 +249,6 @@ class Verifier(Protocol):
 
     def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
         """Label S / NS / IR with confidence, the evidence ids used and a short reason."""
+
+    def verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[Verdict]:
+        """`verify` of each (fact, entity, lang, passages), in order."""

@@ -143,6 +143,8 @@ def test_a_row_that_ends_early_is_checked_while_the_batch_goes_on():
     seen: dict = {}
 
     class RowByRow(FakeGenerator):
+        batching = True     # a declared capability (GeneratorBase.batching)
+
         def generate_batch(self, prompts, params, stop=None, row_stop=None, on_row=None):
             out = [BatchResult(f"{DEFAULT_TEXT} Row {i}.", 30 + i, "eos") for i in range(len(prompts))]
             on_row(1, out[1])                                 # row 1 ends first

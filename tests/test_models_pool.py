@@ -9,7 +9,8 @@ import time
 import pytest
 
 from _loopback import Handler, LoopbackServer, free_port
-from mfact.core.config import Config, config_from_args
+from mfact.core.config import Config
+from mfact.core.options import config_from_args
 from mfact.core.models import load_generator
 from mfact.core.models.openai import OpenAIGenerator
 from mfact.core.models.pool import ServerPool, split_urls
@@ -169,7 +170,8 @@ def test_a_failure_after_text_was_streamed_is_not_hidden(servers):
 def test_repeated_flag_env_and_file_all_give_a_pool(monkeypatch, tmp_path):
     import argparse
 
-    from mfact.core.config import add_model_options, load_config
+    from mfact.core.config import load_config
+    from mfact.core.options import add_model_options
 
     parser = argparse.ArgumentParser()
     add_model_options(parser)

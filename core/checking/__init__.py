@@ -3,12 +3,13 @@
     split_sentences(text, lang) -> list[Sentence]        exact offsets, every language mfact offers
     complete_prefix(text, lang) -> int                   end of the last complete sentence (streaming)
     clean_text(raw) -> str                               model markup removed
-    build_extractor(cfg, generator=None) -> Extractor    cfg.extractor: auto | rules | llm
-    build_verifier(cfg, embedder, generator=None)        cfg.verifier: offline | cross | llm | nli:<model id>
+    build_extractor(cfg, generator=None) -> Extractor    cfg.extractor, one of EXTRACTORS
+    build_verifier(cfg, embedder, generator=None)        cfg.verifier, one of VERIFIERS
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import MfactError
 from .clean import clean_text, drop_unfinished
@@ -19,66 +20,139 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..protocols import Embedder, Extractor, Generator, Verifier
 
 __all__ = ["split_sentences", "complete_prefix", "clean_text", "drop_unfinished", "build_extractor",
-           "build_verifier", "VERIFIER_NAMES"]
-
-VERIFIER_NAMES = ("offline", "lite", "slots", "detector", "cross", "llm", "nli:<model id>")
+           "build_verifier", "EXTRACTORS", "VERIFIERS", "VERIFIER_NAMES", "verifier_help"]
 
 
-def _is_base_embedded(generator: Any) -> bool:
-    model = str(getattr(generator, "model", "") or "").lower()
-    backend = str(getattr(generator, "backend", "") or "").lower()
+@dataclass(frozen=True)
+class ExtractorKind:
+    """One extractor the configuration can name: what it is and how to make it."""
+    help: str
+    build: Callable[[Generator | None], Extractor]
+
+
+@dataclass(frozen=True)
+class VerifierKind:
+    """One verifier the configuration can name (`NAME` or `NAME:ARGUMENT`): what it is, whether it
+    takes an argument (`argument`: how the help names it), and how to make it."""
+    help: str
+    build: Callable[[Config, str, Embedder | None, Generator | None], Verifier]
+    argument: str = ""
+    needs_argument: bool = False
+
+
+def _is_base_embedded(generator: Generator) -> bool:
+    model = str(generator.model or "").lower()
+    backend = str(generator.backend or "").lower()
     return backend in ("fake", "") or "270m" in model or model in ("embedded", "")
 
 
-def build_extractor(cfg: "Config", generator: "Generator | None" = None) -> "Extractor":
-    """The extractor `cfg.extractor` names. `auto`: the LLM extractor when a capable generator is
-    given (anything but the embedded 270M base model), else the rule-based one."""
-    choice = (getattr(cfg, "extractor", "auto") or "auto").strip().lower()
-    if choice == "rules":
-        from .extract_rules import RuleExtractor
-        return RuleExtractor()
-    if choice == "llm":
-        if generator is None:
-            raise MfactError("the llm extractor needs a model", "use --extractor rules, or give a model")
-        from .extract_llm import LLMExtractor
-        return LLMExtractor(generator)
-    if choice == "auto":
-        if generator is not None and not _is_base_embedded(generator):
-            from .extract_llm import LLMExtractor
-            return LLMExtractor(generator)
-        from .extract_rules import RuleExtractor
-        return RuleExtractor()
-    raise MfactError(f"unknown extractor {choice!r}", "choose auto, rules or llm")
+def _rules(generator: Generator | None) -> Extractor:
+    from .extract_rules import RuleExtractor
+    return RuleExtractor()
 
 
-def build_verifier(cfg: "Config", embedder: "Embedder | None" = None,
-                   generator: "Generator | None" = None) -> "Verifier":
-    """The verifier `cfg.verifier` names: offline (default: evidence windows, slot checks and the
-    feature model), lite (the feature model alone), cross (the
-    experimental cross-encoder, weights from `python -m mfact.core.checking.train_cross`), llm (judge),
-    nli:<model id>."""
-    choice = (getattr(cfg, "verifier", "offline") or "offline").strip()
-    if choice == "offline":
-        from .verify_default import DefaultVerifier
-        return DefaultVerifier(embedder)
-    if choice == "lite":
-        from .verify_default import LiteVerifier
-        return LiteVerifier(embedder)
-    if choice == "detector":
-        from .verify_default import DetectorVerifier
-        return DetectorVerifier(embedder)
-    if choice == "slots":
-        from .verify_default import SlotsVerifier
-        return SlotsVerifier(embedder)
-    if choice == "cross" or choice.startswith("cross:"):
-        from .verify_cross import CrossVerifier
-        return CrossVerifier(embedder, weights_path=choice[6:] or None)
-    if choice == "llm":
-        if generator is None:
-            raise MfactError("the llm verifier needs a model", "use --verifier offline, or give a model")
-        from .verify_llm import LLMVerifier
-        return LLMVerifier(generator)
-    if choice.startswith("nli:") and len(choice) > 4:
-        from .verify_nli import NLIVerifier
-        return NLIVerifier(choice[4:], device=getattr(cfg, "device", "auto"))
-    raise MfactError(f"unknown verifier {choice!r}", "choose offline, lite, slots, detector, cross, llm or nli:<Hugging Face model id>")
+def _llm_extractor(generator: Generator | None) -> Extractor:
+    if generator is None:
+        raise MfactError("the llm extractor needs a model", "use --extractor rules, or give a model")
+    from .extract_llm import LLMExtractor
+    return LLMExtractor(generator)
+
+
+def _auto_extractor(generator: Generator | None) -> Extractor:
+    if generator is not None and not _is_base_embedded(generator):
+        return _llm_extractor(generator)
+    return _rules(generator)
+
+
+EXTRACTORS: dict[str, ExtractorKind] = {
+    "auto": ExtractorKind("the LLM extractor with a capable model (not the embedded 270M), else rules",
+                          _auto_extractor),
+    "rules": ExtractorKind("the multilingual rule-based extractor (offline)", _rules),
+    "llm": ExtractorKind("few-shot extraction by the model", _llm_extractor),
+}
+
+
+def build_extractor(cfg: Config, generator: Generator | None = None) -> Extractor:
+    """The extractor `cfg.extractor` names (EXTRACTORS)."""
+    choice = (cfg.checking.extractor or "auto").strip().lower()
+    kind = EXTRACTORS.get(choice)
+    if kind is None:
+        raise MfactError(f"unknown extractor {choice!r}", "choose " + _either(list(EXTRACTORS)))
+    return kind.build(generator)
+
+
+def _default(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
+    from .verify_default import DefaultVerifier
+    return DefaultVerifier(embedder)
+
+
+def _lite(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
+    from .verify_default import LiteVerifier
+    return LiteVerifier(embedder)
+
+
+def _slots(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
+    from .verify_default import SlotsVerifier
+    return SlotsVerifier(embedder)
+
+
+def _detector(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
+    from .verify_default import DetectorVerifier
+    return DetectorVerifier(embedder)
+
+
+def _cross(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
+    from .verify_cross import CrossVerifier
+    return CrossVerifier(embedder, weights_path=arg or None)
+
+
+def _llm_verifier(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
+    if generator is None:
+        raise MfactError("the llm verifier needs a model", "use --verifier offline, or give a model")
+    from .verify_llm import LLMVerifier
+    return LLMVerifier(generator)
+
+
+def _nli(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
+    from .verify_nli import NLIVerifier
+    return NLIVerifier(arg, device=cfg.decoding.device)
+
+
+VERIFIERS: dict[str, VerifierKind] = {
+    "offline": VerifierKind("the default: evidence windows, slot checks, feature model", _default),
+    "lite": VerifierKind("the feature model alone", _lite),
+    "slots": VerifierKind("the slot checks alone", _slots),
+    "detector": VerifierKind("the default plus the trained token-level detector, docs/verifier.md", _detector),
+    "cross": VerifierKind("experimental cross-encoder, see docs/verifier.md", _cross, argument="FILE"),
+    "llm": VerifierKind("the model as judge", _llm_verifier),
+    "nli": VerifierKind("an NLI model", _nli, argument="Hugging Face model id", needs_argument=True),
+}
+# every verifier as a user names it (`nli:<model id>`)
+VERIFIER_NAMES = tuple(f"{n}:<{k.argument}>" if k.needs_argument else n for n, k in VERIFIERS.items())
+
+
+def verifier_help() -> str:
+    """The --verifier help, from VERIFIERS."""
+    parts = []
+    for name, kind in VERIFIERS.items():
+        shown = name + (f":<{kind.argument}>" if kind.needs_argument else f"[:{kind.argument}]" if kind.argument
+                        else "")
+        parts.append(f"{shown} ({kind.help})")
+    return _either(parts)
+
+
+def _either(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def build_verifier(cfg: Config, embedder: Embedder | None = None,
+                   generator: Generator | None = None) -> Verifier:
+    """The verifier `cfg.verifier` names (VERIFIERS): `NAME`, or `NAME:ARGUMENT` for those that take
+    one (cross:FILE, nli:<model id>)."""
+    choice = (cfg.checking.verifier or "offline").strip()
+    name, colon, arg = choice.partition(":")
+    kind = VERIFIERS.get(name)
+    if kind is None or (colon and not kind.argument) or (kind.needs_argument and not arg):
+        raise MfactError(f"unknown verifier {choice!r}", "choose " + _either(
+            [n if not k.needs_argument else f"{n}:<{k.argument}>" for n, k in VERIFIERS.items()]))
+    return kind.build(cfg, arg, embedder, generator)

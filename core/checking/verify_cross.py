@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import MfactError
-from ..protocols import Stage
+from ..protocols import VerifierBase
 from ..session import Evidence, Verdict
 from .verify_offline import rule_verdicts
 
@@ -68,7 +68,7 @@ def windows_of(text: str, lang: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-class CrossVerifier(Stage):
+class CrossVerifier(VerifierBase):
     """Fact + entity + passages -> S / NS / IR with a calibrated confidence."""
 
     name = "cross"

@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..protocols import Stage
+from ..protocols import VerifierBase
 from ..session import Evidence, Verdict
 from .slots import SlotReport, _sentence_words, check_slots, names_alike, relation_words, text_values
 from .textutil import STOPWORDS, words_with_offsets
@@ -68,7 +68,7 @@ class LiteVerifier(OfflineVerifier):
     name = "lite"
 
 
-class DefaultVerifier(Stage):
+class DefaultVerifier(VerifierBase):
     """Fact + entity + passages -> S / NS / IR: windows, the feature model and slot checks."""
 
     name = "offline"

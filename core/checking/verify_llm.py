@@ -19,7 +19,7 @@ import re
 import threading
 from typing import Sequence
 
-from ..protocols import DecodingParams, Generator, Stage
+from ..protocols import DecodingParams, Generator, VerifierBase
 from ..session import Evidence, Verdict
 from .verify_offline import is_about_someone_else
 
@@ -73,7 +73,7 @@ def parse_answer(answer: str) -> bool | None:
     return t < f
 
 
-class LLMVerifier(Stage):
+class LLMVerifier(VerifierBase):
     name = "llm"
     version = "1"
 

@@ -8,10 +8,10 @@ the model's `id2label` ("entailment", "entail", ...).
 from __future__ import annotations
 
 import threading
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..errors import MfactError
-from ..protocols import Stage
+from ..protocols import VerifierBase
 from ..session import Evidence, Verdict
 from .verify_offline import is_about_someone_else
 
@@ -25,7 +25,7 @@ def _entailment_index(id2label: dict) -> int:
                      "use a model fine-tuned for NLI, e.g. an XNLI model")
 
 
-class NLIVerifier(Stage):
+class NLIVerifier(VerifierBase):
     name = "nli"
 
     def __init__(self, model_id: str, device: str = "auto", k: int = 5, max_length: int = 512):
@@ -51,6 +51,9 @@ class NLIVerifier(Stage):
         self.model.to(device).eval()
         self._torch = torch
         self._lock = threading.Lock()
+
+    def describe(self) -> dict[str, Any]:
+        return {"device": self.device}
 
     def entailment_probs(self, fact: str, premises: Sequence[str]) -> list[float]:
         torch = self._torch

@@ -28,7 +28,7 @@ safe = clean_terminal   # untrusted text for the terminal (core/textsafe.py)
 
 
 def register(sub) -> None:
-    from ..config import add_checking_options, add_knowledge_options, add_model_options
+    from ..options import add_checking_options, add_knowledge_options, add_model_options
 
     p = sub.add_parser(
         "check", help="check the facts of one biography (generated, or from a file)",
@@ -84,14 +84,13 @@ def _resolve(name: str, lang: str, cfg, err: TextIO):
     except Exception as exc:  # noqa: BLE001 - resolution is a convenience; the retriever copes with a name
         print(f"mfact: warning: could not look {name!r} up: {safe(str(exc), one_line=True)}", file=err)
         return Entity(name=name)
-    for n in getattr(match, "notices", None) or []:
+    for n in match.notices:
         print(f"mfact: {safe(str(n), one_line=True)}", file=err)
-    ent = getattr(match, "entity", None)
-    if ent is not None:
-        return ent
-    if getattr(match, "choices", None):
+    if match.entity is not None:
+        return match.entity
+    if match.choices:
         match.require(name, lang)          # raises one MfactError listing the choices
-    hint = ("did you mean: " + "; ".join(match.suggestions[:5])) if getattr(match, "suggestions", None) \
+    hint = ("did you mean: " + "; ".join(match.suggestions[:5])) if match.suggestions \
         else "add a source (--zim, --factscore-db) or go online for evidence"
     print(f"mfact: warning: no page about {name!r} found in '{lang}'; checking anyway ({hint})", file=err)
     return Entity(name=name)
@@ -213,7 +212,7 @@ def _events_in_thread(pipeline, entity, lang, stop, text) -> _EventPump:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from ..config import config_from_args
+    from ..options import config_from_args
     from ..events import (FactEvent, NoticeEvent, ProgressEvent, StopEvent, TokenEvent, VerdictEvent)
     from ..languages import UnknownLanguage, get_language
     from ..pipeline import build_pipeline

@@ -6,8 +6,9 @@ def register(sub) -> None:
     p = sub.add_parser("config", help="show the configuration file's path or the effective configuration",
                        description="path: print where the TOML config file is (it may not exist yet). "
                                    "show: print the effective configuration as TOML (flags > MFACT_* "
-                                   "environment > config file > defaults).")
+                                   "environment > config file > defaults), one table per section.")
     p.add_argument("action", choices=["path", "show"])
+    p.add_argument("--doc", action="store_true", help="show: each option with what it does above it")
     p.set_defaults(func=cmd_config)
 
 
@@ -23,5 +24,5 @@ def cmd_config(args) -> int:
         sys.stdout.write(f"{path}\n")
         return 0
     path = Path(args.config_path) if getattr(args, "config_path", None) else None
-    sys.stdout.write(to_toml(load_config(None, path)))
+    sys.stdout.write(to_toml(load_config(None, path), doc=args.doc))
     return 0

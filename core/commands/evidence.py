@@ -9,7 +9,7 @@ from ..textsafe import clean_terminal as safe_text   # page text is untrusted
 
 
 def register(sub) -> None:
-    from ..config import add_knowledge_options
+    from ..options import add_knowledge_options
 
     p = sub.add_parser("evidence", help="show the evidence passages for one fact",
                        description="Retrieve and rank the passages about a person that bear on one fact, "
@@ -27,7 +27,7 @@ def register(sub) -> None:
 
 
 def cmd_evidence(args: argparse.Namespace) -> int:
-    from ..config import config_from_args
+    from ..options import config_from_args
     from ..embedders import load_embedder
     from ..knowledge import build_retriever, resolve_entity
     from ..languages import UnknownLanguage, get_language

@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 
-from ..config import add_model_options, config_from_args
+from ..options import add_model_options, config_from_args
 from ..languages import UnknownLanguage, get_language
 from ..errors import MfactError
 from ..protocols import Progress

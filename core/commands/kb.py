@@ -11,7 +11,7 @@ from .evidence import safe_text
 
 
 def register(sub) -> None:
-    from ..config import add_knowledge_options
+    from ..options import add_knowledge_options
 
     p = sub.add_parser("kb", help="list, add, prune and measure the local knowledge cache",
                        description="The page cache: every page a source returned, split into passages and "
@@ -60,7 +60,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from ..config import config_from_args
+    from ..options import config_from_args
     from ..knowledge import build_retriever, default_langs, resolve_entity
 
     cfg = config_from_args(args)

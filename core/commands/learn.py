@@ -46,7 +46,7 @@ def cmd_learn(args) -> int:
     from ..adapt import adaptation as A
     from ..adapt.features import verifier_name
     from ..adapt.refit import learn_and_write
-    from ..config import config_from_args
+    from ..options import config_from_args
 
     cfg = config_from_args(args)
     verifier = verifier_name(args.verifier or cfg.verifier)

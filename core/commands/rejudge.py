@@ -15,7 +15,7 @@ from ._common import out, plain
 
 
 def register(sub) -> None:
-    from ..config import add_checking_options, add_knowledge_options
+    from ..options import add_checking_options, add_knowledge_options
 
     p = sub.add_parser("rejudge", help="re-run the verifier (and your adaptation) on stored sessions",
                        description="Re-run the configured verifier, with the adaptation learnt from your labels, "
@@ -54,7 +54,7 @@ def _stages(cfg, retrieve: bool):
 
 def cmd_rejudge(args) -> int:
     from .. import metrics as M
-    from ..config import config_from_args
+    from ..options import config_from_args
     from ..pipeline.describe import evidence_langs
     from ..rejudge import apply, rejudge_session
     from ..store import Store

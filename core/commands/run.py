@@ -16,7 +16,7 @@ PROGRESS_EVERY_S = 5.0     # without the bar: a running job's progress line at m
 
 
 def register(sub) -> None:
-    from ..config import add_checking_options, add_knowledge_options, add_model_options
+    from ..options import add_checking_options, add_knowledge_options, add_model_options
 
     p = sub.add_parser(
         "run", help="check many people in many languages, or many given texts (resumable batch run)",
@@ -58,7 +58,7 @@ def register(sub) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..config import config_from_args
+    from ..options import config_from_args
     from ..formats import atomic_write
     from ..errors import MfactError
     from ..store import Store

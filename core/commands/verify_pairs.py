@@ -24,7 +24,7 @@ _GOLD = {"s": "S", "supported": "S", "supports": "S", "entailment": "S", "true":
 
 
 def register(sub) -> None:
-    from ..config import add_checking_options, add_model_options
+    from ..options import add_checking_options, add_model_options
 
     p = sub.add_parser("verify-pairs", help="score claim/evidence pairs (JSONL) with a verifier",
                        description="Read {id, lang, claim, evidence} lines and write {id, label, confidence}"
@@ -112,7 +112,7 @@ def _pair(d, where: str, no: int) -> dict:
 
 
 def cmd_verify_pairs(args) -> int:
-    from ..config import config_from_args
+    from ..options import config_from_args
     from ..session import Evidence
     from ..checking import build_verifier
 
@@ -143,10 +143,7 @@ def cmd_verify_pairs(args) -> int:
         items = [(p["claim"], p["entity"], p["lang"],
                   [Evidence(id=f"{p['id']}#{k}", source="input", lang=p["lang"], title="", text=t)
                    for k, t in enumerate(p["evidence"])]) for p in part]
-        if hasattr(verifier, "verify_batch"):
-            verdicts = verifier.verify_batch(items)
-        else:
-            verdicts = [verifier.verify(*it) for it in items]
+        verdicts = verifier.verify_batch(items)
         verdicts = [adapter.apply(v, it[2]) for v, it in zip(verdicts, items)]
         for p, v in zip(part, verdicts):
             if args.json:

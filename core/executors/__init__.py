@@ -16,20 +16,15 @@ the optional extra `mfact[ray]`) runs the jobs on Ray actors that load the model
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable
 
-from ..batch import BatchEvent, BatchRunner, Job, RunSummary
+from ..batch import BatchEvent, BatchRunner
 from ..errors import MfactError
+from ..jobs import Executor
 
 EXECUTORS = ("local", "ray")
 
 OnEvent = Callable[[BatchEvent], None]
-
-
-class Executor(Protocol):
-    name: str
-
-    def run(self, jobs: Sequence[Job]) -> RunSummary: ...
 
 
 class LocalExecutor(BatchRunner):

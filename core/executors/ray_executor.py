@@ -27,13 +27,13 @@ from __future__ import annotations
 import collections
 import os
 import threading
-import time
 from dataclasses import replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
-from ..batch import (BatchEvent, BatchRunner, Job, JobDone, JobFailed, JobInterrupted, JobSkipped, JobStarted,
+from ..batch import (BatchEvent, BatchRunner, Job, JobDone, JobFailed, JobInterrupted, JobStarted,
                      RunSummary)
 from ..errors import MfactError
+from ..jobs import Executor
 
 INSTALL_HINT = "install the extra: pip install 'mfact[ray]'"
 LOCAL_OBJECT_STORE = 256 * 1024 * 1024     # finished sessions are small; Ray's default is 30% of memory
@@ -164,7 +164,7 @@ class MfactWorker:
         return os.getpid()
 
 
-class RayExecutor:
+class RayExecutor(Executor):
     """Runs jobs on `workers` Ray actors; see the module's docstring."""
 
     name = "ray"
@@ -174,12 +174,7 @@ class RayExecutor:
                  address: str | None = None, worker_threads: int = 1, worker_cpus: float = 1.0,
                  worker_gpus: float = 0.0, max_attempts: int = MAX_ATTEMPTS, max_restarts: int = 2,
                  in_flight: int = 2, verbose: bool = False):
-        self.store = store
-        self.pipeline_factory = pipeline_factory
-        self.cfg = cfg
-        self.workers = max(1, int(workers))
-        self.on_event = on_event or (lambda ev: None)
-        self.batch_size = max(1, int(batch_size))
+        super().__init__(store, pipeline_factory, cfg, workers, on_event, batch_size)
         self.address = address or None
         self.worker_threads = max(1, int(worker_threads))
         self.worker_cpus = float(worker_cpus)
@@ -188,7 +183,6 @@ class RayExecutor:
         self.max_restarts = max(0, int(max_restarts))
         self.in_flight = max(1, int(in_flight))
         self.verbose = verbose
-        self.stop = threading.Event()
         self.worker_info: list[dict[str, Any]] = []     # per actor slot: pid, host, error
         self.retried = 0                                 # units Ray could not finish, put back in the queue
         self.replaced = 0                                # actors dead for good, replaced
@@ -197,12 +191,6 @@ class RayExecutor:
         self._started_ray = False
 
     # ------------------------------------------------------------------ helpers
-
-    def _is_done(self, job: Job) -> bool:
-        try:
-            return self.store.get_session(job.session_id).status == "done"
-        except (MfactError, KeyError):
-            return False
 
     def _units(self, todo: list[Job]) -> list[list[Job]]:
         """Jobs of the same (language, sample) in units of the batch size (or the actor's threads)."""
@@ -287,33 +275,15 @@ class RayExecutor:
 
     # ------------------------------------------------------------------ run
 
-    def run(self, jobs: Sequence[Job]) -> RunSummary:
-        summary = RunSummary(planned=len(jobs))
-        t0 = time.monotonic()
-        todo: list[Job] = []
-        for job in jobs:
-            if self._is_done(job):
-                summary.skipped.append(job.session_id)
-                self.on_event(JobSkipped(job))
-            else:
-                todo.append(job)
-        if not todo:
-            summary.seconds = time.monotonic() - t0
-            return summary
+    def _execute(self, todo: list[Job], summary: RunSummary) -> None:
         ray = import_ray()
         own = self._actors is None
         try:
             self.start()
             self._run(ray, todo, summary)
-        except KeyboardInterrupt:
-            summary.interrupted = True
-            self.stop.set()
-            raise
         finally:
             if own:
                 self.close()
-            summary.seconds = time.monotonic() - t0
-        return summary
 
     def _run(self, ray, todo: list[Job], summary: RunSummary) -> None:
         from ray.exceptions import ActorDiedError, RayError, RayTaskError

@@ -21,7 +21,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -75,6 +75,9 @@ class HybridRetriever(Stage):
         self._pages: dict[tuple, list[int]] = {}
         self._cands: dict[tuple, _Candidates] = {}
         self.stats = {"page_hits": 0, "page_fetches": 0}
+
+    def describe(self) -> dict[str, Any]:
+        return {"sources": [s.name for s in self.sources]}
 
     @property
     def cache(self) -> PageCache:

@@ -20,17 +20,50 @@ for or present and the installed llama.cpp binding has no GPU backend (docs/mode
 from __future__ import annotations
 
 import os
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import MfactError
-from ..protocols import DecodingParams, Generator, ProgressCallback
+from ..protocols import DecodingParams, Generator, GeneratorBase, ProgressCallback
 from ..session import GeneratorInfo
 from .prompts import build_prompt
 
-__all__ = ["load_generator", "decoding_params", "generator_info", "build_prompt", "close_generator",
-           "pick_backend", "BACKENDS"]
+if TYPE_CHECKING:  # pragma: no cover
+    from ..config import Config
 
-BACKENDS = ("auto", "llamacpp", "transformers")
+__all__ = ["load_generator", "decoding_params", "generator_info", "build_prompt", "close_generator",
+           "pick_backend", "BACKENDS", "LOCAL_BACKENDS"]
+
+
+@dataclass(frozen=True)
+class LocalBackend:
+    """One way to run a local model: what it is, whether it needs a GGUF file, how to load one."""
+    help: str
+    load: Callable[[str, Config, ProgressCallback | None], Generator]
+    gguf_only: bool = False
+
+
+def _load_llamacpp(model: str, cfg: Config, on_progress: ProgressCallback | None) -> Generator:
+    from .llamacpp import load_llamacpp
+
+    return load_llamacpp(model, prompt_style=cfg.decoding.prompt_style, device=cfg.decoding.device,
+                         on_progress=on_progress)
+
+
+def _load_transformers(model: str, cfg: Config, on_progress: ProgressCallback | None) -> Generator:
+    from .hf import load_transformers
+
+    return load_transformers(model, device=cfg.decoding.device, quantize=cfg.decoding.quantize or "",
+                             prompt_style=cfg.decoding.prompt_style, on_progress=on_progress)
+
+
+LOCAL_BACKENDS: dict[str, LocalBackend] = {
+    "llamacpp": LocalBackend("llama.cpp in-process (the default for the embedded model and .gguf files)",
+                             _load_llamacpp, gguf_only=True),
+    "transformers": LocalBackend("Hugging Face transformers (any model; a GGUF is de-quantized on load)",
+                                 _load_transformers),
+}
+BACKENDS = ("auto", *LOCAL_BACKENDS)
 
 
 def _nvidia_gpu_present() -> bool:
@@ -42,7 +75,7 @@ def pick_backend(backend: str, device: str, gguf: bool) -> str:
     """"llamacpp" or "transformers" for a local model (`gguf`: the embedded default or a .gguf)."""
     backend = (backend or "auto").strip().lower()
     if backend not in BACKENDS:
-        raise MfactError(f"unknown backend {backend!r}", "use auto, llamacpp or transformers")
+        raise MfactError(f"unknown backend {backend!r}", "use " + ", ".join(BACKENDS[:-1]) + " or " + BACKENDS[-1])
     if backend != "auto":
         return backend
     if not gguf:
@@ -66,51 +99,50 @@ def pick_backend(backend: str, device: str, gguf: bool) -> str:
     return "transformers"
 
 
-def load_generator(cfg: Any, on_progress: ProgressCallback | None = None) -> Generator:
-    """The Generator a Config asks for. Raises MfactError (one clear line and a hint) when it cannot."""
-    base_url = (getattr(cfg, "base_url", "") or "").strip()
-    model = (getattr(cfg, "model", "") or "").strip()
-    style = getattr(cfg, "prompt_style", "auto") or "auto"
-    device = getattr(cfg, "device", "auto") or "auto"
-    requested = getattr(cfg, "backend", "auto") or "auto"
-    if base_url:
-        from ..net import Deadlines
-        from .openai import OpenAIGenerator
-        from .pool import ServerPool, split_urls
+def _load_servers(cfg: Config) -> Generator:
+    """The openai backend: one server, or a ServerPool balancing over several."""
+    from ..net import Deadlines
+    from .openai import OpenAIGenerator
+    from .pool import ServerPool, split_urls
 
-        gens = [OpenAIGenerator(url, model=model if model != "embedded" else "",
-                                api_key_env=getattr(cfg, "api_key_env", "OPENAI_API_KEY"), prompt_style=style,
-                                deadlines=Deadlines.from_config(cfg))
-                for url in split_urls(base_url)]
-        return gens[0] if len(gens) == 1 else ServerPool(gens)
+    model = (cfg.decoding.model or "").strip()
+    gens = [OpenAIGenerator(url, model=model if model != "embedded" else "", api_key_env=cfg.network.api_key_env,
+                            prompt_style=cfg.decoding.prompt_style or "auto", deadlines=Deadlines.from_config(cfg))
+            for url in split_urls(cfg.network.base_url.strip())]
+    return gens[0] if len(gens) == 1 else ServerPool(gens)
+
+
+def load_generator(cfg: Config, on_progress: ProgressCallback | None = None) -> Generator:
+    """The Generator a Config asks for. Raises MfactError (one clear line and a hint) when it cannot."""
+    if (cfg.network.base_url or "").strip():
+        return _load_servers(cfg)
+    model = (cfg.decoding.model or "").strip()
+    device = cfg.decoding.device or "auto"
     embedded_default = model in ("", "embedded", "default")
     gguf = embedded_default or model.lower().endswith(".gguf")
-    backend = pick_backend(requested, device, gguf)
-    if backend == "llamacpp" and not gguf:
-        raise MfactError(f"--backend llamacpp needs a GGUF file, not {model!r}",
+    backend = pick_backend(cfg.decoding.backend or "auto", device, gguf)
+    kind = LOCAL_BACKENDS[backend]
+    if kind.gguf_only and not gguf:
+        raise MfactError(f"--backend {backend} needs a GGUF file, not {model!r}",
                          "pass --model embedded or a .gguf file, or use --backend transformers")
     if embedded_default:
         from . import embedded
 
-        return embedded.load(device=device, prompt_style=style, on_progress=on_progress, backend=backend)
-    if backend == "llamacpp":
-        from .llamacpp import load_llamacpp
-
-        return load_llamacpp(model, prompt_style=style, device=device, on_progress=on_progress)
-    from .hf import load_transformers
-
-    return load_transformers(model, device=device,
-                             quantize=getattr(cfg, "quantize", "") or "", prompt_style=style,
-                             on_progress=on_progress)
+        return embedded.load(device=device, prompt_style=cfg.decoding.prompt_style or "auto",
+                             on_progress=on_progress, backend=backend)
+    return kind.load(model, cfg, on_progress)
 
 
-def decoding_params(cfg: Any) -> DecodingParams:
+def decoding_params(cfg: Config) -> DecodingParams:
     """DecodingParams from a Config (its max_tokens, temperature, top_p, seed, greedy, ...)."""
-    d = DecodingParams()
-    for name in ("max_tokens", "temperature", "top_p", "seed", "greedy", "repetition_penalty",
-                 "stop_on_repeat"):
-        if hasattr(cfg, name) and getattr(cfg, name) is not None:
-            setattr(d, name, type(getattr(d, name))(getattr(cfg, name)))
+    dec, d = cfg.decoding, DecodingParams()
+    d.max_tokens = int(dec.max_tokens)
+    d.temperature = float(dec.temperature)
+    d.top_p = float(dec.top_p)
+    d.seed = int(dec.seed)
+    d.greedy = bool(dec.greedy)
+    d.repetition_penalty = float(dec.repetition_penalty)
+    d.stop_on_repeat = bool(cfg.checking.stop_on_repeat)
     if d.max_tokens < 1:
         raise MfactError(f"--max-tokens must be at least 1, got {d.max_tokens}")
     if not d.greedy and not 0 < d.top_p <= 1:
@@ -120,13 +152,13 @@ def decoding_params(cfg: Any) -> DecodingParams:
     return d
 
 
-def generator_info(gen: Generator, prompt: str, params: DecodingParams) -> GeneratorInfo:
+def generator_info(gen: GeneratorBase, prompt: str, params: DecodingParams) -> GeneratorInfo:
     """What goes into Session.generator: backend, model, the exact prompt, decoding params, seed."""
     p = params.to_dict()
     p["prompt_style"] = gen.prompt_style
-    runtime = getattr(gen, "runtime_info", None)
-    if callable(runtime):
-        p["runtime"] = runtime()          # binding and its version, threads, GPU layers, file
+    runtime = gen.runtime_info()
+    if runtime is not None:
+        p["runtime"] = runtime          # binding and its version, threads, GPU layers, file
     rendered = gen.render_prompt(prompt)
     if rendered != prompt:
         p["rendered_prompt"] = rendered
@@ -134,7 +166,7 @@ def generator_info(gen: Generator, prompt: str, params: DecodingParams) -> Gener
                          seed=params.seed)
 
 
-def close_generator(gen: Any) -> None:
+def close_generator(gen: GeneratorBase | None) -> None:
     """Release a generator's resources (model memory, HTTP connections), when it has any."""
     if gen is not None:
         gen.close()

@@ -352,7 +352,8 @@ class HFGenerator(GeneratorBase):
     def generate_batch(self, prompts: list[str], params: DecodingParams | None = None,
                        stop: threading.Event | None = None,
                        row_stop: Callable[[int, str], str | None] | None = None,
-                       check_every: int = 8) -> list["BatchResult"]:
+                       on_row: Callable[[int, BatchResult], None] | None = None,
+                       check_every: int = 8) -> list[BatchResult]:
         """Generate for several prompts in one `model.generate` call (left padding), not streamed.
 
         Each result's text is what `stream` would have yielded for that prompt, joined (same

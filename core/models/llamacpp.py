@@ -30,12 +30,11 @@ import os
 import re
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..errors import MfactError
-from ..protocols import Chunk, DecodingParams, Progress
+from ..protocols import BatchResult, Chunk, DecodingParams, GeneratorBase, Progress
 from .hf import IncrementalDecoder
 from .prompts import build_prompt
 
@@ -49,14 +48,6 @@ _CONTROL_TEXT = re.compile(r"^(<(start|end)_of_[a-z_]+>|<image_soft_token>|<unus
 _BYTE_TOKEN = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
 PREFILL_CHUNK = 256          # prompt tokens per decode call: a stop is seen between chunks
 DEFAULT_CTX = 2048
-
-
-@dataclass
-class BatchResult:
-    """One row of `generate_batch`: the text, its token count and why it ended."""
-    text: str
-    tokens: int
-    stop_reason: str
 
 
 # --------------------------------------------------------------------------- the binding
@@ -162,10 +153,11 @@ def _stats(logits: Any, tid: int) -> tuple[float, float]:
 # --------------------------------------------------------------------------- the generator
 
 
-class LlamaCppGenerator:
+class LlamaCppGenerator(GeneratorBase):
     """A GGUF model run in-process by llama.cpp, behind the Generator protocol."""
 
     backend = "llamacpp"
+    batching = True
 
     def __init__(self, path: str | Path, name: str | None = None, prompt_style: str = "auto",
                  threads: int | None = None, gpu_layers: int = 0, n_ctx: int = DEFAULT_CTX):

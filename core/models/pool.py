@@ -24,10 +24,13 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from ..errors import MfactError
-from ..protocols import Chunk, DecodingParams
+from ..protocols import Chunk, DecodingParams, GeneratorBase
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .openai import OpenAIGenerator
 
 log = logging.getLogger("mfact.models")
 
@@ -83,12 +86,12 @@ def _state(urls: Sequence[str]) -> _PoolState:
         return st
 
 
-class ServerPool:
+class ServerPool(GeneratorBase):
     """A Generator over several `OpenAIGenerator`s (same model, same prompt style)."""
 
     backend = "openai"
 
-    def __init__(self, generators: Sequence[Any], cooldown: float = COOLDOWN,
+    def __init__(self, generators: Sequence[OpenAIGenerator], cooldown: float = COOLDOWN,
                  on_notice: Callable[[str], None] | None = None, clock: Callable[[], float] = time.monotonic,
                  shared: bool = True):
         if not generators:
@@ -160,9 +163,7 @@ class ServerPool:
 
     def close(self) -> None:
         for g in self.generators.values():
-            close = getattr(g, "close", None)
-            if callable(close):
-                close()
+            g.close()
 
     def __repr__(self) -> str:
         return f"ServerPool({self.urls!r})"

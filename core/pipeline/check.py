@@ -24,8 +24,8 @@ class CachedVerifier:
         self.verifier = verifier
         self.cache = cache
         self.adapter = adapter
-        self.name = getattr(verifier, "name", type(verifier).__name__)
-        self.version = str(getattr(verifier, "version", ""))
+        self.name = verifier.name
+        self.version = str(verifier.version)
 
     def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> tuple[Verdict, bool]:
         """(verdict, came from the cache)."""
@@ -33,7 +33,7 @@ class CachedVerifier:
 
     def verify_many(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[tuple[Verdict, bool]]:
         """`verify` of many facts: those not in the cache in one `verify_batch` call of the verifier
-        when it has one (`mfact rejudge`)."""
+        (`mfact rejudge`)."""
         out: list[tuple[Verdict, bool] | None] = [None] * len(items)
         keys: list[str | None] = [None] * len(items)
         todo = []
@@ -45,8 +45,7 @@ class CachedVerifier:
                     out[i] = (cached, True)
                     continue
             todo.append(i)
-        batch = getattr(self.verifier, "verify_batch", None)
-        fresh = (batch([items[i] for i in todo]) if batch is not None and len(todo) > 1
+        fresh = (self.verifier.verify_batch([items[i] for i in todo]) if len(todo) > 1
                  else [self.verifier.verify(*items[i]) for i in todo])
         for i, v in zip(todo, fresh):
             out[i] = (self.validate(v, items[i][3]), False)

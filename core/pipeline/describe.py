@@ -7,7 +7,7 @@ import logging
 from typing import Any, Sequence
 
 from ..config import Config
-from ..protocols import DecodingParams, Generator, Stage
+from ..protocols import DecodingParams, GeneratorBase, Stage
 from ..session import GeneratorInfo
 
 log = logging.getLogger("mfact.pipeline")
@@ -18,26 +18,14 @@ def jsonable(obj: Any) -> Any:
     return json.loads(json.dumps(obj, default=str, ensure_ascii=False))
 
 
-def stage_info(obj: Any, kind: str) -> dict[str, Any]:
-    """What a stage is, for the session's config: name, version and a few options when known."""
+def stage_info(obj: Stage | None, kind: str) -> dict[str, Any]:
+    """What a stage is, for the session's config: its name, version and what it describes of
+    itself (`Stage.describe`: a generator's backend, model and prompt style, an embedder's dim,
+    a retriever's sources, a verifier's options)."""
     if obj is None:
         return {"kind": kind, "name": None}
-    d: dict[str, Any] = {"kind": kind,
-                         "name": getattr(obj, "name", None) or type(obj).__name__,
-                         "version": str(getattr(obj, "version", "") or "")}
-    try:
-        d.update(obj.describe())
-    except Exception:  # noqa: BLE001 - description is best effort
-        pass
-    for attr in ("backend", "model", "sources", "dim", "prompt_style", "device"):
-        v = getattr(obj, attr, None)
-        if attr in d or v is None:
-            continue
-        if isinstance(v, (list, tuple)):
-            d[attr] = [x if isinstance(x, (str, int, float)) else str(getattr(x, "name", x)) for x in v]
-        elif isinstance(v, (str, int, float)):
-            d[attr] = v
-    return d
+    return {"kind": kind, "name": obj.name or type(obj).__name__, "version": str(obj.version or ""),
+            **obj.describe()}
 
 
 def new_notices(stages: Sequence[Stage], seen: dict[int, int]) -> list[str]:
@@ -70,16 +58,11 @@ def evidence_langs(cfg: Config, lang: str) -> list[str]:
     return out
 
 
-def generator_info(gen: Generator, prompt: str, params: DecodingParams) -> GeneratorInfo:
+def generator_info(gen: GeneratorBase, prompt: str, params: DecodingParams) -> GeneratorInfo:
     """Backend, model, the exact prompt (and the rendered one), decoding parameters and seed."""
     from ..models import generator_info as models_info
 
-    try:
-        return models_info(gen, prompt, params)
-    except Exception as exc:  # noqa: BLE001 - a description must not stop the run
-        log.warning("generator info: %s", exc)
-    return GeneratorInfo(backend=getattr(gen, "backend", "unknown"), model=getattr(gen, "model", ""),
-                         prompt=prompt, params=params.to_dict(), seed=params.seed)
+    return models_info(gen, prompt, params)
 
 
 def mfact_version() -> str:

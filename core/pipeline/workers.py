@@ -19,10 +19,12 @@ CHECK_NICE = 5     # checking threads yield the CPU to generation (Linux: per-th
 def lower_priority() -> None:
     """Run this checking thread at a lower CPU priority than generation, so checking uses what the
     model leaves (overhead stays low on few cores); after the last token it has the CPU alone."""
+    if not hasattr(os, "setpriority"):     # not on every platform
+        return
     try:
         tid = threading.get_native_id()
         os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + CHECK_NICE))
-    except (AttributeError, OSError):
+    except OSError:
         pass
 
 

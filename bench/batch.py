@@ -107,8 +107,7 @@ def main() -> int:
             if o.startswith("embed") and o[5:].isdigit() and backend_emb is not None:
                 backend_emb.threads = int(o[5:])
             elif o.startswith("gen") and o[3:].isdigit() and backend == "llamacpp":
-                gen.threads = int(o[3:])          # llama.cpp threads of the batch's context
-                gen._batch_ctx = None
+                gen.set_threads(int(o[3:]))       # llama.cpp threads of the batch's context
             elif o != "serial":
                 raise SystemExit(f"unknown run option {o!r} (serial, embedN, genN)")
 
@@ -169,8 +168,7 @@ def main() -> int:
             if backend_emb is not None:
                 backend_emb.threads = saved_threads
             if saved_gen_threads is not None and gen.threads != saved_gen_threads:
-                gen.threads = saved_gen_threads
-                gen._batch_ctx = None
+                gen.set_threads(saved_gen_threads)
         wall = time.monotonic() - t0
         cpu = process_cpu() - c0
         store.close()

@@ -84,6 +84,7 @@ def main() -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from mfact.core.config import Config
     from mfact.core.models import embedded, load_generator
+    from mfact.core.models import llamacpp
     from mfact.core.models.llamacpp import binding, binding_version
     from mfact.core.protocols import DecodingParams
 
@@ -137,8 +138,8 @@ def main() -> int:
 
     def llama_bare() -> int:
         with llama._lock:
-            ctx = llama._context(len(ids) + args.tokens + 1)
-            sampler = llama._sampler(params)
+            ctx = llama._contexts.single(len(ids) + args.tokens + 1)
+            sampler = llamacpp._sampler(params)
             ctx.decode(ll.llama_batch_get_one(ids, 0))
             pos, n = len(ids), 0
             while n < args.tokens:

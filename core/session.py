@@ -133,9 +133,11 @@ class Verdict:
         if raw:
             try:
                 d = json.loads(raw)
+                if not isinstance(d, dict):
+                    raise ValueError(raw)
                 self.marks = [(int(a), int(b)) for a, b in d.get("marks", [])]
                 self.evidence_marks = [(str(e), int(a), int(b)) for e, a, b in d.get("evidence", [])]
-            except (ValueError, TypeError, AttributeError):
+            except (ValueError, TypeError):
                 pass            # marks are a view; a damaged one is dropped, never fatal
         return self
 

@@ -172,7 +172,7 @@ def test_batch_sizes_split_pending_jobs():
     cfg = _cfg()
     jobs = plan_jobs([EntitySpec(p) for p in PEOPLE], ["en", "es"], 2, cfg)
     r = BatchRunner(None, lambda: None, cfg, batch_size=3)
-    batches = r._batches(jobs)
+    batches = r.batched.batches(jobs)   # BatchedGeneration, an object of the runner
     assert sorted(len(b) for b in batches) == [2, 2, 2, 2, 3, 3, 3, 3]
     for b in batches:
         assert len({(j.lang, j.sample) for j in b}) == 1

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.timeout(240)
 
 
 def french_lead() -> str:
-    from mfact.core.checking.train_cross import bundled_leads
+    from mfact.core.training.train_cross import bundled_leads
     return bundled_leads()["fr"]["Marie Curie"]
 
 

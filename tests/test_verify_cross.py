@@ -96,7 +96,7 @@ def test_missing_weights_is_one_clear_error(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_training_script_end_to_end_on_a_small_sample(shared_dir, tmp_path, capsys):
-    from mfact.core.checking import train_cross
+    from mfact.core.training import train_cross
 
     out = tmp_path / "cv.pt"
     rc = train_cross.main(["--data", str(shared_dir / "data"), "--small", "--steps", "3", "--batch", "8",

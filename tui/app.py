@@ -221,8 +221,8 @@ def tune_gc() -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from mfact.core.config import (add_checking_options, add_global_options,
-                                   add_knowledge_options, add_model_options)
+    from mfact.core.options import (add_checking_options, add_global_options, add_knowledge_options,
+                                    add_model_options)
 
     p = argparse.ArgumentParser(
         prog="mfact-tui", description="The mfact terminal workbench: pick a language and a person, "
@@ -258,7 +258,7 @@ def load_session_arg(ref: str, store=None) -> Session:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from mfact.core.config import apply_global_options, config_from_args
+    from mfact.core.options import apply_global_options, config_from_args
     from mfact.core.languages import UnknownLanguage, get_language
     from mfact.core.logs import setup_logging
 

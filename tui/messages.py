@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from textual.message import Message
 
 from mfact.core.figures import Metrics
+from mfact.core.knowledge.entities import EntityMatch
 
 
 @dataclass
@@ -41,4 +42,4 @@ class EntityResolved(Message):
     """The knowledge source answered which entity a typed name means (match None: no answer)."""
     name: str
     lang: str
-    match: object = None
+    match: EntityMatch | None = None

@@ -122,9 +122,10 @@ def rows_from_store(store, verifier: str) -> list[Row]:
 def _has_marks(raw: str) -> bool:
     import json
     try:
-        return bool(json.loads(raw).get("marks"))
-    except (ValueError, AttributeError):
+        d = json.loads(raw)
+    except ValueError:
         return False
+    return isinstance(d, dict) and bool(d.get("marks"))
 
 
 def assign_folds(data: Data, folds: int = FOLDS) -> np.ndarray:

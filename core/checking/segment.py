@@ -167,6 +167,33 @@ def _quote_closes_later(text: str, pos: int, closer: str, limit: int = 400) -> b
     return False
 
 
+def _open_quote(text: str, i: int, start: int | None, quotes: list[str]) -> None:
+    """A quotation mark at i opens a quotation when its closer follows (a straight quote only after
+    a space, a bracket or a dash, or at the start of the sentence)."""
+    ch = text[i]
+    if ch == '"':
+        prev = text[i - 1] if i > 0 else " "
+        if (prev.isspace() or prev in "([{—–-:" or i == start) and _quote_closes_later(text, i + 1, '"'):
+            quotes.append('"')
+    elif _quote_closes_later(text, i + 1, OPEN_QUOTES[ch]):
+        quotes.append(OPEN_QUOTES[ch])
+
+
+def _terminator_run(text: str, i: int, quotes: list[str]) -> tuple[int, int]:
+    """(j, k): the end of the run of terminators at i, and of the closers after it (closing the
+    quotations they close). A quotation still open after them keeps the sentence going."""
+    n = len(text)
+    j = i
+    while j < n and text[j] in TERMINATORS:
+        j += 1
+    k = j
+    while k < n and text[k] in CLOSERS:
+        if quotes and text[k] == quotes[-1]:
+            quotes.pop()
+        k += 1
+    return j, k
+
+
 def _scan(text: str, lang: str) -> list[tuple[int, int, bool]]:
     """Sentences as (start, end, ended_by_terminator)."""
     out: list[tuple[int, int, bool]] = []
@@ -206,40 +233,15 @@ def _scan(text: str, lang: str) -> list[tuple[int, int, bool]]:
             quotes.pop()
             i += 1
             continue
-        if ch == '"':
-            prev = text[i - 1] if i > 0 else " "
-            if prev.isspace() or prev in "([{—–-:" or i == start:
-                if _quote_closes_later(text, i + 1, '"'):
-                    quotes.append('"')
-            i += 1
-            continue
-        if ch in OPEN_QUOTES and ch not in "()（":
-            closer = OPEN_QUOTES[ch]
-            if _quote_closes_later(text, i + 1, closer):
-                quotes.append(closer)
+        if ch == '"' or (ch in OPEN_QUOTES and ch not in "()（"):
+            _open_quote(text, i, start, quotes)
             i += 1
             continue
         if ch in TERMINATORS:
-            j = i
-            while j < n and text[j] in TERMINATORS:
-                j += 1
-            k = j
-            inside = bool(quotes)
-            while k < n and text[k] in CLOSERS:
-                if quotes and text[k] == quotes[-1]:
-                    quotes.pop()
-                k += 1
-            if inside and quotes:
-                # a terminator inside a quotation that is still open: not the end of the sentence
-                last_ns = k - 1
-                i = k
-                continue
-            if _is_boundary(text, start, i, j, k, lang):
-                last_ns = k - 1
-                close(k, True)
-                i = k
-                continue
+            j, k = _terminator_run(text, i, quotes)
             last_ns = k - 1
+            if not quotes and _is_boundary(text, start, i, j, k, lang):
+                close(k, True)
             i = k
             continue
         i += 1

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..protocols import Embedder
 from .verify_offline import (MODEL_FILE, SCALAR_NAMES, LogisticModel, PairText, candidates,
                              default_embedder, pair_vector_features, scalar_features)
 
@@ -196,7 +197,7 @@ def train_model(x_tr, y_tr, x_va, y_va) -> tuple[LogisticModel, dict]:
 # --------------------------------------------------------------------------- main
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m mfact.core.checking.train_verifier", description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="/work/shared/data", help="folder holding xnli-dev/ and vitaminc/")
     ap.add_argument("--items-per-lang", type=int, default=240, help="training premises per training language")
@@ -207,20 +208,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default="", help="vector cache file (default: under the mfact cache dir)")
     ap.add_argument("--out", default=str(Path(__file__).parent / "data" / MODEL_FILE))
     ap.add_argument("--seed", type=int, default=13)
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
-    rng = random.Random(args.seed)
-    data = Path(args.data)
-    xnli_dir = data / "xnli-dev"
-    langs = sorted(p.name[4:-4] for p in xnli_dir.glob("dev-*.tsv"))
-    if args.langs:
-        langs = [lang for lang in langs if lang in args.langs.split(",")]
-    train_langs = [lang for lang in args.train_langs.split(",") if lang in langs]
-    if not langs:
-        print(f"no XNLI files under {xnli_dir}", file=sys.stderr)
-        return 1
 
-    train, val, test = [], [], []
+def _splits(args: argparse.Namespace, langs: list[str], train_langs: list[str],
+            rng: random.Random) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
+    """(train, validation, test, VitaminC) pairs: XNLI premises with item % 5 == 0 are the test set
+    of every language, a sample of the others trains (a seventh of it validates); VitaminC is split
+    a fifth test, a tenth validation."""
+    xnli_dir = Path(args.data) / "xnli-dev"
+    train: list[dict] = []
+    val: list[dict] = []
+    test: list[dict] = []
     for lang in langs:
         rows = load_xnli(xnli_dir, lang)
         items = sorted({r["item"] for r in rows})
@@ -232,55 +231,74 @@ def main(argv: list[str] | None = None) -> int:
             for r in rows:
                 if r["item"] in chosen:
                     (val if r["item"] in val_items else train).append(r)
-    vit = load_vitaminc(data / "vitaminc", args.vitaminc, rng)
+    vit = load_vitaminc(Path(args.data) / "vitaminc", args.vitaminc, rng)
     n_test = len(vit) // 5
     n_val = len(vit) // 10
     test += vit[:n_test]
     val += vit[n_test:n_test + n_val]
     train += vit[n_test + n_val:]
-    print(f"pairs: train {len(train)}, validation {len(val)}, test {len(test)}", file=sys.stderr)
+    return train, val, test, vit
 
-    emb = default_embedder(args.embedder)
+
+def _vector_cache(args: argparse.Namespace, emb: Embedder, rows: list[dict]) -> VectorCache:
+    """The claim and passage vectors of every pair (cached on disk across runs)."""
     if args.cache:
         cache_path = Path(args.cache)
     else:
         from ..paths import cache_dir
         cache_path = cache_dir() / "verifier-train" / f"vectors-{emb.name.replace(':', '_').replace('/', '_')}.npz"
     cache = VectorCache(cache_path, emb)
-    all_rows = train + val + test
-    cache.fill("q", [r["claim"] for r in all_rows])
-    cache.fill("p", [t for r in all_rows for t in candidates([r["evidence"]], _lang(r))[0]])
+    cache.fill("q", [r["claim"] for r in rows])
+    cache.fill("p", [t for r in rows for t in candidates([r["evidence"]], _lang(r))[0]])
     cache.save()
+    return cache
 
+
+def _evaluation(test: list[dict], y_te: np.ndarray, p_full: np.ndarray, p_lite: np.ndarray,
+                train_langs: list[str], majority_label: int) -> dict:
+    """Accuracy, ECE and the majority baseline per test language, and over XNLI."""
+    table = []
+    groups = sorted({r["lang"] for r in test}, key=lambda g: (g not in train_langs, g))
+    for g in groups:
+        m = np.array([r["lang"] == g for r in test])
+        yt = y_te[m]
+        table.append({"lang": g, "n": int(m.sum()), "seen_in_training": g in train_langs or g == "en-vitaminc",
+                      "majority": float((yt == majority_label).mean()),
+                      "accuracy": float(((p_full[m] >= 0.5).astype(int) == yt).mean()),
+                      "ece": ece(p_full[m], yt),
+                      "accuracy_lite": float(((p_lite[m] >= 0.5).astype(int) == yt).mean())})
+    xm = np.array([r["source"] == "xnli" for r in test])
+    summary = {"xnli_accuracy": float(((p_full[xm] >= 0.5).astype(int) == y_te[xm]).mean()),
+               "xnli_majority": float((y_te[xm] == majority_label).mean()),
+               "xnli_ece": ece(p_full[xm], y_te[xm])}
+    return {"per_language": table, "summary": summary}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(argv)
+    rng = random.Random(args.seed)
+    xnli_dir = Path(args.data) / "xnli-dev"
+    langs = sorted(p.name[4:-4] for p in xnli_dir.glob("dev-*.tsv"))
+    if args.langs:
+        langs = [lang for lang in langs if lang in args.langs.split(",")]
+    train_langs = [lang for lang in args.train_langs.split(",") if lang in langs]
+    if not langs:
+        print(f"no XNLI files under {xnli_dir}", file=sys.stderr)
+        return 1
+    train, val, test, vit = _splits(args, langs, train_langs, rng)
+    print(f"pairs: train {len(train)}, validation {len(val)}, test {len(test)}", file=sys.stderr)
+
+    emb = default_embedder(args.embedder)
+    cache = _vector_cache(args, emb, train + val + test)
     s_tr, v_tr = featurise(train, cache)
     s_va, v_va = featurise(val, cache)
     s_te, v_te = featurise(test, cache)
     y_tr = np.array([r["y"] for r in train], float)
     y_va = np.array([r["y"] for r in val], float)
     y_te = np.array([r["y"] for r in test], int)
-
     full, full_info = train_model(np.hstack([s_tr, v_tr]), y_tr, np.hstack([s_va, v_va]), y_va)
     lite, lite_info = train_model(s_tr, y_tr, s_va, y_va)
-    p_full = full.prob(np.hstack([s_te, v_te]))
-    p_lite = lite.prob(s_te)
-
     majority_label = int(y_tr.mean() >= 0.5)
-    table = []
-    groups = sorted({r["lang"] for r in test}, key=lambda g: (g not in train_langs, g))
-    for g in groups:
-        m = np.array([r["lang"] == g for r in test])
-        yt = y_te[m]
-        row = {"lang": g, "n": int(m.sum()), "seen_in_training": g in train_langs or g == "en-vitaminc",
-               "majority": float((yt == majority_label).mean()),
-               "accuracy": float(((p_full[m] >= 0.5).astype(int) == yt).mean()),
-               "ece": ece(p_full[m], yt),
-               "accuracy_lite": float(((p_lite[m] >= 0.5).astype(int) == yt).mean())}
-        table.append(row)
-    xm = np.array([r["source"] == "xnli" for r in test])
-    summary = {"xnli_accuracy": float(((p_full[xm] >= 0.5).astype(int) == y_te[xm]).mean()),
-               "xnli_majority": float((y_te[xm] == majority_label).mean()),
-               "xnli_ece": ece(p_full[xm], y_te[xm])}
-
     out = {
         "version": VERSION,
         "embedder": emb.name,
@@ -290,7 +308,8 @@ def main(argv: list[str] | None = None) -> int:
                     "train_langs": train_langs, "heldout_langs": [g for g in langs if g not in train_langs],
                     "items_per_lang": args.items_per_lang, "vitaminc_pairs": len(vit), "seed": args.seed,
                     "full": full_info, "lite": lite_info, "majority_label": "S" if majority_label else "NS"},
-        "evaluation": {"per_language": table, "summary": summary},
+        "evaluation": _evaluation(test, y_te, full.prob(np.hstack([s_te, v_te])), lite.prob(s_te), train_langs,
+                                  majority_label),
         "full": full.to_dict(),
         "lite": lite.to_dict(),
     }

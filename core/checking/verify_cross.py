@@ -1,5 +1,5 @@
 """An experimental verifier (`--verifier cross[:FILE]`): a multilingual cross-encoder reading the fact
-and its evidence together. Its weights come from `python -m mfact.core.checking.train_cross` (see
+and its evidence together. Its weights come from `python -m mfact.core.training.train_cross` (see
 docs/verifier.md); none are shipped yet, since the model trained on 2 cores does not beat the default.
 
 For each fact:
@@ -93,7 +93,7 @@ class CrossVerifier(VerifierBase):
             blob, digest = load_blob(self._path)
         except (FileNotFoundError, OSError) as exc:
             raise MfactError(f"the cross-encoder's weights are missing ({exc})",
-                             "train them with `python -m mfact.core.checking.train_cross` and pass "
+                             "train them with `python -m mfact.core.training.train_cross` and pass "
                              "--verifier cross:FILE (docs/verifier.md), or use --verifier offline") from None
         return f"{blob.get('meta', {}).get('version', 'cross')}-{digest[:8]}"
 

@@ -82,7 +82,7 @@ class LLMVerifier(VerifierBase):
         self.max_tokens = max_tokens
         self.k = k
         self._lock = threading.Lock()
-        self.version = f"1:{getattr(generator, 'model', '')}"
+        self.version = f"1:{generator.model}"
 
     def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
         name = f"{self.name}/{self.version}"

@@ -71,11 +71,12 @@ def network_available(host: str = "en.wikipedia.org", timeout: float = 1.5, port
         return hit[1]
     state = _probe_file()
     try:
-        saved = json.loads(state.read_text(encoding="utf-8")).get(host) if state else None
+        saved_all = json.loads(state.read_text(encoding="utf-8")) if state else None
+        saved = saved_all.get(host) if isinstance(saved_all, dict) else None
         if isinstance(saved, list) and len(saved) == 2 and 0 <= now - float(saved[0]) < PROBE_TTL:
             _probe[host] = (float(saved[0]), bool(saved[1]))
             return bool(saved[1])
-    except (OSError, ValueError, AttributeError, TypeError):
+    except (OSError, ValueError, TypeError):
         pass
     try:
         with socket.create_connection((target, port), timeout=timeout):

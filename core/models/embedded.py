@@ -21,6 +21,7 @@ import shutil
 import time
 import uuid
 from pathlib import Path
+from typing import Callable
 
 from .. import paths
 from ..errors import MfactError
@@ -81,10 +82,10 @@ def gguf_path(folder: Path | None = None) -> Path:
     try:
         st = target.stat()
         known = json.loads(marker.read_text(encoding="utf-8"))
-        if (known.get("sha256") == pkg.EXPECTED_SHA256 and known.get("size") == st.st_size
+        if (isinstance(known, dict) and known.get("sha256") == pkg.EXPECTED_SHA256 and known.get("size") == st.st_size
                 and known.get("mtime_ns") == st.st_mtime_ns):
             return target
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError):
         pass
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -138,20 +139,46 @@ def _tensor_progress(on_fraction):
         gguf_utils.tqdm = original
 
 
+def _dequantize(gguf: Path, out: Path, report: Callable[[float, str], None]) -> Path:
+    """The GGUF's tokenizer and de-quantized float32 weights saved as a transformers folder `out`."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    report(1, "first run: reading the tokenizer")
+    hf_logging.disable_progress_bar()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        report(2, "first run: de-quantizing the weights (about a minute, once)")
+        with _tensor_progress(lambda frac: report(2 + frac, "first run: de-quantizing the weights"
+                                                            f" ({100 * frac:.0f} %)")):
+            model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name,
+                                                         dtype=torch.float32)
+    finally:
+        hf_logging.enable_progress_bar()
+    report(3, "first run: saving the model cache")
+    hf_logging.disable_progress_bar()
+    # The de-quantized weights are plain float tensors; drop the GGUF marker so they serialise.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.save_pretrained(str(out))
+    tokenizer.save_pretrained(str(out))
+    hf_logging.enable_progress_bar()
+    del model
+    return out
+
+
 def prepare(on_progress: ProgressCb = None) -> Path:
     """Build the safetensors cache if it is missing; return its folder."""
     folder = cache_path()
     if _marker(folder).is_file():
         return folder
 
-    def report(step: int, message: str) -> None:
+    def report(step: float, message: str) -> None:
         log.info("embedded model: %s", message)
         if on_progress is not None:
             on_progress(Progress(stage="prepare-model", done=step, total=STAGES, message=message))
-
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from transformers.utils import logging as hf_logging
 
     pkg = _package()
     root = cache_root()
@@ -162,31 +189,10 @@ def prepare(on_progress: ProgressCb = None) -> Path:
     try:
         report(0, "first run: assembling the embedded model (Gemma 3 270M) from its package")
         gguf = gguf_path(work / "gguf")
-        report(1, "first run: reading the tokenizer")
-        hf_logging.disable_progress_bar()
-        try:
-            tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-            report(2, "first run: de-quantizing the weights (about a minute, once)")
-            with _tensor_progress(lambda frac: report(2 + frac, "first run: de-quantizing the weights"
-                                                                f" ({100 * frac:.0f} %)")):
-                model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name,
-                                                             dtype=torch.float32)
-        finally:
-            hf_logging.enable_progress_bar()
-        report(3, "first run: saving the model cache")
-        hf_logging.disable_progress_bar()
-        # The de-quantized weights are plain float tensors; drop the GGUF marker so they serialise.
-        model.hf_quantizer = None
-        if hasattr(model.config, "quantization_config"):
-            del model.config.quantization_config
-        out = work / "model"
-        model.save_pretrained(str(out))
-        tokenizer.save_pretrained(str(out))
+        out = _dequantize(gguf, work / "model", report)
         _marker(out).write_text(json.dumps({
             "name": NAME, "format": CACHE_FORMAT, "gguf_sha256": pkg.EXPECTED_SHA256,
             "seconds": round(time.perf_counter() - t0, 1)}), encoding="utf-8")
-        hf_logging.enable_progress_bar()
-        del model
         try:
             os.replace(out, folder)
         except OSError:

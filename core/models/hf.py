@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..errors import MfactError
-from ..protocols import BatchResult, Chunk, DecodingParams, GeneratorBase, Progress
-from .prompts import build_prompt
+from ..protocols import BatchResult, Chunk, DecodingParams, Progress
+from .local import ChunkBuffer, LocalGenerator
 
 log = logging.getLogger("mfact.models")
 
@@ -124,23 +124,19 @@ def cpu_threads_for(model: Any) -> int | None:
 # --------------------------------------------------------------------------- the generator
 
 
-class HFGenerator(GeneratorBase):
+class HFGenerator(LocalGenerator):
     """A transformers causal LM behind the Generator protocol."""
 
     def __init__(self, model: Any, tokenizer: Any, name: str, backend: str = "transformers",
                  prompt_style: str = "auto", logprobs: bool = True):
         self.module = model               # the torch model
         self.tokenizer = tokenizer
-        self.model = name                 # Generator protocol: the model's id, path or name
         self.backend = backend
-        has_template = bool(getattr(tokenizer, "chat_template", None))
-        self.prompt_style = prompt_style if prompt_style in ("completion", "chat") else (
-            "chat" if has_template else "completion")
+        super().__init__(name, prompt_style, bool(getattr(tokenizer, "chat_template", None)))
         self.logprobs = logprobs
         self.skip_ids = control_token_ids(tokenizer)
         self.eos_ids = self._eos_ids()
         self.cpu_threads = cpu_threads_for(model)
-        self._lock = threading.Lock()     # one generation at a time per loaded model
 
     def _eos_ids(self) -> list[int]:
         ids: list[int] = []
@@ -174,15 +170,12 @@ class HFGenerator(GeneratorBase):
 
     # ------------------------------------------------------------------ prompts
 
-    def default_prompt(self, entity: str, lang: str) -> str:
-        return build_prompt(entity, lang, self.prompt_style)
+    def _has_template(self) -> bool:
+        return bool(getattr(self.tokenizer, "chat_template", None))
 
-    def render_prompt(self, prompt: str) -> str:
-        """The exact text fed to the model (the chat template applied for chat style)."""
-        if self.prompt_style != "chat" or not getattr(self.tokenizer, "chat_template", None):
-            return prompt
-        return self.tokenizer.apply_chat_template(
-            [{"role": "user", "content": prompt}], tokenize=False, add_generation_prompt=True)
+    def _apply_template(self, prompt: str) -> str:
+        return str(self.tokenizer.apply_chat_template(
+            [{"role": "user", "content": prompt}], tokenize=False, add_generation_prompt=True))
 
     def encode_prompt(self, prompt: str) -> Any:
         rendered = self.render_prompt(prompt)
@@ -225,127 +218,75 @@ class HFGenerator(GeneratorBase):
 
     def stream(self, prompt: str, params: DecodingParams | None = None,
                stop: threading.Event | None = None) -> Iterator[Chunk]:
-        import torch
-        from transformers import LogitsProcessor, StoppingCriteria
-        from transformers.generation.streamers import BaseStreamer
-
         params = params or DecodingParams()
-        if self.module is None:
-            raise MfactError(f"model {self.model} was closed", "load it again")
+        self._check_open()
         inputs = self.encode_prompt(prompt)
         prompt_ids = inputs["input_ids"][0].tolist()
         q: queue.SimpleQueue = queue.SimpleQueue()
         halt = threading.Event()
-        user_stop = stop
-        want_stats = self.logprobs
-        stats: dict[str, Any] = {}
-
-        class Stats(LogitsProcessor):
-            # log p(token) = x[token] - logsumexp(x); entropy = logsumexp(x) - sum(softmax(x) * x)
-            def __call__(self, input_ids, scores):
-                x = scores[0].float()
-                lse = torch.logsumexp(x, dim=-1)
-                stats["x"], stats["lse"] = x, lse
-                stats["entropy"] = lse - torch.dot(torch.exp(x - lse), x)
-                return scores
-
-        class Streamer(BaseStreamer):
-            first = True
-
-            def put(self, value):
-                if self.first:              # the prompt
-                    self.first = False
-                    return
-                tid = int(value.reshape(-1)[0])
-                lp = ent = None
-                if "x" in stats:
-                    x, lse = stats.pop("x"), stats.pop("lse")
-                    lp = float(x[tid] - lse)
-                    ent = float(stats.pop("entropy"))
-                    if ent != ent:          # NaN: masked (-inf) logits; the slower exact form
-                        ent = float(torch.special.entr(torch.softmax(x, dim=-1)).sum())
-                q.put(("tok", tid, lp, ent))
-
-            def end(self):
-                pass
-
-        class Watch(StoppingCriteria):
-            def __call__(self, input_ids, scores, **kwargs):
-                done = halt.is_set() or (user_stop is not None and user_stop.is_set())
-                return torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
-
         kwargs = self.generate_kwargs(params)
+        hooks = _stream_hooks(q, halt, stop, self.logprobs)
         model = self.module
 
         def work() -> None:
             try:
                 with self._lock:
                     self._prepare_run(params)
-                    model.generate(**inputs, **kwargs, streamer=Streamer(),
-                                   logits_processor=[Stats()] if want_stats else None,
-                                   stopping_criteria=[Watch()])
+                    model.generate(**inputs, **kwargs, **hooks)
                 q.put(("end",))
             except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
                 q.put(("error", exc))
 
         worker = threading.Thread(target=work, name="mfact-generate", daemon=True)
-        decoder = IncrementalDecoder(self.tokenizer, self.skip_ids, context=prompt_ids)
-        n = 0
-        pending_tokens = 0
-        pending_lp: list[float] = []
-        pending_ent: list[float] = []
-        last_id: int | None = None
-        reason: str | None = None
         worker.start()
         try:
-            while True:
-                item = q.get()
-                kind = item[0]
-                if kind == "error":
-                    raise self._error(item[1]) from None
-                if kind == "end":
-                    break
-                _, tid, lp, ent = item
-                n += 1
-                last_id = tid
-                pending_tokens += 1
-                if lp is not None:
-                    pending_lp.append(lp)
-                if ent is not None:
-                    pending_ent.append(ent)
-                if user_stop is not None and user_stop.is_set():
-                    reason = "user"
-                    break
-                if tid in self.eos_ids:
-                    continue
-                delta = decoder.add(tid)
-                if delta:
-                    yield Chunk(delta, tokens=pending_tokens,
-                                logprob=sum(pending_lp) if pending_lp else None,
-                                entropy=sum(pending_ent) / len(pending_ent) if pending_ent else None)
-                    pending_tokens = 0
-                    pending_lp, pending_ent = [], []
-                if user_stop is not None and user_stop.is_set():
-                    reason = "user"
-                    break
-            halt.set()
-            if reason is None:
-                if user_stop is not None and user_stop.is_set():
-                    reason = "user"
-                elif last_id is not None and last_id in self.eos_ids:
-                    reason = "eos"
-                elif n >= kwargs["max_new_tokens"]:
-                    reason = "max_tokens"
-                else:
-                    reason = "eos"
-            tail = decoder.flush() if reason != "user" else ""
-            yield Chunk(tail, tokens=pending_tokens,
-                        logprob=sum(pending_lp) if pending_lp else None,
-                        entropy=sum(pending_ent) / len(pending_ent) if pending_ent else None,
-                        done=True, stop_reason=reason)
+            yield from self._chunks(q, IncrementalDecoder(self.tokenizer, self.skip_ids, context=prompt_ids),
+                                    stop, halt, kwargs["max_new_tokens"])
         finally:
             halt.set()
             worker.join()
+
+    def _chunks(self, q: queue.SimpleQueue, decoder: IncrementalDecoder, user_stop: threading.Event | None,
+                halt: threading.Event, max_new: int) -> Iterator[Chunk]:
+        """The chunks of the tokens the generation thread puts in `q`, and the last one with the
+        stop reason (`halt` is set as soon as the stream has ended)."""
+        buf = ChunkBuffer()
+        n = 0
+        last_id: int | None = None
+        reason: str | None = None
+        while True:
+            item = q.get()
+            if item[0] == "error":
+                raise self._error(item[1]) from None
+            if item[0] == "end":
+                break
+            _, tid, lp, ent = item
+            n += 1
+            last_id = tid
+            buf.add(lp, ent)
+            if user_stop is not None and user_stop.is_set():
+                reason = "user"
+                break
+            if tid in self.eos_ids:
+                continue
+            delta = decoder.add(tid)
+            if delta:
+                yield buf.chunk(delta)
+            if user_stop is not None and user_stop.is_set():
+                reason = "user"
+                break
+        halt.set()
+        if reason is None:
+            if user_stop is not None and user_stop.is_set():
+                reason = "user"
+            elif last_id is not None and last_id in self.eos_ids:
+                reason = "eos"
+            elif n >= max_new:
+                reason = "max_tokens"
+            else:
+                reason = "eos"
+        tail = decoder.flush() if reason != "user" else ""
+        yield buf.chunk(tail, done=True, stop_reason=reason)
 
     # ------------------------------------------------------------------ batches
 
@@ -354,7 +295,8 @@ class HFGenerator(GeneratorBase):
                        row_stop: Callable[[int, str], str | None] | None = None,
                        on_row: Callable[[int, BatchResult], None] | None = None,
                        check_every: int = 8) -> list[BatchResult]:
-        """Generate for several prompts in one `model.generate` call (left padding), not streamed.
+        """Generate for several prompts in one `model.generate` call (left padding), not streamed
+        (`on_row` is not called: every row is known when the call returns).
 
         Each result's text is what `stream` would have yielded for that prompt, joined (same
         incremental decoding, control tokens dropped), with its token count (the end-of-sequence
@@ -367,15 +309,32 @@ class HFGenerator(GeneratorBase):
         ends that row when it returns a reason (e.g. "repetition", then its stop reason), so a
         row a stream would have stopped early does not run on to max_tokens."""
         import torch
-        from transformers import StoppingCriteria
 
         params = params or DecodingParams()
-        if self.module is None:
-            raise MfactError(f"model {self.model} was closed", "load it again")
+        self._check_open()
         if not prompts:
             return []
-        encoded = [self.encode_prompt(p) for p in prompts]
-        rows = [e["input_ids"][0].tolist() for e in encoded]
+        rows = [self.encode_prompt(p)["input_ids"][0].tolist() for p in prompts]
+        ids, mask, width = self._padded(rows)
+        ended: dict[int, tuple[int, str]] = {}     # row -> (new tokens kept, reason), from row_stop
+        watch = _batch_watch(stop, row_stop, ended, width, set(self.eos_ids), self.tokenizer, self.skip_ids,
+                             max(1, int(check_every)))
+        kwargs = self.generate_kwargs(params)
+        try:
+            with self._lock:
+                self._prepare_run(params)
+                with torch.no_grad():
+                    out = self.module.generate(input_ids=ids, attention_mask=mask, **kwargs, stopping_criteria=[watch])
+        except BaseException as exc:  # noqa: BLE001 - one clear error
+            raise self._error(exc) from None
+        stopped = stop is not None and stop.is_set()
+        return [self._row_result(rows[i], out[i, width:].tolist(), ended.get(i), stopped, kwargs["max_new_tokens"])
+                for i in range(len(rows))]
+
+    def _padded(self, rows: list[list[int]]) -> tuple[Any, Any, int]:
+        """The prompts' ids left-padded to one width, their attention mask, and the width."""
+        import torch
+
         width = max(len(r) for r in rows)
         pad = self._pad_id()
         pad = 0 if pad is None else int(pad)
@@ -387,78 +346,43 @@ class HFGenerator(GeneratorBase):
         device = getattr(self.module, "device", None)
         if device is not None:
             ids, mask = ids.to(device), mask.to(device)
-        user_stop = stop
-        ended: dict[int, tuple[int, str]] = {}     # row -> (new tokens kept, reason), from row_stop
+        return ids, mask, width
+
+    def _row_result(self, prompt_ids: list[int], new: list[int], ended: tuple[int, str] | None, stopped: bool,
+                    max_new: int) -> BatchResult:
+        """One row of a batch: its text as `stream` would have given it, its tokens and stop reason."""
         eos = set(self.eos_ids)
-        tokenizer, skip = self.tokenizer, self.skip_ids
-        every = max(1, int(check_every))
+        cut = next((j + 1 for j, t in enumerate(new) if t in eos), None)
+        if ended is not None and (cut is None or ended[0] < cut):
+            cut = None
+            new = new[:ended[0]]
+        toks = new[:cut] if cut is not None else new
+        decoder = IncrementalDecoder(self.tokenizer, self.skip_ids, context=prompt_ids)
+        text = "".join(decoder.add(t) for t in toks if t not in eos)
+        if cut is not None:
+            reason = "eos"
+        elif ended is not None:
+            reason = ended[1]
+        elif stopped:
+            reason = "user"
+        elif len(toks) >= max_new:
+            reason = "max_tokens"
+        else:
+            reason = "eos"
+        if reason != "user":
+            text += decoder.flush()
+        return BatchResult(text=text, tokens=len(toks), stop_reason=reason)
 
-        class Watch(StoppingCriteria):
-            def __call__(self, input_ids, scores, **kwargs):
-                done = user_stop is not None and user_stop.is_set()
-                flags = torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
-                n = input_ids.shape[1] - width
-                if row_stop is None or done or n == 0 or n % every:
-                    return flags
-                for i in range(input_ids.shape[0]):
-                    if i in ended:
-                        flags[i] = True
-                        continue
-                    new = input_ids[i, width:].tolist()
-                    if any(t in eos for t in new):
-                        continue        # finished by itself
-                    text = tokenizer.decode([t for t in new if t not in skip], skip_special_tokens=False,
-                                            clean_up_tokenization_spaces=False)
-                    why = row_stop(i, text)
-                    if why:
-                        ended[i] = (n, str(why))
-                        flags[i] = True
-                return flags
+    # ------------------------------------------------------------------ failures and closing
 
-        kwargs = self.generate_kwargs(params)
-        try:
-            with self._lock:
-                self._prepare_run(params)
-                with torch.no_grad():
-                    out = self.module.generate(input_ids=ids, attention_mask=mask, **kwargs,
-                                               stopping_criteria=[Watch()])
-        except BaseException as exc:  # noqa: BLE001 - one clear error
-            raise self._error(exc) from None
-        stopped = user_stop is not None and user_stop.is_set()
-        results: list[BatchResult] = []
-        for i, prompt_ids in enumerate(rows):
-            new = out[i, width:].tolist()
-            cut = next((j + 1 for j, t in enumerate(new) if t in eos), None)
-            if i in ended and (cut is None or ended[i][0] < cut):
-                cut = None
-                new = new[:ended[i][0]]
-            toks = new[:cut] if cut is not None else new
-            decoder = IncrementalDecoder(self.tokenizer, self.skip_ids, context=prompt_ids)
-            text = "".join(decoder.add(t) for t in toks if t not in eos)
-            if cut is not None:
-                reason = "eos"
-            elif i in ended:
-                reason = ended[i][1]
-            elif stopped:
-                reason = "user"
-            elif len(toks) >= kwargs["max_new_tokens"]:
-                reason = "max_tokens"
-            else:
-                reason = "eos"
-            if reason != "user":
-                text += decoder.flush()
-            results.append(BatchResult(text=text, tokens=len(toks), stop_reason=reason))
-        return results
+    def _closed(self) -> bool:
+        return self.module is None
 
-    def _error(self, exc: BaseException) -> MfactError:
-        if isinstance(exc, MfactError):
-            return exc
+    def _known_failure(self, exc: BaseException) -> MfactError | None:
         if _is_oom(exc):
             self._free_cuda()
             return MfactError(f"out of GPU memory while generating with {self.model}", _OOM_HINT)
-        log.error("generation failed", exc_info=exc)
-        return MfactError(f"generation with {self.model} failed: {type(exc).__name__}: {exc}",
-                          "details are in the log")
+        return None
 
     @staticmethod
     def _free_cuda() -> None:
@@ -479,6 +403,88 @@ class HFGenerator(GeneratorBase):
 
     def __repr__(self) -> str:
         return f"HFGenerator({self.model!r}, style={self.prompt_style})"
+
+
+def _stream_hooks(q: queue.SimpleQueue, halt: threading.Event, user_stop: threading.Event | None,
+                  want_stats: bool) -> dict[str, Any]:
+    """The streamer, logits processor and stopping criterion of one streamed `model.generate`:
+    each new token goes into `q` with its log-probability and the entropy of its distribution
+    (`want_stats`), and generation stops within one token of `halt` or `user_stop`."""
+    import torch
+    from transformers import LogitsProcessor, StoppingCriteria
+    from transformers.generation.streamers import BaseStreamer
+
+    stats: dict[str, Any] = {}
+
+    class Stats(LogitsProcessor):
+        # log p(token) = x[token] - logsumexp(x); entropy = logsumexp(x) - sum(softmax(x) * x)
+        def __call__(self, input_ids, scores):
+            x = scores[0].float()
+            lse = torch.logsumexp(x, dim=-1)
+            stats["x"], stats["lse"] = x, lse
+            stats["entropy"] = lse - torch.dot(torch.exp(x - lse), x)
+            return scores
+
+    class Streamer(BaseStreamer):
+        first = True
+
+        def put(self, value):
+            if self.first:              # the prompt
+                self.first = False
+                return
+            tid = int(value.reshape(-1)[0])
+            lp = ent = None
+            if "x" in stats:
+                x, lse = stats.pop("x"), stats.pop("lse")
+                lp = float(x[tid] - lse)
+                ent = float(stats.pop("entropy"))
+                if ent != ent:          # NaN: masked (-inf) logits; the slower exact form
+                    ent = float(torch.special.entr(torch.softmax(x, dim=-1)).sum())
+            q.put(("tok", tid, lp, ent))
+
+        def end(self):
+            pass
+
+    class Watch(StoppingCriteria):
+        def __call__(self, input_ids, scores, **kwargs):
+            done = halt.is_set() or (user_stop is not None and user_stop.is_set())
+            return torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
+
+    return {"streamer": Streamer(), "logits_processor": [Stats()] if want_stats else None,
+            "stopping_criteria": [Watch()]}
+
+
+def _batch_watch(user_stop: threading.Event | None, row_stop: Callable[[int, str], str | None] | None,
+                 ended: dict[int, tuple[int, str]], width: int, eos: set[int], tokenizer: Any,
+                 skip: set[int] | frozenset[int], every: int) -> Any:
+    """The stopping criterion of a batch: `user_stop` ends every row; `row_stop`, asked every
+    `every` tokens, ends a row (recorded in `ended`)."""
+    import torch
+    from transformers import StoppingCriteria
+
+    class Watch(StoppingCriteria):
+        def __call__(self, input_ids, scores, **kwargs):
+            done = user_stop is not None and user_stop.is_set()
+            flags = torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
+            n = input_ids.shape[1] - width
+            if row_stop is None or done or n == 0 or n % every:
+                return flags
+            for i in range(input_ids.shape[0]):
+                if i in ended:
+                    flags[i] = True
+                    continue
+                new = input_ids[i, width:].tolist()
+                if any(t in eos for t in new):
+                    continue        # finished by itself
+                text = tokenizer.decode([t for t in new if t not in skip], skip_special_tokens=False,
+                                        clean_up_tokenization_spaces=False)
+                why = row_stop(i, text)
+                if why:
+                    ended[i] = (n, str(why))
+                    flags[i] = True
+            return flags
+
+    return Watch()
 
 
 # --------------------------------------------------------------------------- loading

@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..errors import MfactError
-from ..protocols import BatchResult, Chunk, DecodingParams, GeneratorBase, Progress
+from ..protocols import BatchResult, Chunk, DecodingParams, Progress
 from .hf import IncrementalDecoder
-from .prompts import build_prompt
+from .local import ChunkBuffer, LocalGenerator
 
 log = logging.getLogger("mfact.models")
 
@@ -153,18 +153,131 @@ def _stats(logits: Any, tid: int) -> tuple[float, float]:
 # --------------------------------------------------------------------------- the generator
 
 
-class LlamaCppGenerator(GeneratorBase):
+class _Contexts:
+    """A model's llama.cpp contexts, kept between runs: one for a single sequence (grown to what a
+    run needs) and one for batches (remade for another number of rows or a bigger need)."""
+
+    def __init__(self, model: Any, threads: int, min_ctx: int, name: str):
+        self.model, self.threads, self.min_ctx, self.name = model, threads, min_ctx, name
+        self._ctx: Any = None
+        self._ctx_size = 0
+        self._batch_ctx: Any = None
+        self._batch_ctx_shape = (0, 0)
+
+    def drop(self) -> None:
+        """Make the next run build its contexts anew (another thread count, say)."""
+        self._ctx = self._batch_ctx = None
+        self._ctx_size, self._batch_ctx_shape = 0, (0, 0)
+
+    def clear(self) -> None:
+        self.drop()
+        self.model = None
+
+    def single(self, need: int) -> Any:
+        """The single-sequence context, big enough for `need` positions (reused between runs)."""
+        ll = binding()
+        if self._ctx is not None and self._ctx_size >= need:
+            self._ctx.kv_cache_clear()
+            return self._ctx
+        size = max(self.min_ctx, 1 << max(8, (need - 1).bit_length()))
+        self._ctx = None
+        self._ctx = self._new(ll, size, 1)
+        self._ctx_size = size
+        return self._ctx
+
+    def batch(self, n_seq: int, need: int) -> Any:
+        """The context of a batch of `n_seq` rows needing `need` positions in all."""
+        if self._batch_ctx is None or self._batch_ctx_shape[0] != n_seq or self._batch_ctx_shape[1] < need:
+            size = 1 << max(8, (need - 1).bit_length())
+            self._batch_ctx = None
+            self._batch_ctx = self._new(binding(), size, n_seq)
+            self._batch_ctx_shape = (n_seq, size)
+        else:
+            self._batch_ctx.kv_cache_clear()
+        return self._batch_ctx
+
+    def _new(self, ll: Any, n_ctx: int, n_seq: int) -> Any:
+        p = ll.LlamaContextParams()
+        p.n_ctx = int(n_ctx)
+        p.n_batch = max(PREFILL_CHUNK, 64 * n_seq) if n_seq > 1 else PREFILL_CHUNK
+        p.n_ubatch = p.n_batch
+        p.n_seq_max = int(n_seq)
+        p.n_threads = self.threads
+        p.n_threads_batch = self.threads
+        p.no_perf = True
+        if n_seq > 1:
+            p.kv_unified = True
+        try:
+            return ll.LlamaContext(self.model, p)
+        except Exception as exc:  # noqa: BLE001
+            raise MfactError(f"llama.cpp cannot make a context of {n_ctx} tokens for {self.name}:"
+                             f" {type(exc).__name__}: {exc}", "use fewer --max-tokens") from None
+
+
+def _sampler(params: DecodingParams) -> Any:
+    ll = binding()
+    s = ll.LlamaSampler(ll.LlamaSamplerChainParams())
+    if float(params.repetition_penalty) != 1.0:
+        # over every generated token, as transformers' repetition_penalty (the prompt aside)
+        s.add_penalties(max(64, _limit(params)), float(params.repetition_penalty), 0.0, 0.0)
+    if params.greedy or params.temperature <= 0:
+        s.add_greedy()
+    else:
+        # transformers' order (the paper's): temperature, then top-p on the tempered
+        # distribution, then the seeded draw
+        s.add_temp(float(params.temperature))
+        if float(params.top_p) < 1.0:
+            s.add_top_p(float(params.top_p), 1)
+        s.add_dist(int(params.seed) & 0xFFFFFFFF)
+    return s
+
+def _limit(params: DecodingParams) -> int:
+    return max(1, int(params.max_tokens))
+
+def _prefill(ctx: Any, ids: list[int], stop: threading.Event | None) -> bool:
+    """Decode the prompt in chunks; False when stopped before it was done."""
+    ll = binding()
+    for i in range(0, len(ids), PREFILL_CHUNK):
+        if stop is not None and stop.is_set():
+            return False
+        ctx.decode(ll.llama_batch_get_one(ids[i:i + PREFILL_CHUNK], i))
+    return True
+
+
+def _prefill_rows(ctx: Any, batch: Any, rows: list[list[int]], n_batch: int, stop: threading.Event | None) -> bool:
+    """Decode a batch's prompts: every prompt but its last token in chunks (no logits), then one
+    step with each prompt's last token (logits for all rows come from that one decode). False when
+    stopped first."""
+    k = 0
+    for r, ids in enumerate(rows):
+        for i, t in enumerate(ids[:-1]):
+            if k == n_batch:
+                if stop is not None and stop.is_set():
+                    return False
+                ctx.decode(batch)
+                batch.clear()
+                k = 0
+            batch.add(t, i, [r], False)
+            k += 1
+    if k:
+        ctx.decode(batch)
+        batch.clear()
+    for r, ids in enumerate(rows):
+        batch.add(ids[-1], len(ids) - 1, [r], True)
+    ctx.decode(batch)
+    return True
+
+
+class LlamaCppGenerator(LocalGenerator):
     """A GGUF model run in-process by llama.cpp, behind the Generator protocol."""
 
     backend = "llamacpp"
-    batching = True
 
     def __init__(self, path: str | Path, name: str | None = None, prompt_style: str = "auto",
                  threads: int | None = None, gpu_layers: int = 0, n_ctx: int = DEFAULT_CTX):
         ll = binding()
         path = Path(path)
         self.path = path
-        self.model = name or str(path)        # Generator protocol: the model's id, path or name
         self.threads = int(threads or gen_threads())
         self.gpu_layers = int(gpu_layers)
         self.min_ctx = int(n_ctx)
@@ -189,15 +302,10 @@ class LlamaCppGenerator(GeneratorBase):
             self.chat_template = self._model.get_default_chat_template() or ""
         except Exception:  # noqa: BLE001 - no template
             self.chat_template = ""
-        self.prompt_style = prompt_style if prompt_style in ("completion", "chat") else (
-            "chat" if self.chat_template else "completion")
+        super().__init__(name or str(path), prompt_style, bool(self.chat_template))
         self.add_bos = bool(self.vocab.get_add_bos())
         self._skip: dict[int, bool] = {}
-        self._ctx: Any = None
-        self._ctx_size = 0
-        self._batch_ctx: Any = None
-        self._batch_ctx_shape = (0, 0)
-        self._lock = threading.Lock()        # one generation at a time per loaded model
+        self._contexts = _Contexts(self._model, self.threads, self.min_ctx, self.model)
 
     # ------------------------------------------------------------------ facts for the session
 
@@ -209,13 +317,10 @@ class LlamaCppGenerator(GeneratorBase):
 
     # ------------------------------------------------------------------ prompts
 
-    def default_prompt(self, entity: str, lang: str) -> str:
-        return build_prompt(entity, lang, self.prompt_style)
+    def _has_template(self) -> bool:
+        return bool(self.chat_template)
 
-    def render_prompt(self, prompt: str) -> str:
-        """The exact text fed to the model (the chat template applied for chat style)."""
-        if self.prompt_style != "chat" or not self.chat_template:
-            return prompt
+    def _apply_template(self, prompt: str) -> str:
         ll = binding()
         try:
             return self._model.chat_apply_template(
@@ -261,75 +366,15 @@ class LlamaCppGenerator(GeneratorBase):
             self._skip[tid] = hit
         return hit
 
-    def _context(self, need: int) -> Any:
-        """The single-sequence context, big enough for `need` positions (reused between runs)."""
-        ll = binding()
-        if self._ctx is not None and self._ctx_size >= need:
-            self._ctx.kv_cache_clear()
-            return self._ctx
-        size = max(self.min_ctx, 1 << max(8, (need - 1).bit_length()))
-        self._ctx = None
-        self._ctx = self._new_context(ll, size, 1)
-        self._ctx_size = size
-        return self._ctx
-
-    def _new_context(self, ll: Any, n_ctx: int, n_seq: int) -> Any:
-        p = ll.LlamaContextParams()
-        p.n_ctx = int(n_ctx)
-        p.n_batch = max(PREFILL_CHUNK, 64 * n_seq) if n_seq > 1 else PREFILL_CHUNK
-        p.n_ubatch = p.n_batch
-        p.n_seq_max = int(n_seq)
-        p.n_threads = self.threads
-        p.n_threads_batch = self.threads
-        p.no_perf = True
-        if n_seq > 1:
-            p.kv_unified = True
-        try:
-            return ll.LlamaContext(self._model, p)
-        except Exception as exc:  # noqa: BLE001
-            raise MfactError(f"llama.cpp cannot make a context of {n_ctx} tokens for {self.model}:"
-                             f" {type(exc).__name__}: {exc}", "use fewer --max-tokens") from None
-
-    def _sampler(self, params: DecodingParams) -> Any:
-        ll = binding()
-        s = ll.LlamaSampler(ll.LlamaSamplerChainParams())
-        if float(params.repetition_penalty) != 1.0:
-            # over every generated token, as transformers' repetition_penalty (the prompt aside)
-            s.add_penalties(max(64, self._limit(params)), float(params.repetition_penalty), 0.0, 0.0)
-        if params.greedy or params.temperature <= 0:
-            s.add_greedy()
-        else:
-            # transformers' order (the paper's): temperature, then top-p on the tempered
-            # distribution, then the seeded draw
-            s.add_temp(float(params.temperature))
-            if float(params.top_p) < 1.0:
-                s.add_top_p(float(params.top_p), 1)
-            s.add_dist(int(params.seed) & 0xFFFFFFFF)
-        return s
-
-    @staticmethod
-    def _limit(params: DecodingParams) -> int:
-        return max(1, int(params.max_tokens))
-
-    def _prefill(self, ctx: Any, ids: list[int], stop: threading.Event | None) -> bool:
-        """Decode the prompt in chunks; False when stopped before it was done."""
-        ll = binding()
-        for i in range(0, len(ids), PREFILL_CHUNK):
-            if stop is not None and stop.is_set():
-                return False
-            ctx.decode(ll.llama_batch_get_one(ids[i:i + PREFILL_CHUNK], i))
-        return True
-
     # ------------------------------------------------------------------ streaming
 
     def stream(self, prompt: str, params: DecodingParams | None = None,
                stop: threading.Event | None = None) -> Iterator[Chunk]:
         params = params or DecodingParams()
-        if self._model is None:
-            raise MfactError(f"model {self.model} was closed", "load it again")
+        self._check_open()
         ids = self.encode_prompt(prompt)
-        limit = self._limit(params)
-        want_stats = bool(getattr(params, "logprobs", False))
+        limit = _limit(params)
+        want_stats = bool(params.logprobs)
         with self._lock:
             try:
                 yield from self._stream(ids, params, limit, want_stats, stop)
@@ -341,18 +386,16 @@ class LlamaCppGenerator(GeneratorBase):
     def _stream(self, ids: list[int], params: DecodingParams, limit: int, want_stats: bool,
                 stop: threading.Event | None) -> Iterator[Chunk]:
         ll = binding()
-        ctx = self._context(len(ids) + limit + 1)
-        sampler = self._sampler(params)
-        if not self._prefill(ctx, ids, stop):
+        ctx = self._contexts.single(len(ids) + limit + 1)
+        sampler = _sampler(params)
+        if not _prefill(ctx, ids, stop):
             yield Chunk("", tokens=0, done=True, stop_reason="user")
             return
         vocab = self.vocab
         decoder = _Detok(vocab, [t for t in ids if not self._is_skipped(t)])
         pos = len(ids)
         n = 0
-        pending = 0
-        lps: list[float] = []
-        ents: list[float] = []
+        buf = ChunkBuffer()
         reason = None
         while True:
             if stop is not None and stop.is_set():
@@ -365,21 +408,14 @@ class LlamaCppGenerator(GeneratorBase):
                 logits = ctx.get_logits_ith(-1)
             tid = sampler.sample(ctx, -1)
             n += 1
-            pending += 1
-            if want_stats:
-                lp, ent = _stats(logits, tid)
-                lps.append(lp)
-                ents.append(ent)
+            buf.add(*(_stats(logits, tid) if want_stats else (None, None)))
             if vocab.is_eog(tid):
                 reason = "eos"
                 break
             if not self._is_skipped(tid):
                 delta = decoder.add(tid)
                 if delta:
-                    yield Chunk(delta, tokens=pending, logprob=sum(lps) if lps else None,
-                                entropy=sum(ents) / len(ents) if ents else None)
-                    pending = 0
-                    lps, ents = [], []
+                    yield buf.chunk(delta)
             if n >= limit:
                 reason = "max_tokens"
                 break
@@ -389,8 +425,7 @@ class LlamaCppGenerator(GeneratorBase):
             ctx.decode(ll.llama_batch_get_one([tid], pos))
             pos += 1
         tail = decoder.flush() if reason != "user" else ""
-        yield Chunk(tail, tokens=pending, logprob=sum(lps) if lps else None,
-                    entropy=sum(ents) / len(ents) if ents else None, done=True, stop_reason=reason)
+        yield buf.chunk(tail, done=True, stop_reason=reason)
 
     # ------------------------------------------------------------------ batches
 
@@ -410,8 +445,7 @@ class LlamaCppGenerator(GeneratorBase):
         each row's result as soon as that row ends (not a row ended by `stop`), while the others
         go on: a batch run checks it meanwhile. No log-probs."""
         params = params or DecodingParams()
-        if self._model is None:
-            raise MfactError(f"model {self.model} was closed", "load it again")
+        self._check_open()
         if not prompts:
             return []
         rows = [self.encode_prompt(p) for p in prompts]
@@ -423,46 +457,32 @@ class LlamaCppGenerator(GeneratorBase):
             except Exception as exc:  # noqa: BLE001
                 raise self._error(exc) from None
 
+    def _row_step(self, r: int, tid: int, texts: list[str], decoder: _Detok, at_limit: bool,
+                  row_stop: Callable[[int, str], str | None] | None) -> str | None:
+        """Add row r's new token to its text; why the row ends there (eos, max_tokens, what
+        `row_stop` says), or None."""
+        if self.vocab.is_eog(tid):
+            return "eos"
+        if not self._is_skipped(tid):
+            texts[r] += decoder.add(tid)
+        if at_limit:
+            return "max_tokens"
+        why = row_stop(r, texts[r]) if row_stop is not None else None
+        return str(why) if why else None
+
     def _batch(self, rows: list[list[int]], params: DecodingParams, stop: threading.Event | None,
                row_stop: Callable[[int, str], str | None] | None, every: int,
                on_row: Callable[[int, BatchResult], None] | None = None) -> list[BatchResult]:
         ll = binding()
-        limit = self._limit(params)
+        limit = _limit(params)
         n_seq = len(rows)
-        need = sum(len(r) + limit + 1 for r in rows)
-        if self._batch_ctx is None or self._batch_ctx_shape[0] != n_seq or self._batch_ctx_shape[1] < need:
-            size = 1 << max(8, (need - 1).bit_length())
-            self._batch_ctx = None
-            self._batch_ctx = self._new_context(ll, size, n_seq)
-            self._batch_ctx_shape = (n_seq, size)
-        else:
-            self._batch_ctx.kv_cache_clear()
-        ctx = self._batch_ctx
-        n_batch = max(PREFILL_CHUNK, 64 * n_seq)
+        ctx = self._contexts.batch(n_seq, sum(len(r) + limit + 1 for r in rows))
         vocab = self.vocab
-        samplers = [self._sampler(params) for _ in rows]
-        # prefill: every prompt but its last token in chunks (no logits), then one step with each
-        # prompt's last token (logits for all rows come from that one decode)
-        out_idx: dict[int, int] = {}
-        batch = ll.LlamaBatch(n_tokens=n_batch, embd=0, n_seq_max=n_seq)
-        k = 0
-        for r, ids in enumerate(rows):
-            for i, t in enumerate(ids[:-1]):
-                if k == n_batch:
-                    if stop is not None and stop.is_set():
-                        return [BatchResult("", 0, "user") for _ in rows]
-                    ctx.decode(batch)
-                    batch.clear()
-                    k = 0
-                batch.add(t, i, [r], False)
-                k += 1
-        if k:
-            ctx.decode(batch)
-            batch.clear()
-        for r, ids in enumerate(rows):
-            batch.add(ids[-1], len(ids) - 1, [r], True)
-            out_idx[r] = r
-        ctx.decode(batch)
+        samplers = [_sampler(params) for _ in rows]
+        batch = ll.LlamaBatch(n_tokens=max(PREFILL_CHUNK, 64 * n_seq), embd=0, n_seq_max=n_seq)
+        if not _prefill_rows(ctx, batch, rows, max(PREFILL_CHUNK, 64 * n_seq), stop):
+            return [BatchResult("", 0, "user") for _ in rows]
+        out_idx = {r: r for r in range(n_seq)}
         decoders = [_Detok(vocab, [t for t in ids if not self._is_skipped(t)]) for ids in rows]
         texts = [""] * n_seq
         counts = [0] * n_seq
@@ -486,22 +506,11 @@ class LlamaCppGenerator(GeneratorBase):
             for r in active:
                 tid = samplers[r].sample(ctx, out_idx[r])
                 counts[r] += 1
-                if vocab.is_eog(tid):
-                    reasons[r] = "eos"
+                reasons[r] = self._row_step(r, tid, texts, decoders[r], counts[r] >= limit,
+                                            row_stop if counts[r] % every == 0 else None)
+                if reasons[r] is not None:
                     ended(r)
                     continue
-                if not self._is_skipped(tid):
-                    texts[r] += decoders[r].add(tid)
-                if counts[r] >= limit:
-                    reasons[r] = "max_tokens"
-                    ended(r)
-                    continue
-                if row_stop is not None and counts[r] % every == 0:
-                    why = row_stop(r, texts[r])
-                    if why:
-                        reasons[r] = str(why)
-                        ended(r)
-                        continue
                 batch.add(tid, pos[r], [r], True)
                 out_idx[r] = k
                 k += 1
@@ -515,19 +524,24 @@ class LlamaCppGenerator(GeneratorBase):
 
     # ------------------------------------------------------------------ errors and closing
 
-    def _error(self, exc: BaseException) -> MfactError:
-        if isinstance(exc, MfactError):
-            return exc
-        log.error("llama.cpp generation failed", exc_info=exc)
+    def _closed(self) -> bool:
+        return self._model is None
+
+    def _known_failure(self, exc: BaseException) -> MfactError | None:
         if isinstance(exc, ValueError) and "KV slot" in str(exc):
+            log.error("llama.cpp generation failed", exc_info=exc)
             return MfactError(f"llama.cpp ran out of context for {self.model}", "use fewer --max-tokens")
-        return MfactError(f"generation with {self.model} failed: {type(exc).__name__}: {exc}",
-                          "details are in the log")
+        return None
+
+    def set_threads(self, threads: int) -> None:
+        """Generate with `threads` threads from the next run on (bench/batch.py compares them)."""
+        self.threads = self._contexts.threads = int(threads)
+        self._contexts.drop()
 
     def close(self) -> None:
         """Release the model and its contexts (a generation still running keeps its own references
         until it ends, so closing never pulls memory from under it, nor waits for it)."""
-        self._ctx = self._batch_ctx = None
+        self._contexts.clear()
         self._model = None
 
     def __repr__(self) -> str:

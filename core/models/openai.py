@@ -77,8 +77,9 @@ class OpenAIGenerator(GeneratorBase):
             raise self._connect_error(exc) from None
         try:
             data = r.json()
-            models = [m["id"] for m in data.get("data", []) if isinstance(m, dict) and m.get("id")]
-        except (ValueError, AttributeError, TypeError):
+            listed = data.get("data", []) if isinstance(data, dict) else []
+            models = [m["id"] for m in listed if isinstance(m, dict) and m.get("id")]
+        except (ValueError, TypeError):
             models = []
         if r.status_code != 200 or not models:
             raise MfactError(f"the model server at {self.base_url} did not say which model it serves",
@@ -300,9 +301,10 @@ class OpenAIGenerator(GeneratorBase):
     def _http_error(self, status: int, text: str, endpoint: str) -> MfactError:
         detail = text.strip().replace("\n", " ")[:160]
         try:
-            err = json.loads(text).get("error")
+            body = json.loads(text)
+            err = body.get("error") if isinstance(body, dict) else None
             detail = (err.get("message") if isinstance(err, dict) else str(err or detail))[:160]
-        except (ValueError, AttributeError):
+        except ValueError:
             pass
         if status in (401, 403):
             return MfactError(f"the model server at {self.base_url} refused the request (HTTP {status}: {detail})",

@@ -450,7 +450,7 @@ def load_articles(wiki_dir: Path | None, leads: bool = True, silver_dir: Path | 
                 if len(sents) >= 4:
                     arts.append(Article(lang, title, sents))
     if leads:
-        from ..checking.train_cross import bundled_leads
+        from .train_cross import bundled_leads
         for lang, pages in bundled_leads().items():
             for title, text in pages.items():
                 text = _clean(text)

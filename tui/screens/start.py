@@ -257,17 +257,17 @@ class StartScreen(Screen):
         if match is None:
             self._launch(Entity(name=name))
             return
-        if getattr(match, "entity", None) is not None:
+        if match.entity is not None:
             self._launch(match.entity)
             return
-        choices = list(getattr(match, "choices", []) or [])
+        choices = list(match.choices)
         if choices:
             self._choices_for = name
             self._show_suggestions(choices, f"Which {name}? (choose, or Enter again for the name as typed)")
             self._proceed_anyway = name
             self.query_one("#suggestions", OptionList).focus()
             return
-        sugg = list(getattr(match, "suggestions", []) or [])
+        sugg = list(match.suggestions)
         self._proceed_anyway = name
         if sugg:
             self._choices_for = name

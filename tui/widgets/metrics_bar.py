@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from mfact.core.figures import Calm, Checks, Metrics
+from mfact.core.session import Session
 
 from ..render import GLYPHS, Palette, fmt_num, fmt_pct, one_line
 
@@ -36,6 +37,29 @@ def metrics_text(session, metrics: Metrics | Mapping, checks: Checks | Mapping, 
     calm.update({k: checks[k] for k in ("language_ok", "detected_language", "repetitive", "non_empty")
                  if k in checks})     # the run's own checks win over those of the last metrics
     t = Text()
+    _figures_line(t, session, m)
+    t.append("\n")
+    _checks_line(t, calm, palette)
+    t.append(f"  {tokens_per_s:.1f} tok/s", style="dim")
+    t.append("  tokens ", style="dim")
+    t.append(f"{session.tokens}" + (f"/{max_tokens}" if max_tokens else ""))
+    n = len(session.facts)
+    done, counts = counted if counted is not None else label_counts(session.facts)
+    t.append("  facts ", style="dim")
+    t.append(f"{done}/{n} verified")
+    for lab in ("S", "NS", "IR"):
+        t.append("  ")
+        t.append(f"{GLYPHS[lab]}{counts[lab]}", style=palette.label_style(lab))
+    t.append("  ")
+    if running:
+        t.append(f"● {status or 'checking'}", style=Style(color=palette.drift, bold=True))
+    else:
+        t.append(f"■ {status or 'done'}", style="dim")
+    return t
+
+
+def _figures_line(t: Text, session: Session, m: Metrics) -> None:
+    """The entity, its language and the figures: FActScore, semantic drift, hallucination rate."""
     t.append(one_line(session.entity.name, 40), style="bold")
     t.append(f" [{session.language}]  ", style="dim")
     t.append("FActScore ", style="dim")
@@ -57,7 +81,10 @@ def metrics_text(session, metrics: Metrics | Mapping, checks: Checks | Mapping, 
     if hr is not None:
         t.append("  HR ", style="dim")
         t.append(fmt_pct(hr))
-    t.append("\n")
+
+
+def _checks_line(t: Text, calm: Calm, palette: Palette) -> None:
+    """The CaLM checks: the detected language and repetition."""
     lang_ok = calm.language_ok
     det = calm.detected_language
     t.append("lang ", style="dim")
@@ -72,22 +99,6 @@ def metrics_text(session, metrics: Metrics | Mapping, checks: Checks | Mapping, 
         t.append("…", style="dim")
     else:
         t.append("⚠ yes" if rep else "no", style=palette.label_style("NS") if rep else Style())
-    t.append(f"  {tokens_per_s:.1f} tok/s", style="dim")
-    t.append("  tokens ", style="dim")
-    t.append(f"{session.tokens}" + (f"/{max_tokens}" if max_tokens else ""))
-    n = len(session.facts)
-    done, counts = counted if counted is not None else label_counts(session.facts)
-    t.append("  facts ", style="dim")
-    t.append(f"{done}/{n} verified")
-    for lab in ("S", "NS", "IR"):
-        t.append("  ")
-        t.append(f"{GLYPHS[lab]}{counts[lab]}", style=palette.label_style(lab))
-    t.append("  ")
-    if running:
-        t.append(f"● {status or 'checking'}", style=Style(color=palette.drift, bold=True))
-    else:
-        t.append(f"■ {status or 'done'}", style="dim")
-    return t
 
 
 class MetricsBar(Static):

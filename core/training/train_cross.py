@@ -1,6 +1,6 @@
 """Train the cross-encoder verifier and write `core/checking/data/cross_verifier.pt`.
 
-    python -m mfact.core.checking.train_cross [--data ../shared/data] [--steps 1500] [--batch 32]
+    python -m mfact.core.training.train_cross [--data ../shared/data] [--steps 1500] [--batch 32]
         [--split 6] [--seed 13] [--out FILE] [--small]
 
 Data (supported = 1; not supported, contradiction, neutral, not enough info = 0), all split so that
@@ -38,10 +38,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .cross_model import (MAX_FACT_TOKENS, MAX_PASSAGE_TOKENS, encode_texts, new_model, save_weights,
+from ..checking.cross_model import (MAX_FACT_TOKENS, MAX_PASSAGE_TOKENS, encode_texts, new_model, save_weights,
                           stack_states)
-from .synth import Pair, lead_pairs, template_pairs
-from .train_verifier import ece
+from ..checking.synth import Pair, lead_pairs, template_pairs
+from ..checking.train_verifier import ece
 
 TRAIN_LANGS = ["en", "es", "fr", "de", "ru", "zh", "ar", "hi", "vi"]
 HELDOUT_LANGS = ["bg", "el", "sw", "th", "tr", "ur"]
@@ -364,7 +364,7 @@ def train(args) -> int:
     meta = {
         "version": args.version, "temperature": temp, "threshold": 0.5, "split": args.split,
         "train_pairs": len(train_pairs), "steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
-        "command": "python -m mfact.core.checking.train_cross " + " ".join(sys.argv[1:] if args.argv is None else args.argv),
+        "command": "python -m mfact.core.training.train_cross " + " ".join(sys.argv[1:] if args.argv is None else args.argv),
         "data_sha256": data_hashes(data), "train_langs": TRAIN_LANGS, "heldout_langs": HELDOUT_LANGS,
         "seconds": round(time.time() - t_start), "results": results,
         "train_mix": dict(sorted(_count(train_pairs).items())),
@@ -384,7 +384,7 @@ def _count(pairs: list[Pair]) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m mfact.core.checking.train_cross",
+    ap = argparse.ArgumentParser(prog="python -m mfact.core.training.train_cross",
                                  description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2].parent / "shared" / "data"))
     ap.add_argument("--out", default=str(DEFAULT_OUT))

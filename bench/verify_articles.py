@@ -80,7 +80,7 @@ def main(argv=None) -> int:
             t1 = run(rows[:1], v, tempfile.mkdtemp(prefix="mfact-bench-"))
             tn = run(rows, v, tempfile.mkdtemp(prefix="mfact-bench-"))
             out[(case, v)] = (len(rows) - 1) / max(1e-6, tn - t1)
-    print(f"| verifier | claims/s, each claim its own new ~6 KB article | claims/s, one shared article |")
+    print("| verifier | claims/s, each claim its own new ~6 KB article | claims/s, one shared article |")
     print("|---|---|---|")
     for v in verifiers:
         print(f"| {v} | {out[('new', v)]:.2f} | {out[('shared', v)]:.2f} |")

@@ -362,7 +362,7 @@ def _deep_path(text: str, where: str) -> str:
 
 def _path_of(stack: list[list], where: str) -> str:
     parts = []
-    for kind, label, _ in stack:
+    for _kind, label, _ in stack:
         if isinstance(label, int):
             parts.append(f"[{label}]")
         elif label is not None:

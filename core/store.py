@@ -42,113 +42,12 @@ from typing import Any, Iterator
 
 from .figures import Checks, Metrics
 from .errors import MfactError
-from .session import LABELS, Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict, now_iso
+from .session import Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, Verdict, now_iso
+from .store_labels import LabelChange as LabelChange
+from .store_labels import LabelConflict as LabelConflict
+from .store_labels import StoreLabels
+from .store_schema import DDL, SCHEMA_VERSION, SCORE_SQL, check_version, next_revision, stored_version, upgrade
 from .store_verdicts import StoreVerdicts, _adapted, _auto_row
-
-SCHEMA_VERSION = 4
-
-_DDL = """
-CREATE TABLE IF NOT EXISTS meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sessions (
-    id          TEXT PRIMARY KEY,
-    name        TEXT NOT NULL DEFAULT '',
-    language    TEXT NOT NULL,
-    entity      TEXT NOT NULL,
-    entity_json TEXT NOT NULL,
-    created_at  TEXT NOT NULL,
-    model       TEXT NOT NULL DEFAULT '',
-    status      TEXT NOT NULL DEFAULT 'done',
-    n_facts     INTEGER NOT NULL DEFAULT 0,
-    factscore   REAL,
-    generator_json TEXT NOT NULL DEFAULT '{}',
-    text        TEXT NOT NULL DEFAULT '',
-    raw_text    TEXT,
-    tokens      INTEGER NOT NULL DEFAULT 0,
-    stop_reason TEXT,
-    checks_json TEXT NOT NULL DEFAULT '{}',
-    metrics_json TEXT NOT NULL DEFAULT '{}',
-    config_json TEXT NOT NULL DEFAULT '{}',
-    updated_at  TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS sessions_lang ON sessions(language, created_at);
-CREATE TABLE IF NOT EXISTS facts (
-    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    id          TEXT NOT NULL,
-    pos         INTEGER NOT NULL,
-    text        TEXT NOT NULL,
-    sentence    INTEGER NOT NULL,
-    span_start  INTEGER NOT NULL,
-    span_end    INTEGER NOT NULL,
-    auto_label  TEXT,
-    auto_confidence REAL,
-    auto_verifier TEXT,
-    auto_evidence TEXT,
-    auto_reason TEXT,
-    human_label TEXT,
-    human_time  TEXT,
-    PRIMARY KEY (session_id, id)
-);
-CREATE TABLE IF NOT EXISTS evidence (
-    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    id          TEXT NOT NULL,
-    pos         INTEGER NOT NULL,
-    source      TEXT NOT NULL,
-    lang        TEXT NOT NULL,
-    title       TEXT NOT NULL,
-    url         TEXT NOT NULL,
-    section     TEXT NOT NULL,
-    text        TEXT NOT NULL,
-    score       REAL NOT NULL,
-    PRIMARY KEY (session_id, id)
-);
-CREATE TABLE IF NOT EXISTS label_history (
-    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
-    session_id  TEXT NOT NULL,
-    fact_id     TEXT NOT NULL,
-    old_label   TEXT,
-    old_time    TEXT,
-    new_label   TEXT,
-    time        TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS label_history_session ON label_history(session_id, seq);
-"""
-
-# Schema 2, created by `_upgrade` (not in _DDL, which also runs on a schema-1 store before it is
-# upgraded, outside the upgrade's transaction).
-_LAB_NEW = "COALESCE(NEW.human_label, NEW.auto_label)"
-_LAB_OLD = "COALESCE(OLD.human_label, OLD.auto_label)"
-_DDL_V2 = [
-    """CREATE TABLE IF NOT EXISTS session_counts (
-    session_id  TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
-    n_labelled  INTEGER NOT NULL,
-    n_supported INTEGER NOT NULL,
-    revision    INTEGER NOT NULL
-) WITHOUT ROWID""",
-    f"""CREATE TRIGGER IF NOT EXISTS facts_label_counts AFTER UPDATE OF human_label, auto_label ON facts
-BEGIN
-    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'revision';
-    UPDATE session_counts SET
-        n_labelled = n_labelled + ({_LAB_NEW} IS NOT NULL) - ({_LAB_OLD} IS NOT NULL),
-        n_supported = n_supported + ({_LAB_NEW} IS 'S') - ({_LAB_OLD} IS 'S'),
-        revision = (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'revision')
-    WHERE session_id = NEW.session_id;
-END""",
-    """CREATE TRIGGER IF NOT EXISTS sessions_saved AFTER INSERT ON sessions
-BEGIN
-    DELETE FROM session_counts WHERE session_id = NEW.id;
-END""",
-]
-# The FActScore from the counts (metrics.factscore: S over labelled facts; None when none is):
-# the same IEEE division of the same two integers as Python's s / n.
-_SCORE_SQL = "CASE WHEN c.n_labelled > 0 THEN CAST(c.n_supported AS REAL) / c.n_labelled END"
-# A session's counts from its facts (the upgrade, and a session without counts).
-_COUNT_SQL = ("SELECT COUNT(COALESCE(human_label, auto_label)),"
-              " COALESCE(SUM(COALESCE(human_label, auto_label) IS 'S'), 0)"
-              " FROM facts WHERE session_id = {sid}")
-
 
 @dataclass
 class SessionSummary:
@@ -168,28 +67,7 @@ class SessionSummary:
         return dict(self.__dict__)
 
 
-@dataclass
-class LabelChange:
-    """One entry of the label history (newest first from `label_history`)."""
-    seq: int
-    session_id: str
-    fact_id: str
-    old_label: str | None
-    new_label: str | None
-    time: str
-
-
-class LabelConflict(MfactError):
-    """An undo that would overwrite a label set since, elsewhere (another window)."""
-
-    def __init__(self, fact_id: str, label: str | None):
-        self.fact_id = fact_id
-        self.label = label
-        super().__init__(f"this fact was relabelled elsewhere since (now {label or 'no label'});"
-                         " it is left as it is", "")
-
-
-class Store(StoreVerdicts):
+class Store(StoreLabels, StoreVerdicts):
     """SQLite store of sessions. `Store()` opens (creating if needed) `paths.store_file()`."""
 
     def __init__(self, path: str | Path | None = None):
@@ -205,14 +83,14 @@ class Store(StoreVerdicts):
             raise MfactError(f"cannot open the session store {self.path}: {exc}",
                              "check the path and its permissions") from None
         try:
-            self._check_version()
+            check_version(self._db, self.path)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA busy_timeout=30000")
-            self._db.executescript(_DDL)
+            self._db.executescript(DDL)
             self.upgraded_from: int | None = None     # the schema this Store upgraded, if it did
-            if self._stored_version() != SCHEMA_VERSION:
+            if stored_version(self._db) != SCHEMA_VERSION:
                 self._upgrade()
         except sqlite3.DatabaseError as exc:
             self._db.close()
@@ -230,58 +108,9 @@ class Store(StoreVerdicts):
 
     # ------------------------------------------------------------------ housekeeping
 
-    def _check_version(self) -> None:
-        has_meta = self._db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
-        if not has_meta:
-            return
-        row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if row is None:
-            return
-        try:
-            version = int(row[0])
-        except ValueError:
-            raise MfactError(f"the session store {self.path} has an unreadable schema version {row[0]!r}",
-                             "move the file away or use another --home") from None
-        if version > SCHEMA_VERSION:
-            raise MfactError(
-                f"the session store {self.path} was written by a newer mfact (schema {version},"
-                f" this mfact knows {SCHEMA_VERSION}); it was left untouched",
-                "upgrade mfact, or use another --home / MFACT_HOME")
-
-    def _stored_version(self) -> int | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        return int(row[0]) if row is not None else None
-
     def _upgrade(self) -> None:
-        """A new store gets schema 2; a schema-1 store is upgraded in place. One IMMEDIATE
-        transaction: the version is read again inside it, so of two processes opening an old store
-        at once the second finds it upgraded; a kill rolls the whole of it back."""
-        with self._tx() as db:
-            self._check_version()                 # another mfact may have written it since
-            version = self._stored_version()
-            if version == SCHEMA_VERSION:
-                return
-            cols = {r[1] for r in db.execute("PRAGMA table_info(facts)").fetchall()}
-            for col in ("auto_marks", "auto_adaptation"):
-                if col not in cols:
-                    db.execute(f"ALTER TABLE facts ADD COLUMN {col} TEXT")
-            if version is not None and version >= 2:
-                db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
-                           (str(SCHEMA_VERSION),))
-                self.upgraded_from = version
-                return
-            for stmt in _DDL_V2:
-                db.execute(stmt)
-            db.execute("INSERT OR REPLACE INTO session_counts(session_id, n_labelled, n_supported, revision)"
-                       " SELECT id, 0, 0, rowid FROM sessions")
-            db.execute(f"UPDATE session_counts SET (n_labelled, n_supported) ="
-                       f" ({_COUNT_SQL.format(sid='session_counts.session_id')})")
-            db.execute("INSERT OR REPLACE INTO meta(key, value)"
-                       " SELECT 'revision', CAST(COALESCE(MAX(rowid), 0) AS TEXT) FROM sessions")
-            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
-                       (str(SCHEMA_VERSION),))
-            self.upgraded_from = version
+        """Upgrade an older store in place (core/store_schema.py `upgrade`)."""
+        self.upgraded_from = upgrade(self._tx(), self.path)
 
     @property
     def schema_version(self) -> int:
@@ -336,7 +165,7 @@ class Store(StoreVerdicts):
                  s.raw_text, s.tokens, s.stop_reason, _dump(s.checks.to_dict()), _dump(s.metrics.to_dict()),
                  _dump(s.config), now))
             db.execute("INSERT INTO session_counts(session_id, n_labelled, n_supported, revision)"
-                       " VALUES (?,?,?,?)", (s.id, n_labelled, labels.count("S"), _next_revision(db)))
+                       " VALUES (?,?,?,?)", (s.id, n_labelled, labels.count("S"), next_revision(db)))
             db.executemany(
                 "INSERT INTO facts(session_id, id, pos, text, sentence, span_start, span_end,"
                 " auto_label, auto_confidence, auto_verifier, auto_evidence, auto_reason, auto_marks,"
@@ -355,85 +184,6 @@ class Store(StoreVerdicts):
         with self._tx():
             for s in sessions:
                 self.save_session(s)
-
-    def set_human_label(self, session_id: str, fact_id: str, label: str | None) -> str | None:
-        """Set (or clear, with None) a person's label on a fact; committed before returning.
-        Returns the previous human label (None when there was none), for undo."""
-        return self.relabel(session_id, fact_id, label).old_label
-
-    def relabel(self, session_id: str, fact_id: str, label: str | None) -> LabelChange:
-        """`set_human_label`, returning the history entry it wrote: a window keeps its `seq` so that
-        `undo_label(seq=...)` undoes exactly its own change, whatever other windows did since."""
-        if label is not None and label not in LABELS:
-            raise MfactError(f"unknown label {label!r}", "one of S, NS, IR")
-        with self._tx() as db:
-            row = db.execute("SELECT human_label, human_time FROM facts WHERE session_id=? AND id=?",
-                             (session_id, fact_id)).fetchone()
-            if row is None:
-                self._missing(db, session_id, fact_id)
-            old, old_time = row
-            now = now_iso()
-            db.execute("UPDATE facts SET human_label=?, human_time=? WHERE session_id=? AND id=?",
-                       (label, now if label else None, session_id, fact_id))
-            cur = db.execute("INSERT INTO label_history(session_id, fact_id, old_label, old_time, new_label,"
-                             " time) VALUES (?,?,?,?,?,?)", (session_id, fact_id, old, old_time, label, now))
-            self._refresh_score(db, session_id)
-        return LabelChange(int(cur.lastrowid), session_id, fact_id, old, label, now)
-
-    def label_history(self, session_id: str, limit: int | None = None) -> list[LabelChange]:
-        """The relabels of a session, newest first."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT seq, session_id, fact_id, old_label, new_label, time FROM label_history"
-                " WHERE session_id=? ORDER BY seq DESC" + (" LIMIT ?" if limit else ""),
-                (session_id, limit) if limit else (session_id,)).fetchall()
-        return [LabelChange(*r) for r in rows]
-
-    def undo_label(self, session_id: str, seq: int | None = None) -> LabelChange | None:
-        """Undo the newest relabel of a session, or with `seq` that one change (a window's own):
-        restore the fact's previous human label and drop the history entry. Returns the undone
-        change (None when there is nothing to undo). Raises LabelConflict, undoing nothing, when
-        the fact was relabelled again since (in another window)."""
-        with self._tx() as db:
-            if seq is None:
-                row = db.execute(
-                    "SELECT seq, session_id, fact_id, old_label, new_label, time, old_time FROM label_history"
-                    " WHERE session_id=? ORDER BY seq DESC LIMIT 1", (session_id,)).fetchone()
-            else:
-                row = db.execute(
-                    "SELECT seq, session_id, fact_id, old_label, new_label, time, old_time FROM label_history"
-                    " WHERE session_id=? AND seq=?", (session_id, seq)).fetchone()
-            if row is None:
-                return None
-            seq, sid, fid, old, new, t, old_time = row
-            cur = db.execute("SELECT human_label FROM facts WHERE session_id=? AND id=?", (sid, fid)).fetchone()
-            conflict = cur is None or cur[0] != new
-            if not conflict:
-                db.execute("UPDATE facts SET human_label=?, human_time=? WHERE session_id=? AND id=?",
-                           (old, old_time if old else None, sid, fid))
-            db.execute("DELETE FROM label_history WHERE seq=?", (seq,))
-            if not conflict:
-                self._refresh_score(db, sid)
-            else:
-                db.execute("UPDATE session_counts SET revision=? WHERE session_id=?", (_next_revision(db), sid))
-        if conflict:
-            raise LabelConflict(fid, cur[0] if cur else None)
-        return LabelChange(seq, sid, fid, old, new, t)
-
-    def _refresh_score(self, db: sqlite3.Connection, session_id: str) -> None:
-        """After a relabel or an undo: the trigger `facts_label_counts` has moved the session's
-        counts (and so its FActScore, metrics.factscore: S over labelled facts) and revision; a
-        session without counts (saved by a schema-1 mfact) is counted here from its facts, once."""
-        if db.execute("SELECT 1 FROM session_counts WHERE session_id=?", (session_id,)).fetchone() is None:
-            db.execute("INSERT INTO session_counts(session_id, n_labelled, n_supported, revision)"
-                       " VALUES (?, 0, 0, ?)", (session_id, _next_revision(db)))
-            db.execute(f"UPDATE session_counts SET (n_labelled, n_supported) = ({_COUNT_SQL.format(sid='?')})"
-                       " WHERE session_id=?", (session_id, session_id))
-
-    def _missing(self, db: sqlite3.Connection, session_id: str, fact_id: str):
-        if db.execute("SELECT 1 FROM sessions WHERE id=?", (session_id,)).fetchone() is None:
-            raise MfactError(f"no session {session_id!r} in the store", "see `mfact sessions list`")
-        raise MfactError(f"session {session_id!r} has no fact {fact_id!r}")
 
     def delete_session(self, session_id: str) -> None:
         with self._tx() as db:
@@ -455,7 +205,7 @@ class Store(StoreVerdicts):
             if cur.rowcount == 0:
                 raise MfactError(f"no session {session_id!r} in the store", "see `mfact sessions list`")
             db.execute("UPDATE session_counts SET revision=? WHERE session_id=?",
-                       (_next_revision(db), session_id))
+                       (next_revision(db), session_id))
 
     # ------------------------------------------------------------------ reading
 
@@ -485,13 +235,6 @@ class Store(StoreVerdicts):
             hist = self._db.execute("SELECT max(seq), count(*) FROM label_history WHERE session_id=?",
                                     (session_id,)).fetchone()
         return (tuple(row), hash(labels), tuple(hist))
-
-    def human_labels(self, session_id: str) -> dict[str, HumanLabel | None]:
-        """fact id -> the human label in the store (None: none)."""
-        with self._lock:
-            rows = self._db.execute("SELECT id, human_label, human_time FROM facts WHERE session_id=?",
-                                    (session_id,)).fetchall()
-        return {fid: (HumanLabel(lab, t or now_iso()) if lab else None) for fid, lab, t in rows}
 
     def has_session(self, session_id: str) -> bool:
         with self._lock:
@@ -530,7 +273,7 @@ class Store(StoreVerdicts):
     def list_sessions(self, language: str | None = None, limit: int | None = None) -> list[SessionSummary]:
         """Summaries, newest first."""
         sql = ("SELECT s.id, s.name, s.entity, s.language, s.created_at, s.n_facts,"
-               f" CASE WHEN c.session_id IS NULL THEN s.factscore ELSE {_SCORE_SQL} END,"
+               f" CASE WHEN c.session_id IS NULL THEN s.factscore ELSE {SCORE_SQL} END,"
                " s.model, s.status FROM sessions s LEFT JOIN session_counts c ON c.session_id = s.id")
         args: list[Any] = []
         if language:
@@ -560,15 +303,6 @@ class Store(StoreVerdicts):
                 yield self.get_session(sid)
             except MfactError:  # deleted meanwhile
                 continue
-
-    def relabel_pairs(self, language: str) -> list[tuple[str, str]]:
-        """(human, automatic) label pairs of every fact a person labelled in sessions of `language`:
-        the data the hallucination-rate estimate calibrates the verifier on."""
-        with self._lock:
-            return [(h, a) for h, a in self._db.execute(
-                "SELECT f.human_label, f.auto_label FROM facts f JOIN sessions s ON s.id = f.session_id"
-                " WHERE s.language=? AND f.human_label IS NOT NULL AND f.auto_label IS NOT NULL",
-                (language,))]
 
     def count(self) -> int:
         with self._lock:
@@ -606,13 +340,6 @@ class _Transaction:
                     self.db.execute("ROLLBACK")
         finally:
             self.lock.release()
-
-
-def _next_revision(db: sqlite3.Connection) -> int | None:
-    """The store's next revision number (inside the caller's write transaction)."""
-    db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'revision'")
-    row = db.execute("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'revision'").fetchone()
-    return row[0] if row else None
 
 
 def _dump(v: Any) -> str:

@@ -1,7 +1,6 @@
 """The rule-based extractor: clauses, subject carry-over, spans, no invented words."""
 from __future__ import annotations
 
-import re
 
 import pytest
 from hypothesis import given, settings

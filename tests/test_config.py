@@ -91,5 +91,5 @@ def test_the_choices_and_the_registries_agree():
     assert VERIFIER_NAMES[0] == "offline" and set(VERIFIERS) == {n.split(":")[0] for n in VERIFIER_NAMES}
     out = subprocess.run([str(MFACT), "check", "--help"], capture_output=True, text=True, check=True).stdout
     assert "{auto,rules,llm}" in out and "{auto,llamacpp,transformers}" in out
-    for name, kind in VERIFIERS.items():
+    for kind in VERIFIERS.values():
         assert kind.help.split(",")[0] in " ".join(out.split())

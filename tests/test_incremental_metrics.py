@@ -68,7 +68,7 @@ def test_equal_to_full_recompute_after_random_relabels(seed, n_facts, p_human, s
     same(inc, s, p_value=n_facts < 40)
     if not s.facts:
         return
-    for i in range(steps):
+    for _ in range(steps):
         inc.update(relabel(rng, s))
         same(inc, s, p_value=False)
     same(inc, s, p_value=True)

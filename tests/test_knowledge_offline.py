@@ -17,7 +17,6 @@ from mfact.core.knowledge.cache import PageCache, fts_query
 from mfact.core.knowledge.passages import split_page
 from mfact.core.knowledge.vital import NOTICE, default_source
 from mfact.core.errors import MfactError
-from mfact.core.session import Entity
 
 MFACT = shutil.which("mfact") or str(Path(sys.executable).with_name("mfact"))
 

@@ -1,7 +1,6 @@
 """The live Wikipedia client against recorded MediaWiki API exchanges (httpx.MockTransport)."""
 from __future__ import annotations
 
-import json
 import threading
 import time
 

@@ -78,7 +78,7 @@ def test_rejudge_reports_flips_and_leaves_every_human_label_as_it_was(capsys, mf
     new = auto_labels(mfact_home)
     flipped = sum(1 for k in old if old[k].label != new[k].label)
     assert 0 < flipped < len(old)                        # the stale verdicts were not all wrong
-    assert f"rejudged 2 sessions, 16 facts with offline/" in out
+    assert "rejudged 2 sessions, 16 facts with offline/" in out
     assert f": {flipped} verdicts flipped (" in out and "human labels untouched" in out
     assert all(v.verifier.startswith("offline/") and v.verifier != "offline/0-old" for v in new.values())
     assert new[("s1", "f1")].label == "S" and new[("s1", "f5")].label == "NS"     # Warsaw yes, 1950 no

@@ -4,7 +4,6 @@ place, atomic (a kill leaves it old and whole or new and whole), once when two p
 at once, and followed by a schema-1 process that had the store open during the upgrade."""
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import signal

@@ -155,7 +155,7 @@ class E5Tokenizer:
             text = " " + text
         return text.replace(" ", META)
 
-    @lru_cache(maxsize=65536)
+    @lru_cache(maxsize=65536)  # noqa: B019 - one tokenizer per process, kept for its life
     def _content(self, text: str) -> tuple[int, ...]:
         # No piece holds the metaspace except as its first character, so the best segmentation
         # breaks before every metaspace: each word is segmented alone (and cached).
@@ -168,7 +168,7 @@ class E5Tokenizer:
                 start = i
         return tuple(out)
 
-    @lru_cache(maxsize=262144)
+    @lru_cache(maxsize=262144)  # noqa: B019 - one tokenizer per process, kept for its life
     def _word(self, s: str) -> tuple[int, ...]:
         """The best unigram segmentation of one normalised word (Viterbi)."""
         n = len(s)

@@ -52,15 +52,15 @@ _ABBREVIATIONS = {
     "m", "mm", "mme", "mlle", "mgr", "env", "p.ex", "av. j.-c", "apr. j.-c", "j.-c",
     # German
     "z.b", "bzw", "usw", "ggf", "geb", "gest", "nr", "hr", "fr", "bd", "jh", "jhd", "chr", "v. chr",
-    "n. chr", "u.a", "d.h", "vgl", "evtl", "ca", "st", "dipl", "ing", "hl",
+    "n. chr", "u.a", "d.h", "vgl", "evtl", "dipl", "ing", "hl",
     # Russian / Bulgarian (Cyrillic)
     "г", "гг", "т.е", "т.д", "т.п", "им", "ул", "др", "см", "стр", "проф", "акад", "род", "ок", "в",
     "вв", "н.э", "до н.э", "гр", "с", "т",
     # Turkish / Indonesian / Vietnamese / Swahili
-    "dr", "prof", "vb", "yy", "örn", "bkz", "hz", "sdr", "tn", "bpk", "dll", "dsb", "tgl",
+    "vb", "yy", "örn", "bkz", "hz", "sdr", "tn", "bpk", "dll", "dsb", "tgl",
     "ts", "gs", "bw", "bi",
     # Greek
-    "π.χ", "κ.λπ", "κ", "αγ", "π.χ", "μ.χ",
+    "π.χ", "κ.λπ", "κ", "αγ", "μ.χ",
 }
 
 # month names that follow an ordinal day "7." in languages that write dates like that (CLDR, Babel)

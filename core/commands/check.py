@@ -13,16 +13,18 @@ see it. Ctrl-C stops generation, keeps what was checked, saves it and exits with
 from __future__ import annotations
 
 import argparse
-import json
 import queue
 import sys
 import threading
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, Callable, TextIO
 
-from ..errors import format_error
+from ..errors import MfactError, format_error
 from ..figures import Calm, Counts
-from ..errors import MfactError
 from ..textsafe import clean_terminal
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..config import Config
+    from ..session import Session
 
 safe = clean_terminal   # untrusted text for the terminal (core/textsafe.py)
 
@@ -211,11 +213,11 @@ def _events_in_thread(pipeline, entity, lang, stop, text) -> _EventPump:
     return _EventPump(pipeline, entity, lang, stop, text)
 
 
-def cmd_check(args: argparse.Namespace) -> int:
-    from ..options import config_from_args
-    from ..events import (FactEvent, NoticeEvent, ProgressEvent, StopEvent, TokenEvent, VerdictEvent)
+def _inputs(args: argparse.Namespace) -> tuple[str, str | None, Any]:
+    """The language, the text of --text-file (or None) and the passages of --evidence (or None),
+    each checked with a one-line error."""
+    from ..batch import parse_entity_lines
     from ..languages import UnknownLanguage, get_language
-    from ..pipeline import build_pipeline
 
     try:
         lang = get_language(args.lang).code
@@ -223,7 +225,6 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise MfactError(str(exc)) from None
     if not args.entity.strip():
         raise MfactError("--entity is empty", "name the person, e.g. --entity 'Marie Curie'")
-    from ..batch import parse_entity_lines
     parse_entity_lines([args.entity], "--entity")      # no control characters, at most 500 characters
     text = read_text_file(args.text_file) if args.text_file else None
     passages = None
@@ -232,6 +233,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise MfactError("--evidence needs --text-file", "give the text the passages are evidence for")
         from ..knowledge.given import read_evidence
         passages = read_evidence(args.evidence, lang)
+    return lang, text, passages
+
+
+def _checked_config(args: argparse.Namespace) -> Config:
+    from ..options import config_from_args
+
     cfg = config_from_args(args)
     if cfg.selfcheck_samples < 0:
         raise MfactError("--selfcheck-samples must be >= 0")
@@ -239,16 +246,26 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise MfactError("--k must be at least 1")
     if cfg.max_tokens < 1:
         raise MfactError("--max-tokens must be at least 1")
+    return cfg
 
-    out, err = sys.stdout, sys.stderr
-    printer = _Printer(err if args.json else out, err, stream_text=not args.json)
 
-    def on_progress(p) -> None:
+def _progress_printer(err: Any) -> Callable[[Any], None]:
+    def on_progress(p: Any) -> None:
         msg = p.message or p.stage
         if p.total:
             msg += f" {100 * p.done / p.total:.0f}%"
         print(f"mfact: {safe(msg, one_line=True)}", file=err, flush=True)
+    return on_progress
 
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from ..pipeline import build_pipeline
+
+    lang, text, passages = _inputs(args)
+    cfg = _checked_config(args)
+    out, err = sys.stdout, sys.stderr
+    printer = _Printer(err if args.json else out, err, stream_text=not args.json)
+    on_progress = _progress_printer(err)
     pipeline = build_pipeline(cfg, on_progress=on_progress, need_generator=text is None)
     if passages is not None:
         from ..knowledge.given import GivenRetriever, size_words
@@ -260,57 +277,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         entity = _resolve(args.entity.strip(), lang, cfg, err)
     stop = threading.Event()
-    session = None
     errors: list[str] = []
-    interrupted = False
-    events = _events_in_thread(pipeline, entity, lang, stop, text)
-    while True:
-        try:
-            ev = next(events)
-        except StopIteration:
-            break
-        except KeyboardInterrupt:
-            # Ctrl-C: stop generation, keep what was checked; the pipeline still ends with StopEvent
-            if not interrupted:
-                interrupted = True
-                stop.set()
-                print("\nmfact: stopping (the text so far is kept)", file=err, flush=True)
-            continue
-        if isinstance(ev, TokenEvent):
-            printer.token(ev.text)
-        elif isinstance(ev, ProgressEvent):
-            if ev.progress.stage == "generate":
-                printer.end_stream()
-            elif not args.json:
-                on_progress(ev.progress)
-        elif isinstance(ev, FactEvent):
-            printer.facts[ev.fact.id] = ev.fact.text
-        elif isinstance(ev, VerdictEvent):
-            printer.verdict(ev.fact_id, ev.verdict.label, ev.verdict.confidence)
-        elif isinstance(ev, NoticeEvent):
-            if ev.level == "error":
-                errors.append(ev.line())
-            else:
-                printer.notice(ev.level, ev.message, ev.hint)
-        elif isinstance(ev, StopEvent):
-            session = ev.session
-    printer.end_stream()
-    if session is None:  # pragma: no cover - the pipeline always ends with a StopEvent
-        raise MfactError("checking ended without a session")
+    session, interrupted = _follow(_events_in_thread(pipeline, entity, lang, stop, text), printer, stop, errors,
+                                   None if args.json else on_progress)
     if passages is not None:
         session.config["evidence"] = {"given": len(passages), "file": str(args.evidence)}
-
-    saved = False
-    if args.save and (session.facts or session.text):
-        from ..store import Store
-
-        store = Store()
-        try:
-            store.save_session(session)
-            saved = True
-        finally:
-            store.close()
-
+    saved = _save(session) if args.save and (session.facts or session.text) else False
     if args.json:
         from ..textsafe import json_dumps_safe
 
@@ -327,3 +299,58 @@ def cmd_check(args: argparse.Namespace) -> int:
     if interrupted:
         return 130
     return 0
+
+
+def _follow(events: Any, printer: _Printer, stop: threading.Event, errors: list[str],
+            on_progress: Callable[[Any], None] | None) -> tuple[Session, bool]:
+    """Print the run's events as they come; (the final session, whether Ctrl-C stopped it). The
+    errors it reported are added to `errors`."""
+    from ..events import FactEvent, NoticeEvent, ProgressEvent, StopEvent, TokenEvent, VerdictEvent
+
+    session = None
+    interrupted = False
+    while True:
+        try:
+            ev = next(events)
+        except StopIteration:
+            break
+        except KeyboardInterrupt:
+            # Ctrl-C: stop generation, keep what was checked; the pipeline still ends with StopEvent
+            if not interrupted:
+                interrupted = True
+                stop.set()
+                print("\nmfact: stopping (the text so far is kept)", file=printer.err, flush=True)
+            continue
+        if isinstance(ev, TokenEvent):
+            printer.token(ev.text)
+        elif isinstance(ev, ProgressEvent):
+            if ev.progress.stage == "generate":
+                printer.end_stream()
+            elif on_progress is not None:
+                on_progress(ev.progress)
+        elif isinstance(ev, FactEvent):
+            printer.facts[ev.fact.id] = ev.fact.text
+        elif isinstance(ev, VerdictEvent):
+            printer.verdict(ev.fact_id, ev.verdict.label, ev.verdict.confidence)
+        elif isinstance(ev, NoticeEvent):
+            if ev.level == "error":
+                errors.append(ev.line())
+            else:
+                printer.notice(ev.level, ev.message, ev.hint)
+        elif isinstance(ev, StopEvent):
+            session = ev.session
+    printer.end_stream()
+    if session is None:  # pragma: no cover - the pipeline always ends with a StopEvent
+        raise MfactError("checking ended without a session")
+    return session, interrupted
+
+
+def _save(session: Session) -> bool:
+    from ..store import Store
+
+    store = Store()
+    try:
+        store.save_session(session)
+        return True
+    finally:
+        store.close()

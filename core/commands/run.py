@@ -7,8 +7,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING, Any
 
 from ._common import plain
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..config import Config
 
 
 DEFAULT_BATCH_SIZE = 8
@@ -59,25 +63,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..options import config_from_args
-    from ..formats import atomic_write
-    from ..errors import MfactError
     from ..store import Store
 
     cfg = config_from_args(args)
     jobs, bad_lines = _plan(args, cfg)
-    executor_name = args.executor or ("ray" if args.ray_address else "local")
-    if args.ray_address and executor_name != "ray":
-        raise MfactError("--ray-address needs --executor ray")
-    if args.worker_gpus < 0:
-        raise MfactError(f"--worker-gpus must be at least 0, got {args.worker_gpus:g}")
-    if executor_name == "ray" and cfg.workers < 1:
-        raise MfactError(f"--workers must be at least 1, got {cfg.workers}")
-    # local: server requests run --workers at a time, a local model is shared by one worker;
-    # ray: --workers actors, each with its own copy of the models
-    workers = max(1, cfg.workers) if (cfg.base_url or executor_name == "ray") else 1
-    if args.batch_size < 1:
-        raise MfactError(f"--batch-size must be at least 1, got {args.batch_size}")
-    batch_size = 1 if cfg.base_url else args.batch_size
+    executor_name, workers, batch_size = _execution(args, cfg)
     out_dir = Path(args.out) if args.out else None
     if out_dir:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -114,6 +104,34 @@ def cmd_run(args: argparse.Namespace) -> int:
               "finish the rest", file=sys.stderr)
         return 130
     _print_summary(summary, console)
+    _write_result(args, summary, bad_lines, out_dir, console)
+    return 1 if summary.failed and not summary.done and not summary.skipped else 0
+
+
+def _execution(args: argparse.Namespace, cfg: Config) -> tuple[str, int, int]:
+    """(the executor, its workers, the batch size) the flags ask for, checked."""
+    from ..errors import MfactError
+
+    executor_name = args.executor or ("ray" if args.ray_address else "local")
+    if args.ray_address and executor_name != "ray":
+        raise MfactError("--ray-address needs --executor ray")
+    if args.worker_gpus < 0:
+        raise MfactError(f"--worker-gpus must be at least 0, got {args.worker_gpus:g}")
+    if executor_name == "ray" and cfg.workers < 1:
+        raise MfactError(f"--workers must be at least 1, got {cfg.workers}")
+    # local: server requests run --workers at a time, a local model is shared by one worker;
+    # ray: --workers actors, each with its own copy of the models
+    workers = max(1, cfg.workers) if (cfg.base_url or executor_name == "ray") else 1
+    if args.batch_size < 1:
+        raise MfactError(f"--batch-size must be at least 1, got {args.batch_size}")
+    return executor_name, workers, 1 if cfg.base_url else args.batch_size
+
+
+def _write_result(args: argparse.Namespace, summary: Any, bad_lines: list[tuple[int, str]], out_dir: Any,
+                  console: Any) -> None:
+    """The run's summary as JSON: in --out's summary.json, and on stdout with --json."""
+    from ..formats import atomic_write
+
     result = summary.to_dict()
     if args.texts:
         result["bad_lines"] = [{"line": n, "reason": r} for n, r in bad_lines]
@@ -126,7 +144,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         from ..textsafe import json_dumps_safe
 
         print(json_dumps_safe(result, indent=2))
-    return 1 if summary.failed and not summary.done and not summary.skipped else 0
 
 
 def _plan(args: argparse.Namespace, cfg) -> tuple[list, list[tuple[int, str]]]:

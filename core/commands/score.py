@@ -4,7 +4,6 @@ The hallucination-rate estimate is calibrated on the facts a person relabelled i
 language across the store (at least 30), as Islam et al. 2025 describe (docs/foundation.md)."""
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 

@@ -1,7 +1,6 @@
 """`mfact sessions list|show|delete|rename`: the sessions in the store."""
 from __future__ import annotations
 
-import json
 
 from ..errors import MfactError
 from ..textsafe import json_dumps_safe

@@ -12,7 +12,6 @@ When the input has gold labels, accuracy per language goes to stderr.
 """
 from __future__ import annotations
 
-import json
 import sys
 from collections import defaultdict
 

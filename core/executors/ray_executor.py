@@ -285,101 +285,126 @@ class RayExecutor(Executor):
             if own:
                 self.close()
 
-    def _run(self, ray, todo: list[Job], summary: RunSummary) -> None:
-        from ray.exceptions import ActorDiedError, RayError, RayTaskError
-
-        actors = self._actors
-        readies = self._readies
-        queue: collections.deque[list[Job]] = collections.deque(self._units(todo))
-        attempts: dict[str, int] = collections.Counter()
-        reported: set[str] = set()
-        pending: dict[Any, tuple[int, list[Job]]] = {}      # ObjectRef -> (actor slot, unit)
-        load: list[int] = [0] * len(actors)
-        budget = self.workers * 2                            # actors that may be replaced
-
-        def record(ev: BatchEvent) -> None:
-            job = ev.job
-            if job.session_id in reported:
-                return                      # a unit retried by Ray came back twice
-            reported.add(job.session_id)
-            match ev:
-                case JobDone(session=session):
-                    self.store.save_session(session)
-                    summary.done.append(session.id)
-                case JobFailed(reason=reason):
-                    summary.failed.append((job.label, reason))
-            self.on_event(ev)
-
-        def put_back(unit: list[Job], why: str) -> None:
-            again = []
-            for job in unit:
-                if job.session_id in reported:
-                    continue
-                attempts[job.session_id] += 1
-                if attempts[job.session_id] >= self.max_attempts:
-                    record(JobFailed(job, f"the Ray worker running it was lost {attempts[job.session_id]} "
-                                          f"times ({why})"))
-                else:
-                    again.append(job)
-            if again:
-                self.retried += 1
-                queue.appendleft(again)
-
+    def _run(self, ray: Any, todo: list[Job], summary: RunSummary) -> None:
+        run = _RayRun(self, ray, summary, todo)
         try:
-            while (queue or pending) and not self.stop.is_set():
-                for slot, actor in enumerate(actors):
-                    while queue and load[slot] < self.in_flight and actor is not None:
-                        unit = queue.popleft()
-                        for job in unit:
-                            self.on_event(JobStarted(job))
-                        pending[actor.run.remote(unit)] = (slot, unit)
-                        load[slot] += 1
-                if not pending:
-                    if queue and all(a is None for a in actors):
-                        for unit in list(queue):
-                            for job in unit:
-                                record(JobFailed(job, "every Ray worker was lost"))
-                        queue.clear()
+            while (run.queue or run.pending) and not self.stop.is_set():
+                run.submit()
+                if not run.pending:
+                    run.fail_if_no_worker()
                     break
-                ready, _ = ray.wait(list(pending) + list(readies), num_returns=1, timeout=0.2)
+                ready, _ = ray.wait(list(run.pending) + list(self._readies), num_returns=1, timeout=0.2)
                 for ref in ready:
-                    if ref in readies:
-                        slot = readies.pop(ref)
-                        try:
-                            self.worker_info[slot] = ray.get(ref)
-                        except RayError as exc:
-                            self.worker_info[slot] = {"error": f"{type(exc).__name__}"}
-                        continue
-                    slot, unit = pending.pop(ref)
-                    load[slot] -= 1
-                    try:
-                        outcomes = ray.get(ref)
-                    except RayTaskError as exc:      # a bug in the worker code, not a lost worker
-                        cause = exc.cause if getattr(exc, "cause", None) is not None else exc
-                        for job in unit:
-                            record(JobFailed(job, f"{type(cause).__name__}: {cause}"))
-                        continue
-                    except RayError as exc:          # the worker died and Ray gave up on the unit
-                        put_back(unit, type(exc).__name__)
-                        if isinstance(exc, ActorDiedError) and actors[slot] is not None:
-                            if budget > 0:
-                                budget -= 1
-                                self.replaced += 1
-                                actors[slot] = self._new_actor()
-                                readies[actors[slot].ready.remote()] = slot
-                            else:
-                                actors[slot] = None
-                        continue
-                    by_id = {job.session_id: job for job in unit}
-                    for ev in outcomes:         # with the driver's own Job of each
-                        if ev.job.session_id in by_id:
-                            record(replace(ev, job=by_id[ev.job.session_id]))
-                    missing = [job for job in unit if job.session_id not in reported]
-                    for job in missing:
-                        record(JobInterrupted(job))
+                    run.collect(ref)
         finally:
-            for ref in pending:
+            for ref in run.pending:
                 try:
                     ray.cancel(ref)
                 except Exception:  # noqa: BLE001 - best effort while stopping
                     pass
+
+
+class _RayRun:
+    """The driver's side of one RayExecutor run: the units waiting and in flight, each actor's
+    load, the jobs reported (a unit Ray retried may come back twice), the attempts of each job and
+    how many actors may still be replaced."""
+
+    def __init__(self, ex: RayExecutor, ray: Any, summary: RunSummary, todo: list[Job]):
+        self.ex, self.ray, self.summary = ex, ray, summary
+        self.actors: list[Any] = ex._actors or []
+        self.queue: collections.deque[list[Job]] = collections.deque(ex._units(todo))
+        self.attempts: dict[str, int] = collections.Counter()
+        self.reported: set[str] = set()
+        self.pending: dict[Any, tuple[int, list[Job]]] = {}      # ObjectRef -> (actor slot, unit)
+        self.load: list[int] = [0] * len(self.actors)
+        self.budget = ex.workers * 2                             # actors that may be replaced
+
+    def record(self, ev: BatchEvent) -> None:
+        job = ev.job
+        if job.session_id in self.reported:
+            return                      # a unit retried by Ray came back twice
+        self.reported.add(job.session_id)
+        match ev:
+            case JobDone(session=session):
+                self.ex.store.save_session(session)
+                self.summary.done.append(session.id)
+            case JobFailed(reason=reason):
+                self.summary.failed.append((job.label, reason))
+        self.ex.on_event(ev)
+
+    def put_back(self, unit: list[Job], why: str) -> None:
+        again = []
+        for job in unit:
+            if job.session_id in self.reported:
+                continue
+            self.attempts[job.session_id] += 1
+            if self.attempts[job.session_id] >= self.ex.max_attempts:
+                self.record(JobFailed(job, f"the Ray worker running it was lost {self.attempts[job.session_id]} "
+                                           f"times ({why})"))
+            else:
+                again.append(job)
+        if again:
+            self.ex.retried += 1
+            self.queue.appendleft(again)
+
+    def submit(self) -> None:
+        """Give each live actor units up to `in_flight` at a time."""
+        for slot, actor in enumerate(self.actors):
+            while self.queue and self.load[slot] < self.ex.in_flight and actor is not None:
+                unit = self.queue.popleft()
+                for job in unit:
+                    self.ex.on_event(JobStarted(job))
+                self.pending[actor.run.remote(unit)] = (slot, unit)
+                self.load[slot] += 1
+
+    def fail_if_no_worker(self) -> None:
+        if self.queue and all(a is None for a in self.actors):
+            for unit in list(self.queue):
+                for job in unit:
+                    self.record(JobFailed(job, "every Ray worker was lost"))
+            self.queue.clear()
+
+    def collect(self, ref: Any) -> None:
+        """A finished reference: an actor ready (its info), or a unit's events."""
+        from ray.exceptions import RayError, RayTaskError
+
+        readies = self.ex._readies
+        if ref in readies:
+            slot = readies.pop(ref)
+            try:
+                self.ex.worker_info[slot] = self.ray.get(ref)
+            except RayError as exc:
+                self.ex.worker_info[slot] = {"error": f"{type(exc).__name__}"}
+            return
+        slot, unit = self.pending.pop(ref)
+        self.load[slot] -= 1
+        try:
+            outcomes = self.ray.get(ref)
+        except RayTaskError as exc:      # a bug in the worker code, not a lost worker
+            cause = exc.cause if getattr(exc, "cause", None) is not None else exc
+            for job in unit:
+                self.record(JobFailed(job, f"{type(cause).__name__}: {cause}"))
+            return
+        except RayError as exc:          # the worker died and Ray gave up on the unit
+            self.lost(slot, unit, exc)
+            return
+        by_id = {job.session_id: job for job in unit}
+        for ev in outcomes:         # with the driver's own Job of each
+            if ev.job.session_id in by_id:
+                self.record(replace(ev, job=by_id[ev.job.session_id]))
+        for job in [job for job in unit if job.session_id not in self.reported]:
+            self.record(JobInterrupted(job))
+
+    def lost(self, slot: int, unit: list[Job], exc: BaseException) -> None:
+        """The unit is put back; a dead actor is replaced while the budget lasts."""
+        from ray.exceptions import ActorDiedError
+
+        self.put_back(unit, type(exc).__name__)
+        if isinstance(exc, ActorDiedError) and self.actors[slot] is not None:
+            if self.budget > 0:
+                self.budget -= 1
+                self.ex.replaced += 1
+                self.actors[slot] = self.ex._new_actor()
+                self.ex._readies[self.actors[slot].ready.remote()] = slot
+            else:
+                self.actors[slot] = None

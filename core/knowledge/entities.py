@@ -63,7 +63,7 @@ def resolve(name: str, lang: str, sources: Sequence[KnowledgeSource], langs: Seq
                 links = getattr(src, "langlinks", None)
                 if links is not None:
                     try:
-                        titles.update({l: t for l, t in links(m.title, try_lang, want).items() if l in want})
+                        titles.update({lg: t for lg, t in links(m.title, try_lang, want).items() if lg in want})
                     except MfactError as exc:
                         match.notices.append(f"{src.name}: {exc.message}")
                 for other in want:

@@ -143,7 +143,7 @@ class HybridRetriever(Stage):
             src_langs = list(langs)
             held = src.languages()
             if src.name == "offline-vital" and held:
-                src_langs += [l for l in held if l not in src_langs]   # leads only: use every language
+                src_langs += [lg for lg in held if lg not in src_langs]   # leads only: use every language
             for lang in src_langs:
                 if held is not None and lang not in held:
                     continue
@@ -163,7 +163,7 @@ class HybridRetriever(Stage):
                         ids.append(pid)
                         found_langs.add(lang)
         if langs and langs[0] not in found_langs:
-            others = [l for l in langs[1:] if l in found_langs] or sorted(found_langs)
+            others = [lg for lg in langs[1:] if lg in found_langs] or sorted(found_langs)
             if others:
                 self.notice(f"no page about {entity.name} in '{langs[0]}'; using {', '.join(others)}")
         with self._lock:

@@ -353,7 +353,7 @@ class WikipediaClient:
     def links(self, title: str, lang: str, limit: int = 500) -> list[str]:
         """The article links of a page (a disambiguation page's choices), across `continue` rounds."""
         pages = self._query_all(lang, titles=title, prop="links", plnamespace="0", pllimit="max")
-        return [l["title"] for p in pages for l in p.get("links") or [] if "title" in l][:limit]
+        return [ln["title"] for p in pages for ln in p.get("links") or [] if "title" in ln][:limit]
 
     def extract(self, title: str, lang: str) -> dict:
         """The page's sections through Wikipedia-API, and its URL, revision and QID through mfact's
@@ -545,7 +545,7 @@ class WikipediaSource:
         return None
 
     def langlinks(self, title: str, lang: str, want: Sequence[str]) -> dict[str, str]:
-        return {l: t for l, t in self.client.langlinks(title, lang).items() if l in want}
+        return {lg: t for lg, t in self.client.langlinks(title, lang).items() if lg in want}
 
     def get_page(self, title: str, lang: str) -> Page | None:
         ex = self.client.extract(title, lang)

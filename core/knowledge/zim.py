@@ -113,8 +113,8 @@ class ZimSource:
                 html = bytes(e.get_item().content).decode("utf-8", "replace")
             _, _, disamb, links = html_to_text(html)
             if disamb:
-                choices = [unquote(l.split("#")[0]).replace("_", " ").lstrip("./").removeprefix("A/")
-                           for l in links if "://" not in l and not l.startswith("#")]
+                choices = [unquote(ln.split("#")[0]).replace("_", " ").lstrip("./").removeprefix("A/")
+                           for ln in links if "://" not in ln and not ln.startswith("#")]
                 return TitleMatch(choices=list(dict.fromkeys(c for c in choices if c)))
             return TitleMatch(title=e.title)
         return TitleMatch(suggestions=list(dict.fromkeys(sugg)))

@@ -551,48 +551,53 @@ def _check_hub(model_id: str) -> None:
         raise MfactError(f"no model {model_id!r} on the Hugging Face Hub", "check the id (owner/name)")
 
 
+def _model_source(spec: str) -> tuple[str, str | None]:
+    """(what to load from, the GGUF file in it or None) for `--model`: a .gguf file, a local model
+    folder or a Hub id."""
+    if not spec:
+        raise MfactError("no model given", "pass --model embedded, a Hub id, a folder or a .gguf file")
+    path = Path(spec).expanduser()
+    if spec.lower().endswith(".gguf"):
+        if not path.is_file():
+            raise MfactError(f"GGUF file not found: {path}", "check the path, or pass --model embedded")
+        return str(path.parent), path.name
+    if path.exists():
+        if not path.is_dir() or not (path / "config.json").is_file():
+            raise MfactError(f"{path} is not a transformers model folder (no config.json)",
+                             "pass a folder saved with save_pretrained, a .gguf file or a Hub id")
+        return str(path), None
+    if spec.startswith(("/", ".", "~")) or spec.count("/") > 1:
+        raise MfactError(f"model folder not found: {path}", "check the path")
+    _check_hub(spec)
+    return spec, None
+
+
+def _quantization(quantize: str, dev: str, dtype: Any) -> Any:
+    """The bitsandbytes config of `--quantize` (None without it)."""
+    if not quantize:
+        return None
+    if not dev.startswith("cuda"):
+        raise MfactError(f"--quantize {quantize} needs a CUDA GPU", "drop --quantize or use --device cuda")
+    try:
+        import bitsandbytes  # noqa: F401
+        from transformers import BitsAndBytesConfig
+    except ImportError:
+        raise MfactError("--quantize needs bitsandbytes", "pip install 'mfact[quant]'") from None
+    if quantize == "4bit":
+        return BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=dtype)
+    if quantize == "8bit":
+        return BitsAndBytesConfig(load_in_8bit=True)
+    raise MfactError(f"unknown --quantize {quantize!r}", "use 4bit or 8bit")
+
+
 def load_transformers(spec: str, device: str = "auto", quantize: str = "", prompt_style: str = "auto",
                       on_progress: ProgressCb = None, name: str | None = None,
                       backend: str = "transformers") -> HFGenerator:
     """Load a Hub id, a local model folder or a `.gguf` file with transformers."""
     spec = str(spec).strip()
-    if not spec:
-        raise MfactError("no model given", "pass --model embedded, a Hub id, a folder or a .gguf file")
-    path = Path(spec).expanduser()
-    gguf_file: str | None = None
-    source: str
-    if spec.lower().endswith(".gguf"):
-        if not path.is_file():
-            raise MfactError(f"GGUF file not found: {path}", "check the path, or pass --model embedded")
-        source, gguf_file = str(path.parent), path.name
-    elif path.exists():
-        if not path.is_dir() or not (path / "config.json").is_file():
-            raise MfactError(f"{path} is not a transformers model folder (no config.json)",
-                             "pass a folder saved with save_pretrained, a .gguf file or a Hub id")
-        source = str(path)
-    elif spec.startswith(("/", ".", "~")) or spec.count("/") > 1:
-        raise MfactError(f"model folder not found: {path}", "check the path")
-    else:
-        _check_hub(spec)
-        source = spec
-
+    source, gguf_file = _model_source(spec)
     dev, dtype = pick_device(device)
-    qconfig = None
-    if quantize:
-        if not dev.startswith("cuda"):
-            raise MfactError(f"--quantize {quantize} needs a CUDA GPU", "drop --quantize or use --device cuda")
-        try:
-            import bitsandbytes  # noqa: F401
-            from transformers import BitsAndBytesConfig
-        except ImportError:
-            raise MfactError("--quantize needs bitsandbytes", "pip install 'mfact[quant]'") from None
-        if quantize == "4bit":
-            qconfig = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
-                                         bnb_4bit_compute_dtype=dtype)
-        elif quantize == "8bit":
-            qconfig = BitsAndBytesConfig(load_in_8bit=True)
-        else:
-            raise MfactError(f"unknown --quantize {quantize!r}", "use 4bit or 8bit")
+    qconfig = _quantization(quantize, dev, dtype)
 
     def progress(stage: str, done: float, total: float | None, message: str) -> None:
         if on_progress is not None:

@@ -27,7 +27,6 @@ import argparse
 import hashlib
 import io
 import json
-import math
 import random
 import sys
 import time

@@ -18,13 +18,13 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, O
 from textual.widgets.option_list import Option
 
 from mfact.core.batch import name_problem
-from mfact.core.languages import LANGUAGES, get_language
 from mfact.core.errors import MfactError
 from mfact.core.session import Entity
 
 from ..keys import bindings
 from ..messages import EntityResolved, SuggestionsReady
-from ..render import fmt_pct, one_line
+from ..render import one_line
+from ..widgets.start_tables import LanguageTable, RecentSessions
 
 log = logging.getLogger("mfact.tui")
 
@@ -53,7 +53,7 @@ class StartScreen(Screen):
         with Horizontal(id="start"):
             with Vertical(id="start-left"):
                 yield Input(placeholder="type to filter languages", id="lang-filter")
-                yield DataTable(id="languages", cursor_type="row")
+                yield LanguageTable(id="languages")
             with Vertical(id="start-right"):
                 yield Label("Person (Enter to check)", classes="field-label")
                 yield Input(placeholder="e.g. Marie Curie", id="entity")
@@ -80,7 +80,7 @@ class StartScreen(Screen):
                     yield Button("Report", id="start-report")
                 yield Label("Recent sessions (Enter or ctrl+o opens, ctrl+d deletes)",
                             classes="field-label")
-                yield DataTable(id="recent", cursor_type="row")
+                yield RecentSessions(id="recent")
         yield Footer()
 
     def _verifier_options(self, current: str):
@@ -102,20 +102,12 @@ class StartScreen(Screen):
         return models
 
     def on_mount(self) -> None:
-        table = self.query_one("#languages", DataTable)
-        table.add_column("code", key="code", width=4)
-        table.add_column("language", key="name")
-        table.add_column("native", key="native")
-        table.add_column("resources", key="res")
+        self.query_one(LanguageTable).setup()
         self._fill_languages("")
         initial = (getattr(self.app, "initial", None) or {}).get("lang")
         if initial:
             self.select_language(initial)
-        recent = self.query_one("#recent", DataTable)
-        for key, label in (("title", "session"), ("lang", "lang"), ("facts", "facts"),
-                           ("fs", "FActScore"), ("model", "model"), ("created", "created"),
-                           ("status", "status")):
-            recent.add_column(label, key=key)
+        self.query_one(RecentSessions).setup()
         self.refresh_recent()
         self.query_one("#entity", Input).focus()
 
@@ -125,36 +117,14 @@ class StartScreen(Screen):
     # ------------------------------------------------------------------ languages
 
     def _fill_languages(self, query: str) -> None:
-        table = self.query_one("#languages", DataTable)
-        current = self.selected_language()
-        table.clear()
-        q = query.strip().lower()
-        for lang in LANGUAGES:
-            hay = f"{lang.code} {lang.name} {lang.native} {lang.resource}".lower()
-            if q and q not in hay:
-                continue
-            table.add_row(lang.code, lang.name, Text(lang.native), lang.resource, key=lang.code)
-        if current in table.rows:
-            table.move_cursor(row=table.get_row_index(current), animate=False)
+        self.query_one(LanguageTable).fill(query)
 
     def selected_language(self) -> str:
-        table = self.query_one("#languages", DataTable)
-        if not table.row_count:
-            return getattr(self, "_last_lang", "en")
-        try:
-            code = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
-        except Exception:  # noqa: BLE001
-            code = None
-        self._last_lang = code or getattr(self, "_last_lang", "en")
-        return self._last_lang
+        return self.query_one(LanguageTable).selected()
 
     def select_language(self, code: str) -> None:
-        code = get_language(code).code
         self.query_one("#lang-filter", Input).value = ""
-        self._fill_languages("")
-        table = self.query_one("#languages", DataTable)
-        table.move_cursor(row=table.get_row_index(code), animate=False)
-        self._last_lang = code
+        self.query_one(LanguageTable).select(code)
 
     @on(Input.Changed, "#lang-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -313,26 +283,12 @@ class StartScreen(Screen):
     # ------------------------------------------------------------------ recent sessions
 
     def refresh_recent(self) -> None:
-        table = self.query_one("#recent", DataTable)
-        table.clear()
-        store = self.app.store
-        if store is None:
-            return
-        try:
-            rows = store.list_sessions(limit=100)
-        except Exception as exc:  # noqa: BLE001
-            self.notify(f"Cannot list sessions: {exc}", severity="error", markup=False)
-            return
-        for s in rows:
-            table.add_row(Text(one_line(s.title, 40)), s.language, str(s.n_facts),
-                          fmt_pct(s.factscore), Text(one_line(s.model, 24)),
-                          (s.created_at or "")[:16].replace("T", " "), s.status, key=s.id)
+        error = self.query_one(RecentSessions).fill(self.app.store)
+        if error is not None:
+            self.notify(f"Cannot list sessions: {error}", severity="error", markup=False)
 
     def _recent_id(self) -> str | None:
-        table = self.query_one("#recent", DataTable)
-        if not table.row_count:
-            return None
-        return table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        return self.query_one(RecentSessions).selected_id()
 
     @on(DataTable.RowSelected, "#recent")
     def action_open_session(self) -> None:

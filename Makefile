@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.mfact-installed
 
-.PHONY: venv run test test-all test-slow bench clean
+.PHONY: venv run test lint test-all test-slow bench clean
 
 venv: $(STAMP)
 
@@ -20,9 +20,14 @@ $(STAMP): pyproject.toml Makefile
 run: venv
 	$(BIN)/mfact-tui $(ARGS)
 
-# The CI suite: everything except tests marked slow, plus the real-model smoke tests marked `ci`.
-test: venv
+# The CI suite: the linter and the type checker (pyproject.toml [tool.ruff], [tool.mypy]), then
+# everything except tests marked slow, plus the real-model smoke tests marked `ci`.
+test: venv lint
 	$(BIN)/python -m pytest -m "not slow or ci" $(PYTEST_ARGS)
+
+lint: venv
+	$(BIN)/ruff check core tui tests bench
+	$(BIN)/mypy
 
 test-all: venv
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -124,7 +124,7 @@ class _In(Generic[T]):
         self.name = name
 
     def __get__(self, obj: Any, objtype: Any = None) -> T:
-        return getattr(getattr(obj, self.section), self.name)   # type: ignore[no-any-return]
+        return getattr(getattr(obj, self.section), self.name)
 
     def __set__(self, obj: Any, value: T) -> None:
         setattr(getattr(obj, self.section), self.name, value)

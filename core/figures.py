@@ -18,7 +18,7 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable, ClassVar, Iterator
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, cast
 
 from .schema import SessionFormatError, json_object, json_type
 
@@ -33,6 +33,10 @@ class JsonObject(Mapping):
 
     _OPTIONAL: ClassVar[frozenset[str]] = frozenset()
     extra: dict[str, Any]
+    _keys: list[str]          # the keys in the order they were read (or set), for to_dict
+
+    if TYPE_CHECKING:  # the dataclasses deriving from it take their fields and `extra`
+        def __init__(self, **fields: Any) -> None: ...
 
     def __post_init__(self) -> None:
         required, optional = self._layout()
@@ -167,7 +171,7 @@ class JsonObject(Mapping):
         spec = _SPECS.get(cls)
         if spec is None:
             hints = typing.get_type_hints(cls)
-            spec = {f.name: _check_for(hints[f.name]) for f in fields(cls) if f.name != "extra"}
+            spec = {f.name: _check_for(hints[f.name]) for f in fields(cast(Any, cls)) if f.name != "extra"}
             _SPECS[cls] = spec
         return spec
 

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 from . import charts as C
 from .htmlkit import esc, page
-from .report import COLUMNS, NOTE, Report, _cells, _rows, build_report
+from .report import COLUMNS, NOTE, Reasons, Report, _cells, _rows, build_report
 from .session import Session
 
 REPORT_CSS = """
@@ -87,7 +87,7 @@ def _charts(report: Report, data: C.ChartData) -> list[str]:
                    "FActScore (S / all facts, IR counted as not supported), mean over the non-abstaining "
                    "texts of each language; the whiskers are 95 % percentile bootstrap intervals "
                    "(1,000 resamples of the texts, seeded).")]
-    rates = {lang: (f.hallucination_rate, f.hallucination_rate_raw, f.reasons.hallucination_rate or "")
+    rates = {lang: (f.hallucination_rate, f.hallucination_rate_raw, (f.reasons or Reasons()).hallucination_rate or "")
              for lang, f in (report.languages or {}).items()}
     missing = {lang: why for lang, (v, _, why) in rates.items() if v is None}
     note = "" if not missing else " Not corrected: " + "; ".join(f"{k}: {v}" for k, v in missing.items()) + "."

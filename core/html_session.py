@@ -26,6 +26,7 @@ from pathlib import Path
 from . import metrics as M
 from .highlight import match_terms, term_pattern
 from .htmlkit import GLYPHS, LABEL_CLASS, LABEL_NAMES, esc, link, page
+from .figures import Metrics
 from .session import Evidence, Fact, Session
 
 PAGE_BUDGET = 1_950_000        # bytes: cards stop here (the text and the header are always whole)
@@ -562,8 +563,8 @@ def _evidence_section(passages: _Passages, s: Session) -> str:
 
 def _repro(s: Session) -> str:
     g, cfg = s.generator, s.config or {}
-    ver = cfg.get("verifier") if isinstance(cfg.get("verifier"), dict) else {}
-    ext = cfg.get("extractor") if isinstance(cfg.get("extractor"), dict) else {}
+    ver: dict = cfg["verifier"] if isinstance(cfg.get("verifier"), dict) else {}
+    ext: dict = cfg["extractor"] if isinstance(cfg.get("extractor"), dict) else {}
     rows = [("generator", f"{g.backend} · {g.model}" if g.model else g.backend),
             ("prompt", g.prompt), ("seed", "" if g.seed is None else str(g.seed)),
             ("decoding", json.dumps(g.params, ensure_ascii=False, sort_keys=True) if g.params else ""),
@@ -612,7 +613,7 @@ def write_pages(sessions: list[Session], folder: str | Path) -> Path:
     return atomic_write(out / "index.html", index_page(rows))
 
 
-def index_page(rows: list[tuple[Session, object, str]]) -> str:
+def index_page(rows: list[tuple[Session, Metrics, str]]) -> str:
     """A table of the sessions, each linked to its page."""
     head = ("<tr><th>person</th><th>language</th><th>model</th><th>facts</th><th>FActScore</th>"
             "<th>FS (S/(S+NS))</th><th>drift</th><th>HR</th><th>CaLM</th><th>created</th></tr>")

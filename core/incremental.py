@@ -41,10 +41,12 @@ class IncrementalMetrics:
         self.session = session
         self.m, self.gamma = m, gamma
         if checks is None:
-            checks = session_checks(session)
-        elif not isinstance(checks, Checks):
-            checks = Checks.from_dict(checks, "checks")
-        self.checks = checks
+            checked = session_checks(session)
+        elif isinstance(checks, Checks):
+            checked = checks
+        else:
+            checked = Checks.from_dict(checks, "checks")
+        self.checks = checked
         self._facts = session.facts
         self._n_facts = len(session.facts)
         self._text = session.text
@@ -87,7 +89,7 @@ class IncrementalMetrics:
         self.s = self.ns = self.ir = 0
         self._human_labelled = 0           # labelled facts whose label is a person's
         self._verified = 0                 # facts with an automatic verdict
-        self._agree = {}                   # (human, auto) -> count
+        self._agree: dict[tuple[str, str], int] = {}   # (human, auto) -> count
         self._cal = [0, 0, 0, 0]           # rows, tp, auto NS, human NS (token-weighted)
         for f in facts:
             self._eff[f.id] = None

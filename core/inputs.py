@@ -262,6 +262,7 @@ def _clean(data: Any, strings: bool = True) -> bool:
     lo, hi = SQLITE_MIN, SQLITE_MAX
     stack: list[tuple[Any, int]] = [(data, 0)]
     pop, push = stack.pop, stack.append
+    values: Any
     while stack:
         v, depth = pop()
         if depth >= MAX_DEPTH and (depth > MAX_DEPTH or v):   # its values lie deeper than allowed

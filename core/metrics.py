@@ -401,9 +401,10 @@ def hallucination_rate(h_det: float, n_tokens: int, calibration: Calibration | N
         return None
     if calibration is None:
         return min(1.0, h_det / n_tokens)
-    if not calibration.usable:
+    p, r = calibration.precision, calibration.recall
+    if not calibration.usable or p is None or r is None:
         return None
-    return min(1.0, max(0.0, calibration.precision * h_det / (calibration.recall * n_tokens)))
+    return min(1.0, max(0.0, p * h_det / (r * n_tokens)))
 
 
 # --------------------------------------------------------------------------- one session

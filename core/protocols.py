@@ -89,6 +89,22 @@ class Stage:
         return None
 
 
+@runtime_checkable
+class StageLike(Protocol):
+    """What the pipeline asks of every stage (`Stage` provides it with defaults)."""
+    name: str
+    version: str
+
+    @property
+    def notices(self) -> Sequence[str]: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+    def prepare(self, *args: Any) -> Any: ...
+
+
 @dataclass
 class BatchResult:
     """One row of `GeneratorBase.generate_batch`: the text, its token count and why it ended."""
@@ -189,8 +205,7 @@ class VerifierBase(Stage):
 
 
 @runtime_checkable
-class Embedder(Protocol):
-    name: str
+class Embedder(StageLike, Protocol):
     dim: int
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
@@ -201,8 +216,7 @@ class Embedder(Protocol):
 
 
 @runtime_checkable
-class LanguageDetector(Protocol):
-    name: str
+class LanguageDetector(StageLike, Protocol):
 
     def detect(self, text: str) -> tuple[str, float]:
         """(ISO 639-1 code, confidence in [0, 1])."""
@@ -212,7 +226,7 @@ class LanguageDetector(Protocol):
 
 
 @runtime_checkable
-class Retriever(Protocol):
+class Retriever(StageLike, Protocol):
     def retrieve(self, entity: Entity, fact: str, langs: Sequence[str], k: int = 8) -> list[Evidence]:
         """The top-k passages for `fact` about `entity`, best first, each with source and score."""
 
@@ -235,7 +249,7 @@ class ExtractedFact:
 
 
 @runtime_checkable
-class Extractor(Protocol):
+class Extractor(StageLike, Protocol):
     name: str
 
     def extract(self, sentence: Sentence, full_text: str, lang: str, entity: str) -> list[ExtractedFact]:
@@ -243,7 +257,7 @@ class Extractor(Protocol):
 
 
 @runtime_checkable
-class Verifier(Protocol):
+class Verifier(StageLike, Protocol):
     name: str
     version: str
 

@@ -222,7 +222,7 @@ def figures(texts: list[_Text], calibration: M.Calibration | None = None) -> Fig
     """The report's figures over a group of texts (see the module docstring)."""
     scored = [t for t in texts if not t.abstained]
     with_sd = [t for t in scored if t.sd is not None]
-    drifting = [t for t in with_sd if t.sd >= M.DRIFT_THRESHOLD]
+    drifting = [t for t in with_sd if t.sd is not None and t.sd >= M.DRIFT_THRESHOLD]
     reasons = Reasons()
     out = Figures(
         sessions=len(texts),
@@ -237,11 +237,12 @@ def figures(texts: list[_Text], calibration: M.Calibration | None = None) -> Fig
         drift_texts=len(with_sd),
         drifting_share=(len(drifting) / len(with_sd)) if with_sd else None,
         drifting_p_value=M.mean(t.p_value for t in drifting),
-        drift_position=M.mean((t.drift_point / t.n_labelled) for t in drifting if t.n_labelled),
+        drift_position=M.mean((t.drift_point / t.n_labelled) for t in drifting
+                              if t.n_labelled and t.drift_point is not None),
         reasons=reasons)
-    _factscore_and_drift_reasons(out, texts, scored, with_sd, drifting)
+    _factscore_and_drift_reasons(out, reasons, texts, scored, with_sd, drifting)
     out.calm = _calm_shares(texts, reasons)
-    _hallucination_rate(out, texts, calibration)
+    _hallucination_rate(out, reasons, texts, calibration)
     ag = M.agreement([p for t in texts for p in t.pairs])
     out.agreement = AgreementFigures(n=ag.n, accuracy=ag.accuracy, kappa=ag.kappa)
     if ag.reason:
@@ -254,9 +255,8 @@ def figures(texts: list[_Text], calibration: M.Calibration | None = None) -> Fig
     return out
 
 
-def _factscore_and_drift_reasons(out: Figures, texts: list[_Text], scored: list[_Text],
+def _factscore_and_drift_reasons(out: Figures, reasons: Reasons, texts: list[_Text], scored: list[_Text],
                                  with_sd: list[_Text], drifting: list[_Text]) -> None:
-    reasons = out.reasons
     if not scored:
         reasons.facts_per_text = reasons.factscore = reasons.factscore_relevant_only = \
             reasons.factscore_gamma = "no scored text (all abstained)" if texts else "no sessions"
@@ -286,10 +286,10 @@ def _calm_shares(texts: list[_Text], reasons: Reasons) -> CalmShares:
                       calmscore=_share([a and b and c for a, b, c in zip(ne, lo, nr)]))
 
 
-def _hallucination_rate(out: Figures, texts: list[_Text], calibration: M.Calibration | None) -> None:
+def _hallucination_rate(out: Figures, reasons: Reasons, texts: list[_Text],
+                        calibration: M.Calibration | None) -> None:
     """The hallucination-rate estimate (Islam et al. 2025; docs/foundation.md), corrected by the
     relabels."""
-    reasons = out.reasons
     h = sum(t.h_det for t in texts)
     n = sum(t.n_tokens for t in texts)
     labelled_texts = [t for t in texts if t.n_labelled]
@@ -394,12 +394,12 @@ def _cells(group: str, model: str, f: Figures) -> list[str]:
     hr = _pct(f.hallucination_rate)
     if f.hallucination_precision is not None and f.hallucination_recall is not None:
         hr += f" ({f.hallucination_precision:.2f}/{f.hallucination_recall:.2f})"
-    ag = f.agreement
+    ag = f.agreement or AgreementFigures()
     agree = _pct(ag.accuracy) + (f" ({ag.kappa:.2f})" if ag.kappa is not None else "")
     return [group, model, str(f.sessions), str(f.abstentions), _num(f.facts_per_text, 1),
             _pct(f.factscore), _pct(f.factscore_relevant_only), _pct(f.factscore_gamma),
             _num(f.semantic_drift, 3), drifting, _pct(f.drift_position),
-            _pct(f.calm.calmscore), hr, agree]
+            _pct((f.calm or CalmShares()).calmscore), hr, agree]
 
 
 NOTE = ("Percent figures (×100). n: sessions; abst: abstentions; f/text: facts per text. "
@@ -424,7 +424,7 @@ def _fact_cells(f: Figures) -> list[str]:
 
 
 def _check_cells(f: Figures) -> list[str]:
-    c, ag = f.calm, f.agreement
+    c, ag = f.calm or CalmShares(), f.agreement or AgreementFigures()
     return [_pct(c.calmscore), _pct(c.non_empty), _pct(c.language_ok), _pct(c.not_repetitive),
             _pct(f.hallucination_rate), _num(f.hallucination_precision),
             _num(f.hallucination_recall), str(f.relabelled_facts), _pct(ag.accuracy),
@@ -485,7 +485,7 @@ CSV_FIELDS = ("group", "model", "sessions", "abstentions", "facts", "facts_per_t
 
 def _csv_row(group: str, model: str, f: Figures) -> tuple:
     """One row's values, in the order of CSV_FIELDS."""
-    c, ag = f.calm, f.agreement
+    c, ag = f.calm or CalmShares(), f.agreement or AgreementFigures()
     return (group, model, f.sessions, f.abstentions, f.facts, f.facts_per_text, f.factscore,
             f.factscore_relevant_only, f.factscore_gamma, f.semantic_drift, f.drift_texts,
             f.drifting_share, f.drifting_p_value, f.drift_position, c.non_empty, c.language_ok,

@@ -4,6 +4,9 @@ the writing of new verdicts (`mfact rejudge`), which never touches a human label
 from __future__ import annotations
 
 import json
+import sqlite3
+import threading
+from typing import Any, Sequence
 
 from .figures import Metrics
 from .errors import MfactError
@@ -12,6 +15,15 @@ from .session import Adapted, Evidence, Verdict, now_iso
 
 class StoreVerdicts:
     """Mixed into `Store`: uses its connection (`_db`), lock, `_tx` and `_refresh_score`."""
+
+    _db: sqlite3.Connection
+    _lock: threading.RLock
+
+    def _tx(self) -> Any:
+        raise NotImplementedError
+
+    def _refresh_score(self, db: sqlite3.Connection, session_id: str) -> None:
+        raise NotImplementedError
 
     def labelled_facts(self) -> list[tuple]:
         """Every fact a person labelled that has an automatic verdict, for learning from the
@@ -25,7 +37,7 @@ class StoreVerdicts:
                 " WHERE f.human_label IS NOT NULL AND f.auto_label IS NOT NULL"
                 " ORDER BY s.created_at, s.rowid, f.pos").fetchall()
 
-    def update_verdicts(self, session_id: str, verdicts: dict[str, Verdict], evidence: list[Evidence] = (),
+    def update_verdicts(self, session_id: str, verdicts: dict[str, Verdict], evidence: Sequence[Evidence] = (),
                         metrics: Metrics | None = None) -> None:
         """Write new automatic verdicts of a session's facts (`mfact rejudge`), the passages they
         cite that the store lacks, and the session's metrics, in one transaction. Human labels

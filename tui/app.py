@@ -13,7 +13,7 @@ import sys
 import threading
 from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
@@ -25,6 +25,10 @@ from mfact.core.session import Entity, Session, SessionFormatError
 from mfact.themes import STYLESHEET, THEME_NAMES, THEMES
 
 from .keys import ACTIONS, bindings, validate_keymap
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .screens.check import CheckScreen
 
 log = logging.getLogger("mfact.tui")
 
@@ -70,7 +74,7 @@ class MfactApp(App):
         self.suggest_fn = suggest or _default_suggest
         self.resolve_fn = resolve or _default_resolve
         self.suggest_delay = max(0.01, float(suggest_delay))
-        self.initial = {"lang": lang, "entity": entity, "session": session}
+        self.initial: dict[str, Any] = {"lang": lang, "entity": entity, "session": session}
         self.export_dir = Path(export_dir) if export_dir else None
         self._pipeline = None
         self._pipeline_lock = threading.Lock()
@@ -149,7 +153,7 @@ class MfactApp(App):
         elif len(self.screen_stack) > 1:
             self.pop_screen()
 
-    def check_screens(self) -> list[Screen]:
+    def check_screens(self) -> list[CheckScreen]:
         from .screens.check import CheckScreen
         return [s for s in self.screen_stack if isinstance(s, CheckScreen)]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 from mfact.core.errors import MfactError
 
@@ -76,7 +76,7 @@ ACTIONS: tuple[Action, ...] = (
 BY_ID = {a.id: a for a in ACTIONS}
 
 
-def bindings(scope: str) -> list[Binding]:
+def bindings(scope: str) -> list[BindingType]:
     return [Binding(a.keys, a.action, a.description, show=a.show, priority=a.priority,
                     tooltip=a.help, id=a.id) for a in ACTIONS if a.scope == scope]
 

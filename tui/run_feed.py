@@ -37,7 +37,7 @@ class RunFeed:
     in the run's thread). The feed keeps the pipeline of its run, to pass it the labels the user
     sets while the run goes on."""
 
-    def __init__(self, get_pipeline: Callable[..., Any], wake: Callable[[], None]):
+    def __init__(self, get_pipeline: Callable[..., Any], wake: Callable[[], object]):
         self._get_pipeline = get_pipeline
         self._wake = wake
         self._queue: collections.deque = collections.deque()

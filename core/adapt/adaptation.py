@@ -190,7 +190,7 @@ class Adapter:
             self._checked = now
             try:
                 st = self.path.stat()
-                seen = (st.st_mtime_ns, st.st_size, st.st_ino)
+                seen: tuple[int, ...] = (st.st_mtime_ns, st.st_size, st.st_ino)
             except OSError:
                 seen = ()
             if seen != self._seen:

@@ -256,7 +256,7 @@ def _decide(lang: str, data: Data, sel: np.ndarray, p0: np.ndarray, held: np.nda
     gain = r.gain_points or 0.0
     if gain <= 0.0:
         r.why = (f"no gain on held-out labels ({100 * before.accuracy:.1f}% -> {100 * r.after.accuracy:.1f}%)"
-                 if r.after.accuracy is not None else "no held-out accuracy")
+                 if r.after.accuracy is not None and before.accuracy is not None else "no held-out accuracy")
         return r
     r.adopted = True
     r.calibration = final.for_lang(lang)

@@ -147,7 +147,7 @@ def encode_texts(model: CrossModel, tok: E5Tokenizer, texts: list[str], max_toke
         for r, k in enumerate(idx):
             out[k] = states[r, :len(seqs[k])]
         i = j
-    return out  # type: ignore[return-value]
+    return out
 
 
 def stack_states(states: list[torch.Tensor], device: str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:

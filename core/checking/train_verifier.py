@@ -179,14 +179,11 @@ def train_model(x_tr, y_tr, x_va, y_va) -> tuple[LogisticModel, dict]:
     std = x_tr.std(axis=0) + 1e-6
     ztr = (x_tr - mean) / std
     zva = (x_va - mean) / std
-    best = None
+    fits = []
     for lam in (0.3, 3.0, 30.0, 300.0, 3000.0):
         w, b = fit_logistic(ztr, y_tr, lam)
-        pva = 1 / (1 + np.exp(-(zva @ w + b)))
-        loss = nll(pva, y_va)
-        if best is None or loss < best[0]:
-            best = (loss, lam, w, b)
-    _loss, lam, w, b = best
+        fits.append((nll(1 / (1 + np.exp(-(zva @ w + b))), y_va), lam, w, b))
+    _loss, lam, w, b = min(fits, key=lambda f: f[0])     # the first of equal losses, as before
     logits = zva @ w + b
     temps = np.exp(np.linspace(np.log(0.3), np.log(3.0), 61))
     temp = min(temps, key=lambda t: nll(1 / (1 + np.exp(-logits / t)), y_va))

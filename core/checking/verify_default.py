@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -86,7 +86,7 @@ class DefaultVerifier(VerifierBase):
         self.version = f"3-{self.lite.version}" + (f"-d{_detector_digest()}" if self.use_detector else "")
         self._names: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
-        self._detector = _UNSET
+        self._detector: Any = _UNSET
 
     @property
     def embedder(self):

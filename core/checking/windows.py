@@ -35,7 +35,7 @@ class Window:
 
 
 def terms(text: str) -> list[str]:
-    out = []
+    out: list[str] = []
     for w in _WORDS.findall(normalise_digits(text).casefold()):
         if _CJK.search(w):
             out.extend(w[i:i + 2] for i in range(max(1, len(w) - 1)))

@@ -23,6 +23,6 @@ def cmd_config(args) -> int:
         path = Path(args.config_path) if getattr(args, "config_path", None) else paths.config_file()
         sys.stdout.write(f"{path}\n")
         return 0
-    path = Path(args.config_path) if getattr(args, "config_path", None) else None
-    sys.stdout.write(to_toml(load_config(None, path), doc=args.doc))
+    given = Path(args.config_path) if getattr(args, "config_path", None) else None
+    sys.stdout.write(to_toml(load_config(None, given), doc=args.doc))
     return 0

@@ -47,7 +47,7 @@ def cmd_import(args) -> int:
             there = store.human_labels(s.id)
             mine = {f.id: f for f in s.facts}
             drop = [fid for fid, h in there.items() if h is not None and (
-                fid not in mine or mine[fid].human is None or mine[fid].human.label != h.label)]
+                fid not in mine or (mine_h := mine[fid].human) is None or mine_h.label != h.label)]
             if drop and args.merge:
                 for fid in drop:
                     if fid in mine:

@@ -69,16 +69,16 @@ def cmd_learn(args) -> int:
         raise MfactError(f"no labelled fact in {', '.join(sorted(langs))} has a verdict of the {verifier}"
                          " verifier; nothing was written",
                          "label facts of that language in mfact-tui, or leave --lang out")
-    path = None if args.dry_run else A.save_adaptation(a)
+    saved = None if args.dry_run else A.save_adaptation(a)
     if args.json:
         from ..textsafe import json_dumps_safe
-        out(json_dumps_safe({"written": str(path) if path else None, **a.to_dict(),
+        out(json_dumps_safe({"written": str(saved) if saved else None, **a.to_dict(),
                              "languages": {k: v.to_dict() for k, v in a.languages.items() if k in res.languages},
                              "seconds": round(res.seconds, 3)}, indent=2))
         return 0
     _table(res)
     adopted = sum(1 for r in res.languages.values() if r.adopted)
-    tail = (f"adaptation {a.version} written to {path}" if path else "--dry-run: nothing written")
+    tail = (f"adaptation {a.version} written to {saved}" if saved else "--dry-run: nothing written")
     out(f"{tail} ({adopted} of {len(res.languages)} languages adopted; fitted in {res.seconds:.2f} s)")
     if cfg.adapt == "off":
         out("note: adapt = off in the configuration: verdicts stay unadapted until adapt = auto")

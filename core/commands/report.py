@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import sys
 
+from typing import TYPE_CHECKING
+
 from ..errors import MfactError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..session import Session
 
 
 def register(sub) -> None:
@@ -44,8 +49,9 @@ def cmd_report(args) -> int:
             raise MfactError(str(exc)) from None
     store = Store()
     try:
-        sessions = []
-        for code in (langs or [None]):
+        sessions: list[Session] = []
+        codes: list[str | None] = list(langs) if langs else [None]
+        for code in codes:
             sessions.extend(store.iter_sessions(language=code))
     finally:
         store.close()

@@ -99,7 +99,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             interrupted = True
             summary = None
     store.close()
-    if interrupted:
+    if interrupted or summary is None:
         print("mfact run: interrupted; finished sessions are saved, run the same command again to "
               "finish the rest", file=sys.stderr)
         return 130
@@ -189,7 +189,12 @@ def _entities(args: argparse.Namespace) -> list:
         entities.extend(read_entity_file(f))
     entities.extend(parse_entity_lines(args.entity, "--entity"))
     seen: set[str] = set()
-    return [e for e in entities if not (e.name in seen or seen.add(e.name))]
+    unique = []
+    for e in entities:
+        if e.name not in seen:
+            seen.add(e.name)
+            unique.append(e)
+    return unique
 
 
 def _build_pipeline(cfg, need_generator: bool = True):

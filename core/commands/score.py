@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from ..errors import MfactError
+from ..figures import Agreement, Calm, Counts
 from ._common import out, pct, plain
 
 
@@ -75,7 +76,7 @@ def cmd_score(args) -> int:
         out(json_dumps_safe({"id": session.id, "entity": session.entity.name,
                              "language": session.language, **res.to_dict()}, indent=2))
         return 0
-    c, calm = res.counts, res.calm
+    c, calm = res.counts or Counts(), res.calm or Calm()
     lines = [
         f"session      {plain(session.id)}  {plain(session.title)}",
         f"facts        {res.n_facts} ({c.S} S, {c.NS} NS, {c.IR} IR, {c.pending} pending)",
@@ -88,7 +89,7 @@ def cmd_score(args) -> int:
     else:
         p = "—" if res.drift_p_value is None else f"{res.drift_p_value:.3f}"
         lines.append(f"drift        SD {res.semantic_drift:.3f}, drift point {res.drift_point}"
-                     f" (drifts from fact {res.drift_point + 1})"
+                     f" (drifts from fact {(res.drift_point or 0) + 1})"
                      f" ({pct(res.supported_before)}% supported before, {pct(res.unsupported_after)}%"
                      f" not supported after), p = {p}"
                      + ("  DRIFTING" if res.drifting else ""))
@@ -98,7 +99,7 @@ def cmd_score(args) -> int:
     hr = res.hallucination_rate
     lines.append(f"halluc. rate {_pc(hr)}" + (f"  ({res.hallucination_rate_reason})"
                                              if res.hallucination_rate_reason else ""))
-    ag = res.agreement
+    ag = res.agreement or Agreement()
     if ag.n:
         k = "—" if ag.kappa is None else f"{ag.kappa:.2f}"
         lines.append(f"agreement    {pct(ag.accuracy)}% of {ag.n} relabelled facts, kappa {k}")

@@ -112,7 +112,7 @@ class PageCache:
                 " VALUES (?,?,?,?,?,?,?,?)",
                 (page.source, page.lang, page.title, page.url, page.revid, page.qid, page.fetched_at,
                  json.dumps(page.sections, ensure_ascii=False)))
-            pid = int(cur.lastrowid)
+            pid = int(cur.lastrowid or 0)       # set by the INSERT
             for p in passages:
                 c = self._db.execute("INSERT INTO passages (page_id, idx, section, text) VALUES (?,?,?,?)",
                                      (pid, p.index, p.section, p.text))

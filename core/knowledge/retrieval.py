@@ -199,7 +199,7 @@ class HybridRetriever(Stage):
         bm = self.cache.bm25(lexical_query if lexical_query is not None else query, [r.id for r in cands.rows])
         best = max(bm.values(), default=0.0)
         lexical = np.array([bm.get(r.id, 0.0) / best if best > 0 else 0.0 for r in cands.rows], dtype=np.float32)
-        if self.dense_weight > 0:
+        if self.dense_weight > 0 and self.embedder is not None:
             q = self.embedder.embed_queries([query])[0]
             dense = cands.vectors @ q
         else:

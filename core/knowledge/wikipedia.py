@@ -430,7 +430,7 @@ def _mfact_wikipedia_class():
             super().__init__(max_retries=0, extract_format=wa.ExtractFormat.WIKI, **kw)
             self._mfact_base = base_url
 
-        def _build_url(self, language: str) -> str:  # type: ignore[override]
+        def _build_url(self, language: str) -> str:
             return api_url(self._mfact_base, language)
 
         def _process_response(self, r: Any, url: str) -> dict[str, Any]:
@@ -482,7 +482,7 @@ def sections_from_extract(text: str) -> list[tuple[str, str]]:
     """Split a plain-text extract (exsectionformat=wiki) into (section title, text), dropping
     reference-like sections and empty ones."""
     out: list[tuple[str, str]] = []
-    pos, path = 0, []          # path: the enclosing headings, e.g. ["Biografía", "Primeros años"]
+    pos, path = 0, list[str]()          # path: the enclosing headings, e.g. ["Biografía", "Primeros años"]
 
     def flush(end: int) -> None:
         body = text[pos:end].strip()

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from ..errors import MfactError
-from ..protocols import DecodingParams, Generator, GeneratorBase, ProgressCallback
+from ..protocols import DecodingParams, GeneratorBase, ProgressCallback
 from ..session import GeneratorInfo
 from .prompts import build_prompt
 
@@ -39,18 +39,18 @@ __all__ = ["load_generator", "decoding_params", "generator_info", "build_prompt"
 class LocalBackend:
     """One way to run a local model: what it is, whether it needs a GGUF file, how to load one."""
     help: str
-    load: Callable[[str, Config, ProgressCallback | None], Generator]
+    load: Callable[[str, Config, ProgressCallback | None], GeneratorBase]
     gguf_only: bool = False
 
 
-def _load_llamacpp(model: str, cfg: Config, on_progress: ProgressCallback | None) -> Generator:
+def _load_llamacpp(model: str, cfg: Config, on_progress: ProgressCallback | None) -> GeneratorBase:
     from .llamacpp import load_llamacpp
 
     return load_llamacpp(model, prompt_style=cfg.decoding.prompt_style, device=cfg.decoding.device,
                          on_progress=on_progress)
 
 
-def _load_transformers(model: str, cfg: Config, on_progress: ProgressCallback | None) -> Generator:
+def _load_transformers(model: str, cfg: Config, on_progress: ProgressCallback | None) -> GeneratorBase:
     from .hf import load_transformers
 
     return load_transformers(model, device=cfg.decoding.device, quantize=cfg.decoding.quantize or "",
@@ -99,7 +99,7 @@ def pick_backend(backend: str, device: str, gguf: bool) -> str:
     return "transformers"
 
 
-def _load_servers(cfg: Config) -> Generator:
+def _load_servers(cfg: Config) -> GeneratorBase:
     """The openai backend: one server, or a ServerPool balancing over several."""
     from ..net import Deadlines
     from .openai import OpenAIGenerator
@@ -112,7 +112,7 @@ def _load_servers(cfg: Config) -> Generator:
     return gens[0] if len(gens) == 1 else ServerPool(gens)
 
 
-def load_generator(cfg: Config, on_progress: ProgressCallback | None = None) -> Generator:
+def load_generator(cfg: Config, on_progress: ProgressCallback | None = None) -> GeneratorBase:
     """The Generator a Config asks for. Raises MfactError (one clear line and a hint) when it cannot."""
     if (cfg.network.base_url or "").strip():
         return _load_servers(cfg)

@@ -282,16 +282,13 @@ class LlamaCppGenerator(LocalGenerator):
         self.gpu_layers = int(gpu_layers)
         self.min_ctx = int(n_ctx)
 
-        class _Model(ll.LlamaModel):
-            # cyllama 0.2.18's get_logits/get_logits_ith read model.n_vocab, which LlamaModel lacks
-            @property
-            def n_vocab(self) -> int:
-                return self._mfact_n_vocab
+        # cyllama 0.2.18's get_logits/get_logits_ith read model.n_vocab, which LlamaModel lacks
+        model_class = type("_Model", (ll.LlamaModel,), {"n_vocab": property(lambda m: m._mfact_n_vocab)})
 
         params = ll.LlamaModelParams()
         params.n_gpu_layers = self.gpu_layers
         try:
-            self._model = _Model(str(path), params)
+            self._model: Any = model_class(str(path), params)
         except Exception as exc:  # noqa: BLE001 - one clear line
             raise MfactError(f"llama.cpp cannot load {path}: {type(exc).__name__}: {exc}",
                              "is it a complete GGUF file of a language model?") from None
@@ -432,8 +429,8 @@ class LlamaCppGenerator(LocalGenerator):
     def generate_batch(self, prompts: list[str], params: DecodingParams | None = None,
                        stop: threading.Event | None = None,
                        row_stop: Callable[[int, str], str | None] | None = None,
-                       check_every: int = 8,
-                       on_row: Callable[[int, BatchResult], None] | None = None) -> list[BatchResult]:
+                       on_row: Callable[[int, BatchResult], None] | None = None,
+                       check_every: int = 8) -> list[BatchResult]:
         """Generate for several prompts in one llama.cpp batch (one sequence each), not streamed.
 
         Each row has its own sampler seeded with `params.seed`, as a single run is, so a row's text

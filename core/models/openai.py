@@ -62,6 +62,10 @@ class OpenAIGenerator(GeneratorBase):
             self._model = self._first_served_model()
         return self._model
 
+    @model.setter
+    def model(self, value: str) -> None:
+        self._model = value
+
     def _headers(self) -> dict[str, str]:
         headers = {"Accept": "text/event-stream"}
         key = os.environ.get(self.api_key_env, "")
@@ -303,7 +307,7 @@ class OpenAIGenerator(GeneratorBase):
         try:
             body = json.loads(text)
             err = body.get("error") if isinstance(body, dict) else None
-            detail = (err.get("message") if isinstance(err, dict) else str(err or detail))[:160]
+            detail = (str(err.get("message") or detail) if isinstance(err, dict) else str(err or detail))[:160]
         except ValueError:
             pass
         if status in (401, 403):

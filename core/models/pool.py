@@ -117,6 +117,11 @@ class ServerPool(GeneratorBase):
     def prompt_style(self) -> str:
         return self._first.prompt_style
 
+    @prompt_style.setter
+    def prompt_style(self, value: str) -> None:
+        for g in self.generators.values():
+            g.prompt_style = value
+
     @property
     def model(self) -> str:
         """The served model's name, asked of the first server that answers."""
@@ -127,6 +132,11 @@ class ServerPool(GeneratorBase):
             except MfactError as exc:
                 last = exc
         raise last or MfactError("no model server answered")
+
+    @model.setter
+    def model(self, value: str) -> None:
+        for g in self.generators.values():
+            g.model = value
 
     def default_prompt(self, entity: str, lang: str) -> str:
         return self._first.default_prompt(entity, lang)

@@ -39,21 +39,23 @@ class CachedVerifier:
         todo = []
         for i, (fact, entity, lang, passages) in enumerate(items):
             if self.cache is not None:
-                keys[i] = VerdictCache.key(self.name, self.version, entity, lang, fact, [e.id for e in passages])
-                cached = self.cache.get(keys[i])
+                key = keys[i] = VerdictCache.key(self.name, self.version, entity, lang, fact, [e.id for e in passages])
+                cached = self.cache.get(key)
                 if cached is not None:
                     out[i] = (cached, True)
                     continue
             todo.append(i)
         fresh = (self.verifier.verify_batch([items[i] for i in todo]) if len(todo) > 1
                  else [self.verifier.verify(*items[i]) for i in todo])
-        for i, v in zip(todo, fresh):
-            out[i] = (self.validate(v, items[i][3]), False)
+        checked = [self.validate(v, items[i][3]) for i, v in zip(todo, fresh)]
+        for i, v in zip(todo, checked):
+            out[i] = (v, False)
         if self.cache is not None:
-            self.cache.put_many([(keys[i], out[i][0]) for i in todo if keys[i] is not None])
+            self.cache.put_many([(k, v) for k, v in zip((keys[i] for i in todo), checked) if k is not None])
+        done = [o for o in out if o is not None]      # every item has its verdict now
         if self.adapter is not None:
-            out = [(self.adapter.apply(v, items[i][2]), c) for i, (v, c) in enumerate(out)]
-        return out
+            done = [(self.adapter.apply(v, items[i][2]), c) for i, (v, c) in enumerate(done)]
+        return done
 
     def validate(self, verdict: Verdict, passages: Sequence[Evidence]) -> Verdict:
         if verdict.label not in LABELS:

@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator
 from ..config import Config
 from ..events import Event
 from ..errors import MfactError
-from ..protocols import (DecodingParams, Embedder, Extractor, Generator, LanguageDetector, Progress,
+from ..protocols import (DecodingParams, Embedder, Extractor, GeneratorBase, LanguageDetector, Progress,
                          Retriever, Verifier)
 from ..session import LABELS, Entity
 from .cache import VerdictCache
@@ -32,7 +32,7 @@ class CheckPipeline:
     default: the one beside the store, as `cfg.adapt` says).
     """
 
-    def __init__(self, generator: Generator | None, extractor: Extractor, retriever: Retriever,
+    def __init__(self, generator: GeneratorBase | None, extractor: Extractor, retriever: Retriever,
                  verifier: Verifier, cfg: Config | None = None, embedder: Embedder | None = None,
                  detector: LanguageDetector | None = None, cache: bool | VerdictCache = True,
                  adapter: Any = None):
@@ -151,7 +151,7 @@ class CheckPipeline:
 
 
 def build_pipeline(cfg: Config, on_progress: Callable[[Progress], None] | None = None,
-                   *, generator: Generator | None = None, need_generator: bool = True) -> CheckPipeline:
+                   *, generator: GeneratorBase | None = None, need_generator: bool = True) -> CheckPipeline:
     """The real stages from the configuration (model, embedder, knowledge, extractor, verifier).
 
     `need_generator=False` skips loading a model (checking a given text with the rules extractor

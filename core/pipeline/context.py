@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from ..protocols import DecodingParams, Embedder, Extractor, Generator, LanguageDetector, Retriever, Verifier
+from ..protocols import DecodingParams, Embedder, Extractor, GeneratorBase, LanguageDetector, Retriever, Verifier
 from ..session import Entity, Session
 from .stats import RunStats
 from .text import TextStream
@@ -14,7 +14,7 @@ from .text import TextStream
 @dataclass(frozen=True)
 class Stages:
     """The stages of one run, taken from the pipeline when the run starts."""
-    generator: Generator | None
+    generator: GeneratorBase | None
     extractor: Extractor
     retriever: Retriever
     verifier: Verifier

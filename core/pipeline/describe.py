@@ -7,7 +7,7 @@ import logging
 from typing import Any, Sequence
 
 from ..config import Config
-from ..protocols import DecodingParams, GeneratorBase, Stage
+from ..protocols import DecodingParams, GeneratorBase, StageLike
 from ..session import GeneratorInfo
 
 log = logging.getLogger("mfact.pipeline")
@@ -18,7 +18,7 @@ def jsonable(obj: Any) -> Any:
     return json.loads(json.dumps(obj, default=str, ensure_ascii=False))
 
 
-def stage_info(obj: Stage | None, kind: str) -> dict[str, Any]:
+def stage_info(obj: StageLike | None, kind: str) -> dict[str, Any]:
     """What a stage is, for the session's config: its name, version and what it describes of
     itself (`Stage.describe`: a generator's backend, model and prompt style, an embedder's dim,
     a retriever's sources, a verifier's options)."""
@@ -28,7 +28,7 @@ def stage_info(obj: Stage | None, kind: str) -> dict[str, Any]:
             **obj.describe()}
 
 
-def new_notices(stages: Sequence[Stage], seen: dict[int, int]) -> list[str]:
+def new_notices(stages: Sequence[StageLike], seen: dict[int, int]) -> list[str]:
     """The notices the stages collected since last asked (`seen`: how many of each were read)."""
     out: list[str] = []
     for stage in stages:

@@ -17,7 +17,7 @@ from ..events import (Event, EvidenceEvent, FactEvent, MetricsEvent, NoticeEvent
 from ..config import Config
 from ..figures import CheckError, RepeatedSentence
 from ..errors import MfactError
-from ..protocols import Chunk, DecodingParams, Generator, Progress, Sentence
+from ..protocols import Chunk, DecodingParams, GeneratorBase, Progress, Sentence
 from ..session import Fact, GeneratorInfo, Session, Verdict
 from .check import CachedVerifier, check_fact
 from .context import RecordContext, RunRequest, Stages
@@ -44,7 +44,7 @@ class Run:
         # a text generated beforehand (a batch) is replayed as one streamed chunk
         text, entity, lang = req.text, req.entity, req.lang
         generated = req.generated
-        self.replay = (text, int(generated[0]), str(generated[1])) if generated is not None else None
+        self.replay = (text or "", int(generated[0]), str(generated[1])) if generated is not None else None
         if generated is not None:
             text = None
         self.stages, self.cfg, self.entity, self.lang = stages, cfg, entity, lang
@@ -246,13 +246,13 @@ class Run:
             yield SentenceEvent(replace(s))
             self.pending_sentences += 1
             self.work.submit(self._extract, s, self.text.clean)
-        s = taken.repeated
-        if s is not None:
+        rep = taken.repeated
+        if rep is not None:
             self.reason = "repetition"
             self.gen_stop.set()
-            self.record.cut = s.start
-            self.session.checks.repeated_sentence = RepeatedSentence(start=s.start, end=s.end)
-            yield NoticeEvent("info", f"stopped: sentence {s.index + 1} repeats an earlier one")
+            self.record.cut = rep.start
+            self.session.checks.repeated_sentence = RepeatedSentence(start=rep.start, end=rep.end)
+            yield NoticeEvent("info", f"stopped: sentence {rep.index + 1} repeats an earlier one")
 
     # ------------------------------------------------------------------ facts and verdicts
 
@@ -336,18 +336,18 @@ class Run:
         self.work.shutdown()
 
 
-def _new_session(req: RunRequest, gen: Generator | None, given_text: str | None, prompt: str,
+def _new_session(req: RunRequest, gen: GeneratorBase | None, given_text: str | None, prompt: str,
                  params: DecodingParams, config: dict[str, Any]) -> Session:
     """The session a run starts from: its generator (none for a given text) and configuration."""
     session = Session(language=req.lang, entity=copy.deepcopy(req.entity), status="running")
-    session.generator = (generator_info(gen, prompt, params) if given_text is None else
+    session.generator = (generator_info(gen, prompt, params) if given_text is None and gen is not None else
                          GeneratorInfo(backend="none", model="", prompt=prompt, params={}, seed=None))
     session.config = config
     session.config["text_source"] = "user" if given_text is not None else "generator"   # or batched
     return session
 
 
-def _generator(stages: Stages) -> Generator:
+def _generator(stages: Stages) -> GeneratorBase:
     if stages.generator is None:   # CheckPipeline.run refuses a run with neither a generator nor a text
         raise MfactError("no generator and no text to check", "give a text or configure a model")
     return stages.generator

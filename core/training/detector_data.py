@@ -277,8 +277,8 @@ class Pools:
                     w = m.group(0).strip(".,;:()[]\"'«»“”")
                     if idx and len(w) > 2 and w[:1].isupper() and w[1:].islower() and w.isalpha():
                         seen[a.lang].add(w)
-        for lang, ws in seen.items():
-            ws = sorted(ws)
+        for lang, found in seen.items():
+            ws = sorted(found)
             rng.shuffle(ws)
             p.names[lang] = ws[:per_lang]
         return p
@@ -355,7 +355,7 @@ def overlap(a: set[str], b: set[str]) -> float:
 
 
 def pick_evidence(target: str, sentences: list[str], rng: random.Random, include: str | None,
-                  exclude: set[int] = frozenset(), k: int | None = None) -> list[str]:
+                  exclude: set[int] | frozenset[int] = frozenset(), k: int | None = None) -> list[str]:
     """The article sentences that best match `target` (lexical overlap), `include` among them
     (the target's original sentence) when given, in a shuffled order."""
     k = k or rng.randint(2, MAX_EVIDENCE_SENTENCES)
@@ -432,7 +432,7 @@ def load_articles(wiki_dir: Path | None, leads: bool = True, silver_dir: Path | 
     silver = silver_index(silver_dir)
     csv.field_size_limit(1 << 30)
     arts: list[Article] = []
-    dropped = defaultdict(int)
+    dropped: defaultdict[str, int] = defaultdict(int)
     for p in files:
         lang = _lang_of(p)
         with p.open(encoding="utf-8", newline="") as fh:

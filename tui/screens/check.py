@@ -11,13 +11,13 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar
 
 from mfact.core.events import FactEvent, NoticeEvent, ProgressEvent, SentenceEvent, StopEvent, TokenEvent
 from mfact.core.pipeline.session_builder import ALL, STALE, SessionBuilder
 from mfact.core.session import Entity, Session
 
+from ..base import MfactScreen
 from ..keys import bindings
 from ..live_metrics import LiveMetrics
 from ..messages import FactClicked, MetricsReady, PipelineWake
@@ -32,7 +32,7 @@ from .check_panes import CheckPanes, step_target
 STORE_POLL_S = 1.0     # how often a window looks for changes made elsewhere (and on focus)
 
 
-class CheckScreen(Screen):
+class CheckScreen(MfactScreen[None]):
     """Check one text: either run the pipeline (`entity`, `lang`) or reopen a saved `session`."""
 
     BINDINGS = bindings("check")
@@ -47,9 +47,10 @@ class CheckScreen(Screen):
         if session is not None:
             self.builder = SessionBuilder.saved(session)
         else:
-            self.builder = self._for_run(entity if isinstance(entity, Entity) else Entity(name=str(entity)), lang)
+            self.builder = self._for_run(entity if isinstance(entity, Entity) else Entity(name=str(entity)),
+                                         str(lang))
         self.keeper = SessionKeeper(self, saved=session is not None)
-        self.feed = RunFeed(lambda **kw: self.app.get_pipeline(**kw), lambda: self.post_message(PipelineWake()))
+        self.feed = RunFeed(lambda **kw: self.mfact.get_pipeline(**kw), lambda: self.post_message(PipelineWake()))
         self.live = LiveMetrics(self)
         self.panes = CheckPanes(self)
         self.selected: str | None = None
@@ -70,7 +71,7 @@ class CheckScreen(Screen):
 
     def app_cfg(self):
         try:
-            return self.app.cfg
+            return self.mfact.cfg
         except Exception:  # noqa: BLE001 - not mounted yet
             return None
 
@@ -224,7 +225,7 @@ class CheckScreen(Screen):
             return
         self.keeper.relabel(f, label)
         self._after_label_change(f)
-        self.app.adapt.labelled()
+        self.mfact.adapt.labelled()
 
     def action_next_uncertain(self) -> None:
         from mfact.core.adapt.features import next_uncertain
@@ -311,11 +312,11 @@ class CheckScreen(Screen):
 
     def action_export(self) -> None:
         from .export import ExportScreen
-        self.app.push_screen(ExportScreen(self.session, self.app.export_dir))
+        self.app.push_screen(ExportScreen(self.session, self.mfact.export_dir))
 
     def action_new_check(self) -> None:
         self.shutdown()
-        self.app.pop_to_start()
+        self.mfact.pop_to_start()
 
     def shutdown(self) -> None:
         """Stop the run and save what there is (called on quit and when leaving): a session opened

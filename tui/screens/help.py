@@ -44,5 +44,5 @@ class HelpScreen(ModalScreen[None]):
                               style="bold"))
             yield Static(help_table(getattr(self.app, "keymap", {})), id="help-table")
 
-    def action_dismiss(self) -> None:
+    async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(None)

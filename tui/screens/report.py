@@ -13,9 +13,9 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from ..base import MfactScreen
 from ..keys import bindings
 from ..render import Palette, fmt_num, fmt_pct, one_line
 
@@ -78,7 +78,7 @@ def report_rows(report: Report) -> list[tuple[str, str, Figures]]:
     return rows
 
 
-class ReportScreen(Screen):
+class ReportScreen(MfactScreen[None]):
     BINDINGS = bindings("report")
     SCOPE = "report"
 
@@ -106,7 +106,7 @@ class ReportScreen(Screen):
         try:
             from mfact.core.report import Report, build_report
             from mfact.core.store import Store
-            store = Store(self.app.store.path) if self.app.store is not None else None
+            store = Store(self.mfact.store.path) if self.mfact.store is not None else None
             sessions = list(store.iter_sessions()) if store is not None else []
             if store is not None:
                 store.close()

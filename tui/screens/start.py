@@ -11,7 +11,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, OptionList, Select
@@ -21,6 +20,7 @@ from mfact.core.batch import name_problem
 from mfact.core.errors import MfactError
 from mfact.core.session import Entity
 
+from ..base import MfactScreen
 from ..keys import bindings
 from ..messages import EntityResolved, SuggestionsReady
 from ..render import one_line
@@ -38,7 +38,7 @@ def _spawn(fn, *args) -> None:
     threading.Thread(target=fn, args=args, daemon=True, name="mfact-tui-lookup").start()
 
 
-class StartScreen(Screen):
+class StartScreen(MfactScreen[None]):
     BINDINGS = bindings("start")
     SCOPE = "start"
 
@@ -49,7 +49,7 @@ class StartScreen(Screen):
         self._proceed_anyway: str | None = None
 
     def compose(self) -> ComposeResult:
-        cfg = self.app.cfg
+        cfg = self.mfact.cfg
         with Horizontal(id="start"):
             with Vertical(id="start-left"):
                 yield Input(placeholder="type to filter languages", id="lang-filter")
@@ -91,7 +91,7 @@ class StartScreen(Screen):
 
     def _recent_models(self) -> list[str]:
         models = ["embedded"]
-        store = self.app.store
+        store = self.mfact.store
         if store is not None:
             try:
                 for s in store.list_sessions(limit=50):
@@ -104,7 +104,7 @@ class StartScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(LanguageTable).setup()
         self._fill_languages("")
-        initial = (getattr(self.app, "initial", None) or {}).get("lang")
+        initial = self.mfact.initial.get("lang")
         if initial:
             self.select_language(initial)
         self.query_one(RecentSessions).setup()
@@ -151,12 +151,12 @@ class StartScreen(Screen):
             self._show_suggestions([])
             return
         lang = self.selected_language()
-        self._suggest_timer = self.set_timer(self.app.suggest_delay,
+        self._suggest_timer = self.set_timer(self.mfact.suggest_delay,
                                              lambda: _spawn(self._fetch_suggestions, prefix, lang))
 
     def _fetch_suggestions(self, prefix: str, lang: str) -> None:
         try:
-            items = list(self.app.suggest_fn(prefix, lang, self.app.cfg, 10))
+            items = list(self.mfact.suggest_fn(prefix, lang, self.mfact.cfg, 10))
             self.post_message(SuggestionsReady(prefix, lang, items))
         except Exception as exc:  # noqa: BLE001 - suggestions are a help, never an obstacle
             log.info("suggestions failed: %s", exc)
@@ -216,7 +216,7 @@ class StartScreen(Screen):
 
     def _resolve(self, name: str, lang: str) -> None:
         try:
-            match = self.app.resolve_fn(name, lang, self.app.cfg)
+            match = self.mfact.resolve_fn(name, lang, self.mfact.cfg)
         except Exception as exc:  # noqa: BLE001 - no knowledge source: check the name as given
             log.info("resolving %r failed: %s", name, exc)
             match = None
@@ -251,10 +251,10 @@ class StartScreen(Screen):
         self._choices_for = None
         self._proceed_anyway = None
         self._show_suggestions([])
-        self.app.start_check(entity, self.selected_language())
+        self.mfact.start_check(entity, self.selected_language())
 
     def _apply_options(self) -> None:
-        cfg = self.app.cfg
+        cfg = self.mfact.cfg
         before = cfg.to_dict()
         model = self.query_one("#model", Input).value.strip() or "embedded"
         if model.startswith(("http://", "https://")):
@@ -278,12 +278,12 @@ class StartScreen(Screen):
         cfg.stop_at_drift = self.query_one("#opt-stop-drift", Checkbox).value
         cfg.offline = self.query_one("#opt-offline", Checkbox).value
         if cfg.to_dict() != before:
-            self.app.reset_pipeline()
+            self.mfact.reset_pipeline()
 
     # ------------------------------------------------------------------ recent sessions
 
     def refresh_recent(self) -> None:
-        error = self.query_one(RecentSessions).fill(self.app.store)
+        error = self.query_one(RecentSessions).fill(self.mfact.store)
         if error is not None:
             self.notify(f"Cannot list sessions: {error}", severity="error", markup=False)
 
@@ -293,28 +293,28 @@ class StartScreen(Screen):
     @on(DataTable.RowSelected, "#recent")
     def action_open_session(self) -> None:
         sid = self._recent_id()
-        if sid is None or self.app.store is None:
+        if sid is None or self.mfact.store is None:
             self.notify("No session selected.", timeout=2)
             return
         try:
-            session = self.app.store.get_session(sid)
+            session = self.mfact.store.get_session(sid)
         except MfactError as exc:
             self.notify(f"{exc.message}\n{exc.hint}", severity="error", markup=False)
             return
-        self.app.open_session(session)
+        self.mfact.open_session(session)
 
     def action_delete_session(self) -> None:
         sid = self._recent_id()
-        if sid is None or self.app.store is None:
+        if sid is None or self.mfact.store is None:
             self.notify("No session selected.", timeout=2)
             return
-        self.app.store.delete_session(sid)
+        self.mfact.store.delete_session(sid)
         self.notify(f"Deleted session {sid}.", timeout=3)
         self.refresh_recent()
 
     @on(Button.Pressed, "#start-report")
     def _report(self) -> None:
-        self.app.action_report()
+        self.mfact.action_report()
 
     # ------------------------------------------------------------------ check a text
 
@@ -335,4 +335,4 @@ class StartScreen(Screen):
         if result is None:
             return
         text, entity, lang = result
-        self.app.start_check(Entity(name=entity), lang, text=text)
+        self.mfact.start_check(Entity(name=entity), lang, text=text)

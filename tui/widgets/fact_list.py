@@ -185,7 +185,7 @@ class FactList(ScrollView, can_focus=True):
         self._cache[i] = (key, strip)
         return strip
 
-    _base_style = None
+    _base_style: Style | None = None
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

@@ -3,6 +3,7 @@ recent sessions of the store."""
 from __future__ import annotations
 
 from rich.text import Text
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
 from mfact.core.languages import LANGUAGES, get_language
@@ -41,7 +42,7 @@ class LanguageTable(DataTable):
         if not self.row_count:
             return self.last
         try:
-            code = self.coordinate_to_cell_key((self.cursor_row, 0)).row_key.value
+            code = self.coordinate_to_cell_key(Coordinate(self.cursor_row, 0)).row_key.value
         except Exception:  # noqa: BLE001 - no row under the cursor
             code = None
         self.last = code or self.last
@@ -84,4 +85,4 @@ class RecentSessions(DataTable):
     def selected_id(self) -> str | None:
         if not self.row_count:
             return None
-        return self.coordinate_to_cell_key((self.cursor_row, 0)).row_key.value
+        return self.coordinate_to_cell_key(Coordinate(self.cursor_row, 0)).row_key.value

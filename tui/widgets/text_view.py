@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from rich._wrap import divide_line
 from rich.segment import Segment
@@ -146,7 +146,8 @@ def wrap_lines(console, options, text: Text, prev: Wrapped | None = None) -> Wra
               and options.justify in (None, "default") and text.overflow in (None, "fold"))
     if not usable:
         return Wrapped(text, width, render_lines(console, options, text), None)
-    lines = starts = None
+    lines: list | None = None
+    starts: list[int] | None = None
     if (prev is not None and prev.width == width and prev.starts is not None
             and _same_kind(prev.text, text)):
         old = prev.text.plain
@@ -162,7 +163,7 @@ def wrap_lines(console, options, text: Text, prev: Wrapped | None = None) -> Wra
             cut = prev.starts[r]
             lines = prev.lines[:r] + render_lines(console, options, text[cut:])
             starts = prev.starts[:r] + _line_starts(plain[cut:], width, cut)
-    if lines is None:
+    if lines is None or starts is None:
         lines = render_lines(console, options, text)
         starts = _line_starts(plain, width)
     if len(starts) != len(lines):        # not as expected: no partial wrap of this text next time
@@ -174,10 +175,12 @@ def _rewrap_ranges(console, options, text: Text, prev: Wrapped, ranges: list[tup
     """`prev.lines` with the lines that the character ranges touch rendered again (None: render
     everything)."""
     starts, plain = prev.starts, text.plain
+    if starts is None:
+        return None
     n = len(starts)
     if not ranges:
         return prev.lines
-    touched = set()
+    touched: set[int] = set()
     for a, b in ranges:
         i = max(0, bisect_right(starts, a) - 1)
         j = max(i, bisect_left(starts, max(a + 1, b)))      # lines starting before b
@@ -197,19 +200,18 @@ def _rewrap_ranges(console, options, text: Text, prev: Wrapped, ranges: list[tup
     return lines
 
 
-def _runs(rows: list[int]):
+def _runs(rows: list[int]) -> Iterator[tuple[int, int]]:
     """[first, last + 1) of each run of consecutive numbers."""
-    start = prev = None
-    for r in rows:
-        if start is None:
-            start = prev = r
-        elif r == prev + 1:
+    if not rows:
+        return
+    start = prev = rows[0]
+    for r in rows[1:]:
+        if r == prev + 1:
             prev = r
         else:
             yield start, prev + 1
             start = prev = r
-    if start is not None:
-        yield start, prev + 1
+    yield start, prev + 1
 
 
 class TextView(ScrollView, can_focus=True):

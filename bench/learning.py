@@ -262,7 +262,7 @@ def png(path: str, results: dict[str, dict]) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print(f"(no PNG: matplotlib is not installed; the chart above is the plot)")
+        print("(no PNG: matplotlib is not installed; the chart above is the plot)")
         return
     fig, axes = plt.subplots(1, len(results), figsize=(3 * len(results), 3), sharey=True, squeeze=False)
     for ax, (name, res) in zip(axes[0], results.items()):

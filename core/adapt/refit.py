@@ -100,8 +100,9 @@ def serve() -> int:
     lower CPU priority (nice 10): on a busy machine the app's keys come first."""
     import os
     try:
-        os.nice(10)
-    except (AttributeError, OSError):
+        if hasattr(os, "nice"):         # not on every platform
+            os.nice(10)
+    except OSError:
         pass
     for line in sys.stdin:
         if not line.strip():

@@ -54,9 +54,9 @@ def cmd_learn(args) -> int:
         if args.dry_run:
             out("would write an empty adaptation (--dry-run: nothing written)")
             return 0
-        a = A.reset_adaptation(A.next_number(), verifier)
-        path = A.save_adaptation(a)
-        out(f"adaptation {a.version} written to {path}: the unadapted verifier from now on"
+        empty = A.reset_adaptation(A.next_number(), verifier)
+        path = A.save_adaptation(empty)
+        out(f"adaptation {empty.version} written to {path}: the unadapted verifier from now on"
             " (stored verdicts change only through `mfact rejudge`)")
         return 0
     langs = _langs(args.lang)

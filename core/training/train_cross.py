@@ -40,12 +40,12 @@ import torch
 from ..checking.cross_model import (MAX_FACT_TOKENS, MAX_PASSAGE_TOKENS, encode_texts, new_model, save_weights,
                           stack_states)
 from ..checking.synth import Pair, lead_pairs, template_pairs
-from ..checking.train_verifier import ece
+from .train_verifier import ece
 
 TRAIN_LANGS = ["en", "es", "fr", "de", "ru", "zh", "ar", "hi", "vi"]
 HELDOUT_LANGS = ["bg", "el", "sw", "th", "tr", "ur"]
 ALL_LANGS = TRAIN_LANGS + HELDOUT_LANGS
-DEFAULT_OUT = Path(__file__).parent / "data" / "cross_verifier.pt"
+DEFAULT_OUT = Path(__file__).parents[1] / "checking" / "data" / "cross_verifier.pt"
 
 
 def _h(s: str) -> int:

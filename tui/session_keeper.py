@@ -25,13 +25,17 @@ import dataclasses
 import logging
 import threading
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mfact.core.errors import MfactError
 from mfact.core.session import Fact, HumanLabel, Session
 from mfact.core.store import LabelConflict
 
 log = logging.getLogger("mfact.tui")
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .base import MfactScreen
+    from .screens.check_view import CheckView
 
 
 class Pending:
@@ -48,11 +52,12 @@ Undo = tuple[str, HumanLabel | None, int | Pending | None]
 
 
 class SessionKeeper:
-    """`screen` gives the session (`screen.session`, kept by `screen.builder`), whether a run is
-    going (`screen.running`) and the app (store, notifications)."""
+    """The view's session (kept by its builder) and whether a run is going come from `view`; the
+    store, notifications and workers from the screen's app."""
 
-    def __init__(self, screen: Any, saved: bool = False):
+    def __init__(self, screen: MfactScreen, view: CheckView, saved: bool = False):
         self.screen = screen
+        self.view = view
         self.saved = saved
         self._known_stored = False
         self._stale = False     # a first save or a change behind it failed: the next label saves all
@@ -77,7 +82,7 @@ class SessionKeeper:
             return
         self.wait()
         try:
-            store.save_session(self.screen.session)
+            store.save_session(self.view.session)
             self.saved = self._known_stored = True
             self._stale = False
         except Exception as exc:  # noqa: BLE001 - keep the app alive; say what happened
@@ -109,9 +114,9 @@ class SessionKeeper:
             if isinstance(seq, Pending):
                 seq = seq.seq
         done = False
-        if seq is not None and store is not None and self.saved and not screen.running:
+        if seq is not None and store is not None and self.saved and not self.view.running:
             try:
-                done = store.undo_label(screen.session.id, seq=seq) is not None
+                done = store.undo_label(self.view.session.id, seq=seq) is not None
             except LabelConflict as exc:
                 f.human = HumanLabel(exc.label) if exc.label else None
                 screen.notify(exc.message, timeout=4, markup=False)
@@ -136,11 +141,11 @@ class SessionKeeper:
                 self._queue.append(("set", f.id, label, pending))
                 return pending
         try:
-            if self.saved and not screen.running:
+            if self.saved and not self.view.running:
                 if self._stale or not self._in_store(store):
                     self._start_first_save(store)   # one opened from a file: the whole session goes in
                     return None
-                return store.relabel(screen.session.id, f.id, label).seq
+                return store.relabel(self.view.session.id, f.id, label).seq
             self.save()     # a run's session: the whole session goes in
         except MfactError as exc:
             screen.app.notify(f"{exc.message}\n{exc.hint}", severity="error", markup=False)
@@ -150,7 +155,7 @@ class SessionKeeper:
     # ------------------------------------------------------------------ the first save, off the UI thread
 
     def _start_first_save(self, store) -> None:
-        session = self.screen.session
+        session = self.view.session
         snap = copy.copy(session)
         humans = [f.human for f in session.facts]     # the labels as they are at this key
         self._stale = False
@@ -232,21 +237,21 @@ class SessionKeeper:
         """Whether the session is in the store (asked once: a session opened from an exported
         file is not, until its first label saves it)."""
         if not self._known_stored:
-            self._known_stored = store.has_session(self.screen.session.id)
+            self._known_stored = store.has_session(self.view.session.id)
         return self._known_stored
 
     # ------------------------------------------------------------------ other windows
 
     def changes_elsewhere(self) -> list[Fact] | Session | None:
         """Take in what another window or process changed in this session in the store: the
-        facts whose human label changed (now changed in `screen.builder`), or the session read
+        facts whose human label changed (now changed in `self.view.builder`), or the session read
         back when it was replaced (re-imported with other facts; this window's undo is dropped).
         None when nothing changed, or the store could not say (busy or gone: the next tick
         tries again). Cheap when nothing changed: one PRAGMA (the first look reads the labels)."""
         store = self.store
-        if store is None or not self.saved or self.screen.running or self._flight is not None or self._stale:
+        if store is None or not self.saved or self.view.running or self._flight is not None or self._stale:
             return None         # while the first save runs or after it failed the store is behind
-        sid = self.screen.session.id
+        sid = self.view.session.id
         try:
             version = store.data_version()
             if self._seen is not None and self._seen[0] == version:
@@ -256,7 +261,7 @@ class SessionKeeper:
             self._seen = (version, rev)
             if same:      # the first look compares the store with what this window shows
                 return None
-            moved = self.screen.builder.take_labels(store.human_labels(sid))
+            moved = self.view.builder.take_labels(store.human_labels(sid))
             if moved is not None:
                 return moved
             session = store.get_session(sid)

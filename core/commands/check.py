@@ -266,6 +266,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     out, err = sys.stdout, sys.stderr
     printer = _Printer(err if args.json else out, err, stream_text=not args.json)
     on_progress = _progress_printer(err)
+    if text is not None:
+        from ..embedders import embed_alone
+        embed_alone()               # a given text: no generator beside the checks, every core embeds
     pipeline = build_pipeline(cfg, on_progress=on_progress, need_generator=text is None)
     if passages is not None:
         from ..knowledge.given import GivenRetriever, size_words

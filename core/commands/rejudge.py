@@ -62,6 +62,8 @@ def cmd_rejudge(args) -> int:
     if bool(args.all) == bool(args.session_id):
         raise MfactError("give either a SESSION_ID or --all", "see `mfact sessions list`")
     cfg = config_from_args(args)
+    from ..embedders import embed_alone
+    embed_alone()                   # re-checks only: the embedder takes every core
     store = Store()
     try:
         ids = ([s.id for s in store.list_sessions(language=args.lang)][::-1] if args.all

@@ -73,6 +73,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
 
     store = Store()
+    if args.texts:
+        from ..embedders import embed_alone
+        embed_alone()               # given texts: no generator beside the checks, every core embeds
 
     import functools
 

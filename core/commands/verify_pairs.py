@@ -124,6 +124,8 @@ def cmd_verify_pairs(args) -> int:
     if not pairs:
         return 1                    # every row was refused, each in its own line above
     cfg = config_from_args(args)
+    from ..embedders import embed_alone
+    embed_alone()                   # no generator runs beside the checks: the embedder takes every core
     generator = None
     if cfg.verifier == "llm":
         from ..models import load_generator

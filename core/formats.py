@@ -476,6 +476,29 @@ def write_sessions(sessions: list[Session], path: str | Path, fmt: str = "mfact"
     return atomic_write(path, dumps_sessions(sessions, fmt, single))
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux says it (/proc), else by setting
+    and restoring it."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _file_mode(path: Path) -> int:
+    """The permission bits a replaced file keeps, or those `open()` would give a new one."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
 def atomic_write(path: str | Path, content: str) -> Path:
     """Write `content` to a regular file atomically (temp file, fsync, rename). A target that exists
     and is not a regular file (a device such as /dev/stdout or /dev/full, a FIFO) is written in
@@ -490,11 +513,13 @@ def atomic_write(path: str | Path, content: str) -> Path:
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise MfactError(f"{path}: the folder {parent} does not exist")
+    mode = _file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(content)
             fh.flush()
+            os.fchmod(fh.fileno(), mode)     # mkstemp's 0600 would make a page put on a web server unreadable
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException as exc:

@@ -201,3 +201,21 @@ def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):
 def test_atomic_write_to_missing_folder(tmp_path):
     with pytest.raises(MfactError, match="does not exist"):
         write_sessions([_mfact_session()], tmp_path / "no" / "out.json")
+
+
+def test_atomic_write_gives_the_mode_open_would_and_keeps_a_replaced_files(tmp_path):
+    """An exported page or session file is readable as any file the user writes (umask 022: 0644),
+    not mkstemp's 0600; a file it replaces keeps its own mode."""
+    old = os.umask(0o022)
+    try:
+        new = formats.atomic_write(tmp_path / "page.html", "<p>x</p>")
+        assert new.stat().st_mode & 0o777 == 0o644
+        kept = tmp_path / "private.json"
+        kept.write_text("{}")
+        kept.chmod(0o600)
+        formats.atomic_write(kept, "[]")
+        assert kept.stat().st_mode & 0o777 == 0o600 and kept.read_text() == "[]"
+        os.umask(0o077)
+        assert formats.atomic_write(tmp_path / "b.json", "1").stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(old)

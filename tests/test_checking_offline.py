@@ -109,7 +109,15 @@ def test_ir_rule_is_conservative(fact, entity, expected):
     # a capitalised first word that the evidence writes in lower case is a common word
     ("Les véhicules électriques ont été produits en 1990.", "", False),
     ("Électriques ont été les premiers véhicules.", "les véhicules électriques de la marque", False),
-    ("Électriques ont été les premiers véhicules.", "la marque Renault", True),
+    # a first word alone is a name only when something says so: not "Électriques" here (the
+    # evidence never writes it), nor the sentence-initial common words of Latin or Malay answers
+    ("Électriques ont été les premiers véhicules.", "la marque Renault", False),
+    ("Humanum capillum circiter millionem atomorum carbonii latus est.", "de atomis", False),
+    ("Ramai yang berpendapat bahawa not kertas lebih berharga.", "not polimer", False),
+    # ... but it is when the evidence writes it capitalised inside a sentence, or a name follows
+    ("Einstein won the Nobel Prize in 1921.", "She worked with Einstein in Paris.", True),
+    ("Einstein won the Nobel Prize in 1921.", "", False),
+    ("Albert Einstein won the Nobel Prize.", "", True),
 ])
 def test_ir_rule_skips_function_words_and_reads_the_evidence(fact, context, expected):
     assert is_about_someone_else(fact, "Marie Curie", context) is expected

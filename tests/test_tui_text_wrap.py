@@ -1,6 +1,7 @@
 """The text pane wraps a streamed text again from its last lines only (tui/widgets/text_view.py
-`wrap_lines`): after any sequence of appends and restylings the lines are exactly those of a full
-render, for any width, with wide characters, long words, paragraphs and styles."""
+`wrap_lines`): after any sequence of appends, restylings and edits inside (verdict glyphs swapped,
+a drift marker put in) the lines are exactly those of a full render, for any width, with wide
+characters, long words, paragraphs and styles."""
 from __future__ import annotations
 
 import random
@@ -68,8 +69,17 @@ def test_streamed_wrap_equals_full_render(seed, width, steps):
         elif spans and r < 0.93:           # the selection moves: one span changes its style
             k = rng.randrange(len(spans))
             spans[k] = (spans[k][0], spans[k][1], rng.choice(STYLES))
-        elif spans:                        # a span goes (a relabel drops an NS underline)
+        elif spans and r < 0.96:           # a span goes (a relabel drops an NS underline)
             spans.pop(rng.randrange(len(spans)))
+        elif plain:                        # an edit inside: a verdict glyph replaced, a drift marker put in
+            a = rng.randrange(len(plain))
+            cut = min(len(plain), a + rng.choice([0, 1, 1, 2]))
+            put = rng.choice(["✗", "✓", "…", "?", " ▼drift ", "", "出", "\n", "x"])
+            plain = plain[:a] + put + plain[cut:]
+            delta = len(put) - (cut - a)
+            spans = [(x if x < cut else x + delta, y if y <= a else max(a, y + delta), st_)
+                     for x, y, st_ in spans]
+            spans = [(x, y, st_) for x, y, st_ in spans if y > x]
         text = styled(rng, plain, spans)
         options, want = full(con, text, width)
         got = wrap_lines(con, options, text, prev)
@@ -115,3 +125,30 @@ def test_facts_in_window_by_binary_search(seed, n, start, size, sort):
     assert facts_in_window(facts, start, start + size, index) == want
     assert want == [i for i, f in enumerate(facts) if f.span[1] > start and f.span[0] < start + size]
     assert not index.fits(facts + [])
+
+
+def test_a_verdict_glyph_or_marker_inside_rewraps_only_from_its_line():
+    """"…" becoming "✗" in the middle of a long text renders only the line it is on; a marker put
+    in renders from the line before it on, not the lines above."""
+    con = console()
+    words = "".join(f"Marie Curie wrote paper number {i} on radioactivity.… " for i in range(40))
+    options, _ = full(con, Text(words), 40)
+    prev = wrap_lines(con, options, Text(words))
+    k = words.index("…", len(words) // 2)
+    swapped = Text(words[:k] + "✗" + words[k + 1:])
+    got = wrap_lines(con, options, swapped, prev)
+    assert got.lines == full(con, swapped, 40)[1]
+    assert sum(a is not b for a, b in zip(got.lines, prev.lines)) == 1
+    marked = Text(words[:k] + "✗ ▼drift" + words[k + 1:])
+    again = wrap_lines(con, options, marked, got)
+    assert again.lines == full(con, marked, 40)[1]
+    assert again.lines[0] is got.lines[0] and again.lines[len(again.lines) // 3] is got.lines[len(again.lines) // 3]
+    # in paragraphs, the lines after the edited one are the old ones, shifted
+    paras = "".join(f"Marie Curie wrote paper number {i} on radioactivity.… " + ("\n" if i % 4 == 3 else "")
+                    for i in range(40))
+    prev = wrap_lines(con, options, Text(paras))
+    k = paras.index("…", len(paras) // 2)
+    edited = Text(paras[:k] + "✓ supported" + paras[k + 1:])
+    got = wrap_lines(con, options, edited, prev)
+    assert got.lines == full(con, edited, 40)[1]
+    assert got.lines[-1] is prev.lines[-1] and sum(x is not y for x, y in zip(got.lines[::-1], prev.lines[::-1])) <= 6

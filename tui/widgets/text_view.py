@@ -151,24 +151,116 @@ def wrap_lines(console, options, text: Text, prev: Wrapped | None = None) -> Wra
     if (prev is not None and prev.width == width and prev.starts is not None
             and _same_kind(prev.text, text)):
         old = prev.text.plain
-        if plain == old:
+        swapped = _swapped_chars(old, plain) if plain != old else []
+        if swapped is not None:
             ranges = _restyled(prev.text, text)
             if ranges is not None:
-                lines = _rewrap_ranges(console, options, text, prev, ranges)
+                lines = _rewrap_ranges(console, options, text, prev, ranges + swapped)
                 starts = prev.starts
         elif _appended(prev.text, text):
-            r = max(0, len(prev.starts) - 2)
-            while r > 0 and not _restart_ok(old, prev.starts[r]):
-                r -= 1
-            cut = prev.starts[r]
-            lines = prev.lines[:r] + render_lines(console, options, text[cut:])
-            starts = prev.starts[:r] + _line_starts(plain[cut:], width, cut)
+            lines, starts = _wrap_tail(console, options, text, prev, len(prev.starts) - 2)
+        else:
+            first = _first_difference(prev.text, text)
+            if first > 0:
+                lines, starts = _wrap_tail(console, options, text, prev, bisect_right(prev.starts, first) - 2)
     if lines is None or starts is None:
         lines = render_lines(console, options, text)
         starts = _line_starts(plain, width)
     if len(starts) != len(lines):        # not as expected: no partial wrap of this text next time
         starts = None
     return Wrapped(text, width, lines, starts)
+
+
+def _wrap_tail(console, options, text: Text, prev: Wrapped, r: int) -> tuple[list, list]:
+    """`prev`'s lines before line `r` (or an earlier one wrapping can restart at), the rest of
+    `text` wrapped afresh. Greedy wrapping: a line's end depends on the first word of the next
+    line, so `r` is the line before the one holding the first change.
+
+    After an edit inside (a label's word changed, a marker put in), the lines from the first new
+    line start past the edit that falls on an old line start (shifted by the edit's length) are the
+    old lines: wrapping from a line start depends only on the text from there on."""
+    old, plain = prev.text.plain, text.plain
+    assert prev.starts is not None        # wrap_lines takes this path only with the line starts
+    r = max(0, r)
+    while r > 0 and not _restart_ok(old, prev.starts[r]):
+        r -= 1
+    cut = prev.starts[r]
+    starts = _line_starts(plain[cut:], options.max_width, cut)
+    same = _resync(prev, text, starts, cut)
+    if same is not None:
+        m, j = same
+        b = starts[m]
+        mid = render_lines(console, options, text[cut:b - 1 if plain[b - 1] == "\n" else b])
+        if len(mid) == m:
+            delta = len(plain) - len(old)
+            return prev.lines[:r] + mid + prev.lines[j:], prev.starts[:r] + starts[:m] + [x + delta for x in prev.starts[j:]]
+    return prev.lines[:r] + render_lines(console, options, text[cut:]), prev.starts[:r] + starts
+
+
+def _resync(prev: Wrapped, text: Text, starts: list[int], cut: int) -> tuple[int, int] | None:
+    """(m, j): the first of the new line `starts` after the edit that is old line start j shifted
+    by the edit's length, with the same characters and styles from there on; None if none is."""
+    old, plain = prev.text.plain, text.plain
+    assert prev.starts is not None
+    delta = len(plain) - len(old)
+    n = min(len(old), len(plain))
+    suffix = 0
+    while suffix < n and old[-1 - suffix] == plain[-1 - suffix]:
+        suffix += 1
+    edit_end = len(plain) - suffix
+    for m, b in enumerate(starts):
+        if b <= cut or b < edit_end or b - delta < 0:
+            continue
+        j = bisect_left(prev.starts, b - delta)
+        if j >= len(prev.starts) or prev.starts[j] != b - delta:
+            continue
+        tail_old = [(sp.start - (b - delta), sp.end - (b - delta), sp.style) for sp in prev.text.spans if sp.end > b - delta]
+        tail_new = [(sp.start - b, sp.end - b, sp.style) for sp in text.spans if sp.end > b]
+        clip = lambda xs: [(max(0, x), y, st) for x, y, st in xs]  # noqa: E731
+        return (m, j) if clip(tail_old) == clip(tail_new) else None
+    return None
+
+
+def _swapped_chars(old: str, new: str) -> list[tuple[int, int]] | None:
+    """The character ranges where two texts of the same length differ, when each differing
+    character keeps its cell width and whether it is a space (so every line keeps its breaks: a
+    verdict glyph "…" becoming "✗", "✗" becoming "✓"); None otherwise."""
+    if len(old) != len(new):
+        return None
+    from rich.cells import cell_len
+
+    out: list[tuple[int, int]] = []
+    for i, (a, b) in enumerate(zip(old, new)):
+        if a == b:
+            continue
+        if a.isspace() or b.isspace() or a == "\n" or b == "\n" or cell_len(a) != cell_len(b):
+            return None
+        if out and out[-1][1] == i:
+            out[-1] = (out[-1][0], i + 1)
+        else:
+            out.append((i, i + 1))
+    return out
+
+
+def _first_difference(old: Text, new: Text) -> int:
+    """Where two texts first differ, in characters or in the styles of the characters before
+    (0 when they differ from the start, or their spans before that point are not the same)."""
+    a, b = old.plain, new.plain
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+
+    def head(spans):
+        return [(sp.start, min(sp.end, i), sp.style) for sp in spans if sp.start < i]
+
+    while i > 0 and head(old.spans) != head(new.spans):
+        # a style differs before the first changed character: start where the first such span does
+        hs_old, hs_new = head(old.spans), head(new.spans)
+        k = next((j for j, (x, y) in enumerate(zip(hs_old, hs_new)) if x != y), min(len(hs_old), len(hs_new)))
+        starts = [x[0] for x in hs_old[k:k + 1] + hs_new[k:k + 1]]
+        i = min(starts) if starts else 0
+    return i
 
 
 def _rewrap_ranges(console, options, text: Text, prev: Wrapped, ranges: list[tuple[int, int]]):

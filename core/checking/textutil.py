@@ -54,6 +54,31 @@ keinen keiner nie niemals ohne non mai nessun nessuna senza não nunca nenhum ne
 نہیں نہ کبھی نہیں बिना नहीं न कभी ना না নয় নেই কখনো δεν μην ποτέ χωρίς не няма никога без
 """.split()) | {"不", "没", "沒", "无", "無", "未", "非", "别", "ไม่", "ไม่ได้", "ない", "않", "안", "못"}
 
+# Serbian is written in Cyrillic and in Latin letters, one to one (Wikipedia's articles mostly in
+# Cyrillic, people often in Latin): the lexical features compare words in the Latin spelling.
+# The mapping is Serbian's official one (Cyrillic letters of other languages keep theirs).
+SERBIAN_LATIN = str.maketrans({
+    "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "ђ": "đ", "е": "e", "ж": "ž", "з": "z", "и": "i",
+    "ј": "j", "к": "k", "л": "l", "љ": "lj", "м": "m", "н": "n", "њ": "nj", "о": "o", "п": "p", "р": "r",
+    "с": "s", "т": "t", "ћ": "ć", "у": "u", "ф": "f", "х": "h", "ц": "c", "ч": "č", "џ": "dž", "ш": "š"})
+
+
+def fold_script(word: str) -> str:
+    """A lower-case word in the Latin spelling where it is Serbian Cyrillic ("београд" ->
+    "beograd"); words with letters Serbian does not use (Russian ы, я, й...) stay as they are."""
+    if not word or word.isascii():
+        return word
+    folded = word.translate(SERBIAN_LATIN)
+    return word if _OTHER_CYRILLIC.search(folded) else folded
+
+
+_OTHER_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+
+# the function words and negations in the spelling `tokens` gives them
+STOPWORDS |= {fold_script(w) for w in STOPWORDS}
+NEGATIONS |= {fold_script(w) for w in NEGATIONS}
+
+
 def normalise_digits(text: str) -> str:
     """Replace digits of any script (Arabic-Indic ٣, Bengali ৩, Devanagari ३, ...) by ASCII digits."""
     out = []
@@ -97,7 +122,7 @@ def words_with_offsets(text: str) -> list[tuple[str, int, int]]:
 
 
 def tokens(text: str) -> list[str]:
-    return [normalise_digits(w.lower()) for w, _s, _e in words_with_offsets(text)]
+    return [fold_script(normalise_digits(w.lower())) for w, _s, _e in words_with_offsets(text)]
 
 
 def content_tokens(text: str) -> list[str]:

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from .textutil import STOPWORDS, normalise_digits
+from .textutil import STOPWORDS, fold_script, normalise_digits
 
 _WORDS = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
@@ -37,6 +37,7 @@ class Window:
 def terms(text: str) -> list[str]:
     out: list[str] = []
     for w in _WORDS.findall(normalise_digits(text).casefold()):
+        w = fold_script(w)
         if _CJK.search(w):
             out.extend(w[i:i + 2] for i in range(max(1, len(w) - 1)))
         elif w not in STOPWORDS:

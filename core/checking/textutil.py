@@ -74,9 +74,6 @@ def fold_script(word: str) -> str:
 
 _OTHER_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 
-# the function words and negations in the spelling `tokens` gives them
-STOPWORDS |= {fold_script(w) for w in STOPWORDS}
-NEGATIONS |= {fold_script(w) for w in NEGATIONS}
 
 
 def normalise_digits(text: str) -> str:
@@ -126,7 +123,21 @@ def tokens(text: str) -> list[str]:
 
 
 def content_tokens(text: str) -> list[str]:
-    return [t for t in tokens(text) if t not in STOPWORDS and (len(t) > 1 or is_cjk_char(t) or t.isdigit())]
+    """`tokens` without the function words (recognised as written: "со" is Russian's, "so" is not)."""
+    out = []
+    for w, _s, _e in words_with_offsets(text):
+        raw = normalise_digits(w.lower())
+        if raw in STOPWORDS:
+            continue
+        t = fold_script(raw)
+        if len(t) > 1 or is_cjk_char(t) or t.isdigit():
+            out.append(t)
+    return out
+
+
+def has_negation(text: str) -> bool:
+    """Whether a word of the text is a negation (as written, before any spelling is folded)."""
+    return any(normalise_digits(w.lower()) in NEGATIONS for w, _s, _e in words_with_offsets(text))
 
 
 def numbers(text: str) -> set[str]:
@@ -143,7 +154,7 @@ def proper_nouns(text: str) -> set[str]:
         if idx == 0 and s < 3:
             continue
         if w[:1].isupper() and w.lower() not in STOPWORDS and len(w) > 1:
-            out.add(w.lower())
+            out.add(fold_script(w.lower()))
     return out
 
 

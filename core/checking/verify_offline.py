@@ -33,7 +33,7 @@ from ..errors import MfactError
 from ..protocols import Embedder, VerifierBase
 from ..session import Evidence, Verdict
 from .extract_rules import PRONOUNS
-from .textutil import (NEGATIONS, STOPWORDS, char_ngrams, content_tokens, numbers, proper_nouns, tokens,
+from .textutil import (STOPWORDS, char_ngrams, has_negation, content_tokens, numbers, proper_nouns, tokens,
                        words_with_offsets)
 
 MODEL_FILE = "offline_verifier.json"
@@ -73,7 +73,7 @@ class PairText:
         propn |= {part for w in propn if "-" in w for part in w.split("-") if part}
         return cls(set(toks), _prefixes(toks), list(dict.fromkeys(content_tokens(text))),
                    char_ngrams(text), numbers(text), propn,
-                   any(t in NEGATIONS for t in toks) or any(n in text for n in ("不", "没", "無", "未")))
+                   has_negation(text) or any(n in text for n in ("不", "没", "無", "未")))
 
 
 def scalar_features(fact: PairText, passages: Sequence[PairText], sims: np.ndarray) -> np.ndarray:

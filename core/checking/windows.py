@@ -37,11 +37,10 @@ class Window:
 def terms(text: str) -> list[str]:
     out: list[str] = []
     for w in _WORDS.findall(normalise_digits(text).casefold()):
-        w = fold_script(w)
         if _CJK.search(w):
             out.extend(w[i:i + 2] for i in range(max(1, len(w) - 1)))
         elif w not in STOPWORDS:
-            out.append(w[:7])          # a crude stem: "elected"/"election" meet
+            out.append(fold_script(w)[:7])          # a crude stem: "elected"/"election" meet
     return out
 
 

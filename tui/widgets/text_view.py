@@ -233,7 +233,7 @@ def _swapped_chars(old: str, new: str) -> list[tuple[int, int]] | None:
     for i, (a, b) in enumerate(zip(old, new)):
         if a == b:
             continue
-        if a.isspace() or b.isspace() or a == "\n" or b == "\n" or cell_len(a) != cell_len(b):
+        if a.isspace() or b.isspace() or cell_len(a) != cell_len(b):
             return None
         if out and out[-1][1] == i:
             out[-1] = (out[-1][0], i + 1)
@@ -254,9 +254,11 @@ def _first_difference(old: Text, new: Text) -> int:
     def head(spans):
         return [(sp.start, min(sp.end, i), sp.style) for sp in spans if sp.start < i]
 
-    while i > 0 and head(old.spans) != head(new.spans):
-        # a style differs before the first changed character: start where the first such span does
+    while i > 0:
         hs_old, hs_new = head(old.spans), head(new.spans)
+        if hs_old == hs_new:
+            break
+        # a style differs before the first changed character: start where the first such span does
         k = next((j for j, (x, y) in enumerate(zip(hs_old, hs_new)) if x != y), min(len(hs_old), len(hs_new)))
         starts = [x[0] for x in hs_old[k:k + 1] + hs_new[k:k + 1]]
         i = min(starts) if starts else 0

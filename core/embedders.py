@@ -127,7 +127,7 @@ _ALONE = threading.Event()     # set: no generator runs beside the checker in th
 def embed_alone(on: bool = True) -> None:
     """Declare that no generator runs beside the checker (verify-pairs, run --texts, check of a
     given text, rejudge): the embedder then takes every core (at most 8) instead of leaving the
-    generator its share. 2 threads instead of 1 on 2 cores: 8.8 -> 16.8 claims/s with one shared
+    generator its share. 2 threads instead of 1 on 2 cores: 8.76 -> 13.4-16.8 claims/s with one shared
     article in bench/verify_articles.py. $MFACT_EMBED_THREADS still wins."""
     if on:
         _ALONE.set()

@@ -197,3 +197,91 @@ def test_time_budget_decays_the_rate_and_stops():
     tb.t0 -= 20
     assert tb.after_step(101) is True
     assert TimeBudget(SimpleNamespace(max_minutes=0, steps=10), opt).after_step(5) is False
+
+
+def test_v3_variants_are_supported_and_errors_in_them_are_labelled():
+    """Mix v3: a supported variant (trimmed, fused, other word forms) has no hallucinated word and is
+    no copy of an evidence sentence; an error inserted into a variant marks only the changed words."""
+    arts = [dd.Article("en", f"A{i}", [s.replace("Curie", f"Curie{i}") for s in SENTS]
+                       + ["Scientists, including physicists and chemists, were awarded prizes in Stockholm.",
+                          "A physicist awarder was working in Paris (France) for many years, awarding prizes."])
+            for i in range(6)]
+    pools = dd.Pools.build(arts).build_forms(arts)
+    assert pools.forms["en"] and all(len(v) > 1 and all(dd.stem_of(w) == k for w in v)
+                                     for k, v in pools.forms["en"].items())
+    assert {"awarded", "awarder"} <= set(pools.forms["en"].get("award", []))
+    gen = dd.Generator(arts, pools, mix="v3")
+    rng = random.Random(2)
+    para = 0
+    for _ in range(400):
+        ex = gen.example(rng, kind="paraphrase")
+        if ex is None:
+            continue
+        para += 1
+        assert ex.spans == [] and ex.sentence not in ex.evidence
+    assert para > 50
+    for _ in range(200):
+        ex = gen.example(rng, kind="entity")
+        if ex is not None:
+            assert 1 <= sum(dd.unit_labels(ex.sentence, ex.spans)) <= 2
+    for seed in range(5):
+        new = dd._inflect("The awarded physicist spoke.", "en", pools, random.Random(seed))
+        if new is not None:
+            old_w, new_w = "The awarded physicist spoke.".split(), new.split()
+            changed = [(a, b) for a, b in zip(old_w, new_w) if a != b]
+            assert len(old_w) == len(new_w) and changed and all(dd.stem_of(a) == dd.stem_of(b) for a, b in changed)
+
+
+def test_vitaminc_rows_and_bag_loss(tmp_path):
+    """VitaminC claims: training pages only; a refuted claim is a bag (some word is wrong): its loss
+    is that of its most suspect token, and its other tokens get no gradient."""
+    torch = pytest.importorskip("torch")
+    import zipfile
+
+    from mfact.core.training.train_detector import label_batch, label_tensors, token_loss, _tokens
+    rows = [{"claim": f"Claim {i} is true .", "evidence": f"Evidence {i} .", "page": f"P{i}",
+             "label": "SUPPORTS" if i % 2 else "REFUTES"} for i in range(40)]
+    with zipfile.ZipFile(tmp_path / "vitaminc_real.zip", "w") as z:
+        z.writestr("vitaminc_real/test.jsonl", "\n".join(json.dumps(r) for r in rows))
+    got = dd.load_vitaminc(tmp_path)
+    assert 0 < len(got) < 40 and all(dd.h32(f"P{c.split()[1]}") % 10 for c, _e, _y in got)
+    assert got[0][0].endswith("true.")           # tokenised punctuation re-attached
+    ex_bag = dd.vitc_example([("Claim one is false.", "Evidence.", 0)], random.Random(0))
+    ex_ok = dd.vitc_example([("Claim one is true.", "Evidence.", 1)], random.Random(0))
+    assert ex_bag.spans == dd.BAG and ex_ok.spans == []
+    _s, labels = label_batch(_tokens(), [ex_bag, ex_ok])
+    y, m = label_tensors(labels)
+    assert (y[0, 1:-1] == 2).all() and (y[1] == 0).all()
+    logits = torch.zeros(y.shape, requires_grad=True)
+    with torch.no_grad():
+        logits[0, 2] = 3.0
+    loss = token_loss(logits, y, m, torch.nn.BCEWithLogitsLoss(reduction="none"))
+    loss.backward()
+    g = logits.grad
+    assert g[0, 2] < 0 and (g[0, :2] == 0).all() and (g[0, 3:] == 0).all()    # only the top token of the bag
+    assert (g[1, 1:int(m[1].sum()) + 1] > 0).all()                             # supported: every token pushed down
+
+
+def test_direct_batches_equal_the_cached_path():
+    """A GPU run (`--direct`) computes the lower layers on the whole batch from int arrays made in
+    the data workers; the upper layers see the same states as through the text cache."""
+    torch = pytest.importorskip("torch")
+    from types import SimpleNamespace
+
+    from mfact.core.checking.detector import LowerCache, new_model, prepare, prepare_direct
+    from mfact.core.training.train_detector import batches
+    arts = [dd.Article("en", f"A{i}", [s.replace("Curie", f"Curie{i}") for s in SENTS]) for i in range(6)]
+    gen = dd.Generator(arts, dd.Pools.build(arts))
+    model, tokens = new_model(10)
+    model.eval()
+    args = SimpleNamespace(seed=3, batch=4, steps=2, workers=0, direct=False)
+    cached = list(batches(gen, tokens, args, 0))
+    args.direct = True
+    direct = list(batches(gen, tokens, args, 0))
+    cache = LowerCache(model, tokens, "cpu")
+    with torch.no_grad():
+        for (exs, sents, labels, wins), (_n, _m, labels2, arr) in zip(cached, direct):
+            assert labels == labels2 and isinstance(arr, dict)
+            a = model.upper(*prepare(cache, sents, [x.evidence for x in exs], "cpu", window_ids=wins))
+            b = model.upper(*prepare_direct(model, arr, "cpu"))
+            assert a.shape == b.shape and torch.allclose(a, b, atol=0.1)

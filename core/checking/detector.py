@@ -171,6 +171,29 @@ def stack(states: list[torch.Tensor], device: str, dtype=torch.float32) -> tuple
     return x, m
 
 
+def evidence_seqs(tk: Tokens, ev: Sequence[str], ids: Sequence[Sequence[int]] | None = None
+                  ) -> tuple[list[list[int]], list[tuple]]:
+    """The windows of one item as token sequences (`ids`: already tokenised) and their cache keys,
+    cut so that all windows together keep to MAX_EVIDENCE_TOKENS."""
+    seqs: list[list[int]] = []
+    keys: list[tuple] = []
+    total = 0
+    for j, w in enumerate(ev):
+        seq = list(ids[j]) if ids is not None else tk.window(w)
+        if total + len(seq) > MAX_EVIDENCE_TOKENS:
+            seq = seq[:max(0, MAX_EVIDENCE_TOKENS - total - 1)] + [tk.tok.eos]
+            if len(seq) < 4:
+                break
+        seqs.append(seq)
+        keys.append(("w", w, len(seq)))
+        total += len(seq)
+        if total >= MAX_EVIDENCE_TOKENS:
+            break
+    if not seqs:
+        seqs, keys = [[tk.tok.bos, tk.tok.eos]], [("w", "", 2)]
+    return seqs, keys
+
+
 def prepare(cache: LowerCache, sentences: list[tuple[list[int], str]], evidences: list[Sequence[str]],
             device: str, dtype=torch.float32, window_ids: list[list[list[int]]] | None = None):
     """Batch tensors (s, sm, e, em) for sentences (content ids, text key) and evidence windows
@@ -180,24 +203,52 @@ def prepare(cache: LowerCache, sentences: list[tuple[list[int], str]], evidences
     sst = cache.get([("s", t, len(ids)) for ids, t in sentences], sseqs)
     ev_states = []
     for n, ev in enumerate(evidences):
-        seqs, keys, total = [], [], 0
-        for j, w in enumerate(ev):
-            seq = list(window_ids[n][j]) if window_ids is not None else tk.window(w)
-            if total + len(seq) > MAX_EVIDENCE_TOKENS:
-                seq = seq[:max(0, MAX_EVIDENCE_TOKENS - total - 1)] + [tk.tok.eos]
-                if len(seq) < 4:
-                    break
-            seqs.append(seq)
-            keys.append(("w", w, len(seq)))
-            total += len(seq)
-            if total >= MAX_EVIDENCE_TOKENS:
-                break
-        if not seqs:
-            seqs, keys = [[tk.tok.bos, tk.tok.eos]], [("w", "", 2)]
+        seqs, keys = evidence_seqs(tk, ev, window_ids[n] if window_ids is not None else None)
         ev_states.append(torch.cat(cache.get(keys, seqs), dim=0))
     s, sm = stack(sst, device, dtype)
     e, em = stack(ev_states, device, dtype)
     return s, sm, e, em
+
+
+def batch_arrays(tk: Tokens, sentences: list[list[int]], evidences: list[Sequence[str]],
+                 window_ids: list[list[list[int]]] | None = None) -> dict:
+    """A batch as plain int arrays (made in a data worker), for `prepare_direct`: the sentences
+    (B, Ls), every window of every item (W, Lw), and for each item the flat positions of its
+    windows' tokens in the (W * Lw) window states (B, Le)."""
+    import numpy as np
+    sseqs = [[tk.tok.bos, *ids, tk.tok.eos] for ids in sentences]
+    wseqs: list[list[int]] = []
+    per_item: list[list[int]] = []
+    for n, ev in enumerate(evidences):
+        seqs, _keys = evidence_seqs(tk, ev, window_ids[n] if window_ids is not None else None)
+        per_item.append(list(range(len(wseqs), len(wseqs) + len(seqs))))
+        wseqs.extend(seqs)
+    ls, lw = max(map(len, sseqs)), max(map(len, wseqs))
+    out = {"s": np.full((len(sseqs), ls), tk.tok.pad, np.int64), "w": np.full((len(wseqs), lw), tk.tok.pad, np.int64)}
+    for i, q in enumerate(sseqs):
+        out["s"][i, :len(q)] = q
+    for i, q in enumerate(wseqs):
+        out["w"][i, :len(q)] = q
+    flat = [[w * lw + t for w in ws for t in range(len(wseqs[w]))] for ws in per_item]
+    le = max(map(len, flat))
+    out["g"] = np.zeros((len(flat), le), np.int64)
+    out["em"] = np.zeros((len(flat), le), np.int64)
+    for i, f in enumerate(flat):
+        out["g"][i, :len(f)] = f
+        out["em"][i, :len(f)] = 1
+    out["sm"] = (out["s"] != tk.tok.pad).astype(np.int64)
+    out["wm"] = (out["w"] != tk.tok.pad).astype(np.int64)
+    return out
+
+
+def prepare_direct(model: DetectorModel, arr: dict, device: str):
+    """(s, sm, e, em) from `batch_arrays`, the lower layers run on the whole batch at once (no
+    cache: on a GPU that is faster than looking texts up; the states are those `prepare` gives)."""
+    t = {k: torch.from_numpy(v).to(device, non_blocking=True) for k, v in arr.items()}
+    s = model.lower(t["s"], t["sm"])
+    w = model.lower(t["w"], t["wm"])
+    e = w.reshape(-1, w.shape[-1])[t["g"]]
+    return s, t["sm"], e, t["em"]
 
 
 # --------------------------------------------------------------------------- weights

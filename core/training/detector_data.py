@@ -263,8 +263,29 @@ _YEAR = re.compile(r"^(1[0-9]|20)\d\d$")
 
 @dataclass
 class Pools:
-    """Values of each type per language, from the training articles, for entity swaps."""
+    """Values of each type per language, from the training articles, for entity swaps; the word
+    forms seen per stem (for inflection variants)."""
     names: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    forms: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+
+    def build_forms(self, articles: list[Article], per_lang_sentences: int = 60000) -> "Pools":
+        """Lower-case alphabetic words of 6+ letters grouped by their stem (all but the last 3
+        letters, at least 5): forms of one word in an inflecting language ("italialaisten",
+        "italialaisista"). Stems with a single form are dropped."""
+        by: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
+        count: dict[str, int] = defaultdict(int)
+        for a in articles:
+            if a.lang in SPACELESS or count[a.lang] > per_lang_sentences:
+                continue
+            for sent in a.sentences:
+                count[a.lang] += 1
+                for w in sent.split():
+                    w = w.strip(".,;:()[]\"'«»“”!?")
+                    if len(w) >= 6 and w.isalpha() and w.islower():
+                        by[a.lang][stem_of(w)].add(w)
+        self.forms = {lang: {k: sorted(v) for k, v in d.items() if len(v) > 1} for lang, d in by.items()}
+        return self
+
 
     @classmethod
     def build(cls, articles: list[Article], per_lang: int = 4000, seed: int = 1) -> "Pools":
@@ -282,6 +303,10 @@ class Pools:
             rng.shuffle(ws)
             p.names[lang] = ws[:per_lang]
         return p
+
+
+def stem_of(word: str) -> str:
+    return word[:max(5, len(word) - 3)]
 
 
 def _entity_swap(sentence: str, lang: str, pools: Pools, forbidden: str, rng: random.Random) -> str | None:
@@ -341,6 +366,105 @@ def _clause(sentence: str, rng: random.Random) -> str | None:
     if not cands:
         return None
     return rng.choice(cands)
+
+
+def _trim(sentence: str, rng: random.Random) -> str | None:
+    """The sentence with a part left out (a parenthesis, or the phrase before the first or after
+    the last comma): still supported by the original, but not a copy of it."""
+    cands = []
+    par = re.sub(r"\s*[(（][^()（）]{2,80}[)）]", "", sentence)
+    if par != sentence:
+        cands.append(par)
+    parts = re.split(r"(?<=[,，、;])\s*", sentence)
+    if len(parts) >= 2:
+        head, tail = "".join(parts[1:]), "".join(parts[:-1]).rstrip(",，、; ")
+        if len(head.split()) >= 5 or (len(head) >= 12 and not re.search(r"\s", head)):
+            cands.append(head[:1].upper() + head[1:])
+        if len(tail.split()) >= 5 or (len(tail) >= 12 and not re.search(r"\s", tail)):
+            cands.append(tail + sentence[-1:] if sentence[-1:] in ".。!?" else tail)
+    cands = [c.strip() for c in cands if c.strip() and c.strip() != sentence.strip()]
+    return rng.choice(cands) if cands else None
+
+
+def _fuse(a: str, b: str, lang: str) -> str:
+    """Two supported sentences as one (the second joined after a semicolon)."""
+    if lang in SPACELESS:
+        return a.rstrip("。.") + "，" + b
+    b = b[:1].lower() + b[1:] if b[:1].isupper() and b[1:2].islower() and b.split()[0].lower() in _FUNCTION_START else b
+    return a.rstrip(" .") + "; " + b
+
+
+def _inflect(sentence: str, lang: str, pools: "Pools", rng: random.Random, most: int = 3) -> str | None:
+    """Up to `most` lower-case words swapped for another form of the same stem seen in the
+    language's articles (a supported sentence need not use the evidence's word forms)."""
+    forms = pools.forms.get(lang)
+    if not forms:
+        return None
+    words = sentence.split(" ")
+    cands = []
+    for i, w in enumerate(words):
+        core = w.strip(".,;:()[]\"'«»“”!?")
+        if len(core) >= 6 and core.isalpha() and core.islower() and stem_of(core) in forms:
+            cands.append((i, core))
+    if not cands:
+        return None
+    rng.shuffle(cands)
+    for i, core in cands[:rng.randint(1, most)]:
+        alt = [f for f in forms[stem_of(core)] if f != core]
+        words[i] = words[i].replace(core, rng.choice(alt))
+    out = " ".join(words)
+    return out if out != sentence else None
+
+
+# sentence-initial words that are not names (lower-cased when fused after a semicolon)
+_FUNCTION_START = {"the", "he", "she", "it", "they", "in", "on", "at", "this", "his", "her", "el", "la", "los",
+                   "las", "en", "il", "elle", "le", "les", "der", "die", "das", "er", "sie", "es", "lo", "di", "da"}
+
+
+def _variant(src: str, a: "Article", rng: random.Random, pools: "Pools | None" = None) -> tuple[str, list[str]] | None:
+    """A supported sentence that is not a copy of one evidence sentence: `src` trimmed, or fused
+    with another sentence of the article, or (with `pools`, v3) with other forms of some of its
+    words, on its own or after the others; with the sentences it comes from."""
+    if pools is not None and pools.forms:
+        r = rng.random()
+        if r < 0.4:
+            v = _inflect(src, a.lang, pools, rng)
+            return (v, [src]) if v else None
+        base = _variant(src, a, rng)
+        if base is not None and r < 0.7:
+            v = _inflect(base[0], a.lang, pools, rng, most=2)
+            return (v, base[1]) if v else base
+        return base
+    if rng.random() < 0.5:
+        t = _trim(src, rng)
+        if t:
+            return t, [src]
+    tt = _terms(src)
+    near = sorted(((overlap(tt, _terms(x)), j) for j, x in enumerate(a.sentences) if x != src), reverse=True)[:3]
+    if not near:
+        return None
+    other = a.sentences[rng.choice(near)[1]]
+    part = _clause(other, rng) or other
+    if len(src) + len(part) > 300:
+        return None
+    return _fuse(src, part, a.lang), [src, other]
+
+
+def _retopic(sentence: str, target: "Article", rng: random.Random) -> str | None:
+    """A sentence of another article with its names replaced by names of `target` (an invented
+    sentence that talks about the article's subject)."""
+    names = [w.strip(".,;:()\"'«»“”") for s in target.sentences[:8] for w in s.split()[1:]]
+    names = [w for w in names if len(w) > 2 and w[:1].isupper() and w[1:].islower() and w.isalpha()]
+    if not names:
+        return None
+    out, n = [], 0
+    for idx, w in enumerate(sentence.split(" ")):
+        core = w.strip(".,;:()\"'«»“”")
+        if idx and core and len(core) > 2 and core[:1].isupper() and core.isalpha():
+            w = w.replace(core, rng.choice(names))
+            n += 1
+        out.append(w)
+    return " ".join(out) if n else None
 
 
 # --------------------------------------------------------------------------- evidence windows
@@ -474,8 +598,23 @@ def load_articles(wiki_dir: Path | None, leads: bool = True, silver_dir: Path | 
 
 # --------------------------------------------------------------------------- examples
 
-MIX = (("kept", 0.26), ("clause", 0.07), ("entity", 0.24), ("relation", 0.07), ("contradiction", 0.10),
-       ("invented", 0.08), ("unverifiable", 0.10), ("xnli", 0.08))
+MIX_V1 = (("kept", 0.26), ("clause", 0.07), ("entity", 0.24), ("relation", 0.07), ("contradiction", 0.10),
+          ("invented", 0.08), ("unverifiable", 0.10), ("xnli", 0.08))
+# v2: supported sentences that are not copies (trimmed, fused, translated), invented sentences about
+# the article's own names, errors inserted into those variants too, cross-lingual XNLI premises
+MIX_V2 = (("kept", 0.17), ("paraphrase", 0.11), ("clause", 0.05), ("entity", 0.20), ("relation", 0.06),
+          ("contradiction", 0.09), ("invented", 0.05), ("invented-topic", 0.04), ("unverifiable", 0.10),
+          ("xnli", 0.06), ("xnli-p", 0.07))
+# v3: supported sentences with other word forms (inflection variants), VitaminC claims (English,
+# human-written paraphrases: supported ones as kept; refuted or not-enough-info ones as a bag: some
+# word is wrong, which one unknown), more XNLI
+MIX_V3 = (("kept", 0.13), ("paraphrase", 0.14), ("clause", 0.04), ("entity", 0.18), ("relation", 0.05),
+          ("contradiction", 0.08), ("invented", 0.05), ("invented-topic", 0.04), ("unverifiable", 0.09),
+          ("xnli", 0.08), ("xnli-p", 0.06), ("vitc", 0.06))
+MIXES = {"v1": MIX_V1, "v2": MIX_V2, "v3": MIX_V3}
+BAG = [(-1, -1)]          # spans of an example whose hallucinated words are unknown (some word is)
+MIX = MIX_V1
+VARIANT_SHARE = 0.35     # v2: share of entity/relation/contradiction errors inserted into a variant
 
 
 def corrupt(kind: str, sentence: str, lang: str, pools: Pools, forbidden: str,
@@ -495,63 +634,105 @@ def corrupt(kind: str, sentence: str, lang: str, pools: Pools, forbidden: str,
 class Generator:
     """Draws examples from articles (one error each); deterministic given the rng."""
 
-    def __init__(self, articles: list[Article], pools: Pools, xnli: list | None = None):
+    def __init__(self, articles: list[Article], pools: Pools, xnli: list | None = None, mix: str = "v1",
+                 vitc: list | None = None):
         self.articles = articles
         self.pools = pools
+        self.mix = MIXES[mix]
+        self.variants = mix != "v1"
+        self.inflect = mix not in ("v1", "v2")
+        self.vitc = vitc or []
         self.by_lang: dict[str, list[int]] = defaultdict(list)
         for i, a in enumerate(articles):
             self.by_lang[a.lang].append(i)
         self.xnli = xnli or []
 
+    def pick_kind(self, rng: random.Random) -> str:
+        r, acc = rng.random(), 0.0
+        for k, w in self.mix:
+            acc += w
+            if r < acc:
+                return k
+        return self.mix[-1][0]
+
     def example(self, rng: random.Random, kind: str | None = None, art: int | None = None) -> Example | None:
-        if kind is None:
-            r, acc = rng.random(), 0.0
-            kind = MIX[-1][0]
-            for k, w in MIX:
-                acc += w
-                if r < acc:
-                    kind = k
-                    break
-        if kind == "xnli":
+        kind = kind or self.pick_kind(rng)
+        if kind == "vitc":
+            if self.vitc:
+                return vitc_example(self.vitc, rng)
+            kind = "kept"
+        if kind in ("xnli", "xnli-p"):
             if self.xnli:
-                return xnli_example(self.xnli, rng, self.pools)
+                return (xnli_example if kind == "xnli" else premise_example)(self.xnli, rng, self.pools)
             kind = "kept"
         a = self.articles[art if art is not None else rng.randrange(len(self.articles))]
-        n = len(a.sentences)
         for _try in range(6):
-            i = rng.randrange(n)
-            src = a.sentences[i]
-            if kind in ("kept", "clause"):
-                sent = src if kind == "kept" else _clause(src, rng)
-                if sent is None:
-                    continue
-                ev = pick_evidence(sent, a.sentences, rng, include=src)
-                return Example(sent, [], ev, kind, a.lang, article=a.title)
-            if kind in ("entity", "relation", "contradiction"):
-                ev = pick_evidence(src, a.sentences, rng, include=src)
-                new = corrupt(kind, src, a.lang, self.pools, " ".join(ev), rng)
-                if new is None or new == src:
-                    continue
-                spans = diff_spans(src, new)
-                if not spans:
-                    continue
-                return Example(new, spans, ev, kind, a.lang, article=a.title)
-            if kind == "invented":
-                others = self.by_lang[a.lang]
-                b = self.articles[rng.choice(others)]
-                if b.title == a.title:
-                    continue
-                sent = rng.choice(b.sentences)
-                ev = pick_evidence(sent, a.sentences, rng, include=None)
-                return Example(sent, units_spans(sent), ev, kind, a.lang, article=a.title)
-            if kind == "unverifiable":
-                tt = _terms(src)
-                near = {j for j, s in enumerate(a.sentences) if j == i or overlap(tt, _terms(s)) >= 0.5}
-                ev = pick_evidence(src, a.sentences, rng, include=None, exclude=near)
-                if not ev or len(tt) < 3:
-                    continue
-                return Example(src, units_spans(src), ev, kind, a.lang, article=a.title)
+            ex = self._from_article(kind, a, rng.randrange(len(a.sentences)), rng)
+            if ex is not None:
+                return ex
         return None
+
+    def _variant_evidence(self, v: tuple[str, list[str]], a: Article, rng: random.Random) -> list[str]:
+        """Windows for a variant: the sentences it comes from and the best matches of the rest."""
+        ev = pick_evidence(v[0], [x for x in a.sentences if x not in v[1]], rng, include=None,
+                           k=max(1, rng.randint(2, MAX_EVIDENCE_SENTENCES) - len(v[1]))) + v[1]
+        rng.shuffle(ev)
+        return ev
+
+    def _from_article(self, kind: str, a: Article, i: int, rng: random.Random) -> Example | None:
+        """One try at an example of `kind` from sentence `i` of article `a` (None: try again)."""
+        src = a.sentences[i]
+        if kind in ("kept", "clause"):
+            sent = src if kind == "kept" else _clause(src, rng)
+            if sent is None:
+                return None
+            return Example(sent, [], pick_evidence(sent, a.sentences, rng, include=src), kind, a.lang, article=a.title)
+        if kind == "paraphrase":
+            v = _variant(src, a, rng, self.pools if self.inflect else None)
+            if v is None:
+                return None
+            return Example(v[0], [], self._variant_evidence(v, a, rng), kind, a.lang, article=a.title)
+        if kind in ("entity", "relation", "contradiction"):
+            return self._error(kind, a, src, rng)
+        if kind in ("invented", "invented-topic"):
+            b = self.articles[rng.choice(self.by_lang[a.lang])]
+            if b.title == a.title:
+                return None
+            sent = rng.choice(b.sentences)
+            if kind == "invented-topic":
+                sent = _retopic(sent, a, rng) or ""
+                if not sent:
+                    return None
+            ev = pick_evidence(sent, a.sentences, rng, include=None)
+            return Example(sent, units_spans(sent), ev, kind, a.lang, article=a.title)
+        if kind == "unverifiable":
+            tt = _terms(src)
+            near = {j for j, s in enumerate(a.sentences) if j == i or overlap(tt, _terms(s)) >= 0.5}
+            ev = pick_evidence(src, a.sentences, rng, include=None, exclude=near)
+            if not ev or len(tt) < 3:
+                return None
+            return Example(src, units_spans(src), ev, kind, a.lang, article=a.title)
+        return None
+
+    def _error(self, kind: str, a: Article, src: str, rng: random.Random) -> Example | None:
+        """An entity, relation or contradiction error inserted into `src` (or, from v2, sometimes
+        into a supported variant of it); the labels are the changed words."""
+        base, srcs = src, [src]
+        if self.variants and rng.random() < VARIANT_SHARE:
+            v = _variant(src, a, rng, self.pools if self.inflect else None)
+            if v is not None:
+                base, srcs = v
+        if base == src:
+            ev = pick_evidence(src, a.sentences, rng, include=src)
+        else:
+            ev = self._variant_evidence((base, srcs), a, rng)
+        new = corrupt(kind, base, a.lang, self.pools, " ".join(ev), rng)
+        if new is None or new == base:
+            return None
+        spans = diff_spans(base, new)
+        if not spans:
+            return None
+        return Example(new, spans, ev, kind, a.lang, article=a.title)
 
 
 def units_spans(text: str) -> list[tuple[int, int]]:
@@ -601,6 +782,55 @@ def xnli_example(rows: list[dict], rng: random.Random, pools: Pools) -> Example:
     return Example(hyp, spans, [premise], kind, lh, lp, f"xnli-{row['item']}")
 
 
+def premise_example(rows: list[dict], rng: random.Random, pools: Pools) -> Example:
+    """A premise against its translation (XNLI dev is parallel) among other premises of the
+    evidence language: supported as written, or with a swapped number or name (that word)."""
+    row = rng.choice(rows)
+    langs = sorted(row["text"])
+    lt = rng.choice(langs)
+    le = rng.choice([x for x in langs if x != lt] or langs)
+    sent, ev = row["text"][lt][0], row["text"][le][0]
+    others = [rng.choice(rows)["text"][le][0] for _ in range(rng.randint(0, 2))]
+    windows = [ev] + [o for o in others if o != ev]
+    rng.shuffle(windows)
+    if rng.random() < 0.5:
+        new = _entity_swap(sent, lt, pools, " ".join(windows), rng)
+        if new and new != sent:
+            spans = diff_spans(sent, new)
+            if spans:
+                return Example(new, spans, windows, "xnli-p-entity", lt, le, f"xnli-{row['item']}")
+    return Example(sent, [], windows, "xnli-p", lt, le, f"xnli-{row['item']}")
+
+
+def load_vitaminc(folder: Path) -> list[tuple[str, str, int]]:
+    """(claim, evidence, supported) of the VitaminC real and synthetic test sets, training pages only
+    (the pages whose hash % 10 == 0 are held out, as in train_cross.py)."""
+    import io
+    import zipfile
+    out = []
+    for name in ("vitaminc_real", "vitaminc_synthetic"):
+        zpath = Path(folder) / f"{name}.zip"
+        if not zpath.exists():
+            continue
+        with zipfile.ZipFile(zpath) as z, z.open(f"{name}/test.jsonl") as fh:
+            for line in io.TextIOWrapper(fh, encoding="utf-8"):
+                if not line.strip():
+                    continue
+                d = json.loads(line)
+                page = d.get("page") or d.get("case_id", "")
+                if h32(page) % 10 == 0 or not d.get("claim") or not d.get("evidence"):
+                    continue
+                claim = re.sub(r"\s+([.,;:!?)])", r"\1", d["claim"]).replace("( ", "(").strip()
+                ev = re.sub(r"\s+([.,;:!?)])", r"\1", d["evidence"]).replace("( ", "(").strip()
+                out.append((claim, ev, int(d["label"] == "SUPPORTS")))
+    return out
+
+
+def vitc_example(rows: list[tuple[str, str, int]], rng: random.Random) -> Example:
+    claim, ev, y = rng.choice(rows)
+    return Example(claim, [] if y else list(BAG), [ev], "vitc" if y else "vitc-bag", "en")
+
+
 # --------------------------------------------------------------------------- splits
 
 
@@ -611,7 +841,7 @@ def split_articles(articles: list[Article]) -> tuple[list[Article], list[Article
 
 
 def dev_set(dev_articles: list[Article], pools: Pools, per_lang: int, seed: int = 4242,
-            xnli_rows: list | None = None, xnli_n: int = 0) -> list[Example]:
+            xnli_rows: list | None = None, xnli_n: int = 0, extra: int = 0) -> list[Example]:
     """A fixed corruption dev set: per language `per_lang` examples, every kind in turn."""
     rng = random.Random(seed)
     gen = Generator(dev_articles, pools)
@@ -630,6 +860,16 @@ def dev_set(dev_articles: list[Article], pools: Pools, per_lang: int, seed: int 
     if xnli_rows and xnli_n:
         for _ in range(xnli_n):
             out.append(xnli_example(xnli_rows, rng, pools))
+    if extra:       # after the fixed set (which stays as it was): supported variants, translated premises
+        rng2 = random.Random(seed + 1)
+        gen2 = Generator(dev_articles, pools, mix="v2")
+        for lang in sorted(gen2.by_lang):
+            for _ in range(extra):
+                ex = gen2.example(rng2, kind="paraphrase", art=rng2.choice(gen2.by_lang[lang]))
+                if ex is not None:
+                    out.append(ex)
+        for _ in range(xnli_n if xnli_rows else 0):
+            out.append(premise_example(xnli_rows or [], rng2, pools))
     return out
 
 

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..checking.detector import (DEFAULT_SPLIT, MAX_SENT_TOKENS, DetectorModel, LowerCache, new_model,
-                                 prepare, quantize_int8, save_weights, word_units)
+from ..checking.detector import (DEFAULT_SPLIT, MAX_SENT_TOKENS, DetectorModel, LowerCache, batch_arrays,
+                                 new_model, prepare, prepare_direct, quantize_int8, save_weights, word_units)
 from ..paths import cache_dir
 from . import detector_data as dd
 
@@ -59,17 +59,23 @@ def build(args):
         rng.shuffle(dev_a)
         train_a, dev_a = train_a[:400], dev_a[:200]
     pools = dd.Pools.build(train_a)
+    if getattr(args, "mix", "v1") not in ("v1", "v2"):
+        pools.build_forms(train_a)
     dev_pools = dd.Pools.build(dev_a)
     xnli = Path(args.xnli)
     xrows = dd.load_xnli_rows(xnli) if xnli.is_dir() else []
     xheld = dd.load_xnli_rows(xnli, heldout=True) if xnli.is_dir() else []
-    gen = dd.Generator(train_a, pools, xrows)
+    vitc_dir = Path(getattr(args, "vitaminc", "") or "")
+    vitc = dd.load_vitaminc(vitc_dir) if getattr(args, "mix", "v1") not in ("v1", "v2") and vitc_dir.is_dir() else []
+    gen = dd.Generator(train_a, pools, xrows, mix=getattr(args, "mix", "v1"), vitc=vitc)
     dev = dd.dev_set(dev_a, dev_pools, per_lang=args.dev_per_lang, xnli_rows=xheld,
-                     xnli_n=args.dev_xnli)
+                     xnli_n=args.dev_xnli, extra=getattr(args, "dev_extra", 0))
     files = (sorted(wiki.glob("wiki_references*.csv")) if wiki else []) + \
-        (sorted(xnli.glob("dev-*.tsv")) if xnli.is_dir() else [])
+        (sorted(xnli.glob("dev-*.tsv")) if xnli.is_dir() else []) + \
+        ([p for p in (vitc_dir / "vitaminc_real.zip", vitc_dir / "vitaminc_synthetic.zip") if p.exists()] if vitc else [])
     info = {"articles": rep, "train_articles": len(train_a), "dev_articles": len(dev_a),
-            "xnli_train_rows": len(xrows), "dev_examples": len(dev), "files": [str(p) for p in files]}
+            "xnli_train_rows": len(xrows), "vitaminc_rows": len(vitc), "dev_examples": len(dev),
+            "files": [str(p) for p in files]}
     return gen, dev, info, files
 
 
@@ -89,6 +95,9 @@ def label_batch(model_tokens, exs: list[dd.Example]) -> tuple[list, list[list[fl
     for ex in exs:
         ids, spans = model_tokens.sentence(ex.sentence, MAX_SENT_TOKENS)
         sents.append((ids, ex.sentence))
+        if ex.spans == dd.BAG:        # some word is wrong, which one unknown: 2.0 marks the bag
+            labels.append([0.0] + [2.0] * len(spans) + [0.0])
+            continue
         labels.append([0.0] + [float(any(a < y and x < b for x, y in ex.spans)) for a, b in spans] + [0.0])
     return sents, labels
 
@@ -115,11 +124,14 @@ _WORK: dict = {}
 
 
 def _work(step: int):
-    """One step's batch, drawn and tokenised in a worker process (fork: the generator is inherited)."""
+    """One step's batch, drawn and tokenised in a worker process (fork: the generator is inherited).
+    With `direct` (a GPU run) the batch goes as the int arrays of `batch_arrays` alone."""
     gen, tokens, seed, batch = _WORK["gen"], _WORK["tokens"], _WORK["seed"], _WORK["batch"]
     exs = draw_batch(gen, seed, step, batch)
     sents, labels = label_batch(tokens, exs)
     wins = [[tokens.window(w) for w in ex.evidence] for ex in exs]
+    if _WORK.get("direct"):
+        return None, None, labels, batch_arrays(tokens, [ids for ids, _t in sents], [ex.evidence for ex in exs], wins)
     return exs, sents, labels, wins
 
 
@@ -128,7 +140,7 @@ def batches(gen, tokens, args, start: int):
     processes when asked (the same batches as drawn here: each step's rng is seeded by the step)."""
     if args.workers > 0:
         import multiprocessing as mp
-        _WORK.update(gen=gen, tokens=tokens, seed=args.seed, batch=args.batch)
+        _WORK.update(gen=gen, tokens=tokens, seed=args.seed, batch=args.batch, direct=getattr(args, "direct", False))
         pool = mp.get_context("fork").Pool(args.workers)
         try:
             yield from pool.imap(_work, range(start, args.steps), chunksize=2)
@@ -137,7 +149,11 @@ def batches(gen, tokens, args, start: int):
         return
     for step in range(start, args.steps):
         exs = draw_batch(gen, args.seed, step, args.batch)
-        yield (exs, *label_batch(tokens, exs), None)
+        sents, labels = label_batch(tokens, exs)
+        if getattr(args, "direct", False):
+            yield None, None, labels, batch_arrays(tokens, [ids for ids, _t in sents], [ex.evidence for ex in exs])
+        else:
+            yield exs, sents, labels, None
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -175,6 +191,8 @@ def evaluate(exs: list[dd.Example], probs: list[list[float]], thr: float = 0.5) 
     by_lang: dict[str, dict] = defaultdict(lambda: {"tp": 0, "fp": 0, "fn": 0, "det": [], "clean": []})
     unit_rec: dict[str, list[float]] = defaultdict(list)
     for ex, ps in zip(exs, probs):
+        if ex.spans == dd.BAG:            # which words are wrong is unknown: not scored
+            continue
         gold = dd.unit_labels(ex.sentence, ex.spans)
         pred = [int(p >= thr) for p in ps]
         a = sum(1 for g, q in zip(gold, pred) if g and q)
@@ -194,7 +212,8 @@ def evaluate(exs: list[dd.Example], probs: list[list[float]], thr: float = 0.5) 
             unit_rec[ex.kind].append(a / max(1, sum(gold)))
         else:
             clean = int(not any(pred))
-            by_kind["kept" if ex.kind in ("kept", "clause") else ex.kind + " (entailed: none flagged)"].append(clean)
+            by_kind["kept" if ex.kind in ("kept", "clause") else
+                    ex.kind + (" (entailed: none flagged)" if ex.kind in ("xnli", "xnli-x") else " (none flagged)")].append(clean)
             L["clean"].append(clean)
 
     def f1(t, p_, n):
@@ -276,17 +295,37 @@ def _train_step(batch, model, cache, params, opt, device: str, amp, lossf, pos_w
     """One optimizer step on a batch from `batches`; the loss."""
     exs, sents, labels, wins = batch
     y, m = label_tensors(labels)
-    s, sm, e, em = prepare(cache, sents, [x.evidence for x in exs], device, window_ids=wins)
     with amp:
+        if isinstance(wins, dict):        # `batch_arrays` (a GPU run): the lower layers run here, uncached
+            s, sm, e, em = prepare_direct(model, wins, device)
+        else:
+            s, sm, e, em = prepare(cache, sents, [x.evidence for x in exs], device, window_ids=wins)
         logits = model.upper(s, sm, e, em).float()
     y, m = y.to(device), m.to(device)
-    w = m * (1.0 + (pos_weight - 1.0) * y)
-    loss = (lossf(logits, y) * w).sum() / m.sum().clamp(min=1)
+    loss = token_loss(logits, y, m, lossf, pos_weight)
     opt.zero_grad()
     loss.backward()
     torch.nn.utils.clip_grad_norm_(params, 1.0)
     opt.step()
     return float(loss.item())
+
+
+def token_loss(logits: torch.Tensor, y: torch.Tensor, m: torch.Tensor, lossf, pos_weight: float = 1.0) -> torch.Tensor:
+    """Binary cross-entropy per sentence token; a bag (labels 2.0: some word is hallucinated, which
+    one unknown) counts once, as the cross-entropy of its most suspect token against 1
+    (multiple-instance learning), weighted like an example of average length."""
+    bag = (y > 1.5).any(dim=1)
+    yt = y.clamp(max=1.0)
+    mt = m * (~bag)[:, None]
+    w = mt * (1.0 + (pos_weight - 1.0) * yt)
+    n_tok = mt.sum()
+    loss = (lossf(logits, yt) * w).sum() / n_tok.clamp(min=1)
+    if bool(bag.any()):
+        top = logits.masked_fill(m == 0, -1e4)[bag].max(dim=1).values
+        bag_l = torch.nn.functional.binary_cross_entropy_with_logits(top, torch.ones_like(top), reduction="sum")
+        n_ex = float(len(y))
+        loss = loss * (n_ex - float(bag.sum())) / n_ex + bag_l / n_ex
+    return loss
 
 
 class TimeBudget:
@@ -319,7 +358,8 @@ def _load_resume(args, last_p: Path):
         return None
     state = torch.load(last_p, map_location="cpu", weights_only=False)
     saved = state["args"]
-    for k in ("seed", "split", "batch", "lr", "steps", "wiki", "xnli", "silver", "dev_per_lang", "dev_xnli"):
+    for k in ("seed", "split", "batch", "lr", "steps", "wiki", "xnli", "silver", "dev_per_lang", "dev_xnli",
+              "mix", "dev_extra", "vitaminc"):
         if k in saved and k not in args.explicit:
             setattr(args, k, saved[k])
     return state
@@ -376,6 +416,8 @@ def _start(args, argv: list[str]):
         f"articles per language {info['articles']['per_lang']}, dropped as silver "
         f"{info['articles']['dropped_silver']}")
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if getattr(args, "direct", None) is None:
+        args.direct = device.startswith("cuda")
     model, tokens, params, opt, sched = _model_and_optimizer(args, device)
     step, best, history = 0, -1.0, []
     if state is not None:
@@ -554,8 +596,7 @@ def dev_table(res: dict) -> str:
     return "\n".join(rows)
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m mfact.core.training.train_detector",
                                  description=__doc__.split("\n")[0])
     ap.add_argument("--wiki", default=str(cache_dir() / "wiki-refs"),
@@ -563,6 +604,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--silver", default=str(cache_dir() / "mfava-silver"),
                     help="mFAVA silver JSON files: their reference articles are excluded")
     ap.add_argument("--xnli", default=str(DEFAULT_XNLI))
+    ap.add_argument("--vitaminc", default=str(DEFAULT_XNLI.parent / "vitaminc"),
+                    help="the VitaminC release's zips (mix v3)")
     ap.add_argument("--no-leads", action="store_true", help="leave out the bundled en/es/fr leads")
     ap.add_argument("--articles", default="",
                     help="train on this articles pickle (as cached by --wiki) instead of reading the CSVs")
@@ -579,10 +622,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="stop after this many minutes of training (the learning rate decays to it)")
     ap.add_argument("--workers", type=int, default=0, help="processes that draw and tokenise batches (0: none)")
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--direct", action=argparse.BooleanOptionalAction, default=None,
+                    help="run the lower layers on each whole batch, uncached (default: on CUDA)")
     ap.add_argument("--small", action="store_true", help="a tiny sample, a few steps (tests)")
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument("--dev-per-lang", type=int, default=70)
     ap.add_argument("--dev-xnli", type=int, default=200)
+    ap.add_argument("--dev-extra", type=int, default=0,
+                    help="add N supported variants per language and translated premises to the dev set (reported apart)")
+    ap.add_argument("--mix", choices=sorted(dd.MIXES), default="v1",
+                    help="training mix: v1 (the first weights'), v2 (adds supported variants, translated "
+                         "premises), v3 (adds other word forms, VitaminC)")
     ap.add_argument("--ckpt-minutes", type=float, default=10.0)
     ap.add_argument("--log-every", type=int, default=25)
     ap.add_argument("--cache-size", type=int, default=30000)
@@ -592,6 +642,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calibrate", type=int, default=800,
                     help="with --export: fit the threshold on this many training-distribution examples (0: 0.5)")
     ap.add_argument("--table", default="", help="print the dev table of a weights file or checkpoint")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = _parser()
     args = ap.parse_args(argv)
     args.explicit = {a.lstrip("-").split("=")[0].replace("-", "_") for a in argv if a.startswith("--")}
     if args.small:

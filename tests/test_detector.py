@@ -285,3 +285,24 @@ def test_direct_batches_equal_the_cached_path():
             a = model.upper(*prepare(cache, sents, [x.evidence for x in exs], "cpu", window_ids=wins))
             b = model.upper(*prepare_direct(model, arr, "cpu"))
             assert a.shape == b.shape and torch.allclose(a, b, atol=0.1)
+
+
+def test_committed_weights_on_the_french_lead():
+    """The committed weights (real model, int8): a sentence the evidence states is clean, the wrong
+    date and place are flagged, an invented sentence is flagged whole."""
+    pytest.importorskip("torch")
+    from mfact.core.checking.detector import TokenDetector
+    det = TokenDetector()
+    ev = ["Maria Salomea Skłodowska-Curie, née le 7 novembre 1867 à Varsovie et morte le 4 juillet 1934 à "
+          "Passy, est une physicienne et chimiste polonaise, naturalisée française."]
+    good, bad, invented = ("Marie Curie est née le 7 novembre 1867 à Varsovie.",
+                           "Marie Curie est née le 22 mars 1867 à Paris.",
+                           "Elle a aussi écrit trois romans policiers sous un pseudonyme.")
+    res = det.score([(good, ev), (bad, ev), (invented, ev)])
+    flagged = [{s[a:b].strip(".") for a, b, p in r if p >= det.threshold} for s, r in zip((good, bad, invented), res)]
+    assert flagged[0] == set()
+    assert {"22", "mars", "Paris"} <= flagged[1]
+    assert len(flagged[2]) == len(res[2])
+    # int8 activations are quantised per call: an item's scores must not depend on its neighbours
+    alone = TokenDetector().score([(good, ev)])
+    assert alone[0] == res[0] == TokenDetector().score([(invented, ev), (good, ev)])[1]

@@ -121,10 +121,13 @@ class LowerCache:
     """Lower-layer states per text (fp16 on CPU, LRU)."""
 
     def __init__(self, model: DetectorModel, tokens: Tokens, device: str = "cpu", size: int = 20000,
-                 lower_model: DetectorModel | None = None):
+                 lower_model: DetectorModel | None = None, alone: bool = False):
         self.model, self.tokens, self.device, self.size = model, tokens, device, size
         self.lower_model = lower_model or model
         self.states: OrderedDict[tuple, torch.Tensor] = OrderedDict()
+        # int8 dynamic quantisation scales activations per call: a text's states would depend on the
+        # texts batched with it, so a quantised model encodes each text alone
+        self.alone = alone
 
     def get(self, keys: list[tuple], seqs: list[list[int]], batch_tokens: int = 6144) -> list[torch.Tensor]:
         """States of each sequence; `keys` identify them in the cache."""
@@ -145,7 +148,7 @@ class LowerCache:
                 while j < len(items) and max(longest, len(seqs[items[j][1][0]])) * (j - i + 1) <= batch_tokens:
                     longest = max(longest, len(seqs[items[j][1][0]]))
                     j += 1
-                j = max(j, i + 1)
+                j = i + 1 if self.alone else max(j, i + 1)
                 part = items[i:j]
                 ids, mask = pad_batch([seqs[v[0]] for _k, v in part], self.tokens.tok.pad)
                 st = self.lower_model.lower(ids.to(self.device), mask.to(self.device))
@@ -312,13 +315,17 @@ class TokenDetector:
         elif quantize:
             model = quantize_int8(model)
         self.model = model
-        self.cache = LowerCache(model, self.tokens, device, size=4096)
+        self.quantized = not device.startswith("cuda") and quantize
+        self.cache = LowerCache(model, self.tokens, device, size=4096, alone=self.quantized)
         self.temperature = float(self.meta.get("temperature", 1.0))
 
     @torch.no_grad()
-    def score(self, items: Sequence[tuple[str, Sequence[str]]], batch: int = 16) -> list[list[tuple[int, int, float]]]:
+    def score(self, items: Sequence[tuple[str, Sequence[str]]], batch: int | None = None) -> list[list[tuple[int, int, float]]]:
         """For each (sentence, evidence windows) -> [(char_start, char_end, p_hallucinated)] per word
-        of the sentence (whitespace words; characters for CJK), batched."""
+        of the sentence (whitespace words; characters for CJK), batched (the int8 model scores each
+        item alone: its activations are quantised per call, so a batch would make an item's scores
+        depend on its neighbours; alone it is also faster on CPU, with no padding)."""
+        batch = batch or (1 if self.quantized else 16)
         parts: list[tuple[int, list[int], list[tuple[int, int]], str]] = []   # (item, ids, spans, key)
         for n, (sent, _ev) in enumerate(items):
             ids, spans = self.tokens.sentence(sent, max_tokens=10 ** 6)

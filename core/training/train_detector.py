@@ -550,14 +550,14 @@ def calibrate(args, model: DetectorModel, n: int) -> dict:
     torch.set_num_threads(args.threads or 2)
     gen, dev, _info, _files = build(args)
     qm = quantize_int8(copy.deepcopy(model).eval())
-    cache = LowerCache(qm, _tokens(), "cpu", size=50000)
+    cache = LowerCache(qm, _tokens(), "cpu", size=50000, alone=True)   # as TokenDetector scores: item by item
     cal = draw_batch(gen, args.seed + 777, 10 ** 7, n)
     t0 = time.time()
-    pc = predict_units(qm, cache, cache.tokens, cal, "cpu")
+    pc = predict_units(qm, cache, cache.tokens, cal, "cpu", batch=1)
     grid = [round(float(x), 2) for x in np.arange(0.3, 0.96, 0.05)]
     fits = {t: evaluate(cal, pc, t)["score"] for t in grid}
     thr = max(grid, key=lambda t: fits[t])
-    pd_ = predict_units(qm, cache, cache.tokens, dev, "cpu")
+    pd_ = predict_units(qm, cache, cache.tokens, dev, "cpu", batch=1)
     res = evaluate(dev, pd_, thr)
     res05 = evaluate(dev, pd_, 0.5)
     res["step"] = res05["step"] = getattr(args, "export_step", None)

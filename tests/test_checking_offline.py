@@ -218,3 +218,16 @@ def test_serbian_cyrillic_and_latin_words_meet():
     article = ["Београд је главни град Србије. Нови Сад је други град по величини. Химна Израела је Хатиква."]
     best = top_windows("Himna Izraela je Hatikva.", article, "sr", k=1)
     assert "Хатиква" in best[0].text
+
+
+def test_detector_paraphrase_gate():
+    """A fact that closely paraphrases its best window keeps only the detector's words that stand
+    out above its median; below the cosine the scores are untouched."""
+    from mfact.core.checking.verify_default import PARAPHRASE_COS, STAND_OUT, gate_words
+    flat = [(0, 4, 0.9), (5, 9, 0.92), (10, 14, 0.88)]
+    assert gate_words(flat, PARAPHRASE_COS - 0.01) == flat
+    assert max(p for *_s, p in gate_words(flat, PARAPHRASE_COS)) == 0.0          # flagged whole: none stands out
+    one = [(0, 4, 0.05), (5, 9, 0.1), (10, 14, 0.1 + STAND_OUT + 0.5), (15, 19, 0.08)]
+    gated = gate_words(one, 0.95)
+    assert gated[2] == one[2] and all(p == 0.0 for i, (*_s, p) in enumerate(gated) if i != 2)
+    assert gate_words([], 0.99) == []

@@ -50,6 +50,23 @@ def _flagged(fact: str, words: Sequence[tuple[int, int, float]], threshold: floa
     return [(a, b) for a, b in out]
 
 
+PARAPHRASE_COS = 0.88   # E5 cosine of a fact and its best window from which it reads as a paraphrase of it
+STAND_OUT = 0.3         # ... and then a word is flagged only this far above the fact's median word
+
+
+def gate_words(words: Sequence[tuple[int, int, float]], cos: float) -> list[tuple[int, int, float]]:
+    """The detector's word scores of a fact whose best window it closely paraphrases (E5 cosine >=
+    PARAPHRASE_COS): only the words that stand out (STAND_OUT above the fact's median) keep their
+    score, the others count as not flagged (0). The detector flags supported paraphrases whole (its
+    training sentences are copies and variants of evidence sentences, not rewordings); a wrong word
+    inside a paraphrase still stands out. Below the cosine the scores are kept as they are."""
+    if cos < PARAPHRASE_COS or not words:
+        return list(words)
+    ps = sorted(p for _a, _b, p in words)
+    med = ps[len(ps) // 2] if len(ps) % 2 else (ps[len(ps) // 2 - 1] + ps[len(ps) // 2]) / 2
+    return [(a, b, p if p >= med + STAND_OUT else 0.0) for a, b, p in words]
+
+
 def _detector_digest() -> str:
     """The first hex digits of the installed detector weights' SHA-256 ("none" without weights), so
     that verdicts cached under other weights are not reused."""
@@ -83,7 +100,8 @@ class DefaultVerifier(VerifierBase):
     def __init__(self, embedder=None, weights: dict | None = None, k: int = WINDOWS_PER_FACT):
         self.lite = OfflineVerifier(embedder, weights)
         self.k = k
-        self.version = f"3-{self.lite.version}" + (f"-d{_detector_digest()}" if self.use_detector else "")
+        self.version = f"3-{self.lite.version}" + (f"-d{_detector_digest()}g{round(PARAPHRASE_COS * 100)}"
+                                                   if self.use_detector else "")
         self._names: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
         self._detector: Any = _UNSET
@@ -147,12 +165,12 @@ class DefaultVerifier(VerifierBase):
                 fact, entity, lang, _ps = items[i]
                 x = self.lite._row(fact, [w.text for w in ws], fvecs[j], pv, use_vec)
                 p = float(model.prob(x[None, :])[0])
-                if words is not None:
-                    p = self.combine(p, words[j])
                 sims = pv @ fvecs[j] if len(ws) else np.zeros(0, np.float32)
+                fw = gate_words(words[j], float(sims.max()) if len(sims) else 0.0) if words is not None else None
+                if fw is not None:
+                    p = self.combine(p, fw)
                 out[i] = self._decide(fact, entity, lang, usable[i], ws, sims, p,
-                                      model.threshold if self.threshold is None else self.threshold, name,
-                                      words[j] if words is not None else None)
+                                      model.threshold if self.threshold is None else self.threshold, name, fw)
         return [v for v in out if v is not None]
 
     def detector(self):

@@ -223,11 +223,15 @@ def test_serbian_cyrillic_and_latin_words_meet():
 def test_detector_paraphrase_gate():
     """A fact that closely paraphrases its best window keeps only the detector's words that stand
     out above its median; below the cosine the scores are untouched."""
-    from mfact.core.checking.verify_default import PARAPHRASE_COS, STAND_OUT, gate_words
-    flat = [(0, 4, 0.9), (5, 9, 0.92), (10, 14, 0.88)]
+    from mfact.core.checking.verify_default import GATE_MIN_CHARS, PARAPHRASE_COS, STAND_OUT, gate_words
+    n = GATE_MIN_CHARS // 5 + 1
+    flat = [(5 * i, 5 * i + 4, 0.88 + 0.01 * (i % 3)) for i in range(n)]
     assert gate_words(flat, PARAPHRASE_COS - 0.01) == flat
     assert max(p for *_s, p in gate_words(flat, PARAPHRASE_COS)) == 0.0          # flagged whole: none stands out
-    one = [(0, 4, 0.05), (5, 9, 0.1), (10, 14, 0.1 + STAND_OUT + 0.5), (15, 19, 0.08)]
+    short = flat[:GATE_MIN_CHARS // 5 - 1]
+    assert gate_words(short, 0.99) == short                                      # a short fact: as it is
+    one = [(5 * i, 5 * i + 4, 0.05 + 0.01 * (i % 2)) for i in range(n)]
+    one[2] = (10, 14, 0.1 + STAND_OUT + 0.5)
     gated = gate_words(one, 0.95)
     assert gated[2] == one[2] and all(p == 0.0 for i, (*_s, p) in enumerate(gated) if i != 2)
     assert gate_words([], 0.99) == []

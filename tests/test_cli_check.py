@@ -169,17 +169,29 @@ def test_ctrl_c_stops_generation_saves_the_partial_session_and_exits_130(monkeyp
     long_text = " ".join(f"Marie Curie wrote paper number {w} in Paris." for w in
                          ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"] * 5)
 
+    timers: list[threading.Timer] = []
+
+    class Interrupting(FakeGenerator):
+        """Ctrl-C 0.3 s after the third sentence's last token (counted from the stream, not from the
+        start of the process: on a loaded machine start-up alone can take longer than a fixed timer)."""
+
+        def stream(self, prompt, params, stop=None):
+            for n, chunk in enumerate(super().stream(prompt, params, stop)):
+                if n == 24:
+                    timers.append(threading.Timer(0.3, _thread.interrupt_main))
+                    timers[-1].start()
+                yield chunk
+
     def build(cfg, on_progress=None, **kw):
-        return pipeline_mod.CheckPipeline(FakeGenerator(long_text, delay=0.02), FakeExtractor(),
+        return pipeline_mod.CheckPipeline(Interrupting(long_text, delay=0.02), FakeExtractor(),
                                           FakeRetriever(), FakeVerifier(), cfg)
 
     monkeypatch.setattr(pipeline_mod, "build_pipeline", build)
-    timer = threading.Timer(0.6, _thread.interrupt_main)
-    timer.start()
     try:
         rc = cli.main(["check", "--lang", "en", "--entity", "Marie Curie", "--no-stop-on-repeat"])
     finally:
-        timer.cancel()
+        for t in timers:
+            t.cancel()
     out, err = capsys.readouterr()
     assert rc == 130, err
     assert "stopping" in err

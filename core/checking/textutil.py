@@ -75,7 +75,6 @@ def fold_script(word: str) -> str:
 _OTHER_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 
 
-
 def normalise_digits(text: str) -> str:
     """Replace digits of any script (Arabic-Indic ٣, Bengali ৩, Devanagari ३, ...) by ASCII digits."""
     out = []

@@ -280,12 +280,11 @@ class Pools:
             for sent in a.sentences:
                 count[a.lang] += 1
                 for w in sent.split():
-                    w = w.strip(".,;:()[]\"'«»“”!?")
+                    w = w.strip(_WORD_EDGE)
                     if len(w) >= 6 and w.isalpha() and w.islower():
                         by[a.lang][stem_of(w)].add(w)
         self.forms = {lang: {k: sorted(v) for k, v in d.items() if len(v) > 1} for lang, d in by.items()}
         return self
-
 
     @classmethod
     def build(cls, articles: list[Article], per_lang: int = 4000, seed: int = 1) -> "Pools":
@@ -303,6 +302,9 @@ class Pools:
             rng.shuffle(ws)
             p.names[lang] = ws[:per_lang]
         return p
+
+
+_WORD_EDGE = ".,;:()[]\"'«»“”!?"      # stripped from a word before its forms are stored or looked up
 
 
 def stem_of(word: str) -> str:
@@ -403,7 +405,7 @@ def _inflect(sentence: str, lang: str, pools: "Pools", rng: random.Random, most:
     words = sentence.split(" ")
     cands = []
     for i, w in enumerate(words):
-        core = w.strip(".,;:()[]\"'«»“”!?")
+        core = w.strip(_WORD_EDGE)
         if len(core) >= 6 and core.isalpha() and core.islower() and stem_of(core) in forms:
             cands.append((i, core))
     if not cands:
@@ -612,8 +614,16 @@ MIX_V3 = (("kept", 0.13), ("paraphrase", 0.14), ("clause", 0.04), ("entity", 0.1
           ("contradiction", 0.08), ("invented", 0.05), ("invented-topic", 0.04), ("unverifiable", 0.09),
           ("xnli", 0.08), ("xnli-p", 0.06), ("vitc", 0.06))
 MIXES = {"v1": MIX_V1, "v2": MIX_V2, "v3": MIX_V3}
+
+
+def mix_inflects(mix: str) -> bool:
+    """Whether a mix makes variants with other word forms (it needs `Pools.build_forms`)."""
+    return mix not in ("v1", "v2")
+
+
+def mix_uses(mix: str, kind: str) -> bool:
+    return any(k == kind for k, _w in MIXES[mix])
 BAG = [(-1, -1)]          # spans of an example whose hallucinated words are unknown (some word is)
-MIX = MIX_V1
 VARIANT_SHARE = 0.35     # v2: share of entity/relation/contradiction errors inserted into a variant
 
 
@@ -640,7 +650,7 @@ class Generator:
         self.pools = pools
         self.mix = MIXES[mix]
         self.variants = mix != "v1"
-        self.inflect = mix not in ("v1", "v2")
+        self.inflect = mix_inflects(mix)
         self.vitc = vitc or []
         self.by_lang: dict[str, list[int]] = defaultdict(list)
         for i, a in enumerate(articles):
@@ -805,25 +815,23 @@ def premise_example(rows: list[dict], rng: random.Random, pools: Pools) -> Examp
 def load_vitaminc(folder: Path) -> list[tuple[str, str, int]]:
     """(claim, evidence, supported) of the VitaminC real and synthetic test sets, training pages only
     (the pages whose hash % 10 == 0 are held out, as in train_cross.py)."""
-    import io
-    import zipfile
+    from .train_cross import _zip_jsonl
     out = []
     for name in ("vitaminc_real", "vitaminc_synthetic"):
         zpath = Path(folder) / f"{name}.zip"
         if not zpath.exists():
             continue
-        with zipfile.ZipFile(zpath) as z, z.open(f"{name}/test.jsonl") as fh:
-            for line in io.TextIOWrapper(fh, encoding="utf-8"):
-                if not line.strip():
-                    continue
-                d = json.loads(line)
-                page = d.get("page") or d.get("case_id", "")
-                if h32(page) % 10 == 0 or not d.get("claim") or not d.get("evidence"):
-                    continue
-                claim = re.sub(r"\s+([.,;:!?)])", r"\1", d["claim"]).replace("( ", "(").strip()
-                ev = re.sub(r"\s+([.,;:!?)])", r"\1", d["evidence"]).replace("( ", "(").strip()
-                out.append((claim, ev, int(d["label"] == "SUPPORTS")))
+        for d in _zip_jsonl(zpath, f"{name}/test.jsonl"):
+            page = d.get("page") or d.get("case_id", "")
+            if h32(page) % 10 == 0 or not d.get("claim") or not d.get("evidence"):
+                continue
+            out.append((_detokenise(d["claim"]), _detokenise(d["evidence"]), int(d["label"] == "SUPPORTS")))
     return out
+
+
+def _detokenise(text: str) -> str:
+    """VitaminC's tokenised text with its punctuation attached again ("Westlife .", "( BPI )")."""
+    return re.sub(r"\s+([.,;:!?)])", r"\1", text).replace("( ", "(").strip()
 
 
 def vitc_example(rows: list[tuple[str, str, int]], rng: random.Random) -> Example:

@@ -58,16 +58,17 @@ def build(args):
         rng.shuffle(train_a)
         rng.shuffle(dev_a)
         train_a, dev_a = train_a[:400], dev_a[:200]
+    mix = getattr(args, "mix", "v1")
     pools = dd.Pools.build(train_a)
-    if getattr(args, "mix", "v1") not in ("v1", "v2"):
+    if dd.mix_inflects(mix):
         pools.build_forms(train_a)
     dev_pools = dd.Pools.build(dev_a)
     xnli = Path(args.xnli)
     xrows = dd.load_xnli_rows(xnli) if xnli.is_dir() else []
     xheld = dd.load_xnli_rows(xnli, heldout=True) if xnli.is_dir() else []
     vitc_dir = Path(getattr(args, "vitaminc", "") or "")
-    vitc = dd.load_vitaminc(vitc_dir) if getattr(args, "mix", "v1") not in ("v1", "v2") and vitc_dir.is_dir() else []
-    gen = dd.Generator(train_a, pools, xrows, mix=getattr(args, "mix", "v1"), vitc=vitc)
+    vitc = dd.load_vitaminc(vitc_dir) if dd.mix_uses(mix, "vitc") and vitc_dir.is_dir() else []
+    gen = dd.Generator(train_a, pools, xrows, mix=mix, vitc=vitc)
     dev = dd.dev_set(dev_a, dev_pools, per_lang=args.dev_per_lang, xnli_rows=xheld,
                      xnli_n=args.dev_xnli, extra=getattr(args, "dev_extra", 0))
     files = (sorted(wiki.glob("wiki_references*.csv")) if wiki else []) + \
@@ -131,8 +132,13 @@ def _work(step: int):
     sents, labels = label_batch(tokens, exs)
     wins = [[tokens.window(w) for w in ex.evidence] for ex in exs]
     if _WORK.get("direct"):
-        return None, None, labels, batch_arrays(tokens, [ids for ids, _t in sents], [ex.evidence for ex in exs], wins)
+        return _direct(tokens, exs, sents, labels, wins)
     return exs, sents, labels, wins
+
+
+def _direct(tokens, exs: list[dd.Example], sents: list, labels: list, wins=None):
+    """A batch for `prepare_direct`: its labels and the int arrays of `batch_arrays` alone."""
+    return None, None, labels, batch_arrays(tokens, [ids for ids, _t in sents], [ex.evidence for ex in exs], wins)
 
 
 def batches(gen, tokens, args, start: int):
@@ -150,10 +156,7 @@ def batches(gen, tokens, args, start: int):
     for step in range(start, args.steps):
         exs = draw_batch(gen, args.seed, step, args.batch)
         sents, labels = label_batch(tokens, exs)
-        if getattr(args, "direct", False):
-            yield None, None, labels, batch_arrays(tokens, [ids for ids, _t in sents], [ex.evidence for ex in exs])
-        else:
-            yield exs, sents, labels, None
+        yield _direct(tokens, exs, sents, labels) if getattr(args, "direct", False) else (exs, sents, labels, None)
 
 
 # --------------------------------------------------------------------------- evaluation

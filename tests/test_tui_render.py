@@ -6,7 +6,7 @@ import colorsys
 
 from mfact.core.session import Evidence, Fact, HumanLabel, Verdict
 from mfact.themes import THEME_NAMES, THEMES
-from mfact.tui.render import GLYPHS, Palette, fact_text, match_terms, safe
+from mfact.tui.render import GLYPHS, FactTextMemo, Palette, fact_text, match_terms, safe
 from mfact.tui.widgets.evidence_view import evidence_text
 
 
@@ -42,6 +42,44 @@ def test_fact_text_glyphs_marker_and_literal_markup():
     # spans carry their fact id for clicks
     metas = {s.style.meta.get("fact") for s in t.spans if hasattr(s.style, "meta") and s.style.meta}
     assert {"f0", "f1", "f2", "f3"} <= metas
+
+
+def _cells(t):
+    """(character, background colour, bold, colour) of each rendered character."""
+    from rich.console import Console
+    console = Console(width=200, color_system="truecolor")
+    out = []
+    for seg in t.render(console):
+        st = seg.style
+        for ch in seg.text:
+            out.append((ch, st.bgcolor.name if st and st.bgcolor else None, bool(st and st.bold),
+                        st.color.name if st and st.color else None))
+    return out
+
+
+def test_the_selection_covers_exactly_its_fact_after_the_glyphs_and_the_marker():
+    text = "A was born. B died. C won. D lost"
+    facts = _facts(text, ["S", "NS", "IR", None])
+    pal = Palette()
+    for sel, want in (("f0", "A was born"), ("f2", "C won"), ("f3", "D lost")):
+        cells = _cells(fact_text(text, facts, pal, selected=sel, drift_point=2))
+        shaded = "".join(ch for ch, bg, _b, _c in cells if bg is not None)
+        assert shaded == want, sel
+
+
+def test_the_memo_renders_as_fact_text_and_follows_labels_and_marks():
+    text = "A was born. B died. C won. D lost"
+    facts = _facts(text, ["S", "NS", "IR", None])
+    pal, memo = Palette(), FactTextMemo()
+    for sel in ("f0", "f1", None, "f3", "f1"):
+        assert _cells(memo(text, facts, pal, sel, 2)) == _cells(fact_text(text, facts, pal, sel, 2))
+    facts[0].human = HumanLabel("NS")          # a relabel: the memo must not show the old colour
+    assert _cells(memo(text, facts, pal, "f1", 2)) == _cells(fact_text(text, facts, pal, "f1", 2))
+    facts[1].auto = Verdict("NS", marks=[(2, 6)])        # marks: only "died" bold-underlined
+    got = _cells(memo(text, facts, pal, None, 2))
+    assert got == _cells(fact_text(text, facts, pal, None, 2))
+    # bold: f0's whole span (NS without marks), only the marked word of f1, the drift marker
+    assert "".join(ch for ch, _bg, b, _c in got if b) == "A was born" + "died" + "▼drift "
 
 
 def test_evidence_is_literal_and_highlights_fact_words():

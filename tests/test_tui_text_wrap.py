@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -152,3 +153,44 @@ def test_a_verdict_glyph_or_marker_inside_rewraps_only_from_its_line():
     got = wrap_lines(con, options, edited, prev)
     assert got.lines == full(con, edited, 40)[1]
     assert got.lines[-1] is prev.lines[-1] and sum(x is not y for x, y in zip(got.lines[::-1], prev.lines[::-1])) <= 6
+
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_evidence_of_a_fact_seen_before_is_restyled_not_wrapped_again():
+    from textual.app import App
+
+    from mfact.tui.widgets.evidence_view import EvidenceView
+
+    def passage(word: str, n: int, hot: tuple[int, int] | None = None) -> Text:
+        t = Text(" ".join(f"{word}{i} was born in Warsaw in 1867." for i in range(n)))
+        if hot:
+            t.stylize(Style(bold=True), *hot)
+        return t
+
+    class Host(App):
+        def compose(self):
+            yield EvidenceView()
+
+    app = Host()
+    async with app.run_test(size=(60, 20)) as pilot:
+        view = app.query_one(EvidenceView)
+        a, b = passage("Maria", 30), passage("Pierre", 25)
+        view.show(a)
+        await pilot.pause()
+        first = list(view._lines)
+        view.show(b)
+        view.show(passage("Maria", 30, hot=(40, 46)))      # back to the first fact: one word bolder
+        again = view._lines
+        options = app.console.options.update(width=view.scrollable_content_region.width, height=None,
+                                             no_wrap=False, overflow="fold", highlight=False, markup=False)
+        assert again == render_lines(app.console, options, passage("Maria", 30, hot=(40, 46)))
+        kept = sum(1 for x, y in zip(first, again) if x is y)
+        assert len(again) > 10 and kept >= len(again) - 2      # only the restyled line is new
+        view.show(passage("Maria", 31))                        # other characters: wrapped afresh
+        assert view._lines == render_lines(app.console, options, passage("Maria", 31))

@@ -1,6 +1,9 @@
 """Drawing the check screen's panes: the text with its facts coloured, the metrics bar, the fact
-list and the evidence. Only the parts an event changed are redrawn; the streamed text and the
-header at most STREAM_FPS times a second, so the stream never competes with keys for the frame.
+list and the evidence. Only the parts an event changed are redrawn; the streamed text at most
+STREAM_FPS times a second and the header HEADER_FPS times, so the stream never competes with keys
+for the frame. (Textual repaints the box around all the regions changed since the last frame: a
+header redrawn with every text update made each of those frames repaint all three panes, from the
+header down to the text's last line.)
 
 A long text is drawn as a window of TEXT_WINDOW characters around the selected fact (the end while
 streaming), with a notice of what is shown: re-wrapping a whole 1 MB text took over a second per
@@ -18,7 +21,7 @@ from mfact.core.events import NoticeEvent
 from mfact.core.protocols import Progress
 from mfact.core.session import Fact
 
-from ..render import Palette, SpanIndex, fact_text, facts_in_window
+from ..render import FactTextMemo, Palette, SpanIndex, fact_text, facts_in_window
 from ..widgets.evidence_view import EvidenceView, evidence_text
 from ..widgets.fact_list import HEADER, FactList
 from ..widgets.metrics_bar import MetricsBar, metrics_text
@@ -32,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .check_view import CheckView
 
 STREAM_FPS = 15
+HEADER_FPS = 4
 TEXT_WINDOW = 4_000
 PANES = ("#text-pane", "#facts", "#evidence")
 
@@ -70,16 +74,17 @@ def text_window(text: str, center: int, following: bool = False) -> tuple[int, i
 
 def windowed_fact_text(text: str, facts: list[Fact], palette: Palette, selected: str | None,
                        drift_point: int | None, show_drift: bool, start: int, end: int,
-                       index: SpanIndex | None = None, following: bool = False) -> Text:
+                       index: SpanIndex | None = None, following: bool = False,
+                       make: Callable[..., Text] = fact_text) -> Text:
     """`fact_text` of text[start:end] (the facts in it, their spans moved), with a notice above
     and below of which part of the text this is. `index`: the facts' SpanIndex (a finished
-    session's spans do not move)."""
+    session's spans do not move); `make`: what colours the part (`fact_text` or a memo of it)."""
     shown = [replace(f, span=(max(f.span[0], start) - start, min(f.span[1], end) - start))
              for f in (facts[i] for i in facts_in_window(facts, start, end, index))]
     dp, drift = drift_point, None
     if dp is not None and 0 < dp < len(facts) and start <= facts[dp].span[0] < end:
         drift = next((i for i, f in enumerate(shown) if f.id == facts[dp].id), None)
-    body = fact_text(text[start:end], shown, palette, selected, drift, show_drift)
+    body = make(text[start:end], shown, palette, selected, drift, show_drift)
     if following:       # the same notice while the text grows (the pane wraps only the new end)
         notice = Text(f"[long text: from character {start + 1:,} on; the view follows the end]",
                       style="dim italic")
@@ -107,10 +112,11 @@ class CheckPanes:
         self.view = view
         self.live = live
         self._select = select
-        self._deferred: set[str] = set()
-        self._flush_timer: Timer | None = None
+        self._timers: dict[str, Timer] = {}
         self._evidence_shape: tuple = ()
         self._span_index: SpanIndex | None = None
+        self._fact_text = FactTextMemo()
+        self._drawn: str | None = None        # the text as the pane last showed it
         self.widths = {p: 1.0 for p in PANES}
 
     @property
@@ -147,20 +153,17 @@ class CheckPanes:
                 evidence = True
         if "select" in dirty:
             self._select(view.selected)
-        deferred = dirty & {"text", "header"}
-        if deferred:
-            self._deferred |= deferred
-            if self._flush_timer is None:
-                self._flush_timer = scr.set_timer(1 / STREAM_FPS, self._flush_deferred)
+        for part, fps in (("text", STREAM_FPS), ("header", HEADER_FPS)):
+            if part in dirty and part not in self._timers:
+                self._timers[part] = scr.set_timer(1 / fps, lambda part=part: self._flush_deferred(part))
         if evidence:
             self.render_evidence()
 
-    def _flush_deferred(self) -> None:
-        self._flush_timer = None
-        d, self._deferred = self._deferred, set()
-        if "text" in d:
+    def _flush_deferred(self, part: str) -> None:
+        self._timers.pop(part, None)
+        if part == "text":
             self.render_text()
-        if "header" in d:
+        else:
             self.render_header()
 
     def render_all(self) -> None:
@@ -169,16 +172,31 @@ class CheckPanes:
         self.render_evidence()
 
     def render_selection(self) -> None:
-        self.render_text()
+        self.render_text(latest=False)
         self.render_evidence()
 
-    def render_text(self) -> None:
+    def render_text(self, latest: bool = True) -> None:
+        """The text pane. `latest=False` (a key moved the selection or changed a label): while a
+        stream redraw is due anyway, the text as it was last drawn, with its facts, the new selection
+        and the labels as they are now; the tokens that came since follow with that redraw (at most
+        1/STREAM_FPS s later). The pane then restyles the lines the change touches instead of
+        wrapping everything from the selected fact to the end again."""
         scr, view = self.screen, self.view
         session = view.session
         dp = view.metrics.drift_point
         text, facts = session.text, session.facts
+        drawn = self._drawn
+        if (not latest and "text" in self._timers and drawn is not None and len(drawn) < len(text)
+                and text.startswith(drawn)):
+            text = drawn
+            k = 0
+            while k < len(facts) and facts[k].span[1] <= len(text):
+                k += 1
+            facts = facts[:k]
+            dp = dp if dp is not None and dp < k else None
+        self._drawn = text
         if len(text) <= TEXT_WINDOW:
-            out = fact_text(text, facts, self.palette, view.selected, dp, view.show_drift)
+            out = self._fact_text(text, facts, self.palette, view.selected, dp, view.show_drift)
         else:
             f = view.builder.fact(view.selected)
             following = view.running or (f is None and session.status == "running")
@@ -190,7 +208,7 @@ class CheckPanes:
                 if index is None or not index.fits(facts):
                     index = self._span_index = SpanIndex(facts)
             out = windowed_fact_text(text, facts, self.palette, view.selected, dp, view.show_drift,
-                                     start, end, index, following)
+                                     start, end, index, following, self._fact_text)
         scr.query_one(FactText).set_text(out, follow=view.running)
 
     def render_header(self) -> None:

@@ -108,8 +108,11 @@ def _collapse(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
+RECALL = 16      # the evidence of the last 16 facts shown stays wrapped (j, k, j... re-wrap nothing)
+
+
 class EvidenceView(TextView):
     """The evidence pane (focusable, scrollable)."""
 
     def show(self, text: Text, layout: bool = True) -> None:
-        self.set_text(text, home=layout)
+        self.set_text(text, home=layout, recall=RECALL)

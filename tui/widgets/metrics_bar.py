@@ -6,7 +6,9 @@ from collections.abc import Mapping
 
 from rich.style import Style
 from rich.text import Text
-from textual.widgets import Static
+from rich.segment import Segment
+from textual.strip import Strip
+from textual.widget import Widget
 
 from mfact.core.figures import Calm, Checks, Metrics
 from mfact.core.session import Session
@@ -101,5 +103,44 @@ def _checks_line(t: Text, calm: Calm, palette: Palette) -> None:
         t.append("⚠ yes" if rep else "no", style=palette.label_style("NS") if rep else Style())
 
 
-class MetricsBar(Static):
-    pass
+class MetricsBar(Widget):
+    """The header line, drawn through Textual's line API. It changes after every label and many
+    times a second while a model writes; as a `Static` each change turned the Rich text into
+    Textual content and laid it out again (~2 ms a time, inside the latency of every relabel key).
+    An update that changes nothing repaints nothing."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._text = Text()
+        self._strips: list[Strip] | None = None
+        self._width = -1
+
+    def update(self, text: Text, layout: bool = False) -> None:
+        """Show `text` (`layout` is accepted as `Static.update` takes it: the bar's size is fixed)."""
+        if text.plain == self._text.plain and text.spans == self._text.spans:
+            return
+        self._text = text
+        self._strips = None
+        self.refresh()
+
+    def render(self) -> Text:
+        return self._text
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips = None
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if self._strips is None or width != self._width:
+            console = self.app.console
+            options = console.options.update(width=max(1, width), height=None, no_wrap=False,
+                                             overflow="fold", highlight=False, markup=False)
+            lines = console.render_lines(self._text, options, pad=False, new_lines=False)
+            self._strips = [Strip(list(Segment.apply_style(line, base))).crop_extend(0, width, base)
+                            for line in lines]
+            self._width = width
+        if 0 <= y < len(self._strips):
+            return self._strips[y]
+        return Strip.blank(width, base)

@@ -320,6 +320,7 @@ class TextView(ScrollView, can_focus=True):
         self._wrapped: Wrapped | None = None
         self._wrapped_width = -1
         self._strip_cache: dict[int, Strip] = {}
+        self._recent: dict[str, Wrapped] = {}      # see set_text's `recall`
 
     @property
     def text(self) -> Text:
@@ -329,18 +330,36 @@ class TextView(ScrollView, can_focus=True):
     def plain(self) -> str:
         return self._text.plain
 
-    def set_text(self, text: Text, *, follow: bool = False, home: bool = False) -> None:
-        """Show `text`. `follow`: stay at the end if the view was there; `home`: scroll to top."""
+    def set_text(self, text: Text, *, follow: bool = False, home: bool = False, recall: int = 0) -> None:
+        """Show `text`. `follow`: stay at the end if the view was there; `home`: scroll to top.
+        `recall`: keep the wrapped lines of that many recent texts, and wrap a text with the same
+        characters as one of them as a restyle of it (the evidence of a fact seen a moment ago)."""
         at_end = self.scroll_offset.y >= self.max_scroll_y - 1
         self._text = text
         old = self._lines
         old_width = self._wrapped_width
+        if recall:
+            self._remember(recall)
+            seen = self._recent.get(text.plain)
+            if seen is not None and seen.width == self._wrapped_width and seen is not self._wrapped:
+                self._wrapped = seen
+                self._strip_cache.clear()
         self._wrap()
         self._refresh_changed(old, old_width)
         if home:
             self.scroll_home(animate=False, immediate=True)
         elif follow and at_end:
             self.scroll_end(animate=False, immediate=True)
+
+    def _remember(self, most: int) -> None:
+        """Keep the lines now shown among the recent ones (at most `most`, the oldest dropped)."""
+        w = self._wrapped
+        if w is None or w.starts is None:
+            return
+        self._recent.pop(w.text.plain, None)
+        self._recent[w.text.plain] = w
+        while len(self._recent) > most:
+            self._recent.pop(next(iter(self._recent)))
 
     def _refresh_changed(self, old: list, old_width: int) -> None:
         """Repaint only the visible lines that differ (a relabel restyles a line or two; a streamed
@@ -374,14 +393,9 @@ class TextView(ScrollView, can_focus=True):
         old = self._lines
         self._wrapped = wrap_lines(console, options, self._text, self._wrapped)
         self._lines = new = self._wrapped.lines
-        if self._strip_cache:     # keep the strips of the lines that stayed (all but the last few)
-            same = 0
-            for same in range(min(len(old), len(new))):
-                if old[same] is not new[same]:
-                    break
-            else:
-                same = min(len(old), len(new))
-            self._strip_cache = {i: st for i, st in self._strip_cache.items() if i < same}
+        if self._strip_cache:     # keep the strips of the lines that stayed where they were
+            self._strip_cache = {i: st for i, st in self._strip_cache.items()
+                                 if i < len(new) and i < len(old) and old[i] is new[i]}
         set_virtual_size(self, Size(width, len(self._lines)))
 
     def on_resize(self) -> None:

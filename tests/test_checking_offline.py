@@ -235,3 +235,23 @@ def test_detector_paraphrase_gate():
     gated = gate_words(one, 0.95)
     assert gated[2] == one[2] and all(p == 0.0 for i, (*_s, p) in enumerate(gated) if i != 2)
     assert gate_words([], 0.99) == []
+
+
+def test_the_paraphrase_gate_through_verify_pairs(tmp_path, capsys):
+    """Through `mfact verify-pairs --verifier detector` with the committed weights: a long close
+    paraphrase of the bundled English lead is S (the detector alone flags all of it; the gate keeps
+    only words that stand out, here none; without the gate it is NS, flagged whole); a wrong year in
+    the same kind of sentence stays NS."""
+    from mfact.core.training.train_cross import bundled_leads
+
+    lead = bundled_leads()["en"]["Marie Curie"]
+    claims = [("Marie Curie, a physicist and chemist of Polish birth who later became French, carried out"
+               " research into radioactivity.", "S"),
+              ("Marie Curie, a physicist and chemist of Polish birth who was later naturalised French, shared"
+               " the 1905 Nobel Prize in Physics with her husband Pierre Curie.", "NS")]
+    f = tmp_path / "pairs.jsonl"
+    f.write_text("".join(json.dumps({"id": i, "lang": "en", "claim": c, "evidence": lead, "entity": "Marie Curie"})
+                         + "\n" for i, (c, _w) in enumerate(claims)), encoding="utf-8")
+    assert cli_main(["verify-pairs", str(f), "--verifier", "detector", "--json"]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [o["label"] for o in out] == [w for _c, w in claims]

@@ -17,8 +17,12 @@ import numpy as np
 from .features import FEATURES
 
 # prior precision of each parameter around the prior's centre (the slope on logit p(supported), the
-# flags' weights, the bias): a fit moves from the centre as far as about 4 labels' worth of evidence
-PRIOR_SLOPE = 4.0
+# flags' weights, the bias): a fit moves from the centre as far as about 4 labels' worth of evidence.
+# The slope's is 16 times stronger: labels taken near the threshold ("next uncertain") say where
+# the threshold lies but almost nothing about the slope, and at precision 4 a few batches of mostly-S
+# labels flattened it (fr: 1 -> 0.12, every fact S, 5 points below random labels at 50); the slope
+# moves with hundreds of labels spread over p(supported) (docs/learning.md)
+PRIOR_SLOPE = 64.0
 PRIOR_OTHER = 4.0
 
 

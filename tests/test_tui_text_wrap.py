@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
-from mfact.tui.widgets.text_view import render_lines, wrap_lines
+from mfact.tui.widgets.text_view import render_lines, wrap_lines, wrap_options
 
 PIECES = ["Marie", " ", "Curie", "  ", "was", "born", "in", "Warsaw", ".", ",", "\n", "\n\n", "出生于华沙",
           "ওয়ারশ", "x" * 37, "🙂", "radioactivity", "1867", " — ", "a", "ab"]
@@ -187,8 +187,7 @@ async def test_the_evidence_of_a_fact_seen_before_is_restyled_not_wrapped_again(
         view.show(b)
         view.show(passage("Maria", 30, hot=(40, 46)))      # back to the first fact: one word bolder
         again = view._lines
-        options = app.console.options.update(width=view.scrollable_content_region.width, height=None,
-                                             no_wrap=False, overflow="fold", highlight=False, markup=False)
+        options = wrap_options(app.console, view.scrollable_content_region.width)
         assert again == render_lines(app.console, options, passage("Maria", 30, hot=(40, 46)))
         kept = sum(1 for x, y in zip(first, again) if x is y)
         assert len(again) > 10 and kept >= len(again) - 2      # only the restyled line is new

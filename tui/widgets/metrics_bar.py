@@ -6,7 +6,6 @@ from collections.abc import Mapping
 
 from rich.style import Style
 from rich.text import Text
-from rich.segment import Segment
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -14,6 +13,7 @@ from mfact.core.figures import Calm, Checks, Metrics
 from mfact.core.session import Session
 
 from ..render import GLYPHS, Palette, fmt_num, fmt_pct, one_line
+from .text_view import line_strip, render_lines, wrap_options
 
 
 def label_counts(facts) -> tuple[int, dict]:
@@ -135,11 +135,8 @@ class MetricsBar(Widget):
         base = self.rich_style
         if self._strips is None or width != self._width:
             console = self.app.console
-            options = console.options.update(width=max(1, width), height=None, no_wrap=False,
-                                             overflow="fold", highlight=False, markup=False)
-            lines = console.render_lines(self._text, options, pad=False, new_lines=False)
-            self._strips = [Strip(list(Segment.apply_style(line, base))).crop_extend(0, width, base)
-                            for line in lines]
+            lines = render_lines(console, wrap_options(console, width), self._text)
+            self._strips = [line_strip(line, width, base) for line in lines]
             self._width = width
         if 0 <= y < len(self._strips):
             return self._strips[y]

@@ -61,6 +61,18 @@ def render_lines(console, options, text: Text) -> list[list[Segment]]:
              for seg in line if seg.text or seg.control] for line in lines]
 
 
+def wrap_options(console, width: int):
+    """The console options a pane wraps its text with: `width` cells, long words folded, no markup
+    or highlighting (the text is untrusted and already styled)."""
+    return console.options.update(width=max(1, width), height=None, no_wrap=False, overflow="fold",
+                                  highlight=False, markup=False)
+
+
+def line_strip(line: list[Segment], width: int, base: Style) -> Strip:
+    """One wrapped line as a strip of exactly `width` cells over the widget's `base` style."""
+    return Strip(list(Segment.apply_style(line, base))).crop_extend(0, width, base)
+
+
 def _same_kind(old: Text, new: Text) -> bool:
     return (new.style == old.style and new.justify == old.justify and new.overflow == old.overflow
             and new.no_wrap == old.no_wrap and new.end == old.end and new.tab_size == old.tab_size)
@@ -388,8 +400,7 @@ class TextView(ScrollView, can_focus=True):
             self._strip_cache.clear()
             return
         console = self.app.console
-        options = console.options.update(width=width, height=None, no_wrap=False,
-                                         overflow="fold", highlight=False, markup=False)
+        options = wrap_options(console, width)
         old = self._lines
         self._wrapped = wrap_lines(console, options, self._text, self._wrapped)
         self._lines = new = self._wrapped.lines
@@ -422,7 +433,7 @@ class TextView(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         strip = self._strip_cache.get(i)
         if strip is None:
-            strip = Strip(list(Segment.apply_style(self._lines[i], base))).crop_extend(0, width, base)
+            strip = line_strip(self._lines[i], width, base)
             self._strip_cache[i] = strip
         return strip
 

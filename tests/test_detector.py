@@ -134,7 +134,7 @@ def test_load_detector_without_weights(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-def test_training_end_to_end_small(tmp_path):
+def test_training_end_to_end_small(tmp_path, capsys):
     pytest.importorskip("torch")
     from mfact.core.checking.detector import TokenDetector
     from mfact.core.training.train_detector import main
@@ -160,6 +160,36 @@ def test_training_end_to_end_small(tmp_path):
     assert [(a, b) for a, b, _p in res[0]] == [(0, 5), (6, 11), (12, 15), (16, 20), (21, 23), (24, 30)]
     assert len(res[1]) == 8 and res[2] == []
     assert all(0.0 <= p <= 1.0 for r in res for _a, _b, p in r)
+    _verify_pairs_with_weights(tmp_path, out, capsys)
+
+
+def _verify_pairs_with_weights(tmp_path, weights, capsys):
+    """`--verifier detector:FILE` judges with that weights file, and its verdicts' version names the
+    file's digest (verdicts cached under other weights are not reused)."""
+    import hashlib
+
+    from mfact.core.checking.verify_default import DetectorVerifier
+    from mfact.core.cli import main as cli_main
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"id": 1, "lang": "fr", "claim": "Marie Curie est née à Paris.",
+                                 "evidence": "Marie Curie est née à Varsovie.", "entity": "Marie Curie"}) + "\n",
+                     encoding="utf-8")
+    capsys.readouterr()
+    assert cli_main(["verify-pairs", str(pairs), "--verifier", f"detector:{weights}", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [r["label"] for r in rows] == ["NS"]               # the slot check still decides the place
+    digest = hashlib.sha256(weights.read_bytes()).hexdigest()[:8]
+    assert f"-d{digest}" in DetectorVerifier(detector_path=weights).version
+    assert f"-d{digest}" not in DetectorVerifier().version
+
+
+def test_detector_verifier_with_a_missing_weights_file(tmp_path, capsys):
+    from mfact.core.cli import main as cli_main
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"id": 1, "lang": "en", "claim": "x", "evidence": "y"}) + "\n", encoding="utf-8")
+    assert cli_main(["verify-pairs", str(pairs), "--verifier", f"detector:{tmp_path / 'none.pt'}"]) != 0
+    err = capsys.readouterr().err
+    assert "no detector weights file" in err and "none.pt" in err
 
 
 def test_data_workers_draw_the_same_batches_as_the_main_process():

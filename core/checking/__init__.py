@@ -98,7 +98,7 @@ def _slots(cfg: Config, arg: str, embedder: Embedder | None, generator: Generato
 
 def _detector(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
     from .verify_default import DetectorVerifier
-    return DetectorVerifier(embedder)
+    return DetectorVerifier(embedder, detector_path=arg or None)
 
 
 def _cross(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
@@ -122,7 +122,9 @@ VERIFIERS: dict[str, VerifierKind] = {
     "offline": VerifierKind("the default: evidence windows, slot checks, feature model", _default),
     "lite": VerifierKind("the feature model alone", _lite),
     "slots": VerifierKind("the slot checks alone", _slots),
-    "detector": VerifierKind("the default plus the trained token-level detector, docs/verifier.md", _detector),
+    "detector": VerifierKind("the default plus the trained token-level detector (the committed weights, or"
+                             " a weights file of train_detector --export), docs/verifier.md", _detector,
+                             argument="FILE"),
     "cross": VerifierKind("experimental cross-encoder, see docs/verifier.md", _cross, argument="FILE"),
     "llm": VerifierKind("the model as judge", _llm_verifier),
     "nli": VerifierKind("an NLI model", _nli, argument="Hugging Face model id", needs_argument=True),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import threading
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -71,13 +72,14 @@ def gate_words(words: Sequence[tuple[int, int, float]], cos: float) -> list[tupl
     return [(a, b, p if p >= med + STAND_OUT else 0.0) for a, b, p in words]
 
 
-def _detector_digest() -> str:
-    """The first hex digits of the installed detector weights' SHA-256 ("none" without weights), so
-    that verdicts cached under other weights are not reused."""
+def _detector_digest(path: str | Path | None = None) -> str:
+    """The first hex digits of the detector weights' SHA-256 (`path`, else the installed ones;
+    "none" without weights), so that verdicts cached under other weights are not reused."""
     import hashlib
     from importlib import resources
     try:
-        data = resources.files("mfact.core").joinpath("checking", "data", "detector.pt").read_bytes()
+        data = (Path(path).read_bytes() if path else
+                resources.files("mfact.core").joinpath("checking", "data", "detector.pt").read_bytes())
     except (FileNotFoundError, OSError):
         return "none"
     return hashlib.sha256(data).hexdigest()[:8]
@@ -101,10 +103,12 @@ class DefaultVerifier(VerifierBase):
     word_threshold = 0.5               # p(hallucinated) from which the detector marks a word, when
                                        # its weights do not name their own fitted threshold
 
-    def __init__(self, embedder=None, weights: dict | None = None, k: int = WINDOWS_PER_FACT):
+    def __init__(self, embedder=None, weights: dict | None = None, k: int = WINDOWS_PER_FACT,
+                 detector_path: str | Path | None = None):
         self.lite = OfflineVerifier(embedder, weights)
         self.k = k
-        self.version = f"3-{self.lite.version}" + (f"-d{_detector_digest()}g{round(PARAPHRASE_COS * 100)}c{GATE_MIN_CHARS}"
+        self.detector_path = Path(detector_path).expanduser() if detector_path else None
+        self.version = f"3-{self.lite.version}" + (f"-d{_detector_digest(self.detector_path)}g{round(PARAPHRASE_COS * 100)}c{GATE_MIN_CHARS}"
                                                    if self.use_detector else "")
         self._names: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
@@ -185,7 +189,7 @@ class DefaultVerifier(VerifierBase):
         if self._detector is _UNSET:
             try:
                 from .detector import load_detector
-                self._detector = load_detector()
+                self._detector = load_detector(self.detector_path)
             except ImportError:
                 self._detector = None
         return self._detector
@@ -351,11 +355,20 @@ class SlotsVerifier(DefaultVerifier):
 
 
 class DetectorVerifier(DefaultVerifier):
-    """The default plus the trained token-level detector (`--verifier detector`): p(supported)
-    blended with the detector's, its flagged words as the marks. Needs `data/detector.pt`."""
+    """The default plus the trained token-level detector (`--verifier detector[:FILE]`): p(supported)
+    blended with the detector's, its flagged words as the marks. Needs `data/detector.pt`, or the
+    weights file `detector_path` (as `train_detector --export` writes it)."""
 
     name = "detector"
     use_detector = True
+
+    def __init__(self, embedder=None, weights: dict | None = None, k: int = WINDOWS_PER_FACT,
+                 detector_path: str | Path | None = None):
+        if detector_path and not Path(detector_path).expanduser().is_file():
+            from ..errors import MfactError
+            raise MfactError(f"no detector weights file {str(detector_path)!r}",
+                             "give the file `train_detector --export` wrote, or use --verifier detector")
+        super().__init__(embedder, weights, k, detector_path)
 
     def detector(self):
         det = super().detector()

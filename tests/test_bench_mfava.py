@@ -108,3 +108,30 @@ def test_data_folder_default(monkeypatch, tmp_path):
     monkeypatch.setenv("MFACT_HOME", str(tmp_path / "home"))
     assert M.default_data_dir() == tmp_path / "home" / "cache" / "mfava-silver"
     assert not (tmp_path / "home").exists()                               # looking does not create it
+
+
+def _answers(code, n, tagged):
+    """n answers of five words, the first `tagged` words of each tagged hallucinated."""
+    text = "one two three four five"
+    labels = [0] * len(text)
+    for s, e in M.tokenize(text, code)[:tagged]:
+        labels[s:e] = [1] * (e - s)
+    return [M.Item(id=f"{code}-{i}", lang=code, text=text, reference="", labels=labels) for i in range(n)]
+
+
+def test_bootstrap_intervals_and_the_paired_difference():
+    items = {"en": _answers("en", 6, 2), "fr": _answers("fr", 6, 2)}
+    exact, all_words, half = M.RunResult("exact"), M.RunResult("all"), M.RunResult("half")
+    for its in items.values():
+        for k, it in enumerate(its):
+            exact.spans[it.id] = [(0, 7)]                 # "one two": the tagged words
+            all_words.spans[it.id] = [(0, 23)]
+            half.spans[it.id] = [(0, 7)] if k % 2 else []
+    lines = M.intervals(items, [exact, all_words, half], False, resamples=200)
+    assert lines[0].startswith("exact: mean F1 95% interval 100.0 .. 100.0")     # the same on every draw
+    assert "all minus exact: 95% interval -42.9 .. -42.9 (paired: worse)" in lines[1]
+    lo, hi = (float(x) for x in lines[2].split("interval ")[1].split(" (")[0].split(" .. "))
+    assert lo < hi < 0 and "(paired: worse)" in lines[2]                  # which answers were drawn matters
+    # a verifier that checked no answer of a language counts 0 there; no results: no lines
+    assert M.intervals(items, [], False) == []
+    assert M.intervals({"en": []}, [exact], False) == []

@@ -256,8 +256,27 @@ class Extractor(StageLike, Protocol):
         """Atomic facts of one sentence, in order, each anchored to a span of the text."""
 
 
+@dataclass(frozen=True)
+class FactContext:
+    """Where a fact sits: the text of its sentence and the fact's span [start, end) in it. A verifier
+    that reads whole sentences (`uses_context = True`: the token-level detector, trained on
+    sentences) takes one per fact through `verify_batch(items, contexts=...)`."""
+    sentence: str
+    start: int
+    end: int
+
+    def valid(self) -> bool:
+        return 0 <= self.start < self.end <= len(self.sentence)
+
+    def key(self) -> str:
+        """What a cached verdict made with this context depends on."""
+        return f"{self.start}:{self.end}:{self.sentence}"
+
+
 @runtime_checkable
 class Verifier(StageLike, Protocol):
+    """Judges facts. One that reads a fact's sentence as well sets `uses_context = True` and takes
+    `verify_batch(items, contexts=[FactContext | None, ...])`; the others are never given contexts."""
     name: str
     version: str
 

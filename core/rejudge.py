@@ -41,6 +41,7 @@ def rejudge_session(session: Session, verifier: Any, *, k: int, langs: Sequence[
     `verifier`: a CachedVerifier (with the adapter). `retriever`: used only when the session has no
     stored evidence."""
     from .knowledge.given import GivenRetriever
+    from .pipeline.text import fact_contexts
 
     res = Rejudged(session.id, session.title, len(session.facts))
     if session.evidence:
@@ -57,9 +58,10 @@ def rejudge_session(session: Session, verifier: Any, *, k: int, langs: Sequence[
                 known.add(e.id)
                 res.evidence.append(e)
         items.append((f.text, session.entity.name, session.language, passages))
+    contexts = fact_contexts(session.text, session.language, [f.span for f in session.facts])
     verdicts: list[Verdict] = []
     for i in range(0, len(items), BATCH):
-        verdicts += [v for v, _cached in verifier.verify_many(items[i:i + BATCH])]
+        verdicts += [v for v, _cached in verifier.verify_many(items[i:i + BATCH], contexts[i:i + BATCH])]
     for f, v in zip(session.facts, verdicts):
         res.verdicts[f.id] = v
         if f.auto is None:

@@ -22,8 +22,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..protocols import VerifierBase
+from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
+from .sentence_scores import SentenceScorer, fact_words
 from .slots import SlotReport, _sentence_words, check_slots, names_alike, relation_words, text_values
 from .textutil import STOPWORDS, words_with_offsets
 from .verify_offline import OfflineVerifier, rule_verdicts
@@ -108,11 +109,12 @@ class DefaultVerifier(VerifierBase):
         self.lite = OfflineVerifier(embedder, weights)
         self.k = k
         self.detector_path = Path(detector_path).expanduser() if detector_path else None
-        self.version = f"3-{self.lite.version}" + (f"-d{_detector_digest(self.detector_path)}g{round(PARAPHRASE_COS * 100)}c{GATE_MIN_CHARS}"
+        self.version = f"3-{self.lite.version}" + (f"-d{_detector_digest(self.detector_path)}g{round(PARAPHRASE_COS * 100)}c{GATE_MIN_CHARS}s1"
                                                    if self.use_detector else "")
         self._names: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
         self._detector: Any = _UNSET
+        self._sentences = SentenceScorer(gate_words, k)
 
     @property
     def embedder(self):
@@ -152,7 +154,13 @@ class DefaultVerifier(VerifierBase):
     def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
         return self.verify_batch([(fact, entity, lang, passages)])[0]
 
-    def verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[Verdict]:
+    @property
+    def uses_context(self) -> bool:
+        """With the detector, a fact's words are scored in its sentence (`sentence_scores.py`)."""
+        return self.use_detector
+
+    def verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]],
+                     contexts: Sequence[FactContext | None] | None = None) -> list[Verdict]:
         name = f"{self.name}/{self.version}"
         out, todo = rule_verdicts(items, name)
         if todo:
@@ -164,7 +172,9 @@ class DefaultVerifier(VerifierBase):
             flat = [w.text for i in todo for w in wins[i]]
             pvecs = emb.embed_passages(flat) if flat else np.zeros((0, fvecs.shape[1]), np.float32)
             det = self.detector()
-            words = det.score([(items[i][0], [w.text for w in wins[i]]) for i in todo]) if det else None
+            in_sentence = self._sentence_words(det, items, todo, usable, contexts) if det else {}
+            alone = [i for i in todo if i not in in_sentence]
+            scored = dict(zip(alone, det.score([(items[i][0], [w.text for w in wins[i]]) for i in alone]))) if det else {}
             pos = 0
             for j, i in enumerate(todo):
                 ws = wins[i]
@@ -174,7 +184,8 @@ class DefaultVerifier(VerifierBase):
                 x = self.lite._row(fact, [w.text for w in ws], fvecs[j], pv, use_vec)
                 p = float(model.prob(x[None, :])[0])
                 sims = pv @ fvecs[j] if len(ws) else np.zeros(0, np.float32)
-                fw = gate_words(words[j], float(sims.max()) if len(sims) else 0.0) if words is not None else None
+                fw = (in_sentence[i] if i in in_sentence else
+                      gate_words(scored[i], float(sims.max()) if len(sims) else 0.0) if det else None)
                 if fw is not None:
                     p = self.combine(p, fw)
                 out[i] = self._decide(fact, entity, lang, usable[i], ws, sims, p,
@@ -193,6 +204,30 @@ class DefaultVerifier(VerifierBase):
             except ImportError:
                 self._detector = None
         return self._detector
+
+    def _sentence_words(self, det: Any, items, todo: list[int], usable: dict,
+                        contexts: Sequence[FactContext | None] | None) -> dict[int, list]:
+        """The gated word scores, read from the fact's sentence, of each fact with a context (empty
+        where the fact shares no scored word with it: that fact is scored alone)."""
+        if not contexts:
+            return {}
+        jobs: dict[int, FactContext] = {}
+        for i in todo:
+            c = contexts[i]
+            if c is not None and c.valid():
+                jobs[i] = c
+        by_lang: dict[str, list[int]] = {}
+        for i in jobs:
+            by_lang.setdefault(items[i][2], []).append(i)
+        out = {}
+        for lang, idx in by_lang.items():
+            sw = self._sentences.words(det, self.embedder, lang,
+                                       [(jobs[i].sentence, [p.text for p in usable[i]]) for i in idx])
+            for i, words in zip(idx, sw):
+                fw = fact_words(items[i][0], jobs[i], words)
+                if fw:
+                    out[i] = fw
+        return out
 
     def combine(self, p_lite: float, words: Sequence[tuple[int, int, float]]) -> float:
         """p(supported) from the feature model's and the detector's: a fact is as supported as its

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from ..errors import MfactError
-from ..protocols import Retriever, Verifier
+from ..protocols import FactContext, Retriever, Verifier
 from ..session import LABELS, Entity, Evidence, Verdict
 from .cache import VerdictCache
 
@@ -27,27 +27,36 @@ class CachedVerifier:
         self.name = verifier.name
         self.version = str(verifier.version)
 
-    def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> tuple[Verdict, bool]:
+    def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence],
+               context: FactContext | None = None) -> tuple[Verdict, bool]:
         """(verdict, came from the cache)."""
-        return self.verify_many([(fact, entity, lang, passages)])[0]
+        return self.verify_many([(fact, entity, lang, passages)], [context])[0]
 
-    def verify_many(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[tuple[Verdict, bool]]:
+    @property
+    def uses_context(self) -> bool:
+        return bool(getattr(self.verifier, "uses_context", False))
+
+    def verify_many(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]],
+                    contexts: Sequence[FactContext | None] | None = None) -> list[tuple[Verdict, bool]]:
         """`verify` of many facts: those not in the cache in one `verify_batch` call of the verifier
-        (`mfact rejudge`)."""
+        (`mfact rejudge`). `contexts`: each fact's sentence, for a verifier that reads it (the cache
+        key then holds the sentence too); ignored by the others."""
+        ctx: list[FactContext | None] = (list(contexts) if contexts is not None and self.uses_context
+                                         else [None] * len(items))
         out: list[tuple[Verdict, bool] | None] = [None] * len(items)
         keys: list[str | None] = [None] * len(items)
         todo = []
         for i, (fact, entity, lang, passages) in enumerate(items):
             if self.cache is not None:
-                key = keys[i] = VerdictCache.key(self.name, self.version, entity, lang, fact, [e.id for e in passages])
+                c = ctx[i]
+                said = fact if c is None else f"{fact}\x1f{c.key()}"
+                key = keys[i] = VerdictCache.key(self.name, self.version, entity, lang, said, [e.id for e in passages])
                 cached = self.cache.get(key)
                 if cached is not None:
                     out[i] = (cached, True)
                     continue
             todo.append(i)
-        fresh = (self.verifier.verify_batch([items[i] for i in todo]) if len(todo) > 1
-                 else [self.verifier.verify(*items[i]) for i in todo])
-        checked = [self.validate(v, items[i][3]) for i, v in zip(todo, fresh)]
+        checked = [self.validate(v, items[i][3]) for i, v in zip(todo, self._fresh(items, todo, ctx))]
         for i, v in zip(todo, checked):
             out[i] = (v, False)
         if self.cache is not None:
@@ -56,6 +65,15 @@ class CachedVerifier:
         if self.adapter is not None:
             done = [(self.adapter.apply(v, items[i][2]), c) for i, (v, c) in enumerate(done)]
         return done
+
+    def _fresh(self, items, todo: list[int], ctx: list[FactContext | None]) -> list[Verdict]:
+        if not todo:
+            return []
+        if self.uses_context and any(ctx[i] is not None for i in todo):
+            return self.verifier.verify_batch([items[i] for i in todo], contexts=[ctx[i] for i in todo])  # type: ignore[call-arg]
+        if len(todo) > 1:
+            return self.verifier.verify_batch([items[i] for i in todo])
+        return [self.verifier.verify(*items[todo[0]])]
 
     def validate(self, verdict: Verdict, passages: Sequence[Evidence]) -> Verdict:
         if verdict.label not in LABELS:
@@ -78,12 +96,13 @@ class FactCheck:
 
 def check_fact(fact: str, entity: Entity, lang: str, *, retriever: Retriever, verifier: CachedVerifier,
                langs: Sequence[str], k: int,
-               on_evidence: Callable[[list[Evidence]], bool] | None = None) -> FactCheck:
-    """Retrieve the top-k passages for `fact` in `langs`, then rate it against them.
-    `on_evidence(passages)` hears the passages before the (slower) verification; when it returns
-    False the check ends there, unrated."""
+               on_evidence: Callable[[list[Evidence]], bool] | None = None,
+               context: FactContext | None = None) -> FactCheck:
+    """Retrieve the top-k passages for `fact` in `langs`, then rate it against them (`context`: the
+    fact's sentence, for a verifier that reads it). `on_evidence(passages)` hears the passages
+    before the (slower) verification; when it returns False the check ends there, unrated."""
     passages = list(retriever.retrieve(entity, fact, langs, k))
     if on_evidence is not None and on_evidence(passages) is False:
         return FactCheck(passages, None)
-    verdict, cached = verifier.verify(fact, entity.name, lang, passages)
+    verdict, cached = verifier.verify(fact, entity.name, lang, passages, context)
     return FactCheck(passages, verdict, cached)

@@ -17,7 +17,7 @@ from ..events import (Event, EvidenceEvent, FactEvent, MetricsEvent, NoticeEvent
 from ..config import Config
 from ..figures import CheckError, RepeatedSentence
 from ..errors import MfactError
-from ..protocols import Chunk, DecodingParams, GeneratorBase, Progress, Sentence
+from ..protocols import Chunk, DecodingParams, FactContext, GeneratorBase, Progress, Sentence
 from ..session import Fact, GeneratorInfo, Session, Verdict
 from .check import CachedVerifier, check_fact
 from .context import RecordContext, RunRequest, Stages
@@ -28,7 +28,7 @@ from .record import Record
 from .session_builder import SessionBuilder
 from .stats import RunStats
 from .selfcheck import sample_texts
-from .text import TextStream, lead_name
+from .text import TextStream, lead_name, sentence_context
 from .workers import Workers
 
 log = logging.getLogger("mfact.pipeline")
@@ -108,13 +108,14 @@ class Run:
         facts = self.stages.extractor.extract(sent, text, self.lang, self.entity.name)
         self.work.put(FactsMsg(sent, tuple(facts)))
 
-    def _check(self, fact_id: str, fact_text: str) -> None:
+    def _check(self, fact_id: str, fact_text: str, context: FactContext | None = None) -> None:
         def heard(passages: list) -> bool:
             self.work.put(EvidenceMsg(fact_id, tuple(passages)))
             return not self.work.closed
 
         result = check_fact(fact_text, self.entity, self.lang, retriever=self.stages.retriever,
-                            verifier=self.verifier, langs=self.langs, k=self.cfg.k, on_evidence=heard)
+                            verifier=self.verifier, langs=self.langs, k=self.cfg.k, on_evidence=heard,
+                            context=context)
         if result.verdict is not None:
             self.work.put(VerdictMsg(fact_id, result.verdict, result.cached))
 
@@ -269,7 +270,7 @@ class Run:
             if self.reason in ("user", "error"):
                 continue
             self.pending_facts += 1
-            self.work.submit(self._check, fact.id, ef.text)
+            self.work.submit(self._check, fact.id, ef.text, sentence_context(sent, (a, b)))
 
     def _on_verdict(self, fid: str, verdict: Verdict) -> Iterator[Event]:
         fact = self.builder.fact(fid)

@@ -6,14 +6,16 @@ once; the batch runner (core/batch.py) uses them too.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from ..checking import clean_text, complete_prefix, split_sentences
-from ..protocols import Sentence
+from ..protocols import FactContext, Sentence
 
 __all__ = ["TextStream", "Commit", "clean_text", "complete_prefix", "split_sentences", "sentences_of",
-           "norm_sentence", "lead_name", "first_repeat"]
+           "norm_sentence", "lead_name", "first_repeat", "sentence_context", "fact_contexts"]
 
 # a markup opener: what follows it may still be removed by cleaning when more text arrives
 _OPENERS = re.compile(r"[<\[*_`~&]")
@@ -22,6 +24,24 @@ _OPENERS = re.compile(r"[<\[*_`~&]")
 def sentences_of(text: str, lang: str) -> list[Sentence]:
     """Sentences of `text` with exact offsets; blank ones dropped."""
     return [s for s in split_sentences(text, lang) if text[s.start:s.end].strip()]
+
+
+def sentence_context(sent: Sentence, span: tuple[int, int]) -> FactContext | None:
+    """A fact's place in its sentence (`span`: into the full text), None when it is not inside it."""
+    ctx = FactContext(sent.text, span[0] - sent.start, span[1] - sent.start)
+    return ctx if ctx.valid() else None
+
+
+def fact_contexts(text: str, lang: str, spans: Sequence[tuple[int, int]]) -> list[FactContext | None]:
+    """The context of each fact span of a stored text (`mfact rejudge`): the sentence, as the run
+    split the text, that holds the span's start."""
+    sents = sentences_of(text, lang)
+    starts = [s.start for s in sents]
+    out: list[FactContext | None] = []
+    for a, b in spans:
+        i = bisect.bisect_right(starts, a) - 1
+        out.append(sentence_context(sents[i], (a, b)) if i >= 0 else None)
+    return out
 
 
 def norm_sentence(s: str) -> str:

@@ -1,0 +1,145 @@
+"""The detector reads a fact in its sentence: the contexts the run gives and rejudge rebuilds, the
+verdict cache keyed on them, the mapping of sentence word scores into a fact's own characters, and
+the whole path through `mfact run --texts` with the committed weights."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from mfact.core.checking.sentence_scores import fact_words
+from mfact.core.pipeline.cache import VerdictCache
+from mfact.core.pipeline.check import CachedVerifier
+from mfact.core.pipeline.text import TextStream, fact_contexts, sentence_context
+from mfact.core.protocols import FactContext, Sentence, VerifierBase
+from mfact.core.session import Evidence, Verdict
+
+SENT = "Marie Curie was born in Paris and studied physics at the Sorbonne."
+
+
+def test_fact_words_in_the_facts_own_characters():
+    p = {"Paris": 0.9, "studied": 0.4, "physics": 0.5}
+    words = [(m.start(), m.end(), p.get(m.group(), 0.1)) for m in re.finditer(r"\S+", SENT)]
+    direct = FactContext(SENT, 0, 29)                       # "Marie Curie was born in Paris"
+    got = fact_words(SENT[0:29], direct, words)
+    assert [SENT[0:29][a:b] for a, b, _p in got] == ["Marie", "Curie", "was", "born", "in", "Paris"]
+    assert got[-1] == (24, 29, 0.9)
+    assert fact_words(SENT[0:26], FactContext(SENT, 0, 26), words)[-1] == (24, 26, 0.9)   # clipped to the fact
+    reworded = FactContext(SENT, 34, 65)                     # "studied physics at the Sorbonne"
+    got = fact_words("Marie Curie studied physics", reworded, words)
+    assert got == [(12, 19, 0.4), (20, 27, 0.5)]             # found in the reworded fact, in order
+    assert fact_words("something else", reworded, words) == []
+    assert not FactContext(SENT, 5, 5).valid() and not FactContext(SENT, 0, len(SENT) + 1).valid()
+
+
+def test_rejudge_rebuilds_the_contexts_the_streamed_run_gave():
+    text = ("Ada Lovelace was born in 1815 in London. She worked with Charles Babbage on the Analytical "
+            "Engine! Her notes, published in 1843, hold the first program? She died in 1852.")
+    stream = TextStream("en")
+    sents: list[Sentence] = []
+    for i in range(0, len(text), 7):                         # streamed in small chunks, as a model writes
+        stream.feed(text[i:i + 7])
+        sents += stream.commit(final=False).sentences
+    sents += stream.commit(final=True, whole=True).sentences
+    assert len(sents) == 4
+    spans = [(s.start, s.start + 12) for s in sents] + [(sents[1].start + 4, sents[1].end - 1)]
+    run = [sentence_context(s, sp) for s, sp in zip(sents + [sents[1]], spans)]
+    assert fact_contexts(stream.clean, "en", spans) == run
+    assert run[4] == FactContext(sents[1].text, 4, len(sents[1].text) - 1)
+    assert sentence_context(sents[0], (sents[1].start, sents[1].end)) is None    # not in that sentence
+
+
+class Recorder(VerifierBase):
+    name = "rec"
+    version = "1"
+
+    def __init__(self, uses_context: bool):
+        self.uses_context = uses_context
+        self.calls: list = []
+
+    def verify(self, fact, entity, lang, passages):
+        self.calls.append((fact, None))
+        return Verdict("S", 0.9, "rec/1", [], "")
+
+    def verify_batch(self, items, contexts=None):
+        self.calls += [(it[0], c) for it, c in zip(items, contexts or [None] * len(items))]
+        return [Verdict("S", 0.9, "rec/1", [], "") for _ in items]
+
+
+@pytest.mark.parametrize("reads", [True, False])
+def test_the_cache_keys_on_the_sentence_only_for_a_verifier_that_reads_it(tmp_path, reads):
+    rec = Recorder(reads)
+    cv = CachedVerifier(rec, VerdictCache(tmp_path / "v.sqlite3"))
+    ev = [Evidence(id="e1", source="given", lang="en", title="x", text="Marie Curie was born in Warsaw.")]
+    a, b = FactContext(SENT, 0, 29), FactContext("Marie Curie was born in Paris.", 0, 29)
+    assert cv.verify("Marie Curie was born in Paris", "Marie Curie", "en", ev, a)[1] is False
+    assert cv.verify("Marie Curie was born in Paris", "Marie Curie", "en", ev, a)[1] is True
+    # the same words in another sentence: a new verdict for a verifier that reads sentences
+    assert cv.verify("Marie Curie was born in Paris", "Marie Curie", "en", ev, b)[1] is (not reads)
+    assert [c for _f, c in rec.calls] == ([a, b] if reads else [None])
+
+
+class SentenceDetector:
+    """A stand-in for the trained model (its scoring only): p = 0.95 for "Paris", else 0.05; it
+    records what it was asked to score."""
+    threshold = 0.65
+
+    def __init__(self):
+        self.asked: list[str] = []
+
+    def score(self, items):
+        out = []
+        for sent, _windows in items:
+            self.asked.append(sent)
+            words, pos = [], 0
+            for w in sent.split(" "):
+                words.append((pos, pos + len(w), 0.95 if w.startswith("Paris") else 0.05))
+                pos += len(w) + 1
+            out.append(words)
+        return out
+
+
+def test_the_detector_scores_the_sentence_once_for_all_its_facts():
+    from mfact.core.checking.verify_default import DetectorVerifier
+    v = DetectorVerifier()
+    det = v._detector = SentenceDetector()
+    ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie",
+                   text="Marie Curie was born in Warsaw. She studied physics at the Sorbonne in Paris.")]
+    facts = [("Marie Curie was born in Paris", FactContext(SENT, 0, 29)),
+             ("Marie Curie studied physics", FactContext(SENT, 34, 49))]
+    out = v.verify_batch([(f, "Marie Curie", "en", ev) for f, _c in facts], contexts=[c for _f, c in facts])
+    assert det.asked == [SENT]                                 # one pass over the sentence, none per fact
+    assert out[0].label == "NS" and [facts[0][0][a:b] for a, b in out[0].marks] == ["Paris"]
+    assert "Paris" not in facts[1][0] and not (out[1].label == "NS" and out[1].marks)
+    v.verify_batch([(facts[0][0], "Marie Curie", "en", ev)], contexts=[facts[0][1]])
+    assert det.asked == [SENT]                                 # kept: the same sentence and passages
+    v.verify_batch([(facts[0][0], "Marie Curie", "en", ev)])   # no context (verify-pairs): the fact alone
+    assert det.asked == [SENT, facts[0][0]]
+
+
+def test_run_texts_with_the_detector_marks_words_inside_the_facts(tmp_path, capsys):
+    """The real path: `mfact run --texts --verifier detector` with the committed weights on a French
+    text against the bundled French lead; every mark lies inside its fact's span."""
+    pytest.importorskip("torch")
+    from mfact.core.cli import main
+    from mfact.core.training.train_cross import bundled_leads
+    lead = bundled_leads()["fr"]["Marie Curie"]
+    text = ("Marie Curie est née le 22 mars 1867 à Paris et a étudié à la Sorbonne. Elle a reçu le prix "
+            "Nobel de physique en 1903.")
+    texts = tmp_path / "t.jsonl"
+    texts.write_text(json.dumps({"id": "c1", "lang": "fr", "entity": "Marie Curie", "text": text,
+                                 "evidence": [lead]}, ensure_ascii=False) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["run", "--texts", str(texts), "--offline", "--verifier", "detector", "--no-progress",
+                 "--out", str(out)]) == 0
+    files = [p for p in out.glob("*.json") if p.name != "summary.json"]
+    s = json.loads(files[0].read_text(encoding="utf-8"))
+    facts = s["facts"]
+    assert facts and all(f["auto"]["verifier"].startswith("detector/") for f in facts)
+    assert all(f["auto"]["verifier"].endswith("s1") for f in facts)      # the sentence-reading version
+    born = [f for f in facts if "1867" in f["text"]]
+    assert born and born[0]["auto"]["label"] == "NS"          # the slot checks still decide the date
+    for f in facts:
+        for a, b in f["auto"].get("marks") or []:
+            assert 0 <= a < b <= len(f["text"])

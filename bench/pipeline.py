@@ -79,8 +79,10 @@ def main() -> int:
     args = ap.parse_args()
     os.environ.setdefault("MFACT_HOME", tempfile.mkdtemp(prefix="mfact-bench-"))
 
+    from mfact.core.checking import build_verifier
     from mfact.core.events import EvidenceEvent, FactEvent, StopEvent
     from mfact.core.pipeline import decoding_params
+    from mfact.core.pipeline.text import fact_contexts
 
     cfg, p = build(args)
     print(f"# model: {getattr(p.generator, 'backend', '?')}/{getattr(p.generator, 'model', '?')},"
@@ -89,20 +91,25 @@ def main() -> int:
 
     lags: list[float] = []
     sentence_lags: list[float] = []
-    pairs: list[tuple[str, str, list]] = []
+    pairs: list[tuple[str, str, list, object]] = []
     tps_on: list[float] = []
     for i in range(args.n):
         person = PEOPLE[i % len(PEOPLE)]
         facts: dict[str, str] = {}
         t0 = time.monotonic()
         session = None
+        heard: list[tuple[str, list]] = []
         for ev in p.run(person, args.lang):
             if isinstance(ev, FactEvent):
                 facts[ev.fact.id] = ev.fact.text
             elif isinstance(ev, EvidenceEvent):
-                pairs.append((person, facts.get(ev.fact_id, ""), ev.passages))
+                heard.append((ev.fact_id, ev.passages))
             elif isinstance(ev, StopEvent):
                 session = ev.session
+        # each fact with its sentence, as the run gave it to the verifier (`FactContext`)
+        spans = {f.id: f.span for f in session.facts} if session is not None else {}
+        ctx = dict(zip(spans, fact_contexts(session.text, args.lang, list(spans.values())))) if session else {}
+        pairs += [(person, facts.get(fid, ""), ps, ctx.get(fid)) for fid, ps in heard]
         st = p.stats
         lag = st.verdict_lag
         if lag is not None:
@@ -137,15 +144,22 @@ def main() -> int:
             ratios.append(got["on"] / got["off"])
         print(f"# overhead pair {r + 1}: on {got['on']:.2f} tok/s, off {got['off']:.2f} tok/s", flush=True)
 
-    # offline verifier throughput over the collected facts (fact vectors not cached; passage vectors
-    # cached on disk, as in a run where the retriever embedded them)
-    work = [(e, f, ps) for e, f, ps in pairs if f]
+    # offline verifier throughput over the collected facts, each in its sentence (fact vectors and
+    # the detector's sentence scores not cached; passage vectors cached on disk, as in a run where
+    # the retriever embedded them)
+    work = [(e, f, ps, c) for e, f, ps, c in pairs if f]
     queries = getattr(p.embedder, "_queries", None)
     if hasattr(queries, "clear"):
         queries.clear()
+    fresh = p.verifier if args.fake else build_verifier(cfg, p.embedder)
+    fresh.load()
+    reads = bool(getattr(fresh, "uses_context", False))
     t0 = time.monotonic()
-    for entity, fact, passages in work:
-        p.verifier.verify(fact, entity, args.lang, passages)
+    for entity, fact, passages, c in work:
+        if reads:
+            fresh.verify_batch([(fact, entity, args.lang, passages)], contexts=[c])
+        else:
+            fresh.verify(fact, entity, args.lang, passages)
     dt = time.monotonic() - t0
     fps = len(work) / dt if dt > 0 else 0.0
 

@@ -72,6 +72,9 @@ class Stage:
     - `describe()`: options worth recording in a session's config (name and version are taken
       from the attributes).
     - `close()`: give back what the stage holds (a model, a connection).
+    - `load()`: load now what the first item would otherwise wait for (a verifier's trained
+      weights), so that a run's first verdict is not late; returns a line saying what was loaded,
+      or "" for nothing. By default nothing.
     - `prepare(...)`: the work that needs no text, done ahead (a batch run calls it while the
       model generates): a retriever's `prepare(entity, langs)` gives the passage texts it
       gathered, a verifier's `prepare(texts, lang)` embeds them. By default nothing."""
@@ -88,6 +91,9 @@ class Stage:
     def prepare(self, *args: Any) -> Any:
         return None
 
+    def load(self) -> str:
+        return ""
+
 
 @runtime_checkable
 class StageLike(Protocol):
@@ -103,6 +109,8 @@ class StageLike(Protocol):
     def close(self) -> None: ...
 
     def prepare(self, *args: Any) -> Any: ...
+
+    def load(self) -> str: ...
 
 
 @dataclass

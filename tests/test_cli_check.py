@@ -172,14 +172,14 @@ def test_ctrl_c_stops_generation_saves_the_partial_session_and_exits_130(monkeyp
     timers: list[threading.Timer] = []
 
     class Interrupting(FakeGenerator):
-        """Ctrl-C 0.3 s after the third sentence's last token (counted from the stream, not from the
-        start of the process: on a loaded machine start-up alone can take longer than a fixed timer)."""
+        """Ctrl-C when the stream reaches its 40th token (five sentences in), from the generating
+        thread itself: counted from the stream, not from a clock (on a loaded machine a timer thread
+        can be starved until the stream has ended, and then nothing is interrupted)."""
 
         def stream(self, prompt, params, stop=None):
             for n, chunk in enumerate(super().stream(prompt, params, stop)):
-                if n == 24:
-                    timers.append(threading.Timer(0.3, _thread.interrupt_main))
-                    timers[-1].start()
+                if n == 40:
+                    _thread.interrupt_main()
                 yield chunk
 
     def build(cfg, on_progress=None, **kw):

@@ -119,11 +119,12 @@ def _nli(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator 
 
 
 VERIFIERS: dict[str, VerifierKind] = {
-    "offline": VerifierKind("the default: evidence windows, slot checks, feature model", _default),
+    "offline": VerifierKind("the default: evidence windows, slot checks, feature model, and the trained token-level"
+                            " detector for facts read in their sentence", _default),
     "lite": VerifierKind("the feature model alone", _lite),
     "slots": VerifierKind("the slot checks alone", _slots),
-    "detector": VerifierKind("the default plus the trained token-level detector (the committed weights, or"
-                             " a weights file of train_detector --export), docs/verifier.md", _detector,
+    "detector": VerifierKind("the default with the detector on every claim, standalone ones too (the committed"
+                             " weights, or a weights file of train_detector --export), docs/verifier.md", _detector,
                              argument="FILE"),
     "cross": VerifierKind("experimental cross-encoder, see docs/verifier.md", _cross, argument="FILE"),
     "llm": VerifierKind("the model as judge", _llm_verifier),

@@ -287,6 +287,7 @@ def quantize_int8(model: nn.Module) -> nn.Module:
 
 
 _LOCK = threading.Lock()
+_LOAD_LOCK = threading.Lock()
 
 
 class TokenDetector:
@@ -356,10 +357,20 @@ class TokenDetector:
         return out
 
 
+_LOADED: dict[tuple[str, int, int], TokenDetector] = {}
+
+
 def load_detector(path: Path | None = None) -> TokenDetector | None:
-    """The detector with the committed weights (or `path`); None when no weights exist."""
+    """The detector with the committed weights (or `path`); None when no weights exist. Loaded once
+    per process and weights file (scoring is serialised, so verifiers share it)."""
     p = Path(path) if path else default_weights()
     if p is None or not p.is_file():
         return None
-    device = "cuda" if torch.cuda.is_available() else "cpu"
-    return TokenDetector(p, quantize=device == "cpu", device=device)
+    st = p.stat()
+    key = (str(p.resolve()), st.st_size, st.st_mtime_ns)
+    with _LOAD_LOCK:
+        det = _LOADED.get(key)
+        if det is None:
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+            det = _LOADED[key] = TokenDetector(p, quantize=device == "cpu", device=device)
+    return det

@@ -23,6 +23,8 @@ from .windows import top_windows
 Words = list[tuple[int, int, float]]          # (start, end, p(hallucinated)) per word
 
 CACHE_SENTENCES = 512
+MAX_CHARS = 1500         # longer sentences are not read whole (the detector reads 62 tokens at a time:
+                         # a 200 KB unpunctuated "sentence" would take minutes); their facts alone
 
 
 def fact_words(fact: str, ctx: FactContext, words: Words) -> Words:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
-from .sentence_scores import SentenceScorer, fact_words
+from .sentence_scores import MAX_CHARS, SentenceScorer, fact_words
 from .slots import SlotReport, _sentence_words, check_slots, names_alike, relation_words, text_values
 from .textutil import STOPWORDS, words_with_offsets
 from .verify_offline import OfflineVerifier, rule_verdicts
@@ -93,13 +93,16 @@ class LiteVerifier(OfflineVerifier):
 
 
 class DefaultVerifier(VerifierBase):
-    """Fact + entity + passages -> S / NS / IR: windows, the feature model and slot checks."""
+    """Fact + entity + passages -> S / NS / IR: windows, the feature model and slot checks, and the
+    token-level detector for facts read in their sentence."""
 
     name = "offline"
     threshold: float | None = None     # p(supported) below which a fact is NS (None: the model's)
-    # the token-level detector (`--verifier detector`): off in the default until weights beat it on
-    # the development measures (docs/verifier.md); at 2-core training budgets they do not yet
-    use_detector = False
+    # the token-level detector: "sentence" = for facts read in their sentence (a checked text: run,
+    # check, the TUI), a claim alone (verify-pairs) is judged by the feature model and the slot checks,
+    # which measure better on standalone claims (held-out XNLI 0.753 vs 0.709); "all" = every fact
+    # (`--verifier detector`); "off" = never (docs/verifier.md). Without weights or torch: off.
+    detector_scope = "sentence"
     lite_weight = 0.3                  # the feature model's share of p(supported) beside the detector
     word_threshold = 0.5               # p(hallucinated) from which the detector marks a word, when
                                        # its weights do not name their own fitted threshold
@@ -110,7 +113,7 @@ class DefaultVerifier(VerifierBase):
         self.k = k
         self.detector_path = Path(detector_path).expanduser() if detector_path else None
         self.version = f"3-{self.lite.version}" + (f"-d{_detector_digest(self.detector_path)}g{round(PARAPHRASE_COS * 100)}c{GATE_MIN_CHARS}s1"
-                                                   if self.use_detector else "")
+                                                   if self.detector_scope != "off" else "")
         self._names: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
         self._detector: Any = _UNSET
@@ -157,7 +160,7 @@ class DefaultVerifier(VerifierBase):
     @property
     def uses_context(self) -> bool:
         """With the detector, a fact's words are scored in its sentence (`sentence_scores.py`)."""
-        return self.use_detector
+        return self.detector_scope != "off"
 
     def verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]],
                      contexts: Sequence[FactContext | None] | None = None) -> list[Verdict]:
@@ -173,7 +176,8 @@ class DefaultVerifier(VerifierBase):
             pvecs = emb.embed_passages(flat) if flat else np.zeros((0, fvecs.shape[1]), np.float32)
             det = self.detector()
             in_sentence = self._sentence_words(det, items, todo, usable, contexts) if det else {}
-            alone = [i for i in todo if i not in in_sentence]
+            alone = ([i for i in todo if i not in in_sentence and len(items[i][0]) <= MAX_CHARS]
+                     if self.detector_scope == "all" else [])
             scored = dict(zip(alone, det.score([(items[i][0], [w.text for w in wins[i]]) for i in alone]))) if det else {}
             pos = 0
             for j, i in enumerate(todo):
@@ -185,17 +189,23 @@ class DefaultVerifier(VerifierBase):
                 p = float(model.prob(x[None, :])[0])
                 sims = pv @ fvecs[j] if len(ws) else np.zeros(0, np.float32)
                 fw = (in_sentence[i] if i in in_sentence else
-                      gate_words(scored[i], float(sims.max()) if len(sims) else 0.0) if det else None)
+                      gate_words(scored[i], float(sims.max()) if len(sims) else 0.0) if i in scored else None)
                 if fw is not None:
                     p = self.combine(p, fw)
                 out[i] = self._decide(fact, entity, lang, usable[i], ws, sims, p,
                                       model.threshold if self.threshold is None else self.threshold, name, fw)
         return [v for v in out if v is not None]
 
+    def load(self) -> str:
+        """Load the detector's weights now (torch and the int8 model: ~4 s on 2 cores) rather than
+        at the first fact."""
+        det = self.detector()
+        return f"token-level detector {det.digest[:8]}" if det is not None else ""
+
     def detector(self):
         """The trained token-level detector (`detector.py`) when its weights are installed and
-        `use_detector` is on, else None (the feature model and the slot checks decide alone)."""
-        if not self.use_detector:
+        `detector_scope` is not "off", else None (the feature model and the slot checks decide alone)."""
+        if self.detector_scope == "off":
             return None
         if self._detector is _UNSET:
             try:
@@ -214,7 +224,7 @@ class DefaultVerifier(VerifierBase):
         jobs: dict[int, FactContext] = {}
         for i in todo:
             c = contexts[i]
-            if c is not None and c.valid():
+            if c is not None and c.valid() and len(c.sentence) <= MAX_CHARS:
                 jobs[i] = c
         by_lang: dict[str, list[int]] = {}
         for i in jobs:
@@ -378,7 +388,7 @@ class SlotsVerifier(DefaultVerifier):
     conflicts with the evidence (or there is no evidence), else S; no trained model decides."""
 
     name = "slots"
-    use_detector = False
+    detector_scope = "off"
 
     def _decide(self, fact: str, entity: str, lang: str, usable: Sequence[Evidence], ws: Sequence[Window],
                 sims: np.ndarray, p: float, threshold: float, name: str,
@@ -395,7 +405,7 @@ class DetectorVerifier(DefaultVerifier):
     weights file `detector_path` (as `train_detector --export` writes it)."""
 
     name = "detector"
-    use_detector = True
+    detector_scope = "all"
 
     def __init__(self, embedder=None, weights: dict | None = None, k: int = WINDOWS_PER_FACT,
                  detector_path: str | Path | None = None):

@@ -175,4 +175,6 @@ def build_pipeline(cfg: Config, on_progress: Callable[[Progress], None] | None =
     retriever = build_retriever(cfg, embedder)
     extractor = build_extractor(cfg, gen)
     verifier = build_verifier(cfg, embedder, gen)
+    progress("verifier", f"loading the verifier {verifier.name}")
+    verifier.load()
     return CheckPipeline(gen, extractor, retriever, verifier, cfg, embedder=embedder)

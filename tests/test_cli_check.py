@@ -164,6 +164,7 @@ def test_check_is_registered_in_the_cli():
 
 def test_ctrl_c_stops_generation_saves_the_partial_session_and_exits_130(monkeypatch, capsys):
     import _thread
+    import signal
     import threading
 
     long_text = " ".join(f"Marie Curie wrote paper number {w} in Paris." for w in
@@ -187,9 +188,12 @@ def test_ctrl_c_stops_generation_saves_the_partial_session_and_exits_130(monkeyp
                                           FakeRetriever(), FakeVerifier(), cfg)
 
     monkeypatch.setattr(pipeline_mod, "build_pipeline", build)
+    # Ctrl-C as a fresh process has it (KeyboardInterrupt), whatever handler an earlier test left
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         rc = cli.main(["check", "--lang", "en", "--entity", "Marie Curie", "--no-stop-on-repeat"])
     finally:
+        signal.signal(signal.SIGINT, old)
         for t in timers:
             t.cancel()
     out, err = capsys.readouterr()

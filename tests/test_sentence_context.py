@@ -146,13 +146,15 @@ def test_run_texts_with_the_detector_marks_words_inside_the_facts(tmp_path, caps
 
 
 def test_the_default_reads_facts_in_their_sentence_and_leaves_standalone_claims_to_the_feature_model():
-    from mfact.core.checking.verify_default import DefaultVerifier, SlotsVerifier
-    v = DefaultVerifier()
-    det = v._detector = SentenceDetector()
+    from mfact.core.checking.verify_default import _UNSET, DefaultVerifier, SlotsVerifier
     ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie", text="Marie Curie was born in Warsaw.")]
     fact = "Marie Curie was born in Paris"
+    v = DefaultVerifier()
     alone = v.verify_batch([(fact, "Marie Curie", "en", ev)])            # verify-pairs: no sentence
-    assert det.asked == [] and "p(supported)" in alone[0].reason
+    assert v._detector is _UNSET and "p(supported)" in alone[0].reason   # the weights are not even loaded
+    det = v._detector = SentenceDetector()
+    v.verify_batch([(fact, "Marie Curie", "en", ev)])
+    assert det.asked == []
     v.verify_batch([(fact, "Marie Curie", "en", ev)], contexts=[FactContext(SENT, 0, 29)])
     assert det.asked == [SENT] and v.uses_context
     assert not SlotsVerifier().uses_context and SlotsVerifier().detector() is None

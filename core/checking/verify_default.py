@@ -174,7 +174,8 @@ class DefaultVerifier(VerifierBase):
             fvecs = emb.embed_queries([items[i][0] for i in todo])
             flat = [w.text for i in todo for w in wins[i]]
             pvecs = emb.embed_passages(flat) if flat else np.zeros((0, fvecs.shape[1]), np.float32)
-            det = self.detector()
+            reads = self.detector_scope == "all" or any(c is not None for c in contexts or ())
+            det = self.detector() if reads else None       # a standalone claim in `offline`: no load
             in_sentence = self._sentence_words(det, items, todo, usable, contexts) if det else {}
             alone = ([i for i in todo if i not in in_sentence and len(items[i][0]) <= MAX_CHARS]
                      if self.detector_scope == "all" else [])

@@ -153,10 +153,9 @@ def main() -> int:
         queries.clear()
     fresh = p.verifier if args.fake else build_verifier(cfg, p.embedder)
     fresh.load()
-    reads = bool(getattr(fresh, "uses_context", False))
     t0 = time.monotonic()
     for entity, fact, passages, c in work:
-        if reads:
+        if fresh.uses_context:
             fresh.verify_batch([(fact, entity, args.lang, passages)], contexts=[c])
         else:
             fresh.verify(fact, entity, args.lang, passages)

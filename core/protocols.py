@@ -202,6 +202,11 @@ class VerifierBase(Stage):
     """Base class of verifiers: `verify` one fact; `verify_batch` many at once (by default one
     after the other; a verifier that embeds or runs a model does them together)."""
 
+    @property
+    def uses_context(self) -> bool:
+        """Whether it reads each fact's sentence (`verify_batch(items, contexts=...)`). By default not."""
+        return False
+
     def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
         raise NotImplementedError
 
@@ -287,6 +292,9 @@ class Verifier(StageLike, Protocol):
     `verify_batch(items, contexts=[FactContext | None, ...])`; the others are never given contexts."""
     name: str
     version: str
+
+    @property
+    def uses_context(self) -> bool: ...
 
     def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
         """Label S / NS / IR with confidence, the evidence ids used and a short reason."""

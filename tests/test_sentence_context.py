@@ -55,8 +55,12 @@ class Recorder(VerifierBase):
     version = "1"
 
     def __init__(self, uses_context: bool):
-        self.uses_context = uses_context
+        self.reads = uses_context
         self.calls: list = []
+
+    @property
+    def uses_context(self) -> bool:
+        return self.reads
 
     def verify(self, fact, entity, lang, passages):
         self.calls.append((fact, None))

@@ -86,8 +86,12 @@ class SentenceScorer:
         wins = [[w.text for w in top_windows(s, list(ps), lang, k=self.k)] for s, ps in jobs]
         scores = det.score([(s, ws) for (s, _ps), ws in zip(jobs, wins)])
         svecs = embedder.embed_queries([s for s, _ps in jobs])
+        flat = [w for ws in wins for w in ws]
+        pvecs = embedder.embed_passages(flat) if flat else None      # one call for all the windows
         out = []
+        pos = 0
         for j, (ws, words) in enumerate(zip(wins, scores)):
-            cos = float(np.max(embedder.embed_passages(ws) @ svecs[j])) if ws else 0.0
+            cos = float(np.max(pvecs[pos:pos + len(ws)] @ svecs[j])) if ws and pvecs is not None else 0.0
+            pos += len(ws)
             out.append(self.gate(words, cos))
         return out

@@ -15,6 +15,7 @@ The slot checks' counts are also features (`SlotReport.features`) for a trained 
 """
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from pathlib import Path
@@ -75,15 +76,21 @@ def gate_words(words: Sequence[tuple[int, int, float]], cos: float) -> list[tupl
 
 def _detector_digest(path: str | Path | None = None) -> str:
     """The first hex digits of the detector weights' SHA-256 (`path`, else the installed ones;
-    "none" without weights), so that verdicts cached under other weights are not reused."""
-    import hashlib
+    "none" without weights), so that verdicts cached under other weights are not reused. Hashed
+    once per file as it is (every verifier built names it: 21.6 MB)."""
     from importlib import resources
+    p = Path(path) if path else Path(str(resources.files("mfact.core").joinpath("checking", "data", "detector.pt")))
     try:
-        data = (Path(path).read_bytes() if path else
-                resources.files("mfact.core").joinpath("checking", "data", "detector.pt").read_bytes())
-    except (FileNotFoundError, OSError):
+        st = p.stat()
+        return _file_digest(str(p.resolve()), st.st_size, st.st_mtime_ns)
+    except OSError:
         return "none"
-    return hashlib.sha256(data).hexdigest()[:8]
+
+
+@functools.lru_cache(maxsize=8)
+def _file_digest(path: str, size: int, mtime_ns: int) -> str:
+    import hashlib
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:8]
 
 
 class LiteVerifier(OfflineVerifier):

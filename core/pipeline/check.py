@@ -32,16 +32,12 @@ class CachedVerifier:
         """(verdict, came from the cache)."""
         return self.verify_many([(fact, entity, lang, passages)], [context])[0]
 
-    @property
-    def uses_context(self) -> bool:
-        return bool(getattr(self.verifier, "uses_context", False))
-
     def verify_many(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]],
                     contexts: Sequence[FactContext | None] | None = None) -> list[tuple[Verdict, bool]]:
         """`verify` of many facts: those not in the cache in one `verify_batch` call of the verifier
         (`mfact rejudge`). `contexts`: each fact's sentence, for a verifier that reads it (the cache
         key then holds the sentence too); ignored by the others."""
-        ctx: list[FactContext | None] = (list(contexts) if contexts is not None and self.uses_context
+        ctx: list[FactContext | None] = (list(contexts) if contexts is not None and self.verifier.uses_context
                                          else [None] * len(items))
         out: list[tuple[Verdict, bool] | None] = [None] * len(items)
         keys: list[str | None] = [None] * len(items)
@@ -69,7 +65,7 @@ class CachedVerifier:
     def _fresh(self, items, todo: list[int], ctx: list[FactContext | None]) -> list[Verdict]:
         if not todo:
             return []
-        if self.uses_context and any(ctx[i] is not None for i in todo):
+        if any(ctx[i] is not None for i in todo):        # only a verifier that reads sentences gets them
             return self.verifier.verify_batch([items[i] for i in todo], contexts=[ctx[i] for i in todo])  # type: ignore[call-arg]
         if len(todo) > 1:
             return self.verifier.verify_batch([items[i] for i in todo])

@@ -162,3 +162,16 @@ def test_the_default_reads_facts_in_their_sentence_and_leaves_standalone_claims_
     v.verify_batch([(fact, "Marie Curie", "en", ev)], contexts=[FactContext(SENT, 0, 29)])
     assert det.asked == [SENT] and v.uses_context
     assert not SlotsVerifier().uses_context and SlotsVerifier().detector() is None
+
+
+def test_the_pipeline_loads_the_detector_before_the_first_fact(mfact_home):
+    """Built for a check, the default verifier has its weights loaded and says so on the way: the
+    first fact does not wait ~4 s for torch and the int8 model."""
+    pytest.importorskip("torch")
+    from mfact.core.checking.verify_default import _UNSET
+    from mfact.core.config import load_config
+    from mfact.core.pipeline import build_pipeline
+    heard = []
+    p = build_pipeline(load_config({"offline": True}), heard.append, need_generator=False)
+    assert p.verifier.name == "offline" and p.verifier._detector is not _UNSET and p.verifier._detector is not None
+    assert any(h.stage == "verifier" and "loading the verifier offline" in h.message for h in heard)

@@ -135,15 +135,16 @@ def test_v4_generator_draws_pawsx(tmp_path):
                    for ex in (dd.Generator(arts, pools, mix="v3", pawsx=rows).example(rng) for _ in range(300)))
 
 
-def test_v5_generator_draws_pawsx_paraphrases_without_bags(tmp_path):
+@pytest.mark.parametrize("mix, lo, hi", [("v5", 0.05, 0.15), ("v6", 0.02, 0.09)])
+def test_paraphrase_mixes_draw_pawsx_paraphrases_without_bags(tmp_path, mix, lo, hi):
     rows = dd.load_pawsx(write_pawsx(tmp_path / "pawsx"))
     arts = _articles()
     pools = dd.Pools.build(arts).build_forms(arts)
-    assert dd.mix_uses("v5", "pawsx") and abs(sum(w for _k, w in dd.MIX_V5) - 1.0) < 1e-9
+    assert dd.mix_uses(mix, "pawsx") and abs(sum(w for _k, w in dd.MIXES[mix]) - 1.0) < 1e-9
     rng = random.Random(1)
-    drawn = [dd.Generator(arts, pools, mix="v5", pawsx=rows).example(rng) for _ in range(600)]
+    drawn = [dd.Generator(arts, pools, mix=mix, pawsx=rows).example(rng) for _ in range(600)]
     paws = [ex for ex in drawn if ex is not None and ex.kind.startswith("pawsx")]
-    assert 0.05 * 600 < len(paws) < 0.15 * 600
+    assert lo * 600 < len(paws) < hi * 600
     assert {ex.kind for ex in paws} == {"pawsx", "pawsx-x"} and all(ex.spans == [] for ex in paws)
 
 

@@ -719,7 +719,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="add N supported variants per language and translated premises to the dev set (reported apart)")
     ap.add_argument("--mix", choices=sorted(dd.MIXES), default="v1",
                     help="training mix: v1 (the first weights'), v2 (adds supported variants, translated "
-                         "premises), v3 (adds other word forms, VitaminC), v4 (adds PAWS-X), v5 (v4 without the PAWS-X swap bags)")
+                         "premises), v3 (adds other word forms, VitaminC), v4 (adds PAWS-X), v5 (v4 without the PAWS-X swap bags), v6 (v3 with 5%% PAWS-X paraphrases)")
     ap.add_argument("--ckpt-minutes", type=float, default=10.0)
     ap.add_argument("--log-every", type=int, default=25)
     ap.add_argument("--cache-size", type=int, default=30000)

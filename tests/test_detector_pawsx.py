@@ -247,3 +247,18 @@ def test_fine_tune_v4_from_weights_small_and_resume(weights_file, tmp_path):
     meta = json.loads((ck / "meta.json").read_text())
     assert len(meta["commands"]) == 2 and meta["init"]["sha256"]
     assert torch.load(ck / "last.pt", map_location="cpu", weights_only=False)["step"] == 3
+
+
+def test_v7_reads_pawsx_in_four_languages_only(tmp_path):
+    """Mix v7 (after v5 and v6 stopped flagging Korean): PAWS-X pairs of en, de, es, fr only, for
+    training, the held-out dev rows and the data hashes alike; v6 reads every language."""
+    from argparse import Namespace
+
+    from mfact.core.training.train_detector import side_data
+    folder = write_pawsx(tmp_path / "pawsx")
+    args = Namespace(xnli=str(tmp_path / "none"), vitaminc="", pawsx=str(folder))
+    v6, v7 = side_data(args, "v6"), side_data(args, "v7")
+    assert any("zh" in r["text"] for r in v6["pawsx"] + v6["pawsx_held"])
+    assert v7["pawsx"] and all(set(r["text"]) <= {"en", "de"} for r in v7["pawsx"] + v7["pawsx_held"])
+    assert [r["id"] for r in v7["pawsx"]] == [r["id"] for r in v6["pawsx"]]      # same pairs, same split
+    assert not any(k.endswith("-zh.tsv") for k in v7["files"]) and any(k.endswith("-zh.tsv") for k in v6["files"])

@@ -86,15 +86,16 @@ def side_data(args, mix: str) -> dict:
     vitc_dir = Path(getattr(args, "vitaminc", "") or "")
     vitc = dd.load_vitaminc(vitc_dir) if dd.mix_uses(mix, "vitc") and vitc_dir.is_dir() else []
     paws_dir = Path(getattr(args, "pawsx", "") or "")
-    paws = dd.load_pawsx(paws_dir) if dd.mix_uses(mix, "pawsx") and paws_dir.is_dir() else []
+    plangs = dd.mix_pawsx_langs(mix)
+    paws = dd.load_pawsx(paws_dir, plangs) if dd.mix_uses(mix, "pawsx") and paws_dir.is_dir() else []
     if dd.mix_uses(mix, "pawsx") and not paws:
         log(f"warning: no PAWS-X pairs in {paws_dir} (--pawsx): mix {mix}'s pawsx share is drawn as kept sentences")
     files = {p.name: p for p in (sorted(xnli.glob("dev-*.tsv")) if xnli.is_dir() else [])}
     files.update({p.name: p for p in (vitc_dir / "vitaminc_real.zip", vitc_dir / "vitaminc_synthetic.zip")
                   if vitc and p.exists()})
-    files.update(dd.pawsx_files(paws_dir) if paws else {})
+    files.update(dd.pawsx_files(paws_dir, plangs) if paws else {})
     return {"xnli": xrows, "xnli_held": dd.load_xnli_rows(xnli, heldout=True) if xnli.is_dir() else [],
-            "vitc": vitc, "pawsx": paws, "pawsx_held": dd.load_pawsx(paws_dir, heldout=True) if paws else [],
+            "vitc": vitc, "pawsx": paws, "pawsx_held": dd.load_pawsx(paws_dir, plangs, heldout=True) if paws else [],
             "files": files}
 
 
@@ -719,7 +720,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="add N supported variants per language and translated premises to the dev set (reported apart)")
     ap.add_argument("--mix", choices=sorted(dd.MIXES), default="v1",
                     help="training mix: v1 (the first weights'), v2 (adds supported variants, translated "
-                         "premises), v3 (adds other word forms, VitaminC), v4 (adds PAWS-X), v5 (v4 without the PAWS-X swap bags), v6 (v3 with 5%% PAWS-X paraphrases)")
+                         "premises), v3 (adds other word forms, VitaminC), v4 (adds PAWS-X), v5 (v4 without the PAWS-X swap bags), v6 (v3 with 5%% PAWS-X paraphrases), v7 (v6 with PAWS-X in en, de, es, fr only)")
     ap.add_argument("--ckpt-minutes", type=float, default=10.0)
     ap.add_argument("--log-every", type=int, default=25)
     ap.add_argument("--cache-size", type=int, default=30000)

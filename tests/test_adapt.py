@@ -10,9 +10,15 @@ import pytest
 from mfact.core.adapt import adaptation as A
 from mfact.core.adapt import learn as L
 from mfact.core.adapt.features import Row, feature_row, p_supported
+from mfact.core.adapt.refit import verifier_id
 from mfact.core.cli import main
+from mfact.core.config import Config
 from mfact.core.session import Adapted, Entity, Evidence, Fact, HumanLabel, Session, Verdict
 from mfact.core.store import Store
+
+# what the default verifier's verdicts record as their maker ("offline/<version>"): `mfact learn`
+# learns from the labels of that version's verdicts only
+CURRENT = verifier_id(Config())
 
 
 def shifted_rows(lang: str, n: int, shift: float, seed: int = 0) -> list[Row]:
@@ -29,7 +35,7 @@ def shifted_rows(lang: str, n: int, shift: float, seed: int = 0) -> list[Row]:
 
 
 def labelled_session(sid: str, lang: str, n: int, shift: float, seed: int = 0,
-                     verifier: str = "offline/3-test") -> Session:
+                     verifier: str = CURRENT) -> Session:
     """A stored-session form of `shifted_rows`: facts with verdicts and human labels."""
     facts, text = [], ""
     for r in shifted_rows(lang, n, shift, seed):
@@ -136,6 +142,41 @@ def test_the_adapter_applies_adopted_languages_and_records_the_version(tmp_path)
     assert A.Adapter(path, mode="off").apply(v, "en") is v
 
 
+def test_an_adaptation_applies_only_to_the_verifier_version_it_was_fitted_on(tmp_path):
+    """Fitted on offline/3-old's verdicts, it leaves a new version's verdicts alone (an upgraded
+    verifier's p(supported) means something else); a file that names only the verifier (written
+    before versions were recorded) applies to any version of it."""
+    rows = shifted_rows("en", 300, 2.5)
+    a = A.from_result(L.learn(rows, "offline/3-old"), 1)
+    assert a.verifier == "offline/3-old" and a.adopted("en") is not None
+    ad = A.Adapter(A.save_adaptation(a, tmp_path / "a.json"))
+    assert ad.apply(Verdict("NS", 0.6, "offline/3-old", ["e1"], "p(supported)=0.40"), "en").label == "S"
+    new = Verdict("NS", 0.6, "offline/3-new", ["e1"], "p(supported)=0.40")
+    assert ad.apply(new, "en") is new
+    legacy = A.Adapter(A.save_adaptation(A.from_result(L.learn(rows, "offline"), 1), tmp_path / "b.json"))
+    assert legacy.apply(new, "en").label == "S"
+
+
+def test_learning_from_the_store_takes_the_labels_of_one_version(mfact_home):
+    _store_with(labelled_session("a", "en", 40, 2.5, verifier="offline/3-old"),
+                labelled_session("b", "en", 30, 2.5, seed=1, verifier="offline/3-new"))
+    with Store() as st:
+        assert len(L.rows_from_store(st, "offline/3-new")) == 30
+        assert len(L.rows_from_store(st, "offline/3-old")) == 40
+        assert len(L.rows_from_store(st, "offline")) == 70
+
+
+def test_mfact_learn_after_an_upgrade_says_to_rejudge_first(capsys, mfact_home):
+    """Labels whose verdicts an earlier version of the default verifier made are not learnt from
+    (nor is the adaptation applied to the new version's verdicts): one line says what to do."""
+    _store_with(labelled_session("a", "en", 60, 2.5, verifier="offline/3-old"))
+    assert main(["learn"]) == 1
+    err = capsys.readouterr().err
+    assert f"this version of the offline verifier ({CURRENT})" in err and "60 labels" in err
+    assert "mfact rejudge --all" in err and err.count("\n") == 1
+    assert not (mfact_home / "data" / "adaptation.json").exists()
+
+
 def test_an_unreadable_adaptation_file_is_one_line_and_adapts_nothing(tmp_path):
     path = tmp_path / "adaptation.json"
     path.write_text("{not json", encoding="utf-8")
@@ -175,13 +216,13 @@ def test_mfact_learn_prints_the_table_writes_a_version_and_resets(capsys, mfact_
                 labelled_session("c", "es", 4, 0.0, seed=2), labelled_session("d", "en", 50, 2.5, seed=3, verifier="lite/1"))
     assert main(["learn"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("404 labels of the offline verifier's verdicts")
+    assert lines[0].startswith(f"404 labels of the offline verifier's verdicts (version {CURRENT.split('/')[1]})")
     en = next(x for x in lines if x.startswith("en "))
     assert " 200 " in en and "yes (own model, +" in en
     assert next(x for x in lines if x.startswith("es ")).endswith("no: too few labels (4 < 10)")
     path = mfact_home / "data" / "adaptation.json"
     first = json.loads(path.read_text())
-    assert first["number"] == 1 and first["languages"]["en"]["adopted"] is True
+    assert first["number"] == 1 and first["languages"]["en"]["adopted"] is True and first["verifier"] == CURRENT
     assert lines[-1].startswith(f"adaptation {first['version']} written to {path}")
     assert main(["learn", "--dry-run"]) == 0
     assert "--dry-run: nothing written" in capsys.readouterr().out

@@ -8,6 +8,7 @@ import pytest
 from _pilot import wait_for
 
 from mfact.core.adapt.features import p_supported
+from mfact.core.adapt.refit import verifier_id
 from mfact.core.config import Config
 from mfact.core.session import Entity, Evidence, Fact, Session, Verdict
 from mfact.core.store import Store
@@ -17,6 +18,7 @@ from mfact.tui.screens.check import CheckScreen
 
 pytestmark = pytest.mark.anyio
 SIZE = (170, 40)
+CURRENT = verifier_id(Config())        # the default verifier's name/version: the refit learns from its verdicts
 
 
 @pytest.fixture
@@ -33,7 +35,7 @@ def harsh_session(n: int = 60) -> Session:
         sent = f"In {1850 + i} Ada Lovelace wrote note {i}. "
         label = "S" if p >= 0.5 else "NS"
         facts.append(Fact(id=f"f{i}", text=sent.strip(), sentence=i, span=(len(text), len(text) + len(sent) - 1),
-                          auto=Verdict(label, round(p if label == "S" else 1 - p, 4), "offline/3-test", ["e1"],
+                          auto=Verdict(label, round(p if label == "S" else 1 - p, 4), CURRENT, ["e1"],
                                        f"p(supported)={p:.2f}")))
         text += sent
     return Session(language="en", entity=Entity("Ada Lovelace"), id="harsh", text=text.strip(), facts=facts,
@@ -121,3 +123,25 @@ async def test_the_refit_process_goes_with_the_app(mfact_home):
         proc = app.adapt._proc
         assert proc and proc.alive()           # the refit ran in its own process
     assert not proc.alive()
+
+
+async def test_an_adaptation_of_another_verifier_version_is_shown_as_not_applied(mfact_home):
+    """After an upgrade the file's adaptation (fitted on offline/3-old's verdicts) adapts nothing,
+    and the metrics bar says so instead of "adapted"."""
+    from mfact.core.adapt import adaptation as A
+    from mfact.core.adapt import learn as L
+    from mfact.core.adapt.features import Row, feature_row
+
+    rows = [Row(("s", f"f{i}"), "en", "S" if i % 4 else "NS", "NS", 0.3, feature_row(0.3, "", False))
+            for i in range(80)]
+    a = A.from_result(L.learn(rows, "offline/3-old"), 1)
+    assert a.adopted("en") is not None
+    A.save_adaptation(a)
+    with Store() as st:
+        st.save_session(harsh_session())
+        session = st.get_session("harsh")
+    app = MfactApp(Config(workers=1), session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "another verifier" in header(app), timeout=20)
+        assert "not adapted: fitted on another verifier (offline/3-old)" in header(app)
+        assert "adapted: " not in header(app).replace("not adapted: ", "")

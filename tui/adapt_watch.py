@@ -36,6 +36,7 @@ class AdaptWatch:
         self._adaptation: Any = None
         self._loaded = False
         self._proc: Any = None          # the RefitProcess; None: not started yet, False: none
+        self._verifier_id: tuple[str, str] = ("", "")     # (cfg.verifier, its name/version), worker-side
         self.closed = False
 
     @property
@@ -51,7 +52,25 @@ class AdaptWatch:
                 self._adaptation = load_adaptation()
             except Exception:  # noqa: BLE001 - an unreadable file adapts nothing; `mfact learn` says why
                 log.warning("the adaptation file is unreadable", exc_info=True)
+            if self._adaptation is not None and self.enabled:
+                self.app.run_worker(partial(self._resolve_verifier, self.app.cfg), name="adapt-verifier",
+                                    thread=True, group="adapt", exit_on_error=False)
         return self._adaptation
+
+    def _resolve_verifier(self, cfg) -> None:
+        """In a worker thread: the configured verifier's name/version, which the file's adaptation
+        must have been fitted on to apply (the indicator says so when it was not)."""
+        from mfact.core.adapt import refit
+        try:
+            self._verifier_id = (cfg.verifier, refit.verifier_id(cfg))
+        except Exception:  # noqa: BLE001 - unknown: the indicator shows the file as it is
+            log.warning("naming the verifier's version failed", exc_info=True)
+            return
+        self.app.call_from_thread(self._shown)
+
+    def _shown(self) -> None:
+        for screen in self.app.check_screens():
+            screen.panes.render_header()
 
     def indicator(self, lang: str) -> str:
         """The metrics bar's words for `lang` ("" when nothing was learnt for it)."""
@@ -61,6 +80,9 @@ class AdaptWatch:
         e = a.languages.get(lang) if a is not None and not a.reset else None
         if e is None:
             return ""
+        from mfact.core.adapt.features import verifier_matches
+        if self._verifier_id[1] and not verifier_matches(self._verifier_id[1], a.verifier):
+            return f"not adapted: fitted on another verifier ({a.verifier[:28]})"
         if e.adopted and e.gain_points is not None:
             return f"adapted: {e.labels} labels, {e.gain_points:+.1f} pts"
         return f"not adapted: {e.labels} labels"
@@ -104,21 +126,23 @@ class AdaptWatch:
         if self._proc is None:
             self._start_process()
         self.running = True
-        self.app.run_worker(partial(self._fit, Path(store.path), self.app.cfg.verifier), name="adapt-refit",
+        self.app.run_worker(partial(self._fit, Path(store.path), self.app.cfg), name="adapt-refit",
                             description="refit the adaptation to the labels", thread=True, group="adapt",
                             exit_on_error=False)
 
-    def _fit(self, path: Path, verifier: str) -> None:
-        """In the worker thread: the refit, in the worker process when there is one."""
+    def _fit(self, path: Path, cfg) -> None:
+        """In the worker thread: the refit, in the worker process when there is one, on the labels
+        of the verdicts this version of the configured verifier made."""
         from mfact.core.adapt import adaptation as A
         from mfact.core.adapt import refit
-        from mfact.core.adapt.features import verifier_name
 
         result = None
         t0 = time.perf_counter()
         try:
             target = A.adaptation_path()
-            args = (str(path), str(target), verifier_name(verifier))
+            if self._verifier_id[0] != cfg.verifier:
+                self._verifier_id = (cfg.verifier, refit.verifier_id(cfg))
+            args = (str(path), str(target), self._verifier_id[1])
             version = None
             if self._proc:
                 try:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import MfactError
 from ..session import Adapted, Verdict, now_iso
-from .features import FEATURES, THRESHOLD, feature_row, p_supported, verifier_name
+from .features import FEATURES, THRESHOLD, feature_row, p_supported, verifier_matches
 from .learn import LangResult, LearnResult, Scores
 from .model import Calibration
 
@@ -205,7 +205,7 @@ class Adapter:
     def apply(self, verdict: Verdict, lang: str) -> Verdict:
         """The verdict as the adaptation makes it (the verdict itself when it does not apply)."""
         a = self.current()
-        if a is None or verdict.adaptation is not None or verifier_name(verdict.verifier) != a.verifier:
+        if a is None or verdict.adaptation is not None or not verifier_matches(verdict.verifier, a.verifier):
             return verdict
         cal = a.adopted(lang)
         p = p_supported(verdict.label, verdict.confidence)

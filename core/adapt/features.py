@@ -10,6 +10,7 @@ decided): a slot conflict, a slot agreement, no evidence found, and whether it m
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,6 +61,25 @@ class Row:
 def verifier_name(verifier: str | None) -> str:
     """The verifier's name without its version ("offline/3-2-1a2b" -> "offline")."""
     return (verifier or "").split("/", 1)[0]
+
+
+_MADE_BY = re.compile(r"[\w.+-]+/[\w.+-]+")
+
+
+def is_made_by(verifier: str) -> bool:
+    """Whether `verifier` is what a verdict records ("offline/3-2r4-1a2b"), not a verifier to build
+    ("offline", "detector:/path/to/file.pt")."""
+    return bool(_MADE_BY.fullmatch(verifier))
+
+
+def verifier_matches(made_by: str | None, wanted: str) -> bool:
+    """Whether a verdict made by `made_by` counts as `wanted`'s: the same name and version when
+    `wanted` names a version (what `mfact learn` records since 2026-11-26: a new version of a verifier
+    makes verdicts an adaptation was not fitted on), the same name when it names only a name
+    (adaptations written before)."""
+    if is_made_by(wanted):
+        return (made_by or "") == wanted
+    return verifier_name(made_by) == wanted
 
 
 def row_of(key: tuple[str, str], lang: str, human: str | None, verdict) -> Row | None:

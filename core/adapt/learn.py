@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import metrics as M
-from .features import FEATURES, THRESHOLD, Row, feature_row, p_supported, verifier_name
+from .features import FEATURES, THRESHOLD, Row, feature_row, p_supported, verifier_matches
 from .model import Calibration, fit
 
 FOLDS = 5
@@ -98,13 +98,14 @@ class Data:
 
 
 def rows_from_store(store, verifier: str) -> list[Row]:
-    """The labelled facts of the store whose verdict the verifier `verifier` (a name) made, each
-    with the verifier's own verdict (the one before any adaptation)."""
+    """The labelled facts of the store whose verdict the verifier `verifier` made (a name and
+    version, "offline/3-2r4-1a2b", or any version of a name: `verifier_matches`), each with the
+    verifier's own verdict (the one before any adaptation)."""
     import json
 
     out = []
     for sid, fid, lang, _text, human, label, conf, ver, reason, marks, adapted in store.labelled_facts():
-        if verifier_name(ver) != verifier:
+        if not verifier_matches(ver, verifier):
             continue
         if adapted:
             try:

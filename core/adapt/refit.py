@@ -20,6 +20,34 @@ from .adaptation import Adaptation, from_result, load_adaptation, next_number, s
 from .learn import LearnResult, learn_from_store
 
 
+LOCAL_VERIFIERS = ("offline", "lite", "slots", "detector", "cross")   # built in a moment, without a model
+
+
+def verifier_id(cfg, verifier: str | None = None) -> str:
+    """What the verdicts of the verifier `verifier` (default: the configured one) record as their
+    maker, "name/version": an adaptation is fitted on, and applies to, that version's verdicts only.
+    A verifier that needs a model to be built (llm, nli) is named without a version (any version)."""
+    import copy
+
+    from ..checking import build_verifier
+    from ..errors import MfactError
+    from .features import is_made_by, verifier_name
+
+    spec = (verifier or cfg.verifier or "offline").strip()
+    if is_made_by(spec):
+        return spec
+    name = spec.partition(":")[0]
+    if name not in LOCAL_VERIFIERS:
+        return verifier_name(name)
+    c = copy.deepcopy(cfg)
+    c.verifier = spec
+    try:
+        v = build_verifier(c)
+    except (MfactError, OSError, ImportError):
+        return name
+    return f"{v.name}/{v.version}" if v.version else v.name
+
+
 def learn_and_write(store_path: str | Path | None, verifier: str, langs: set[str] | None = None,
                     path: Path | None = None, write: bool = True) -> tuple[LearnResult, Adaptation | None]:
     """Learn from the store's labels; the adaptation (None when no label has a verdict of

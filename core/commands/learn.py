@@ -7,6 +7,8 @@ writes the adaptation beside the store with a new version. New verdicts use it (
 auto`); stored ones change only through `mfact rejudge`."""
 from __future__ import annotations
 
+from typing import NoReturn
+
 from ..errors import MfactError
 from ._common import out, pct
 
@@ -45,11 +47,14 @@ def _langs(value: str | None) -> set[str] | None:
 def cmd_learn(args) -> int:
     from ..adapt import adaptation as A
     from ..adapt.features import verifier_name
-    from ..adapt.refit import learn_and_write
+    from ..adapt.refit import learn_and_write, verifier_id
     from ..options import config_from_args
 
     cfg = config_from_args(args)
-    verifier = verifier_name(args.verifier or cfg.verifier)
+    if args.reset:
+        verifier = verifier_name(args.verifier or cfg.verifier)
+    else:
+        verifier = verifier_id(cfg, args.verifier)
     if args.reset:
         if args.dry_run:
             out("would write an empty adaptation (--dry-run: nothing written)")
@@ -62,9 +67,7 @@ def cmd_learn(args) -> int:
     langs = _langs(args.lang)
     res, a = learn_and_write(None, verifier, langs, write=False)
     if a is None:
-        raise MfactError(f"no labelled fact has a verdict of the {verifier} verifier in the store",
-                         "label facts in mfact-tui (s / n / i), or import labelled sessions and run"
-                         " `mfact rejudge --all` to give their facts verdicts")
+        _no_rows(verifier)
     if langs is not None and not res.languages:
         raise MfactError(f"no labelled fact in {', '.join(sorted(langs))} has a verdict of the {verifier}"
                          " verifier; nothing was written",
@@ -85,10 +88,30 @@ def cmd_learn(args) -> int:
     return 0
 
 
+def _no_rows(verifier: str) -> NoReturn:
+    """The error when no label has a verdict of `verifier`: labels on another version's verdicts
+    (an upgrade) need `mfact rejudge` first."""
+    from ..adapt.features import verifier_name
+    from ..adapt.learn import rows_from_store
+    from ..store import Store
+
+    name = verifier_name(verifier)
+    with Store() as store:
+        other = len(rows_from_store(store, name)) if name != verifier else 0
+    if other:
+        raise MfactError(f"no labelled fact has a verdict of this version of the {name} verifier ({verifier});"
+                         f" {other:,} labels have verdicts of another version of it",
+                         "`mfact rejudge --all` gives their facts this version's verdicts, then `mfact learn`")
+    raise MfactError(f"no labelled fact has a verdict of the {name} verifier in the store",
+                     "label facts in mfact-tui (s / n / i), or import labelled sessions and run"
+                     " `mfact rejudge --all` to give their facts verdicts")
+
+
 def _table(res) -> None:
     n_langs = len({lang for lang in res.languages})
-    out(f"{res.labels:,} labels of the {res.verifier} verifier's verdicts"
-        f" ({n_langs} language{'s' if n_langs != 1 else ''} shown); before = the verifier as it is,"
+    name, _slash, version = res.verifier.partition("/")
+    out(f"{res.labels:,} labels of the {name} verifier's verdicts" + (f" (version {version})" if version else "") +
+        f", {n_langs} language{'s' if n_langs != 1 else ''} shown; before = the verifier as it is,"
         " after = adapted, both on held-out labels (5-fold cross-validation)")
     out(f"{'lang':<5} {'labels':>6}  {'accuracy %':>15}  {'kappa':>13}  {'ECE':>15}  adopted")
     for lang, r in sorted(res.languages.items()):

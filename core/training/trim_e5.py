@@ -35,24 +35,21 @@ def article_texts(articles: Iterable, sample: float) -> Iterable[str]:
             yield from a.sentences
 
 
+def _both(pairs: Iterable[tuple]) -> Iterable[str]:
+    for pair in pairs:
+        yield pair[0]
+        yield pair[1]
+
+
 def pair_texts(xnli: Path | None, vitaminc: Path | None, pawsx: Path | None) -> Iterable[str]:
     """Every sentence of the sentence-pair sets in the folders given (training and held-out rows)."""
-    if xnli and xnli.is_dir():
-        for held in (False, True):
-            for row in dd.load_xnli_rows(xnli, heldout=held):
-                for p, h in row["text"].values():
-                    yield p
-                    yield h
+    for held in (False, True):
+        if xnli and xnli.is_dir():
+            yield from _both(t for row in dd.load_xnli_rows(xnli, heldout=held) for t in row["text"].values())
+        if pawsx and pawsx.is_dir():
+            yield from _both(t for row in dd.load_pawsx(pawsx, heldout=held) for t in row["text"].values())
     if vitaminc and vitaminc.is_dir():
-        for claim, evidence, _y in dd.load_vitaminc(vitaminc):
-            yield claim
-            yield evidence
-    if pawsx and pawsx.is_dir():
-        for held in (False, True):
-            for row in dd.load_pawsx(pawsx, heldout=held):
-                for a, b in row["text"].values():
-                    yield a
-                    yield b
+        yield from _both(dd.load_vitaminc(vitaminc))
 
 
 def used_rows(tk: E5Tokenizer, texts: Iterable[str], n_rows: int) -> np.ndarray:

@@ -52,6 +52,13 @@ def pair_texts(xnli: Path | None, vitaminc: Path | None, pawsx: Path | None) -> 
         yield from _both(dd.load_vitaminc(vitaminc))
 
 
+def training_texts(articles: Iterable, sample: float, xnli: Path | None, vitaminc: Path | None,
+                   pawsx: Path | None) -> Iterable[str]:
+    """The texts whose rows a trimmed copy keeps: the article sample's and every pair set's."""
+    yield from article_texts(articles, sample)
+    yield from pair_texts(xnli, vitaminc, pawsx)
+
+
 def used_rows(tk: E5Tokenizer, texts: Iterable[str], n_rows: int) -> np.ndarray:
     """A boolean mask of the vocabulary rows the texts' tokens use (special tokens always)."""
     keep = np.zeros(n_rows, dtype=bool)
@@ -97,11 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     n_rows = f.config.vocab
     tk = E5Tokenizer(f)
 
-    def texts() -> Iterable[str]:
-        yield from article_texts(arts, args.sample)
-        yield from pair_texts(*(Path(p) if p else None for p in (args.xnli, args.vitaminc, args.pawsx)))
-
-    keep = used_rows(tk, texts(), n_rows)
+    keep = used_rows(tk, training_texts(arts, args.sample, *(Path(p) if p else None
+                                                           for p in (args.xnli, args.vitaminc, args.pawsx))), n_rows)
     write_trimmed(f, src_path, Path(args.out), keep)
     print(f"kept {int(keep.sum()):,} of {n_rows:,} rows ({keep.mean():.1%}) -> {args.out}")
     return 0

@@ -53,9 +53,6 @@ def cmd_learn(args) -> int:
     cfg = config_from_args(args)
     if args.reset:
         verifier = verifier_name(args.verifier or cfg.verifier)
-    else:
-        verifier = verifier_id(cfg, args.verifier)
-    if args.reset:
         if args.dry_run:
             out("would write an empty adaptation (--dry-run: nothing written)")
             return 0
@@ -64,13 +61,14 @@ def cmd_learn(args) -> int:
         out(f"adaptation {empty.version} written to {path}: the unadapted verifier from now on"
             " (stored verdicts change only through `mfact rejudge`)")
         return 0
+    verifier = verifier_id(cfg, args.verifier)          # name/version: the labels of its verdicts
     langs = _langs(args.lang)
     res, a = learn_and_write(None, verifier, langs, write=False)
     if a is None:
         _no_rows(verifier)
     if langs is not None and not res.languages:
-        raise MfactError(f"no labelled fact in {', '.join(sorted(langs))} has a verdict of the {verifier}"
-                         " verifier; nothing was written",
+        raise MfactError(f"no labelled fact in {', '.join(sorted(langs))} has a verdict of the"
+                         f" {verifier_name(verifier)} verifier; nothing was written",
                          "label facts of that language in mfact-tui, or leave --lang out")
     saved = None if args.dry_run else A.save_adaptation(a)
     if args.json:

@@ -79,8 +79,9 @@ def visible_state(app, scr) -> tuple:
     return scr.selected, labels, len(app._notifications)
 
 
-def fill_store(n: int) -> None:
-    """`n` labelled facts with verdicts of the offline verifier, in sessions of 100."""
+def fill_store(n: int, made_by: str) -> None:
+    """`n` labelled facts with verdicts of the verifier `made_by` (name/version: the refit learns from
+    the labels of the configured verifier's current version), in sessions of 100."""
     from mfact.core.session import Entity, Fact, HumanLabel, Session, Verdict
     from mfact.core.store import Store
 
@@ -94,7 +95,7 @@ def fill_store(n: int) -> None:
             lab = "S" if p >= 0.5 else "NS"
             human = "S" if rng.random() < min(1.0, p + 0.2) else "NS"
             facts.append(Fact(f"f{i}", sent.strip(), i, (len(text), len(text) + len(sent) - 1),
-                              Verdict(lab, round(p if lab == "S" else 1 - p, 4), "offline/bench"), HumanLabel(human)))
+                              Verdict(lab, round(p if lab == "S" else 1 - p, 4), made_by), HumanLabel(human)))
             text += sent
         sessions.append(Session(language=("en", "es", "fr", "tr")[k // 100 % 4], entity=Entity("Someone"),
                                 id=f"fill{k}", text=text.strip(), facts=facts))
@@ -132,7 +133,8 @@ async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, i
     refits: list[float] = []
     lost = 0
     if refit_labels:
-        fill_store(refit_labels)
+        from mfact.core.adapt.refit import verifier_id
+        fill_store(refit_labels, verifier_id(cfg))
     async with app.run_test(size=size) as pilot:
         frames, actions_done = clock_frames(app)
         t0 = time.monotonic()

@@ -60,15 +60,22 @@ class AdaptWatch:
     def _resolve_verifier(self, cfg) -> None:
         """In a worker thread: the configured verifier's name/version, which the file's adaptation
         must have been fitted on to apply (the indicator says so when it was not)."""
-        from mfact.core.adapt import refit
         try:
-            self._verifier_id = (cfg.verifier, refit.verifier_id(cfg))
+            self._verifier_of(cfg)
         except Exception:  # noqa: BLE001 - unknown: the indicator shows the file as it is
             log.warning("naming the verifier's version failed", exc_info=True)
             return
-        self.app.call_from_thread(self._shown)
+        self.app.call_from_thread(self._show)
 
-    def _shown(self) -> None:
+    def _verifier_of(self, cfg) -> str:
+        """Off the UI thread: the name/version of `cfg`'s verifier (building one to ask), kept."""
+        if self._verifier_id[0] != cfg.verifier:
+            from mfact.core.adapt import refit
+            self._verifier_id = (cfg.verifier, refit.verifier_id(cfg))
+        return self._verifier_id[1]
+
+    def _show(self) -> None:
+        """On the UI thread: the metrics bars show the indicator as it is now."""
         for screen in self.app.check_screens():
             screen.panes.render_header()
 
@@ -140,9 +147,7 @@ class AdaptWatch:
         t0 = time.perf_counter()
         try:
             target = A.adaptation_path()
-            if self._verifier_id[0] != cfg.verifier:
-                self._verifier_id = (cfg.verifier, refit.verifier_id(cfg))
-            args = (str(path), str(target), self._verifier_id[1])
+            args = (str(path), str(target), self._verifier_of(cfg))
             version = None
             if self._proc:
                 try:
@@ -165,8 +170,7 @@ class AdaptWatch:
         if result is not None:
             self._adaptation, self._loaded = result, True
             self.fits += 1
-        for screen in self.app.check_screens():
-            screen.panes.render_header()
+        self._show()
         if self.again:
             self.again = False
             self.refit()

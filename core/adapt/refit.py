@@ -31,14 +31,14 @@ def verifier_id(cfg, verifier: str | None = None) -> str:
 
     from ..checking import build_verifier
     from ..errors import MfactError
-    from .features import is_made_by, verifier_name
+    from .features import is_made_by
 
     spec = (verifier or cfg.verifier or "offline").strip()
     if is_made_by(spec):
         return spec
     name = spec.partition(":")[0]
     if name not in LOCAL_VERIFIERS:
-        return verifier_name(name)
+        return name
     c = copy.deepcopy(cfg)
     c.verifier = spec
     try:

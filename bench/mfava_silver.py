@@ -316,12 +316,24 @@ def guess_entity(text: str, reference: str, lang: str) -> str:
     return choice or _caseless_entity(sents, text, ref, lang) or " ".join(text.split()[:3])
 
 
-def load_items(folder: Path, stem: str, lang: str, per_lang: int) -> list[Item]:
-    """The fixed-seed sample of one language (`per_lang` 0: every item)."""
+def sample_indices(n: int, stem: str, per_lang: int, tuning: bool = False) -> list[int]:
+    """The fixed-seed sample of one language's `n` answers (`per_lang` 0: all). `tuning`: as many
+    answers drawn from those outside that sample, to choose constants on without touching the
+    reported figure."""
+    idx = list(range(n))
+    if not per_lang or per_lang >= n:
+        return [] if tuning else idx
+    bench = sorted(random.Random(f"{SEED}-{stem}").sample(idx, per_lang))
+    if not tuning:
+        return bench
+    rest = sorted(set(idx) - set(bench))
+    return sorted(random.Random(f"{SEED}-tuning-{stem}").sample(rest, min(per_lang, len(rest))))
+
+
+def load_items(folder: Path, stem: str, lang: str, per_lang: int, tuning: bool = False) -> list[Item]:
+    """The fixed-seed sample of one language (`per_lang` 0: every item; `tuning`: a disjoint one)."""
     raw = json.loads((folder / f"silver_{stem}.json").read_text(encoding="utf-8"))
-    idx = list(range(len(raw)))
-    if per_lang and per_lang < len(idx):
-        idx = sorted(random.Random(f"{SEED}-{stem}").sample(idx, per_lang))
+    idx = sample_indices(len(raw), stem, per_lang, tuning)
     items = []
     for i in idx:
         d = raw[i]
@@ -560,6 +572,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-lang", type=int, default=40, help="answers per language, fixed seed (0: all)")
     ap.add_argument("--langs", default="", help="comma-separated mfact codes or file names (default: all)")
     ap.add_argument("--verifiers", default="offline", help="comma-separated, each run as `mfact run --verifier X`")
+    ap.add_argument("--tuning-sample", action="store_true",
+                    help="score --per-lang other answers, disjoint from the reported sample: for choosing constants")
     ap.add_argument("--with-subjective", action="store_true", help="count subjective tags as hallucinated")
     ap.add_argument("--keep", help="keep each verifier's MFACT_HOME, texts and exports under this folder")
     args = ap.parse_args(argv)
@@ -579,13 +593,14 @@ def main(argv: list[str] | None = None) -> int:
     for stem in stems:
         code = table[stem][0]
         try:
-            items[code] = load_items(folder, stem, code, args.per_lang)
+            items[code] = load_items(folder, stem, code, args.per_lang, args.tuning_sample)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:     # one bad file: reported
             load_errors[code] = f"{type(exc).__name__}: {exc}"
     everything = [it for its in items.values() for it in its]
     verifiers = [v.strip() for v in args.verifiers.split(",") if v.strip()]
     print(f"mFAVA silver: {len(everything)} answers in {len(items)} languages ({args.per_lang or 'all'} per "
-          f"language), verifiers {', '.join(verifiers)}", file=sys.stderr)
+          f"language{'; the tuning sample, not the reported one' if args.tuning_sample else ''}), "
+          f"verifiers {', '.join(verifiers)}", file=sys.stderr)
 
     work = Path(args.keep).expanduser() if args.keep else Path(tempfile.mkdtemp(prefix="mfava-"))
     results: list[RunResult] = []

@@ -135,3 +135,18 @@ def test_bootstrap_intervals_and_the_paired_difference():
     # a verifier that checked no answer of a language counts 0 there; no results: no lines
     assert M.intervals(items, [], False) == []
     assert M.intervals({"en": []}, [exact], False) == []
+
+
+def test_the_tuning_sample_is_disjoint_from_the_reported_one():
+    """Constants chosen on `--tuning-sample` never see the answers the reported figure is measured on;
+    the reported sample is the one it always was (the same seed and draw)."""
+    import random
+    for n, k in ((100, 8), (30, 8), (12, 8), (5, 8)):
+        bench = M.sample_indices(n, "korean", k)
+        tuning = M.sample_indices(n, "korean", k, tuning=True)
+        if k >= n:
+            assert bench == list(range(n)) and tuning == []
+            continue
+        assert bench == sorted(random.Random(f"{M.SEED}-korean").sample(range(n), k))
+        assert not set(bench) & set(tuning) and len(tuning) == min(k, n - k)
+        assert tuning == M.sample_indices(n, "korean", k, tuning=True) != M.sample_indices(n, "czech", k, tuning=True)

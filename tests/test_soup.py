@@ -28,6 +28,7 @@ def test_soup_is_the_weighted_mean_and_records_its_runs(tmp_path):
     recipe = got["meta"]["soup"]
     assert [r["weight"] for r in recipe] == [0.75, 0.25] and [r["step"] for r in recipe] == [100, 250]
     assert recipe[1]["file"].endswith("last.pt") and len(recipe[0]["sha256"]) == 64
+    assert [r["command"] for r in recipe] == ["run 1.0", "run 4.0"]
     meta = json.loads((tmp_path / "s" / "meta.json").read_text())
     assert meta["command"] == "run 1.0" and meta["soup"] == recipe
 

@@ -7,7 +7,7 @@ fine-tuned from the same pretrained body with the same frozen lower layers lie c
 weight space (v3 and v6: 3.5% apart), so the mean of their weights is a model too (Wortsman et al.,
 "Model soups", ICML 2022), at no cost at inference. The runs must share the split and the parameter
 names and shapes. The folder written holds `best.pt` and `meta.json` as a training run's do, with
-`soup` in the meta (each run's file, SHA-256, step and weight), so `train_detector --export FILE
+`soup` in the meta (each run's file, SHA-256, step, weight and training command), so `train_detector --export FILE
 --ckpt-dir DIR` exports it like any run.
 """
 from __future__ import annotations
@@ -37,6 +37,18 @@ def sha256(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def run_command(file: Path, blob: dict) -> str:
+    """The command that trained a run: its meta.json's first, else the checkpoint's meta's."""
+    mj = file.parent / "meta.json"
+    if mj.is_file():
+        meta = json.loads(mj.read_text(encoding="utf-8"))
+        if meta.get("commands"):
+            return str(meta["commands"][0])
+        if meta.get("command"):
+            return str(meta["command"])
+    return str((blob.get("meta") or {}).get("command", ""))
 
 
 def split_of(blob: dict):
@@ -77,8 +89,8 @@ def soup(runs: list[Path], out: Path, weights: list[float]) -> dict:
     splits = {str(split_of(b)) for b in blobs}
     if len(splits) != 1:
         raise ValueError(f"the runs were trained with different splits ({', '.join(sorted(splits))})")
-    recipe = [{"file": str(f), "sha256": sha256(f), "step": b.get("step"), "weight": round(w, 6)}
-              for f, b, w in zip(files, blobs, weights)]
+    recipe = [{"file": str(f), "sha256": sha256(f), "step": b.get("step"), "weight": round(w, 6),
+               "command": run_command(f, b)} for f, b, w in zip(files, blobs, weights)]
     meta = dict(blobs[0].get("meta") or {})
     meta["soup"] = recipe
     out.mkdir(parents=True, exist_ok=True)

@@ -262,3 +262,21 @@ def test_v7_reads_pawsx_in_four_languages_only(tmp_path):
     assert v7["pawsx"] and all(set(r["text"]) <= {"en", "de"} for r in v7["pawsx"] + v7["pawsx_held"])
     assert [r["id"] for r in v7["pawsx"]] == [r["id"] for r in v6["pawsx"]]      # same pairs, same split
     assert not any(k.endswith("-zh.tsv") for k in v7["files"]) and any(k.endswith("-zh.tsv") for k in v6["files"])
+
+
+def test_pawsx_never_trains_a_held_out_language(tmp_path, monkeypatch):
+    """A language the corruption data holds out is never trained on through PAWS-X either (v5 and v6
+    trained Korean paraphrases, all supported, and flagged no Korean word after); its held-out pairs
+    stay in the dev set. (The sample data has en, de and zh: zh plays the held-out language.)"""
+    from argparse import Namespace
+
+    from mfact.core.training import detector_data as dd
+    from mfact.core.training.train_detector import side_data
+    folder = write_pawsx(tmp_path / "pawsx")
+    args = Namespace(xnli=str(tmp_path / "none"), vitaminc="", pawsx=str(folder))
+    before = side_data(args, "v6")
+    monkeypatch.setattr(dd, "HELDOUT_LANGS", ("lt", "zh", "eu"))
+    got = side_data(args, "v6")
+    assert any("zh" in r["text"] for r in before["pawsx"])
+    assert got["pawsx"] and not any("zh" in r["text"] for r in got["pawsx"])
+    assert any("zh" in r["text"] for r in got["pawsx_held"])

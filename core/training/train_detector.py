@@ -87,7 +87,10 @@ def side_data(args, mix: str) -> dict:
     vitc = dd.load_vitaminc(vitc_dir) if dd.mix_uses(mix, "vitc") and vitc_dir.is_dir() else []
     paws_dir = Path(getattr(args, "pawsx", "") or "")
     plangs = dd.mix_pawsx_langs(mix)
-    paws = dd.load_pawsx(paws_dir, plangs) if dd.mix_uses(mix, "pawsx") and paws_dir.is_dir() else []
+    # never trained on a held-out language (Korean in PAWS-X alone, always "supported", taught v5 and
+    # v6 that Korean text holds no error); its held-out pairs stay in the dev set
+    train_langs = tuple(lang for lang in plangs if lang not in dd.HELDOUT_LANGS)
+    paws = dd.load_pawsx(paws_dir, train_langs) if dd.mix_uses(mix, "pawsx") and paws_dir.is_dir() else []
     if dd.mix_uses(mix, "pawsx") and not paws:
         log(f"warning: no PAWS-X pairs in {paws_dir} (--pawsx): mix {mix}'s pawsx share is drawn as kept sentences")
     files = {p.name: p for p in (sorted(xnli.glob("dev-*.tsv")) if xnli.is_dir() else [])}

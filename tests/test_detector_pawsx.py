@@ -265,9 +265,10 @@ def test_v7_reads_pawsx_in_four_languages_only(tmp_path):
 
 
 def test_pawsx_never_trains_a_held_out_language(tmp_path, monkeypatch):
-    """A language the corruption data holds out is never trained on through PAWS-X either (v5 and v6
-    trained Korean paraphrases, all supported, and flagged no Korean word after); its held-out pairs
-    stay in the dev set. (The sample data has en, de and zh: zh plays the held-out language.)"""
+    """A language the corruption data holds out, or that no training article has, is never trained on
+    through PAWS-X (v5 and v6 trained Korean paraphrases, all supported, and flagged no Korean word
+    after); its held-out pairs stay in the dev set. (The sample data has en, de and zh: zh plays the
+    held-out language.)"""
     from argparse import Namespace
 
     from mfact.core.training import detector_data as dd
@@ -280,3 +281,6 @@ def test_pawsx_never_trains_a_held_out_language(tmp_path, monkeypatch):
     assert any("zh" in r["text"] for r in before["pawsx"])
     assert got["pawsx"] and not any("zh" in r["text"] for r in got["pawsx"])
     assert any("zh" in r["text"] for r in got["pawsx_held"])
+    only_en = side_data(args, "v6", {"en", "pl"})        # the languages of the training articles
+    assert only_en["pawsx"] and all(set(r["text"]) == {"en"} for r in only_en["pawsx"])
+    assert any("de" in r["text"] for r in only_en["pawsx_held"])

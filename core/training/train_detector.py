@@ -65,7 +65,7 @@ def build(args):
     pools = dd.Pools.build(train_a)
     if dd.mix_inflects(mix):
         pools.build_forms(train_a)
-    side = side_data(args, mix)
+    side = side_data(args, mix, {a.lang for a in train_a})
     gen = dd.Generator(train_a, pools, side["xnli"], mix=mix, vitc=side["vitc"], pawsx=side["pawsx"])
     dev = dd.dev_set(dev_a, dd.Pools.build(dev_a), per_lang=args.dev_per_lang, xnli_rows=side["xnli_held"],
                      xnli_n=args.dev_xnli, extra=getattr(args, "dev_extra", 0), pawsx_rows=side["pawsx_held"])
@@ -78,18 +78,21 @@ def build(args):
     return gen, dev, info, files
 
 
-def side_data(args, mix: str) -> dict:
+def side_data(args, mix: str, article_langs: set[str] | None = None) -> dict:
     """The sentence-pair sets a mix uses (XNLI, VitaminC, PAWS-X): training and held-out rows, and
-    the files read, keyed as the meta's data hashes name them."""
+    the files read, keyed as the meta's data hashes name them. PAWS-X trains only languages that the
+    training articles have (`article_langs`, when given) and never a held-out one: its pairs are all
+    supported or bags, so a language seen through them alone learns that nothing in it is wrong."""
     xnli = Path(args.xnli)
     xrows = dd.load_xnli_rows(xnli) if xnli.is_dir() else []
     vitc_dir = Path(getattr(args, "vitaminc", "") or "")
     vitc = dd.load_vitaminc(vitc_dir) if dd.mix_uses(mix, "vitc") and vitc_dir.is_dir() else []
     paws_dir = Path(getattr(args, "pawsx", "") or "")
     plangs = dd.mix_pawsx_langs(mix)
-    # never trained on a held-out language (Korean in PAWS-X alone, always "supported", taught v5 and
-    # v6 that Korean text holds no error); its held-out pairs stay in the dev set
-    train_langs = tuple(lang for lang in plangs if lang not in dd.HELDOUT_LANGS)
+    # Korean, held out, came into v5 and v6 through PAWS-X alone: they flagged no Korean word after.
+    # Held-out pairs stay in the dev set.
+    train_langs = tuple(lang for lang in plangs if lang not in dd.HELDOUT_LANGS
+                        and (article_langs is None or lang in article_langs))
     paws = dd.load_pawsx(paws_dir, train_langs) if dd.mix_uses(mix, "pawsx") and paws_dir.is_dir() else []
     if dd.mix_uses(mix, "pawsx") and not paws:
         log(f"warning: no PAWS-X pairs in {paws_dir} (--pawsx): mix {mix}'s pawsx share is drawn as kept sentences")

@@ -18,11 +18,16 @@ Subjective tags are left out: a token tagged only subjective is not scored (`--w
 counts it as hallucinated, as the paper's binary task does). F1 of the hallucinated class, pooled
 over a language's tokens, next to marking every token and to the paper's silver F1 (Table 10).
 The last line is `silver_token_f1_mean: X`, the mean over languages of the first verifier's F1 (%).
+
+A verifier's run is cached (`mfava-silver-runs/` in mfact's cache dir) under the digest of every
+file in core/, the verifier (with the content of a weights file it names) and the answers: comparing
+a candidate with the default reruns only the candidate. `--fresh` runs everything again.
 """
 from __future__ import annotations
 
 import argparse
 import difflib
+import hashlib
 import json
 import os
 import random
@@ -355,6 +360,7 @@ class RunResult:
     spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)     # item id -> marked spans
     failed: dict[str, str] = field(default_factory=dict)                      # item id -> reason
     error: str = ""                                                           # the whole run failed
+    cached: bool = False                                                      # read from the cache dir
 
 
 def _mfact(*args: str) -> list[str]:
@@ -418,6 +424,66 @@ def run_verifier(items: list[Item], verifier: str, home: Path, progress: bool = 
             res.spans[by_session.get(d["id"], d["id"])] = [(int(a), int(b)) for a, b, *_ in d.get("spans", [])]
     if not res.spans and rc:
         res.error = f"mfact run exited {rc}: " + " | ".join(tail[-3:])
+    return res
+
+
+# --------------------------------------------------------------------------- cached runs
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def code_digest(root: Path | None = None) -> str:
+    """SHA-256 of every file under core/ (code, tables, weights): what a run's marks depend on
+    besides the answers and the verifier named."""
+    h = hashlib.sha256()
+    base = (root or REPO) / "core"
+    for f in sorted(p for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(str(f.relative_to(base)).encode() + b"\0")
+        h.update(hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def run_key(items: list[Item], verifier: str, code: str) -> str:
+    """The cache key of one verifier's run: mfact's code, the verifier (a weights file it names by
+    its content) and the answers with their evidence."""
+    h = hashlib.sha256(f"{code}\0{verifier}\0".encode())
+    named = Path(verifier.split(":", 1)[1]).expanduser() if ":" in verifier else None
+    if named is not None and named.is_file():
+        h.update(hashlib.sha256(named.read_bytes()).digest())
+    for it in items:
+        h.update(json.dumps([it.id, it.lang, it.entity, it.text, it.reference], ensure_ascii=False).encode())
+    return h.hexdigest()[:24]
+
+
+def runs_dir() -> Path:
+    """mfava-silver-runs/ in mfact's cache dir (MFACT_HOME honoured)."""
+    from mfact.core.paths import home_override
+    home = home_override()
+    if home is not None:
+        return home / "cache" / "mfava-silver-runs"
+    import platformdirs
+    return Path(platformdirs.user_cache_dir("mfact", appauthor=False)) / "mfava-silver-runs"
+
+
+def cached_run(items: list[Item], verifier: str, home: Path, code: str, fresh: bool = False) -> RunResult:
+    """run_verifier, reusing a finished run of the same code, verifier and answers (none failed)
+    from the cache dir; `fresh` runs again (and caches)."""
+    path = runs_dir() / f"{run_key(items, verifier, code)}.json"
+    if path.is_file() and not fresh:
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+            res = RunResult(verifier, float(d["seconds"]), {k: [(int(a), int(b)) for a, b in v]
+                                                            for k, v in d["spans"].items()}, cached=True)
+            print(f"  {verifier}: the run of {d.get('when', '?')} on the same code and answers (cached; --fresh runs it)",
+                  file=sys.stderr, flush=True)
+            return res
+        except (ValueError, KeyError, TypeError):
+            pass                                   # a damaged entry: run again, it is rewritten
+    res = run_verifier(items, verifier, home)
+    if not res.error and not res.failed:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"verifier": verifier, "seconds": res.seconds, "spans": res.spans,
+                                    "when": time.strftime("%Y-%m-%d %H:%M")}), encoding="utf-8")
     return res
 
 
@@ -493,7 +559,8 @@ def report(stems: list[str], table: dict, items: dict[str, list[Item]], load_err
         n_ok = sum(1 for it in everything if it.id in r.spans)
         per = r.seconds / n_ok if n_ok else float("nan")
         print(f"wall time {r.verifier}: {r.seconds:.1f} s for {n_ok} answers ({per:.2f} s per answer)"
-              + (f"; {len(everything) - n_ok} not checked" if n_ok < len(everything) else ""))
+              + (f"; {len(everything) - n_ok} not checked" if n_ok < len(everything) else "")
+              + (" (a cached run's time)" if r.cached else ""))
         if r.error:
             print(f"  {r.verifier} failed: {r.error}")
         for ident, reason in list(r.failed.items())[:5]:
@@ -572,6 +639,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-lang", type=int, default=40, help="answers per language, fixed seed (0: all)")
     ap.add_argument("--langs", default="", help="comma-separated mfact codes or file names (default: all)")
     ap.add_argument("--verifiers", default="offline", help="comma-separated, each run as `mfact run --verifier X`")
+    ap.add_argument("--fresh", action="store_true",
+                    help="run every verifier again (a run of the same code, verifier and answers is read from the cache dir)")
     ap.add_argument("--tuning-sample", action="store_true",
                     help="score --per-lang other answers, disjoint from the reported sample: for choosing constants")
     ap.add_argument("--with-subjective", action="store_true", help="count subjective tags as hallucinated")
@@ -604,10 +673,11 @@ def main(argv: list[str] | None = None) -> int:
 
     work = Path(args.keep).expanduser() if args.keep else Path(tempfile.mkdtemp(prefix="mfava-"))
     results: list[RunResult] = []
+    code = code_digest()
     try:
         for v in verifiers:
             try:
-                results.append(run_verifier(everything, v, work / re.sub(r"[^\w.-]", "_", v)))
+                results.append(cached_run(everything, v, work / re.sub(r"[^\w.-]", "_", v), code, args.fresh))
             except Exception as exc:  # noqa: BLE001 - one verifier failing is reported, not fatal
                 results.append(RunResult(v, error=f"{type(exc).__name__}: {exc}"))
     finally:

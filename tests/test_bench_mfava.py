@@ -150,3 +150,48 @@ def test_the_tuning_sample_is_disjoint_from_the_reported_one():
         assert bench == sorted(random.Random(f"{M.SEED}-korean").sample(range(n), k))
         assert not set(bench) & set(tuning) and len(tuning) == min(k, n - k)
         assert tuning == M.sample_indices(n, "korean", k, tuning=True) != M.sample_indices(n, "czech", k, tuning=True)
+
+
+def test_runs_are_cached_by_code_verifier_and_answers(tmp_path, monkeypatch):
+    """A candidate compared with the default reruns only the candidate: a finished run is read back
+    for the same code, verifier (a weights file by its content) and answers; anything else, a failed
+    run, a damaged entry or --fresh runs again."""
+    monkeypatch.setenv("MFACT_MFAVA_SILVER", str(tmp_path / "data"))
+    calls = []
+
+    def fake_run(items, verifier, home, progress=True):
+        calls.append(verifier)
+        ok = "bad" not in verifier
+        return M.RunResult(verifier, 12.5, {it.id: [(0, 3)] for it in items}, failed={} if ok else {"x": "boom"})
+
+    monkeypatch.setattr(M, "run_verifier", fake_run)
+    items = _answers("fr", 3, 1)
+    weights = tmp_path / "w.pt"
+    weights.write_bytes(b"one")
+    first = M.cached_run(items, f"detector:{weights}", tmp_path / "w", "code1")
+    again = M.cached_run(items, f"detector:{weights}", tmp_path / "w", "code1")
+    assert len(calls) == 1 and again.cached and not first.cached
+    assert again.spans == first.spans and again.seconds == 12.5
+    M.cached_run(items, f"detector:{weights}", tmp_path / "w", "code2")           # other code
+    weights.write_bytes(b"two")
+    M.cached_run(items, f"detector:{weights}", tmp_path / "w", "code1")           # other weights, same name
+    M.cached_run(items[:2], f"detector:{weights}", tmp_path / "w", "code1")       # other answers
+    M.cached_run(items, f"detector:{weights}", tmp_path / "w", "code1", fresh=True)
+    assert len(calls) == 5
+    for _ in range(2):
+        M.cached_run(items, "bad", tmp_path / "w", "code1")                       # failures are not kept
+    assert calls.count("bad") == 2
+    for f in M.runs_dir().glob("*.json"):
+        f.write_text("{not json", encoding="utf-8")
+    M.cached_run(items, f"detector:{weights}", tmp_path / "w", "code1")
+    assert len(calls) == 8
+
+
+def test_code_digest_follows_every_file_under_core(tmp_path):
+    (tmp_path / "core" / "checking" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "core" / "checking" / "a.py").write_text("x = 1\n")
+    before = M.code_digest(tmp_path)
+    (tmp_path / "core" / "checking" / "__pycache__" / "a.pyc").write_bytes(b"junk")
+    assert M.code_digest(tmp_path) == before
+    (tmp_path / "core" / "checking" / "a.py").write_text("x = 2\n")
+    assert M.code_digest(tmp_path) != before

@@ -457,12 +457,8 @@ def run_key(items: list[Item], verifier: str, code: str) -> str:
 
 def runs_dir() -> Path:
     """mfava-silver-runs/ in mfact's cache dir (MFACT_HOME honoured)."""
-    from mfact.core.paths import home_override
-    home = home_override()
-    if home is not None:
-        return home / "cache" / "mfava-silver-runs"
-    import platformdirs
-    return Path(platformdirs.user_cache_dir("mfact", appauthor=False)) / "mfava-silver-runs"
+    from mfact.core.paths import cache_dir
+    return cache_dir() / "mfava-silver-runs"
 
 
 def cached_run(items: list[Item], verifier: str, home: Path, code: str, fresh: bool = False) -> RunResult:

@@ -99,6 +99,29 @@ def test_evidence_is_literal_and_highlights_fact_words():
     assert "বাংলা" in match_terms("সে বাংলা লেখে")
 
 
+def test_the_evidence_memo_gives_what_evidence_text_gives_and_follows_the_fact():
+    from mfact.tui.widgets.evidence_view import EvidenceMemo
+
+    f = Fact(id="f", text="She was born in Warsaw in 1867", sentence=0, span=(0, 5),
+             auto=Verdict("S", 0.8, evidence=["e1"], reason="close"))
+    ev = Evidence(id="e1", source="wikipedia", lang="pl", title="Maria", text="Urodziła się w Warsaw w 1867 roku.",
+                  url="", section="", score=0.7)
+    other = Evidence(id="e2", source="wikipedia", lang="pl", title="Piotr", text="Inny tekst.", url="",
+                     section="", score=0.5)
+    pal, memo = Palette(), EvidenceMemo(size=2)
+    first = memo(f, [ev], pal, {"e1"})
+    assert first is memo(f, [ev], pal, {"e1"})                      # kept: not built again
+    assert first.plain == evidence_text(f, [ev], pal, {"e1"}).plain
+    f.human = HumanLabel("NS")                                       # a relabel shows at once
+    relabelled = memo(f, [ev], pal, {"e1"})
+    assert relabelled is not first and "(human)" in relabelled.plain and "not supported" in relabelled.plain
+    assert memo(f, [ev, other], pal, {"e1"}).plain.count("Piotr") == 1     # new passages
+    assert "used by verifier" not in memo(f, [ev], pal, set()).plain       # other passages used
+    f.human = None
+    assert memo(f, [ev], pal, {"e1"}) is not first                  # dropped: the memo keeps 2
+    assert memo(f, [ev], pal, {"e1"}).plain == first.plain
+
+
 def _hue(hex_color: str) -> float:
     r, g, b = (int(hex_color[i:i + 2], 16) / 255 for i in (1, 3, 5))
     return colorsys.rgb_to_hsv(r, g, b)[0] * 360

@@ -61,3 +61,48 @@ async def test_keys_while_streaming_show_every_token_once(mfact_home):
             assert time.monotonic() - t0 < 60
         await pilot.pause(0.2)
         assert words(pane.plain) == scr.session.text
+
+
+async def test_a_keys_frame_is_composed_right_after_its_action(mfact_home, monkeypatch):
+    """The frame that shows a key's effect is drawn as soon as the key's message is done
+    (`frame_now`), not at the screen's next refresh tick; a key that changes nothing draws none."""
+    import mfact.tui.app as app_module
+
+    inside: list[bool] = []
+    drawn: list[bool] = []
+    real = app_module.frame_now
+
+    def spy(app_):
+        inside.append(True)
+        try:
+            real(app_)
+        finally:
+            inside.pop()
+
+    monkeypatch.setattr(app_module, "frame_now", spy)
+    app = MfactApp(Config(workers=1), lang="en", entity="Marie Curie",
+                   pipeline_factory=lambda c, p=None: fake_pipeline(text=TEXT[:400], cfg=c, delay=0.0))
+    async with app.run_test(size=(140, 36)) as pilot:
+        t0 = time.monotonic()
+        while not isinstance(app.screen, CheckScreen) or app.screen.running or not app.screen.session.facts:
+            await pilot.pause(0.02)
+            assert time.monotonic() - t0 < 30, "the check did not finish in 30 s"
+        scr = app.screen
+        await pilot.pause(0.2)
+        display = app._display
+
+        def timed_display(screen, renderable):
+            drawn.append(bool(inside) and renderable is not None)
+            display(screen, renderable)
+
+        monkeypatch.setattr(app, "_display", timed_display)
+        first = scr.selected
+        await pilot.press("j")
+        assert scr.selected != first
+        assert True in drawn                     # the key's frame came from frame_now
+        for _ in range(len(scr.session.facts)):
+            await pilot.press("j")               # to the last fact
+        await pilot.pause(0.2)
+        drawn.clear()
+        await pilot.press("j")                   # past the end: nothing changes, nothing is drawn
+        assert True not in drawn

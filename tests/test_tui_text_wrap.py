@@ -157,6 +157,69 @@ def test_a_verdict_glyph_or_marker_inside_rewraps_only_from_its_line():
 
 
 
+def test_block_compares_find_every_difference():
+    from mfact.tui.widgets.text_view import _common_prefix, _swapped_chars
+
+    base = "".join(chr(ord("a") + i % 26) for i in range(200))
+    for where in ([0], [63], [64], [127, 128], [5, 70, 199], []):
+        changed = list(base)
+        for i in where:
+            changed[i] = "Z"
+        new = "".join(changed)
+        assert _swapped_chars(base, new) == [r for r in _runs_of(where)]
+        assert _common_prefix(base, new) == (min(where) if where else len(base))
+    assert _common_prefix(base, base[:130]) == 130 and _common_prefix("", base) == 0
+    assert _swapped_chars(base, base[:-1] + " ") is None          # a space: the line breaks may move
+    assert _swapped_chars(base, base + "x") is None
+
+
+def _runs_of(places: list[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for i in places:
+        if out and out[-1][1] == i:
+            out[-1] = (out[-1][0], i + 1)
+        else:
+            out.append((i, i + 1))
+    return out
+
+
+@pytest.mark.anyio
+async def test_following_a_growing_text_scrolls_in_jumps_and_shows_the_last_line():
+    from textual.app import App
+
+    from mfact.tui.widgets.text_view import TextView
+
+    class Host(App):
+        def compose(self):
+            yield TextView()
+
+    app = Host()
+    async with app.run_test(size=(40, 16)) as pilot:
+        view = app.query_one(TextView)
+        height = view.scrollable_content_region.height
+        offsets = []
+        words = []
+        for i in range(400):
+            words.append(f"w{i}")
+            view.set_text(Text(" ".join(words)), follow=True)
+            n = len(view._lines)
+            top = int(view.scroll_offset.y)
+            assert top <= n - 1 < top + height, (i, top, n)           # the last line is in view
+            if not offsets or offsets[-1] != top:
+                offsets.append(top)
+        lines = len(view._lines)
+        assert lines > 3 * height
+        assert len(offsets) <= (lines - height) // (height // 3) + 2    # a jump per third of the pane
+        # (the first jump may come back a line: the scrollbar appearing narrows the text)
+        assert all(b - a >= height // 3 for a, b in zip(offsets[2:], offsets[3:])), (height, offsets)
+        view.scroll_home(animate=False, immediate=True)                  # the user scrolled up: stays
+        await pilot.pause()
+        view.set_text(Text(" ".join(words + ["more"] * 30)), follow=True)
+        assert view.scroll_offset.y == 0
+        view.set_text(Text(" ".join(words)), follow=False)               # finished: no blank rows left
+        assert view.virtual_size.height == len(view._lines)
+
+
 @pytest.fixture
 def anyio_backend():
     return "asyncio"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
+from textual.widget import Widget
 
 from mfact.core.config import Config
 from mfact.core.errors import MfactError, error_line
@@ -112,6 +113,14 @@ class MfactApp(App):
         """Forget the pipeline so the next check rebuilds it (after options changed)."""
         with self._pipeline_lock:
             self._pipeline = None
+
+    # ------------------------------------------------------------------ frames
+
+    async def run_action(self, action, default_namespace=None, namespaces=None) -> bool:
+        """Every key binding runs here: its frame is composed as soon as the key's message is done."""
+        done = await super().run_action(action, default_namespace, namespaces)
+        self.call_next(frame_now, self)
+        return done
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -212,6 +221,37 @@ class MfactApp(App):
 
 
 # --------------------------------------------------------------------------- command line
+
+
+def frame_now(app: App) -> None:
+    """Compose the frame that shows a key's effect now, not at the screen's next refresh tick.
+
+    Textual repaints in steps: a widget asked to refresh tells its screen when its own queue is
+    next idle, the screen marks it dirty when its queue is idle, and a timer composes the dirty
+    widgets on a fixed grid (`TEXTUAL_FPS` a second). A key whose action had finished waited for
+    those hops and up to one interval of the grid (8 ms at 120 frames a second), while stream
+    redraws and verdicts queued behind it ran first. Called right after the message that ran a
+    binding's action (`MfactApp.run_action`): the widgets that only need repainting (the text, the
+    evidence, the list, the bar: what keys change) are marked dirty on the screen and composed, as
+    the timer's tick would; the next tick finds nothing left to draw. A widget that needs more
+    (layout, styles, scrolling: a pane resized, a scrollbar appearing, a toast coming in) is left to
+    Textual's own path; a layout the screen was waiting for is done first, as the tick does it.
+    Nothing changed, no frame."""
+    try:
+        screen = app.screen
+    except Exception:  # noqa: BLE001 - no screen (the app is closing): nothing to draw
+        return
+    if not (screen.is_current and screen.is_running) or app._batch_count:
+        return
+    dirty = [w for w in screen.walk_children(Widget, with_self=False)
+             if w._repaint_required and w.display and not (
+                 w._layout_required or w._refresh_styles_required or w._scroll_required or w._recompose_required)]
+    if not dirty or screen._recompose_required:
+        return
+    for w in dirty:
+        w._repaint_required = False
+        screen._dirty_widgets.add(w)
+    screen._on_timer_update()
 
 
 def tune_gc() -> None:

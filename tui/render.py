@@ -43,6 +43,7 @@ class Palette:
         self.select_bg = select_bg
         self.highlight_bg = highlight_bg
         self.key = (tuple(self.colors.values()), drift, select_bg, highlight_bg)
+        self._styles: dict = {}           # made once: rebuilding a text of 45 facts made ~180 styles
 
     @classmethod
     def from_theme(cls, theme) -> "Palette":
@@ -58,9 +59,24 @@ class Palette:
                    highlight_bg=v.get("match-highlight") or "#5c4b00")
 
     def label_style(self, label: str | None) -> Style:
-        if label is None:
-            return Style(color=self.colors[None], italic=True)
-        return Style(color=self.colors[label])
+        st = self._styles.get(label)
+        if st is None:
+            st = self._styles[label] = (Style(color=self.colors[None], italic=True) if label is None
+                                        else Style(color=self.colors[label]))
+        return st
+
+    def fact_styles(self, label: str | None, fact_id: str) -> tuple[Style, Style]:
+        """The style of a fact's span and of its glyph (the label's colour, and the fact's id for
+        clicks), made once per label and fact."""
+        key = (label, fact_id)
+        got = self._styles.get(key)
+        if got is None:
+            if len(self._styles) > 200_000:      # a long-lived app over many big sessions
+                self._styles.clear()
+            base = self.label_style(label)
+            meta = Style(meta={"fact": fact_id})
+            got = self._styles[key] = (base + Style(underline=label is None) + meta, base + meta)
+        return got
 
 
 def label_text(label: str | None, palette: Palette, confidence: float | None = None,
@@ -113,10 +129,11 @@ def fact_text_base(full: str, facts: Sequence, palette: Palette, drift_point: in
     for f in facts:
         a, b = max(0, min(f.span[0], n)), max(0, min(f.span[1], n))
         label = f.label
+        span_style, glyph_style = palette.fact_styles(label, f.id)
         if b > a:
-            text.stylize(palette.label_style(label) + Style(underline=label is None, meta={"fact": f.id}), a, b)
+            text.stylize(span_style, a, b)
         spans[f.id] = (a, b)
-        g = Text(GLYPHS.get(label, "?"), style=palette.label_style(label) + Style(meta={"fact": f.id}))
+        g = Text(GLYPHS.get(label, "?"), style=glyph_style)
         inserts.setdefault(b, []).append(g)
     if show_drift and drift_point is not None and 0 < drift_point < len(facts):
         pos = max(0, min(facts[drift_point].span[0], n))

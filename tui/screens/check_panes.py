@@ -22,7 +22,7 @@ from mfact.core.protocols import Progress
 from mfact.core.session import Fact
 
 from ..render import FactTextMemo, Palette, SpanIndex, fact_text, facts_in_window
-from ..widgets.evidence_view import EvidenceView, evidence_text
+from ..widgets.evidence_view import EvidenceMemo, EvidenceView
 from ..widgets.fact_list import HEADER, FactList
 from ..widgets.metrics_bar import MetricsBar, metrics_text
 from ..widgets.text_view import FactText
@@ -116,6 +116,7 @@ class CheckPanes:
         self._evidence_shape: tuple = ()
         self._span_index: SpanIndex | None = None
         self._fact_text = FactTextMemo()
+        self._evidence_text = EvidenceMemo()
         self._drawn: str | None = None        # the text as the pane last showed it
         self.widths = {p: 1.0 for p in PANES}
 
@@ -237,7 +238,7 @@ class CheckPanes:
                  pending, scr.size.width)
         layout = shape != self._evidence_shape
         self._evidence_shape = shape
-        pane.show(evidence_text(fact, passages, self.palette, used, pending), layout=layout)
+        pane.show(self._evidence_text(fact, passages, self.palette, used, pending), layout=layout)
 
     def rebuild_table(self) -> None:
         scr, view = self.screen, self.view

@@ -2,6 +2,9 @@
 and the fact's words highlighted."""
 from __future__ import annotations
 
+from collections import OrderedDict
+from functools import lru_cache
+
 from rich.style import Style
 from rich.text import Text
 
@@ -33,7 +36,7 @@ def evidence_text(fact, passages, palette: Palette, used: set[str] | None = None
         t.append("\n")
         t.append_text(_passage_head(rank, ev, used))
         t.append("\n")
-        plain, where = _collapse(safe(ev.text))
+        plain, where = _shown(ev.text)
         body = Text(plain)
         highlight_terms(body, terms, hl)
         for a, b in conflicts.get(ev.id, ()):
@@ -89,6 +92,14 @@ def _passage_head(rank: int, ev, used: set[str] | None) -> Text:
     return t
 
 
+@lru_cache(maxsize=1024)
+def _shown(text: str) -> tuple[str, list[int]]:
+    """A passage's text as the pane shows it (made safe, whitespace collapsed) and where each
+    character of the made-safe text went: the same passages come back on every move of the
+    selection, and this per-character loop was the larger part of building the pane."""
+    return _collapse(safe(text))
+
+
 def _collapse(text: str) -> tuple[str, list[int]]:
     """`text` with runs of whitespace as one space and no space at the ends (as the pane shows
     it), and where each character of `text` went in it."""
@@ -109,6 +120,40 @@ def _collapse(text: str) -> tuple[str, list[int]]:
 
 
 RECALL = 16      # the evidence of the last 16 facts shown stays wrapped (j, k, j... re-wrap nothing)
+
+
+class EvidenceMemo:
+    """`evidence_text`, kept for the last `RECALL` facts shown: moving back and forth over facts
+    (j, k, j) rebuilt the same pane every time. A fact's entry is made again when anything the pane
+    shows of it changes (its label, confidence, marks, reason), or its passages, the passages the
+    verifier used, or the palette."""
+
+    def __init__(self, size: int = RECALL):
+        self.size = size
+        self._made: OrderedDict[tuple, tuple[Text, list]] = OrderedDict()
+
+    def __call__(self, fact, passages, palette: Palette, used: set[str] | None = None,
+                 pending: bool = False) -> Text:
+        key = (_shown_fact(fact), tuple(id(p) for p in passages), frozenset(used or ()), pending, palette.key)
+        got = self._made.get(key)
+        if got is not None:
+            self._made.move_to_end(key)
+            return got[0]
+        text = evidence_text(fact, passages, palette, used, pending)
+        self._made[key] = (text, list(passages))     # holding the passages keeps their ids theirs
+        while len(self._made) > self.size:
+            self._made.popitem(last=False)
+        return text
+
+
+def _shown_fact(fact) -> tuple | None:
+    """What the pane shows of a fact."""
+    if fact is None:
+        return None
+    a = fact.auto
+    auto = None if a is None else (a.label, a.confidence, tuple(a.marks or ()), a.reason,
+                                   tuple(a.evidence_marks or ()))
+    return (fact.id, fact.text, fact.label, fact.human is not None, auto)
 
 
 class EvidenceView(TextView):

@@ -215,10 +215,7 @@ def _resync(prev: Wrapped, text: Text, starts: list[int], cut: int) -> tuple[int
     old, plain = prev.text.plain, text.plain
     assert prev.starts is not None
     delta = len(plain) - len(old)
-    n = min(len(old), len(plain))
-    suffix = 0
-    while suffix < n and old[-1 - suffix] == plain[-1 - suffix]:
-        suffix += 1
+    suffix = _common_prefix(old[::-1], plain[::-1])
     edit_end = len(plain) - suffix
     for m, b in enumerate(starts):
         if b <= cut or b < edit_end or b - delta < 0:
@@ -244,9 +241,8 @@ def _swapped_chars(old: str, new: str) -> list[tuple[int, int]] | None:
     from rich.cells import cell_len
 
     out: list[tuple[int, int]] = []
-    for i, (a, b) in enumerate(zip(old, new)):
-        if a == b:
-            continue
+    for i in _differing(old, new):
+        a, b = old[i], new[i]
         if a.isspace() or b.isspace() or cell_len(a) != cell_len(b):
             return None
         if out and out[-1][1] == i:
@@ -256,14 +252,33 @@ def _swapped_chars(old: str, new: str) -> list[tuple[int, int]] | None:
     return out
 
 
+def _differing(old: str, new: str, block: int = 64) -> Iterator[int]:
+    """The places where two strings of the same length differ, ascending: blocks compared whole
+    first (a relabel changes one glyph of a 3,000-character text; a loop over every character
+    cost more than the rest of the restyle)."""
+    for s in range(0, len(old), block):
+        if old[s:s + block] != new[s:s + block]:
+            for i in range(s, min(s + block, len(old))):
+                if old[i] != new[i]:
+                    yield i
+
+
+def _common_prefix(a: str, b: str, block: int = 64) -> int:
+    """The length of the longest common prefix of two strings (blocks compared whole first)."""
+    n = min(len(a), len(b))
+    i = 0
+    while i + block <= n and a[i:i + block] == b[i:i + block]:
+        i += block
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
 def _first_difference(old: Text, new: Text) -> int:
     """Where two texts first differ, in characters or in the styles of the characters before
     (0 when they differ from the start, or their spans before that point are not the same)."""
     a, b = old.plain, new.plain
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
+    i = _common_prefix(a, b)
 
     def head(spans):
         return [(sp.start, min(sp.end, i), sp.style) for sp in spans if sp.start < i]
@@ -335,6 +350,7 @@ class TextView(ScrollView, can_focus=True):
         self._wrapped_width = -1
         self._strip_cache: dict[int, Strip] = {}
         self._recent: dict[str, Wrapped] = {}      # see set_text's `recall`
+        self._rows = 0          # while following a growing text: the rows it may grow into
 
     @property
     def text(self) -> Text:
@@ -360,10 +376,26 @@ class TextView(ScrollView, can_focus=True):
                 self._strip_cache.clear()
         self._wrap()
         self._refresh_changed(old, old_width)
+        self._fit(follow, at_end)
         if home:
             self.scroll_home(animate=False, immediate=True)
         elif follow and at_end:
             self.scroll_end(animate=False, immediate=True)
+
+    def _fit(self, follow: bool, at_end: bool) -> None:
+        """The scrollable height. Following a growing text (a model writing) at its end, the view
+        scrolls in jumps of a third of the pane, not a line at a time: when the text reaches the
+        bottom, blank rows are added below it and the view moves so that the last line sits a third
+        of the pane above the bottom. Each scroll repaints the whole pane (13-15 ms a frame here,
+        against 2-4 ms for the lines a token changes), so a line at a time made every line of
+        text cost one of those frames, and a key pressed then waited for it."""
+        n = len(self._lines)
+        if not (follow and at_end):
+            self._rows = n if not follow else max(n, self._rows)
+        elif n > self._rows:
+            height = max(1, self.scrollable_content_region.height)
+            self._rows = n + height // 3 if n >= height else n
+        set_virtual_size(self, Size(self._wrapped_width, max(n, self._rows)))
 
     def _remember(self, most: int) -> None:
         """Keep the lines now shown among the recent ones (at most `most`, the oldest dropped)."""
@@ -409,7 +441,7 @@ class TextView(ScrollView, can_focus=True):
         if self._strip_cache:     # keep the strips of the lines that stayed where they were
             self._strip_cache = {i: st for i, st in self._strip_cache.items()
                                  if i < len(new) and i < len(old) and old[i] is new[i]}
-        set_virtual_size(self, Size(width, len(self._lines)))
+        set_virtual_size(self, Size(width, max(len(self._lines), self._rows)))
 
     def on_resize(self) -> None:
         self._base_style = None

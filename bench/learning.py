@@ -161,29 +161,39 @@ def agreement(human: list[str], labels: list[str]) -> float:
 
 
 def simulate(rows: list, order: str, seed: int = 0, steps=STEPS) -> list[tuple[int, float, float, bool]]:
-    """(n, adapted accuracy on the rest, unadapted accuracy on the rest, adopted) after each step."""
+    """(n, adapted accuracy on the rest, unadapted accuracy on the rest, adopted) after each step.
+    The "next uncertain" order picks one fact at a time as the TUI's key does (`LabelOrder.next`,
+    core/adapt/order.py), from p(supported) under the adaptation refitted after each batch; the
+    seed salts its tie-break (facts of equal p: a user meets them in any order)."""
     from mfact.core.adapt.learn import Data
+    from mfact.core.adapt.order import LabelOrder
     data = Data.of(rows)
     p0 = np.array([r.p for r in rows])
-    rest = set(range(len(rows)))
+    done = np.zeros(len(rows), dtype=bool)
     perm = list(range(len(rows)))
     random.Random(seed).shuffle(perm)
+    chooser = LabelOrder(["\x1f".join(r.key) for r in rows], salt=str(seed))
     labelled: list[int] = []
     cal = None
     out = []
     for target in steps:
-        while len(labelled) < target and rest:
+        while len(labelled) < target and not done.all():
             k = min(BATCH, target - len(labelled))
             if order == "random":
-                pick = [i for i in perm if i in rest][:k]
-            else:           # ties (facts of equal p) in the random order: a user meets them in any order
-                idx = np.array([i for i in perm if i in rest])
-                probs = cal.prob(data.x[idx]) if cal is not None else p0[idx]
-                pick = [int(idx[j]) for j in np.argsort(np.round(np.abs(probs - 0.5), 6), kind="stable")[:k]]
+                pick = [i for i in perm if not done[i]][:k]
+                done[pick] = True
+            else:
+                probs = cal.prob(data.x) if cal is not None else p0
+                pick = []
+                for _ in range(k):
+                    i = chooser.next(probs, done)
+                    if i is None:
+                        break
+                    pick.append(i)
+                    done[i] = True
             labelled += pick
-            rest -= set(pick)
             cal = adopted([rows[i] for i in labelled])
-        idx = np.array(sorted(rest))
+        idx = np.flatnonzero(~done)
         probs = cal.prob(data.x[idx]) if cal is not None else p0[idx]
         human = [data.human[i] for i in idx]
         ad = ["S" if v >= 0.5 else "NS" for v in probs]

@@ -91,22 +91,3 @@ def row_of(key: tuple[str, str], lang: str, human: str | None, verdict) -> Row |
     if p is None:
         return None
     return Row(key, lang, human, base.label, p, feature_row(p, base.reason, bool(base.marks)))
-
-
-def next_uncertain(facts, current: str | None = None):
-    """The fact without a human label whose verdict's p(supported) is closest to the decision
-    threshold (the label that teaches the most); among equals the first after `current`, going
-    round. None when every fact with an S or NS verdict is labelled."""
-    n = len(facts)
-    start = next((i for i, f in enumerate(facts) if f.id == current), -1) if current is not None else -1
-    best, best_key = None, None
-    for i, f in enumerate(facts):
-        if f.human is not None or f.auto is None:
-            continue
-        p = p_supported(f.auto.label, f.auto.confidence)
-        if p is None:
-            continue
-        key = (round(abs(p - THRESHOLD), 6), (i - start - 1) % n)
-        if best_key is None or key < best_key:
-            best, best_key = f, key
-    return best

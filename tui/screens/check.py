@@ -225,8 +225,8 @@ class CheckScreen(MfactScreen[None]):
         self.mfact.adapt.labelled()
 
     def action_next_uncertain(self) -> None:
-        from mfact.core.adapt.features import next_uncertain
-        f = next_uncertain(self.session.facts, self.view.selected)
+        from mfact.core.adapt.order import next_uncertain
+        f = next_uncertain(self.session.facts, self.session.id)
         if f is None:
             self.notify("No unlabelled fact with a verdict is left here.", timeout=3)
         else:

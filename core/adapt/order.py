@@ -1,0 +1,83 @@
+"""Which fact to label next ("next uncertain"): the TUI's `w` key and bench/learning.py's simulated
+user both ask `LabelOrder.next`, one fact at a time.
+
+Most picks are the unlabelled fact whose p(supported) is closest to the decision threshold (its
+label teaches the most about where the threshold lies). Every SPREAD_EVERY-th label is a *spread*
+pick instead: the unlabelled fact nearest a quantile of p(supported) over all the facts, the
+quantiles taken in the van der Corput order (the median, then the quartiles, then the eighths...),
+so that the labels also cover the whole range of p and the calibration sees how far the verifier is
+off away from the threshold, not only next to it. Labels bunched near p = 0.5 estimate a shift of
+the verifier worse than a sample spread over p does (docs/learning.md, "the order").
+
+Deterministic for a given state (the facts, their p, which are labelled): facts of equal p are
+taken in the order of a hash of their ids, salted (the TUI salts with the session's id, the bench
+with its seed); the order of the facts in the list does not matter.
+"""
+from __future__ import annotations
+
+import zlib
+from typing import Sequence
+
+import numpy as np
+
+from .features import THRESHOLD, p_supported
+
+SPREAD_EVERY = 3        # labels 3, 6, 9... (n = 2, 5, 8... labelled before) are spread picks
+
+
+def spread_quantile(j: int) -> float:
+    """The j-th spread pick's quantile (j = 0, 1, ...): the van der Corput sequence in base 2
+    (0.5, 0.25, 0.75, 0.125, 0.625, ...), each new one in the widest gap the others leave."""
+    out, f, j = 0.0, 0.5, j + 1
+    while j:
+        out += f * (j & 1)
+        j >>= 1
+        f *= 0.5
+    return out
+
+
+class LabelOrder:
+    """The order in which facts are asked for labels, over a fixed list of facts (`ids`)."""
+
+    def __init__(self, ids: Sequence[str], salt: str = ""):
+        h = np.array([zlib.crc32(f"{salt}\x1f{i}".encode("utf-8")) for i in ids], dtype=np.int64)
+        self.rank = np.empty(len(h), dtype=np.int64)          # the tie-break: by hash, then by id
+        self.rank[np.lexsort((np.array(list(ids), dtype=object).astype(str), h))] = np.arange(len(h))
+
+    def next(self, p: Sequence[float], labelled: Sequence[bool]) -> int | None:
+        """The index of the fact to label next, given every fact's p(supported) (NaN: no S/NS
+        verdict, never asked) and which are labelled; None when no unlabelled fact has a p."""
+        p = np.asarray(p, dtype=np.float64)
+        valid = np.isfinite(p)
+        free = valid & ~np.asarray(labelled, dtype=bool)
+        if not free.any():
+            return None
+        idx = np.flatnonzero(free)
+        n = int(np.count_nonzero(valid)) - len(idx)                # labelled facts with a p
+        if n % SPREAD_EVERY == SPREAD_EVERY - 1:
+            return self._spread(p, valid, idx, n // SPREAD_EVERY)
+        d = np.round(np.abs(p[idx] - THRESHOLD), 6)
+        return int(idx[np.lexsort((self.rank[idx], d))[0]])
+
+    def _spread(self, p: np.ndarray, valid: np.ndarray, idx: np.ndarray, j: int) -> int:
+        """The unlabelled fact whose rank by p among all the facts with a p is nearest the j-th
+        spread quantile."""
+        vidx = np.flatnonzero(valid)
+        pos = np.empty(len(p), dtype=np.float64)
+        pos[vidx[np.lexsort((self.rank[vidx], p[vidx]))]] = np.arange(len(vidx))
+        target = spread_quantile(j) * (len(vidx) - 1)
+        return int(idx[np.lexsort((self.rank[idx], np.abs(pos[idx] - target)))[0]])
+
+
+def _p_of(verdict) -> float:
+    p = None if verdict is None else p_supported(verdict.label, verdict.confidence)
+    return np.nan if p is None else p
+
+
+def next_uncertain(facts, salt: str = ""):
+    """The fact the "next uncertain" key moves to: `LabelOrder.next` over a session's facts (p from
+    each fact's verdict; a human label marks it labelled). None when every fact with an S or NS
+    verdict is labelled."""
+    p = [_p_of(f.auto) for f in facts]
+    i = LabelOrder([f.id for f in facts], salt).next(p, [f.human is not None for f in facts])
+    return None if i is None else facts[i]

@@ -17,8 +17,10 @@ Data (facts that already carry labels; each pool is one "language"):
   dir, outside the repository).
 
 The simulated user labels facts of one pool in batches of 25 (the TUI refits after every 25 new
-labels): in the "next uncertain" order the 25 unlabelled facts whose p(supported) under the current
-adaptation is closest to 0.5 (what the key picks), or at random (`--seeds` orders, averaged). After
+labels): in the "next uncertain" order one fact at a time as the TUI's key picks it
+(`core/adapt/order.py`'s `LabelOrder.next`: nearest 0.5, every third of the first 25 labels at the
+next quantile of p), from p(supported) under the current adaptation; or at random (`--seeds` orders,
+averaged). After
 each batch the adaptation is learnt as `mfact learn` does (core/adapt: cross-validation over the
 labels so far, adopted only when it beats the verifier on them). Measured after each step: the
 agreement of the adapted verdicts with the labels of the facts not yet labelled ("rest"), beside
@@ -334,7 +336,7 @@ def main() -> int:
         better = None if u50 is None or r50 is None else 100 * (u50[1] - r50[1])
         print(f"  {name}: after 100 labels {g:+.1f} pts on the rest (before {100 * before:.1f}%; target >= +5 where"
               f" < 80%: {'met' if g >= 5 or before >= 0.8 else 'NOT met'}; the adaptation's share {share:+.1f});"
-              f" at 50 labels \"next uncertain\" vs random {better:+.1f} pts ({'better' if better > 0 else 'NOT better'})")
+              f" at 50 labels \"next uncertain\" vs random {better:+.2f} pts ({'better' if better > 0 else 'NOT better'})")
     gains = [gain(r, "uncertain") for r in results.values()]
     print(f"adaptation's share, mean: {float(np.mean([adaptation_gain(r, 'uncertain') for r in results.values()])):.1f}"
           " pts (adapted minus unadapted on the same rest after 100 labels)")

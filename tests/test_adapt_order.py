@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from mfact.core.adapt.features import Row, feature_row
-from mfact.core.adapt.order import SPREAD_EVERY, LabelOrder, next_uncertain, spread_quantile
+from mfact.core.adapt.order import SPREAD_EVERY, SPREAD_UNTIL, LabelOrder, next_uncertain, spread_quantile
 from mfact.core.session import Fact, Verdict
 
 _PATH = Path(__file__).resolve().parents[1] / "bench" / "learning.py"
@@ -35,14 +35,15 @@ def test_spread_quantiles_fill_the_widest_gap():
     assert [spread_quantile(j) for j in range(7)] == [0.5, 0.25, 0.75, 0.125, 0.625, 0.375, 0.875]
 
 
-def test_most_picks_are_nearest_the_threshold_and_every_third_spreads_over_p():
+def test_most_picks_are_nearest_the_threshold_and_every_third_of_the_first_25_spreads_over_p():
     rng = np.random.default_rng(3)
     p = rng.uniform(0.0, 1.0, 400)
     ids = [f"f{i}" for i in range(len(p))]
     picks = label_all(LabelOrder(ids), p, k=48)
     rank = np.argsort(np.argsort(p))                           # 0..399 by p
-    spread = picks[SPREAD_EVERY - 1::SPREAD_EVERY]
-    near = [i for j, i in enumerate(picks) if j % SPREAD_EVERY != SPREAD_EVERY - 1]
+    assert (SPREAD_EVERY, SPREAD_UNTIL) == (3, 25)
+    spread = picks[2:25:3]                                      # labels 3, 6, ... 24
+    near = [i for j, i in enumerate(picks) if j not in range(2, 25, 3)]
     # the uncertainty picks are the facts nearest 0.5, nearest first (less those a spread pick took:
     # the median's quantile is near 0.5 here)
     nearest = [i for i in np.argsort(np.abs(p - 0.5)).tolist() if i not in spread]
@@ -50,7 +51,7 @@ def test_most_picks_are_nearest_the_threshold_and_every_third_spreads_over_p():
     # each spread pick sits at its quantile of p over all the facts (the nearest free one)
     for j, i in enumerate(spread[:3]):
         assert abs(rank[i] - spread_quantile(j) * 399) <= 1
-    # 16 spread picks cover every quarter of the range of p; the uncertainty picks only the middle
+    # 8 spread picks cover every quarter of the range of p; the uncertainty picks only the middle
     assert {int(rank[i] * 4 // 400) for i in spread} == {0, 1, 2, 3}
     assert {int(rank[i] * 4 // 400) for i in near} <= {1, 2}
 

@@ -52,8 +52,9 @@ ACTIONS: tuple[Action, ...] = (
            "check"),
     Action("undo", "u", "undo", "Undo", "Undo the last relabel", "check"),
     Action("next_uncertain", "w", "next_uncertain", "Uncertain",
-           "Next uncertain: the unlabelled fact whose p(supported) is closest to the decision threshold"
-           " (the label that teaches mfact the most)", "check", show=False),
+           "Next uncertain: the unlabelled fact whose p(supported) is closest to the decision threshold,"
+           " every third of the first 25 one spread over the range of p (the labels that teach mfact the most)",
+           "check", show=False),
     Action("focus_evidence", "enter", "focus_evidence", "Evidence",
            "Focus the evidence of the selected fact", "check", show=False),
     Action("cycle_panes", "tab", "cycle_panes", "Pane", "Cycle the panes: text, facts, evidence",

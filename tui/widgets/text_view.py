@@ -390,8 +390,10 @@ class TextView(ScrollView, can_focus=True):
         against 2-4 ms for the lines a token changes), so a line at a time made every line of
         text cost one of those frames, and a key pressed then waited for it."""
         n = len(self._lines)
-        if not (follow and at_end):
-            self._rows = n if not follow else max(n, self._rows)
+        if not follow:
+            self._rows = 0                      # the text's own height (kept for a resize: none)
+        elif not at_end:
+            self._rows = max(n, self._rows)     # scrolled up by the user: nothing moves
         elif n > self._rows:
             height = max(1, self.scrollable_content_region.height)
             self._rows = n + height // 3 if n >= height else n
@@ -446,6 +448,7 @@ class TextView(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._base_style = None
         if self.scrollable_content_region.width != self._wrapped_width:
+            self._rows = 0                      # rows padded for the old width: the next text sets them
             self._wrap()
         self._strip_cache.clear()
         self.refresh()

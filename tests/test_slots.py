@@ -265,3 +265,26 @@ def test_tui_underlines_the_wrong_words_and_highlights_the_evidence(tmp_path, ca
         pilot.app.clear_notifications()
         await pilot.pause()
     assert snap_compare(app, terminal_size=(150, 40), run_before=before)
+
+
+def test_cldr_month_names_are_read_from_babel_once_and_kept_in_the_cache(mfact_home, monkeypatch):
+    from mfact.core.checking import slots
+
+    slots._cldr_months.cache_clear()
+    try:
+        first = slots._cldr_months()
+        assert first["fr"] == slots._read_cldr_months("fr") and ("mars", 3) in first["fr"]
+        assert ("ноября", 11) in first["ru"] and set(first) >= {"en", "de", "zh", "ar"}
+        kept = list(mfact_home.rglob("cldr-months-*.json"))
+        assert len(kept) == 1
+        slots._cldr_months.cache_clear()
+        real = slots._read_cldr_months
+        monkeypatch.setattr(slots, "_read_cldr_months", lambda lang: pytest.fail(f"read Babel again ({lang})"))
+        assert slots._cldr_months() == first                 # the next start reads the kept file
+        slots._cldr_months.cache_clear()
+        kept[0].write_text("{not json", encoding="utf-8")      # a damaged file: read again, rewritten
+        monkeypatch.setattr(slots, "_read_cldr_months", real)
+        assert slots._cldr_months() == first
+        assert json.loads(kept[0].read_text(encoding="utf-8"))["fr"][0] == list(first["fr"][0])
+    finally:
+        slots._cldr_months.cache_clear()

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -60,12 +61,26 @@ def _fold(word: str) -> str:
 def _own_month_words(lang: str, min_len: int = 3) -> dict[str, int]:
     """Month names of one language (wide and abbreviated, format and stand-alone) from CLDR, of at
     least `min_len` characters (shorter abbreviations are too ambiguous to find dates by)."""
+    base = _cldr_months().get(lang)
+    if base is None:
+        base = _read_cldr_months(lang)
+    out: dict[str, int] = {}
+    for w, m in base:
+        if len(w) >= min_len:
+            for form in {w, unicodedata.normalize("NFD", w), unicodedata.normalize("NFKC", w)}:
+                out.setdefault(form, m)
+    return out
+
+
+def _read_cldr_months(lang: str) -> list[tuple[str, int]]:
+    """A language's CLDR month names, folded, in Babel's order (a name may come twice), without
+    the numeric ones (CJK "11月", Korean "11월": the CJK pattern reads those)."""
     try:
         from babel import Locale, UnknownLocaleError
         from babel.dates import get_month_names
     except ImportError:  # pragma: no cover - babel is a dependency
-        return {}
-    out: dict[str, int] = {}
+        return []
+    out: list[tuple[str, int]] = []
     for loc in _BABEL.get(lang, (lang,)):
         try:
             Locale.parse(loc)
@@ -79,11 +94,44 @@ def _own_month_words(lang: str, min_len: int = 3) -> dict[str, int]:
                     continue
                 for m, name in names.items():
                     w = _fold(str(name))
-                    # numeric month names (CJK "11月", Korean "11월") are read by the CJK pattern
-                    if len(w) >= min_len and not any(c.isdigit() for c in w):
-                        for form in {w, unicodedata.normalize("NFD", w), unicodedata.normalize("NFKC", w)}:
-                            out.setdefault(form, int(m))
+                    if w and not any(c.isdigit() for c in w):
+                        out.append((w, int(m)))
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def _cldr_months() -> dict[str, list[tuple[str, int]]]:
+    """The month names of every offered language (and English), read from Babel once and kept in
+    mfact's cache folder, named by Babel's version and the languages: reading ~40 locales' data
+    took 0.6 s of every start that checks a fact (the rule extractor's date words import it), and
+    held the interpreter lock that long in whatever thread imported it first (the TUI's keys
+    waited). A cache that cannot be read or written is only slower."""
+    import hashlib
+
+    try:
+        import babel
+        version = babel.__version__
+    except ImportError:  # pragma: no cover - babel is a dependency
+        return {}
+    langs = _offered() + ["en"]
+    from ..paths import cache_dir
+
+    tag = hashlib.sha256(json.dumps([version, langs, sorted(_BABEL.items())]).encode()).hexdigest()[:12]
+    path = cache_dir() / f"cldr-months-{tag}.json"
+    try:
+        got = json.loads(path.read_text(encoding="utf-8"))
+        return {lang: [(w, int(m)) for w, m in rows] for lang, rows in got.items()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        pass
+    table = {lang: _read_cldr_months(lang) for lang in dict.fromkeys(langs)}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return table
 
 
 @functools.lru_cache(maxsize=1)

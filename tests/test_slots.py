@@ -285,6 +285,9 @@ def test_cldr_month_names_are_read_from_babel_once_and_kept_in_the_cache(mfact_h
         kept[0].write_text("{not json", encoding="utf-8")      # a damaged file: read again, rewritten
         monkeypatch.setattr(slots, "_read_cldr_months", real)
         assert slots._cldr_months() == first
+        slots._cldr_months.cache_clear()
+        kept[0].write_text("[1, 2]", encoding="utf-8")          # JSON of another shape: the same
+        assert slots._cldr_months() == first
         assert json.loads(kept[0].read_text(encoding="utf-8"))["fr"][0] == list(first["fr"][0])
     finally:
         slots._cldr_months.cache_clear()

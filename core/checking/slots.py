@@ -120,8 +120,9 @@ def _cldr_months() -> dict[str, list[tuple[str, int]]]:
     path = cache_dir() / f"cldr-months-{tag}.json"
     try:
         got = json.loads(path.read_text(encoding="utf-8"))
-        return {lang: [(w, int(m)) for w, m in rows] for lang, rows in got.items()}
-    except (OSError, ValueError, TypeError, AttributeError):
+        if isinstance(got, dict):
+            return {lang: [(w, int(m)) for w, m in rows] for lang, rows in got.items()}
+    except (OSError, ValueError, TypeError):
         pass
     table = {lang: _read_cldr_months(lang) for lang in dict.fromkeys(langs)}
     try:

@@ -158,7 +158,7 @@ def test_a_verdict_glyph_or_marker_inside_rewraps_only_from_its_line():
 
 
 def test_block_compares_find_every_difference():
-    from mfact.tui.widgets.text_view import _common_prefix, _swapped_chars
+    from mfact.tui.widgets.text_view import _common_prefix, _common_suffix, _swapped_chars
 
     base = "".join(chr(ord("a") + i % 26) for i in range(200))
     for where in ([0], [63], [64], [127, 128], [5, 70, 199], []):
@@ -168,7 +168,10 @@ def test_block_compares_find_every_difference():
         new = "".join(changed)
         assert _swapped_chars(base, new) == [r for r in _runs_of(where)]
         assert _common_prefix(base, new) == (min(where) if where else len(base))
+        assert _common_suffix(base, new) == (len(base) - 1 - max(where) if where else len(base))
     assert _common_prefix(base, base[:130]) == 130 and _common_prefix("", base) == 0
+    assert _common_suffix(base, base[70:]) == 130 and _common_suffix("xy" + base, base) == 200
+    assert _common_suffix(base, base + "!") == 0 and _common_suffix(base, "") == 0
     assert _swapped_chars(base, base[:-1] + " ") is None          # a space: the line breaks may move
     assert _swapped_chars(base, base + "x") is None
 

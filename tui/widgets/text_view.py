@@ -215,8 +215,7 @@ def _resync(prev: Wrapped, text: Text, starts: list[int], cut: int) -> tuple[int
     old, plain = prev.text.plain, text.plain
     assert prev.starts is not None
     delta = len(plain) - len(old)
-    suffix = _common_prefix(old[::-1], plain[::-1])
-    edit_end = len(plain) - suffix
+    edit_end = len(plain) - _common_suffix(old, plain)
     for m, b in enumerate(starts):
         if b <= cut or b < edit_end or b - delta < 0:
             continue
@@ -270,6 +269,18 @@ def _common_prefix(a: str, b: str, block: int = 64) -> int:
     while i + block <= n and a[i:i + block] == b[i:i + block]:
         i += block
     while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _common_suffix(a: str, b: str, block: int = 64) -> int:
+    """The length of the longest common suffix of two strings (blocks compared whole first; no
+    reversed copies: a streamed text's tail differs at once)."""
+    n = min(len(a), len(b))
+    i = 0
+    while i + block <= n and a[len(a) - i - block:len(a) - i] == b[len(b) - i - block:len(b) - i]:
+        i += block
+    while i < n and a[len(a) - 1 - i] == b[len(b) - 1 - i]:
         i += 1
     return i
 
@@ -375,8 +386,8 @@ class TextView(ScrollView, can_focus=True):
                 self._wrapped = seen
                 self._strip_cache.clear()
         self._wrap()
-        self._refresh_changed(old, old_width)
         self._fit(follow, at_end)
+        self._refresh_changed(old, old_width)
         if home:
             self.scroll_home(animate=False, immediate=True)
         elif follow and at_end:
@@ -397,7 +408,11 @@ class TextView(ScrollView, can_focus=True):
         elif n > self._rows:
             height = max(1, self.scrollable_content_region.height)
             self._rows = n + height // 3 if n >= height else n
-        set_virtual_size(self, Size(self._wrapped_width, max(n, self._rows)))
+        self._scroll_height()
+
+    def _scroll_height(self) -> None:
+        """The scrollable size: the wrapped lines, or the rows kept for following, if more."""
+        set_virtual_size(self, Size(self._wrapped_width, max(len(self._lines), self._rows)))
 
     def _remember(self, most: int) -> None:
         """Keep the lines now shown among the recent ones (at most `most`, the oldest dropped)."""
@@ -443,13 +458,13 @@ class TextView(ScrollView, can_focus=True):
         if self._strip_cache:     # keep the strips of the lines that stayed where they were
             self._strip_cache = {i: st for i, st in self._strip_cache.items()
                                  if i < len(new) and i < len(old) and old[i] is new[i]}
-        set_virtual_size(self, Size(width, max(len(self._lines), self._rows)))
 
     def on_resize(self) -> None:
         self._base_style = None
         if self.scrollable_content_region.width != self._wrapped_width:
             self._rows = 0                      # rows padded for the old width: the next text sets them
             self._wrap()
+            self._scroll_height()
         self._strip_cache.clear()
         self.refresh()
 

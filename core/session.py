@@ -7,6 +7,7 @@ untrusted JSON and raises `SessionFormatError` naming the field that is wrong.
 from __future__ import annotations
 
 import json
+import math
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,6 +102,10 @@ class Verdict:
     # set when the user's adaptation (core/adapt) made this verdict: its version and the verifier's
     # own verdict before it; None: the verifier's verdict as it is
     adaptation: "Adapted | None" = None
+    # the numbers the default verifier read of its detector pass over the fact (core/checking/
+    # fact_features.py: FEATURE_NAMES), for the user's adaptation; None when the fact was not read
+    # by the detector in its sentence (another verifier, a claim alone, a verdict from before)
+    features: list[float] | None = None
 
     def to_dict(self) -> dict:
         d = {"label": self.label, "confidence": self.confidence, "verifier": self.verifier,
@@ -111,6 +116,8 @@ class Verdict:
             d["evidence_marks"] = [[e, a, b] for e, a, b in self.evidence_marks]
         if self.adaptation is not None:
             d["adaptation"] = self.adaptation.to_dict()
+        if self.features is not None:
+            d["features"] = list(self.features)
         return d
 
     @property
@@ -120,7 +127,7 @@ class Verdict:
         if a is None:
             return self
         return Verdict(a.label, a.confidence, self.verifier, list(self.evidence), self.reason,
-                       list(self.marks), list(self.evidence_marks))
+                       list(self.marks), list(self.evidence_marks), features=self.features)
 
     def marks_json(self) -> str | None:
         """The marks as the store keeps them (None: none)."""
@@ -157,7 +164,8 @@ class Verdict:
                    verifier=text_field(d, "verifier", where), evidence=[str(e) for e in ev],
                    reason=opt_str(d, "reason", where), marks=_marks(d.get("marks"), f"{where}.marks"),
                    evidence_marks=_evidence_marks(d.get("evidence_marks"), f"{where}.evidence_marks"),
-                   adaptation=None if ad is None else Adapted.from_dict(ad, f"{where}.adaptation"))
+                   adaptation=None if ad is None else Adapted.from_dict(ad, f"{where}.adaptation"),
+                   features=features_field(d.get("features"), f"{where}.features"))
 
 
 @dataclass
@@ -179,6 +187,19 @@ class Adapted:
             raise SessionFormatError(f"{where}.confidence", f"must be a number in [0, 1], got {shown(conf)}")
         return cls(version=limited(str_field(d, "version", where), 100, f"{where}.version"),
                    label=label_field(d.get("label"), f"{where}.label"), confidence=float(conf))
+
+
+MAX_FEATURES = 256
+
+
+def features_field(v: Any, where: str) -> list[float] | None:
+    """A verdict's detector features: null, or a list of at most MAX_FEATURES finite numbers."""
+    if v is None:
+        return None
+    if (not isinstance(v, list) or len(v) > MAX_FEATURES
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in v)):
+        raise SessionFormatError(where, f"must be a list of at most {MAX_FEATURES} finite numbers or null")
+    return [float(x) for x in v]
 
 
 def _marks(v: Any, where: str) -> list[tuple[int, int]]:

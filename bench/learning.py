@@ -66,12 +66,14 @@ def _mfact(home: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def _rows_json(rows) -> list:
-    return [[list(r.key), r.lang, r.human, r.label, r.p, [float(v) for v in r.x]] for r in rows]
+    return [[list(r.key), r.lang, r.human, r.label, r.p, [float(v) for v in r.x],
+             None if r.phi is None else [float(v) for v in r.phi]] for r in rows]
 
 
 def _rows_of(raw: list):
-    from mfact.core.adapt.features import Row
-    return [Row(tuple(k), lang, h, lab, p, np.asarray(x, dtype=np.float64)) for k, lang, h, lab, p, x in raw]
+    from mfact.core.adapt.features import Row, phi_of
+    return [Row(tuple(k), lang, h, lab, p, np.asarray(x, dtype=np.float64), phi_of(rest[0] if rest else None))
+            for k, lang, h, lab, p, x, *rest in raw]
 
 
 def cached(name: str, fresh: bool, make):
@@ -149,13 +151,13 @@ def silver_label(labels: list[int], text: str, span: tuple[int, int]) -> str | N
 
 
 def adopted(rows: list) -> object | None:
-    """The calibration `mfact learn` would adopt from these labels (None: not adopted)."""
+    """What `mfact learn` would adopt from these labels (its `LangResult`; None: not adopted)."""
     from mfact.core.adapt.learn import learn
     if not rows:
         return None
     res = learn(rows)
     r = next(iter(res.languages.values()))
-    return r.calibration if r.adopted else None
+    return r if r.adopted else None
 
 
 def agreement(human: list[str], labels: list[str]) -> float:
@@ -167,7 +169,7 @@ def simulate(rows: list, order: str, seed: int = 0, steps=STEPS) -> list[tuple[i
     The "next uncertain" order picks one fact at a time as the TUI's key does (`LabelOrder.next`,
     core/adapt/order.py), from p(supported) under the adaptation refitted after each batch; the
     seed salts its tie-break (facts of equal p: a user meets them in any order)."""
-    from mfact.core.adapt.learn import Data
+    from mfact.core.adapt.learn import Data, predict_rows
     from mfact.core.adapt.order import LabelOrder
     data = Data.of(rows)
     p0 = np.array([r.p for r in rows])
@@ -185,7 +187,7 @@ def simulate(rows: list, order: str, seed: int = 0, steps=STEPS) -> list[tuple[i
                 pick = [i for i in perm if not done[i]][:k]
                 done[pick] = True
             else:
-                probs = cal.prob(data.x) if cal is not None else p0
+                probs = predict_rows(cal, data.x, data.phi) if cal is not None else p0
                 pick = []
                 for _ in range(k):
                     i = chooser.next(probs, done)
@@ -196,7 +198,8 @@ def simulate(rows: list, order: str, seed: int = 0, steps=STEPS) -> list[tuple[i
             labelled += pick
             cal = adopted([rows[i] for i in labelled])
         idx = np.flatnonzero(~done)
-        probs = cal.prob(data.x[idx]) if cal is not None else p0[idx]
+        probs = (predict_rows(cal, data.x[idx], None if data.phi is None else data.phi[idx])
+                 if cal is not None else p0[idx])
         human = [data.human[i] for i in idx]
         ad = ["S" if v >= 0.5 else "NS" for v in probs]
         out.append((target, agreement(human, ad), agreement(human, [data.label[i] for i in idx]), cal is not None))

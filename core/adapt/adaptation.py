@@ -19,12 +19,14 @@ from pathlib import Path
 
 from ..errors import MfactError
 from ..session import Adapted, Verdict, now_iso
-from .features import FEATURES, THRESHOLD, feature_row, p_supported, verifier_matches
+from .detfit import FeatureModel, adapted_probs
+from .features import FEATURES, THRESHOLD, feature_row, p_supported, phi_of, verifier_matches
 from .learn import LangResult, LearnResult, Scores
 from .model import Calibration
 
 log = logging.getLogger("mfact.adapt")
-SCHEMA = "mfact.adaptation/1"
+SCHEMA = "mfact.adaptation/2"       # /2 adds a language's features model (detfit.py)
+READS = ("mfact.adaptation/1", SCHEMA)
 FILE_NAME = "adaptation.json"
 MODES = ("auto", "off")
 
@@ -45,6 +47,7 @@ class LangEntry:
     before: Scores
     after: Scores | None
     calibration: Calibration | None = None
+    features: FeatureModel | None = None     # model "features": for verdicts that carry features
 
     @property
     def gain_points(self) -> float | None:
@@ -55,14 +58,16 @@ class LangEntry:
              "before": self.before.to_dict(), "after": self.after.to_dict() if self.after else None}
         if self.calibration is not None:
             d["calibration"] = self.calibration.to_dict()
+        if self.features is not None:
+            d["features_model"] = self.features.to_dict()
         return d
 
     @classmethod
     def from_dict(cls, lang: str, d: dict) -> "LangEntry":
-        cal = d.get("calibration")
+        cal, fm = d.get("calibration"), d.get("features_model")
         return cls(lang, int(d["labels"]), bool(d["adopted"]), str(d.get("model", "")), str(d.get("why", "")),
                    Scores.from_dict(d["before"]), Scores.from_dict(d["after"]) if d.get("after") else None,
-                   Calibration.from_dict(cal) if cal else None)
+                   Calibration.from_dict(cal) if cal else None, FeatureModel.from_dict(fm) if fm else None)
 
 
 @dataclass
@@ -77,8 +82,14 @@ class Adaptation:
     version: str = ""
 
     def adopted(self, lang: str) -> Calibration | None:
+        """The adopted calibration of `lang` (None: none; a features model may be adopted alone)."""
+        e = self.entry(lang)
+        return e.calibration if e is not None else None
+
+    def entry(self, lang: str) -> LangEntry | None:
+        """`lang`'s entry when it was adopted."""
         e = self.languages.get(lang)
-        return e.calibration if e is not None and e.adopted else None
+        return e if e is not None and e.adopted else None
 
     def body(self) -> dict:
         return {"number": self.number, "verifier": self.verifier, "labels": self.labels,
@@ -99,7 +110,7 @@ class Adaptation:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Adaptation":
-        if d.get("schema") != SCHEMA:
+        if d.get("schema") not in READS:
             raise ValueError(f"schema {d.get('schema')!r} is not {SCHEMA}")
         if list(d.get("features") or []) != list(FEATURES):
             raise ValueError("written for other features (another mfact version)")
@@ -152,7 +163,7 @@ def from_result(res: LearnResult, number: int, keep: Adaptation | None = None) -
         a.languages.update(keep.languages)
     for lang, r in res.languages.items():
         a.languages[lang] = LangEntry(lang, r.labels, r.adopted, r.model, r.why, r.before, r.after,
-                                      r.calibration if r.adopted else None)
+                                      r.calibration if r.adopted else None, r.features if r.adopted else None)
     return a.stamp()
 
 
@@ -207,11 +218,15 @@ class Adapter:
         a = self.current()
         if a is None or verdict.adaptation is not None or not verifier_matches(verdict.verifier, a.verifier):
             return verdict
-        cal = a.adopted(lang)
+        e = a.entry(lang)
         p = p_supported(verdict.label, verdict.confidence)
-        if cal is None or p is None:
+        if e is None or p is None:
             return verdict
-        q = float(cal.prob(feature_row(p, verdict.reason, bool(verdict.marks))))
+        phi = phi_of(verdict.features)
+        if e.calibration is None and (e.features is None or phi is None or len(phi) != e.features.size):
+            return verdict               # a features model, and a verdict without features of its size
+        x = feature_row(p, verdict.reason, bool(verdict.marks))
+        q = float(adapted_probs(x, None if phi is None else phi[None, :], e.calibration, e.features)[0])
         label = "S" if q >= THRESHOLD else "NS"
         conf = round(min(1.0, max(0.0, q if label == "S" else 1.0 - q)), 4)
         reason = f"{verdict.reason or ''}; adapted ({a.version}, {lang}): p(supported) {p:.2f} -> {q:.2f}".lstrip("; ")

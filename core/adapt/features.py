@@ -52,6 +52,7 @@ class Row:
     label: str                   # the verifier's own label (S or NS)
     p: float                     # the verifier's own p(supported)
     x: np.ndarray                # feature_row
+    phi: np.ndarray | None = None  # the verdict's detector features (`Verdict.features`), when it has them
 
     @property
     def y(self) -> int:
@@ -90,4 +91,16 @@ def row_of(key: tuple[str, str], lang: str, human: str | None, verdict) -> Row |
     p = p_supported(base.label, base.confidence)
     if p is None:
         return None
-    return Row(key, lang, human, base.label, p, feature_row(p, base.reason, bool(base.marks)))
+    return Row(key, lang, human, base.label, p, feature_row(p, base.reason, bool(base.marks)),
+               phi_of(verdict.features))
+
+
+def phi_of(features) -> np.ndarray | None:
+    """A verdict's features as an array (None when it has none or they are not finite numbers)."""
+    if not features:
+        return None
+    try:
+        a = np.asarray(features, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return a if a.ndim == 1 and np.all(np.isfinite(a)) else None

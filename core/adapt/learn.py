@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import metrics as M
-from .features import FEATURES, THRESHOLD, Row, feature_row, p_supported, verifier_matches
+from .detfit import FeatureModel, adapted_probs, choose_and_fit
+from .features import FEATURES, THRESHOLD, Row, feature_row, p_supported, phi_of, verifier_matches
 from .model import Calibration, fit
 
 FOLDS = 5
@@ -51,9 +52,10 @@ class LangResult:
     before: Scores
     after: Scores | None = None
     adopted: bool = False
-    model: str = ""                  # "own" or "pooled"
+    model: str = ""                  # "features", or the calibration's "own" or "pooled"
     why: str = ""                    # why it was not adopted
     calibration: Calibration | None = None
+    features: FeatureModel | None = None      # when the features model was adopted
 
     @property
     def gain_points(self) -> float | None:
@@ -85,16 +87,39 @@ class Data:
     label: list[str]
     keys: list[tuple[str, str]]
     xb: np.ndarray = None           # x with a column of ones (the bias)
+    phi: np.ndarray | None = None   # the verdicts' features (n x size; NaN rows: none), None: no row has any
 
     @classmethod
     def of(cls, rows: list[Row]) -> "Data":
         x = np.stack([r.x for r in rows]) if rows else np.zeros((0, len(FEATURES)))
         return cls(x, np.array([r.y for r in rows], dtype=np.float64), np.array([r.lang for r in rows], dtype=object),
                    [r.human or "" for r in rows], [r.label for r in rows], [r.key for r in rows],
-                   np.hstack([x, np.ones((len(x), 1))]))
+                   np.hstack([x, np.ones((len(x), 1))]), phi_matrix(rows))
+
+    def has_phi(self) -> np.ndarray:
+        if self.phi is None:
+            return np.zeros(len(self.y), dtype=bool)
+        return np.all(np.isfinite(self.phi), axis=1)
 
     def __len__(self) -> int:
         return len(self.y)
+
+
+def phi_matrix(rows: list[Row]) -> np.ndarray | None:
+    """The rows' features as one matrix: the most common length among the rows that have them
+    (one verifier version makes one length); a row without features of that length is NaN."""
+    sizes: dict[int, int] = {}
+    for r in rows:
+        if r.phi is not None:
+            sizes[len(r.phi)] = sizes.get(len(r.phi), 0) + 1
+    if not sizes:
+        return None
+    size = max(sizes, key=lambda k: (sizes[k], k))
+    out = np.full((len(rows), size), np.nan)
+    for i, r in enumerate(rows):
+        if r.phi is not None and len(r.phi) == size:
+            out[i] = r.phi
+    return out
 
 
 def rows_from_store(store, verifier: str) -> list[Row]:
@@ -104,7 +129,7 @@ def rows_from_store(store, verifier: str) -> list[Row]:
     import json
 
     out = []
-    for sid, fid, lang, _text, human, label, conf, ver, reason, marks, adapted in store.labelled_facts():
+    for sid, fid, lang, _text, human, label, conf, ver, reason, marks, adapted, *rest in store.labelled_facts():
         if not verifier_matches(ver, verifier):
             continue
         if adapted:
@@ -116,8 +141,19 @@ def rows_from_store(store, verifier: str) -> list[Row]:
         p = p_supported(label, 1.0 if conf is None else conf)
         if p is not None:
             marked = bool(marks) and _has_marks(marks)
-            out.append(Row((sid, fid), lang, human, label, p, feature_row(p, reason, marked)))
+            out.append(Row((sid, fid), lang, human, label, p, feature_row(p, reason, marked),
+                           _phi_json(rest[0]) if rest else None))
     return out
+
+
+def _phi_json(raw: str | None) -> np.ndarray | None:
+    import json
+    if not raw:
+        return None
+    try:
+        return phi_of(json.loads(raw))
+    except ValueError:
+        return None
 
 
 def _has_marks(raw: str) -> bool:
@@ -235,11 +271,15 @@ def learn(rows: list[Row], verifier: str = "offline", langs: set[str] | None = N
     final = fit_models(data, np.arange(len(data)), own)
     res = LearnResult(verifier, len(data), final.pooled)
     p0 = np.array([r.p for r in rows]) if rows else np.zeros(0)
+    fold = assign_folds(data, folds) if len(data) else np.zeros(0, dtype=np.int64)
     for lang in sorted(counts):
         if langs is not None and lang not in langs:
             continue
         sel = np.flatnonzero(data.lang == lang)
-        res.languages[lang] = _decide(lang, data, sel, p0, held, final, lang in own)
+        r = _decide(lang, data, sel, p0, held, final, lang in own)
+        if len(sel) >= MIN_LABELS:
+            _consider_features(r, data, sel, p0, held, fold, folds)
+        res.languages[lang] = r
     res.seconds = time.perf_counter() - t0
     return res
 
@@ -262,6 +302,75 @@ def _decide(lang: str, data: Data, sel: np.ndarray, p0: np.ndarray, held: np.nda
     r.adopted = True
     r.calibration = final.for_lang(lang)
     return r
+
+
+def features_held_out(data: Data, rows: np.ndarray, fold: np.ndarray, folds: int = FOLDS) -> np.ndarray:
+    """Held-out p'(supported) of `rows` (one language's rows with features) by the features model:
+    fold k's model is fitted on the other folds' rows (its prior chosen within them) and scores only
+    fold k's."""
+    out = np.full(len(rows), np.nan)
+    phi = data.phi if data.phi is not None else np.zeros((len(data), 0))
+    for k in range(folds):
+        tr, te = rows[fold[rows] != k], np.flatnonzero(fold[rows] == k)
+        if not len(te):
+            continue
+        if len(np.unique(data.y[tr])) < 2:
+            out[te] = p0_of(data, rows[te])
+            continue
+        m = choose_and_fit(data.x[tr], phi[tr], data.y[tr], [data.keys[i] for i in tr])
+        out[te] = m.prob(data.x[rows[te]], phi[rows[te]])
+    return out
+
+
+def p0_of(data: Data, idx: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-data.x[idx, 0]))
+
+
+def _consider_features(r: LangResult, data: Data, sel: np.ndarray, p0: np.ndarray, held: np.ndarray,
+                       fold: np.ndarray, folds: int) -> None:
+    """Adopt the features model instead when, with at least MIN_OWN labelled verdicts that carry
+    features, its held-out accuracy is above both the verifier's and the adopted calibration's
+    (verdicts without features keep the calibration when it was adopted, else their own p)."""
+    has = data.has_phi()[sel]
+    rows = sel[has]
+    if len(rows) < MIN_OWN or len(np.unique(data.y[rows])) < 2:
+        return
+    base = held[sel] if r.adopted else p0[sel]
+    hf = base.copy()
+    hf[has] = features_held_out(data, rows, fold, folds)
+    human = [data.human[i] for i in sel]
+    after = scores(human, adapted_labels(hf), hf, data.y[sel])
+    best = r.after.accuracy if r.adopted and r.after is not None else r.before.accuracy
+    other = held[sel] if r.adopted else p0[sel]
+    if after.accuracy is None or best is None or after.accuracy <= best or not clearly_better(hf, other, data.y[sel]):
+        if not r.adopted:
+            r.why += f"; features model {100 * after.accuracy:.1f}%" if after.accuracy is not None else ""
+        return
+    assert data.phi is not None
+    r.features = choose_and_fit(data.x[rows], data.phi[rows], data.y[rows], [data.keys[i] for i in rows])
+    r.calibration = r.calibration if r.adopted else None
+    r.after, r.adopted, r.model, r.why = after, True, "features", ""
+
+
+# how clearly the features model must beat what it replaces on held-out labels: with ~50 features
+# and 100-200 labels, "more right than wrong" alone adopted models of pure-noise features in 4 of 6
+# synthetic languages (tests/test_adapt_features.py); at one standard deviation, in none of 12
+MARGIN = 1.0
+
+
+def clearly_better(new: np.ndarray, old: np.ndarray, y: np.ndarray) -> bool:
+    """Whether held-out verdicts `new` are right on clearly more labels than `old` where the two
+    differ: wins - losses >= MARGIN * sqrt(wins + losses) (a sign test at one standard deviation)."""
+    a, b = (new >= THRESHOLD) == (y > 0.5), (old >= THRESHOLD) == (y > 0.5)
+    wins, losses = int(np.sum(a & ~b)), int(np.sum(b & ~a))
+    return wins > losses and wins - losses >= MARGIN * np.sqrt(wins + losses)
+
+
+def predict_rows(r: "LangResult", x: np.ndarray, phi: np.ndarray | None) -> np.ndarray | None:
+    """p'(supported) of rows under an adopted language's models (None when not adopted)."""
+    if not r.adopted:
+        return None
+    return adapted_probs(x, phi, r.calibration, r.features)
 
 
 def learn_from_store(store, verifier: str = "offline", langs: set[str] | None = None) -> LearnResult:

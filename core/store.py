@@ -30,6 +30,9 @@ as rows.
   its version and the verifier's own label and confidence (JSON, `Adapted`); added the same way.
   `update_verdicts` writes automatic verdicts only (`mfact rejudge`): a human label is never
   touched there.
+- Schema 5: `facts.auto_features` keeps the detector's numbers of a verdict (`Verdict.features`,
+  for the adaptation: a compact JSON array of floats as the verifier gave them, or NULL when it gave
+  none); added the same way, every existing row NULL. A damaged value reads as none.
 """
 from __future__ import annotations
 
@@ -47,7 +50,7 @@ from .store_labels import LabelChange as LabelChange
 from .store_labels import LabelConflict as LabelConflict
 from .store_labels import StoreLabels
 from .store_schema import DDL, SCHEMA_VERSION, SCORE_SQL, check_version, next_revision, stored_version, upgrade
-from .store_verdicts import StoreVerdicts, _adapted, _auto_row
+from .store_verdicts import StoreVerdicts, _adapted, _auto_row, features_of
 
 @dataclass
 class SessionSummary:
@@ -169,7 +172,7 @@ class Store(StoreLabels, StoreVerdicts):
             db.executemany(
                 "INSERT INTO facts(session_id, id, pos, text, sentence, span_start, span_end,"
                 " auto_label, auto_confidence, auto_verifier, auto_evidence, auto_reason, auto_marks,"
-                " auto_adaptation, human_label, human_time) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " auto_adaptation, auto_features, human_label, human_time) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [(s.id, f.id, i, f.text, f.sentence, f.span[0], f.span[1], *_auto_row(f.auto),
                   f.human.label if f.human else None, f.human.time if f.human else None)
                  for i, f in enumerate(s.facts)])
@@ -264,7 +267,7 @@ class Store(StoreLabels, StoreVerdicts):
             facts = self._db.execute(
                 "SELECT id, text, sentence, span_start, span_end, auto_label, auto_confidence,"
                 " auto_verifier, auto_evidence, auto_reason, human_label, human_time, auto_marks,"
-                " auto_adaptation FROM facts WHERE session_id=? ORDER BY pos", (session_id,)).fetchall()
+                " auto_adaptation, auto_features FROM facts WHERE session_id=? ORDER BY pos", (session_id,)).fetchall()
             evidence = self._db.execute(
                 "SELECT id, source, lang, title, url, section, text, score FROM evidence"
                 " WHERE session_id=? ORDER BY pos", (session_id,)).fetchall()
@@ -365,10 +368,10 @@ def _session_from_rows(row, facts, evidence) -> Session:
     ent = _load(entity_json, {})
     gen = _load(generator_json, {})
     fact_objs = []
-    for (fid, ftext, sentence, a, b, al, ac, av, ae, ar, hl, ht, am, ad) in facts:
+    for (fid, ftext, sentence, a, b, al, ac, av, ae, ar, hl, ht, am, ad, ff) in facts:
         auto = Verdict(label=al, confidence=ac if ac is not None else 1.0, verifier=av or "",
-                       evidence=list(_load(ae, [])), reason=ar,
-                       adaptation=_adapted(ad)).with_marks_json(am) if al else None
+                       evidence=list(_load(ae, [])), reason=ar, adaptation=_adapted(ad),
+                       features=features_of(ff)).with_marks_json(am) if al else None
         human = HumanLabel(label=hl, time=ht or "") if hl else None
         fact_objs.append(Fact(id=fid, text=ftext, sentence=sentence, span=(a, b), auto=auto, human=human))
     return Session(

@@ -9,7 +9,7 @@ from typing import Any
 
 from .errors import MfactError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -151,7 +151,7 @@ def upgrade(tx: Any, path: Path) -> int | None:
         if version == SCHEMA_VERSION:
             return None
         cols = {r[1] for r in db.execute("PRAGMA table_info(facts)").fetchall()}
-        for col in ("auto_marks", "auto_adaptation"):
+        for col in ("auto_marks", "auto_adaptation", "auto_features"):
             if col not in cols:
                 db.execute(f"ALTER TABLE facts ADD COLUMN {col} TEXT")
         if version is not None and version >= 2:

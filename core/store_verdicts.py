@@ -10,7 +10,8 @@ from typing import Any, Sequence
 
 from .figures import Metrics
 from .errors import MfactError
-from .session import Adapted, Evidence, Verdict, now_iso
+from .schema import SessionFormatError
+from .session import Adapted, Evidence, Verdict, features_field, now_iso
 
 
 class StoreVerdicts:
@@ -28,11 +29,12 @@ class StoreVerdicts:
     def labelled_facts(self) -> list[tuple]:
         """Every fact a person labelled that has an automatic verdict, for learning from the
         labels (core/adapt): (session id, fact id, language, fact text, human label, auto label,
-        auto confidence, auto verifier, auto reason, auto marks JSON, auto adaptation JSON)."""
+        auto confidence, auto verifier, auto reason, auto marks JSON, auto adaptation JSON, auto
+        features JSON: `Verdict.features`, NULL when the verdict has none; `features_of` reads it)."""
         with self._lock:
             return self._db.execute(
                 "SELECT f.session_id, f.id, s.language, f.text, f.human_label, f.auto_label,"
-                " f.auto_confidence, f.auto_verifier, f.auto_reason, f.auto_marks, f.auto_adaptation"
+                " f.auto_confidence, f.auto_verifier, f.auto_reason, f.auto_marks, f.auto_adaptation, f.auto_features"
                 " FROM facts f JOIN sessions s ON s.id = f.session_id"
                 " WHERE f.human_label IS NOT NULL AND f.auto_label IS NOT NULL"
                 " ORDER BY s.created_at, s.rowid, f.pos").fetchall()
@@ -54,7 +56,7 @@ class StoreVerdicts:
                  for i, e in enumerate(evidence)])
             db.executemany(
                 "UPDATE facts SET auto_label=?, auto_confidence=?, auto_verifier=?, auto_evidence=?,"
-                " auto_reason=?, auto_marks=?, auto_adaptation=? WHERE session_id=? AND id=?",
+                " auto_reason=?, auto_marks=?, auto_adaptation=?, auto_features=? WHERE session_id=? AND id=?",
                 [(*_auto_row(v), session_id, fid) for fid, v in verdicts.items()])
             sets, args = "updated_at=?", [now_iso()]
             if metrics is not None:
@@ -66,12 +68,33 @@ class StoreVerdicts:
 
 def _auto_row(v: Verdict | None) -> tuple:
     """The facts table's auto_* columns of a verdict: label, confidence, verifier, evidence,
-    reason, marks, adaptation."""
+    reason, marks, adaptation, features."""
     if v is None:
-        return (None,) * 7
+        return (None,) * 8
     adaptation = json.dumps(v.adaptation.to_dict(), ensure_ascii=False) if v.adaptation is not None else None
     return (v.label, v.confidence, v.verifier, json.dumps(v.evidence, ensure_ascii=False), v.reason,
-            v.marks_json(), adaptation)
+            v.marks_json(), adaptation, features_json(v.features))
+
+
+def features_json(features: list[float] | None) -> str | None:
+    """A verdict's features as the store keeps them: a compact JSON array (each float as Python
+    writes it, so it reads back equal), or None when there are none or they are not a valid
+    feature list (more than MAX_FEATURES numbers, or one not finite: dropped, never stored)."""
+    try:
+        valid = features_field(features, "features")
+    except SessionFormatError:
+        return None
+    return None if valid is None else json.dumps(valid, separators=(",", ":"))
+
+
+def features_of(raw: str | None) -> list[float] | None:
+    """The features stored as `features_json` wrote them (a damaged value reads as none)."""
+    if not raw:
+        return None
+    try:
+        return features_field(json.loads(raw), "features")
+    except (ValueError, SessionFormatError):
+        return None
 
 
 def _adapted(raw: str | None) -> Adapted | None:

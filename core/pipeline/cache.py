@@ -17,7 +17,8 @@ log = logging.getLogger("mfact.pipeline")
 
 class VerdictCache:
     """Verdicts on disk, keyed by (verifier name + version, entity, language, fact text, evidence
-    ids). SQLite under paths.cache_dir(); safe to share between threads."""
+    ids). SQLite under paths.cache_dir(); safe to share between threads. An entry is the verdict's
+    session JSON (`Verdict.to_dict`, compact), so it keeps all of it, the detector's features too."""
 
     def __init__(self, path: Path | None = None):
         from ..paths import cache_dir
@@ -73,7 +74,7 @@ class VerdictCache:
             with self._lock:
                 db = self._db()
                 db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?)",
-                               [(key, v.verifier, json.dumps(v.to_dict(), ensure_ascii=False), now)
+                               [(key, v.verifier, json.dumps(v.to_dict(), ensure_ascii=False, separators=(",", ":")), now)
                                 for key, v in items])
                 db.commit()
         except sqlite3.Error as exc:

@@ -10,15 +10,17 @@ from typing import Any, Callable, Sequence
 
 from ..errors import MfactError
 from ..protocols import FactContext, Retriever, Verifier
-from ..session import LABELS, Entity, Evidence, Verdict
+from ..schema import SessionFormatError
+from ..session import LABELS, Entity, Evidence, Verdict, features_field
 from .cache import VerdictCache
 
 
 class CachedVerifier:
     """A verifier behind the on-disk verdict cache, its answers validated: the label is one of S,
-    NS, IR, the confidence in [0, 1], the cited evidence among the passages given. With an
-    `adapter` (core/adapt), the user's adaptation is applied to each verdict after the cache,
-    which keeps the verifier's own verdicts (a new adaptation needs no new verification)."""
+    NS, IR, the confidence in [0, 1], the cited evidence among the passages given, the features
+    (`Verdict.features`) at most 256 finite numbers or none. With an `adapter` (core/adapt), the
+    user's adaptation is applied to each verdict after the cache, which keeps the verifier's own
+    verdicts, features included (a new adaptation needs no new verification)."""
 
     def __init__(self, verifier: Verifier, cache: VerdictCache | None = None, adapter: Any = None):
         self.verifier = verifier
@@ -80,6 +82,10 @@ class CachedVerifier:
         verdict.evidence = [e for e in verdict.evidence if e in known]
         if not verdict.verifier:
             verdict.verifier = f"{self.name}/{self.version}" if self.version else self.name
+        try:                 # the detector's numbers are kept only as a valid list (else none)
+            verdict.features = features_field(verdict.features, "features")
+        except SessionFormatError:
+            verdict.features = None
         return verdict
 
 

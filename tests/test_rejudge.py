@@ -181,3 +181,65 @@ def test_learn_on_imported_factscore_chatgpt_labels_prints_before_and_after(caps
 def human_state_of_store() -> tuple[list, list]:
     from mfact.core import paths
     return human_state(paths.store_file().parent.parent)
+
+
+class _WithFeatures:
+    """The configured verifier, its verdicts given features (the fact's length and a running
+    number) while `on` is set, none after: a verifier that returns features, as the default one
+    does once it reads the detector's numbers, and one that does not."""
+
+    on = True
+
+    def __init__(self, inner):
+        self.inner = inner
+        # another version for each (the verdict cache keeps a verdict's features with it)
+        self.name, self.version = inner.name, inner.version + ("-features" if _WithFeatures.on else "-plain")
+        self.n = 0
+
+    def __getattr__(self, attr):                 # describe, close, load, prepare, uses_context...
+        return getattr(self.inner, attr)
+
+    def verify(self, *item) -> Verdict:
+        return self.verify_batch([item])[0]
+
+    def verify_batch(self, items, **kw) -> list[Verdict]:
+        out = self.inner.verify_batch(items, **kw)
+        for (fact, *_), v in zip(items, out):
+            self.n += 1
+            v.features = [float(len(fact)), float(self.n), 0.1234] if _WithFeatures.on else None
+        return out
+
+
+def test_rejudge_writes_the_new_verdicts_features_and_no_human_label(capsys, mfact_home, monkeypatch):
+    from mfact.core import checking
+
+    real = checking.build_verifier
+    monkeypatch.setattr(checking, "build_verifier", lambda *a, **kw: _WithFeatures(real(*a, **kw)))
+    s1 = curie_session("s1")
+    s1.facts[3].auto.features = [9.0] * 5                 # a verdict from before, with features
+    with Store() as st:
+        st.save_sessions([s1, curie_session("s2")])
+        st.relabel("s1", "f0", "S")
+        st.relabel("s1", "f0", "NS")
+        st.relabel("s2", "f6", "IR")
+    labels0, history0 = human_state(mfact_home)
+
+    assert main(["rejudge", "s1"]) == 0
+    assert "human labels untouched" in capsys.readouterr().out
+    autos = auto_labels(mfact_home)
+    feats = [autos[("s1", f"f{i}")].features for i in range(len(FACTS))]
+    assert [f[0] for f in feats] == [float(len(t)) for t in FACTS] and all(f[2] == 0.1234 for f in feats)
+    assert len({f[1] for f in feats}) == len(FACTS)                # each fact its own verdict's numbers
+    assert all(autos[("s2", f"f{i}")].features is None for i in range(len(FACTS)))    # s2 not asked for
+    with Store() as st:                                            # and learning reads them
+        rows = {(r[0], r[1]): r[-1] for r in st.labelled_facts()}
+    assert json.loads(rows[("s1", "f0")]) == feats[0] and rows[("s2", "f6")] is None
+    assert human_state(mfact_home) == (labels0, history0)
+
+    _WithFeatures.on = False                                       # a verifier without features
+    try:
+        assert main(["rejudge", "--all"]) == 0
+    finally:
+        _WithFeatures.on = True
+    assert all(v.features is None for v in auto_labels(mfact_home).values())     # none kept from before
+    assert human_state(mfact_home) == (labels0, history0)

@@ -141,7 +141,9 @@ def test_run_texts_with_the_detector_marks_words_inside_the_facts(tmp_path, caps
     s = json.loads(files[0].read_text(encoding="utf-8"))
     facts = s["facts"]
     assert facts and all(f["auto"]["verifier"].startswith("detector/") for f in facts)
-    assert all(f["auto"]["verifier"].endswith("s1") for f in facts)      # the sentence-reading version
+    # the sentence-reading version ("...s1"), whose verdicts carry the fact features of a basis ("b<digest>")
+    assert all(re.search(r"s1b[0-9a-f]{8}$", f["auto"]["verifier"]) for f in facts)
+    assert all(len(f["auto"]["features"]) == 50 for f in facts if f["auto"]["label"] != "IR")
     born = [f for f in facts if "1867" in f["text"]]
     assert born and born[0]["auto"]["label"] == "NS"          # the slot checks still decide the date
     for f in facts:

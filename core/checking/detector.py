@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -99,10 +100,20 @@ class DetectorModel(nn.Module):
 
     def upper(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor) -> torch.Tensor:
         """Logits (B, Ls) for sentence states s (B, Ls, H) and evidence states e (B, Le, H)."""
+        return self.head(self.top(s, sm, e, em)).squeeze(-1)
+
+    def top(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor) -> torch.Tensor:
+        """The sentence tokens' final states (B, Ls, H), which the head reads."""
         x = torch.cat([s + self.seg[0], e + self.seg[1]], dim=1)
         mask = torch.cat([sm, em], dim=1)
-        x = self.enc(None, mask, self.split, None, x=x)
-        return self.head(x[:, :s.shape[1]]).squeeze(-1)
+        return self.enc(None, mask, self.split, None, x=x)[:, :s.shape[1]]
+
+    def upper_states(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor):
+        """(logits (B, Ls), final states h (B, Ls, H), the head's hidden layer g (B, Ls, H)): what
+        `upper` computes, with the states it passes through (the fact features' source)."""
+        h = self.top(s, sm, e, em)
+        g = self.head[2](self.head[1](self.head[0](h)))
+        return self.head[3](g).squeeze(-1), h, g
 
 
 def _layer_index(key: str) -> int:
@@ -326,6 +337,14 @@ class TokenDetector:
         of the sentence (whitespace words; characters for CJK), batched (the int8 model scores each
         item alone: its activations are quantised per call, so a batch would make an item's scores
         depend on its neighbours; alone it is also faster on CPU, with no padding)."""
+        return [w for w, _t in self.score_tokens(items, batch)]
+
+    @torch.no_grad()
+    def score_tokens(self, items: Sequence[tuple[str, Sequence[str]]], batch: int | None = None,
+                     project: "Projection | None" = None) -> list[tuple[list[tuple[int, int, float]], SentenceTokens]]:
+        """`score`'s words of each item, with its content tokens: their spans, calibrated logits and
+        (with `project`) their states projected for the fact features (fact_features.py), from the
+        same pass."""
         batch = batch or (1 if self.quantized else 16)
         parts: list[tuple[int, list[int], list[tuple[int, int]], str]] = []   # (item, ids, spans, key)
         for n, (sent, _ev) in enumerate(items):
@@ -335,26 +354,58 @@ class TokenDetector:
                 continue
             for a in range(0, len(ids), step):
                 parts.append((n, ids[a:a + step], spans[a:a + step], f"{sent}\x00{a}"))
-        token_p: list[list[tuple[tuple[int, int], float]]] = [[] for _ in items]
+        got: list[list[tuple[int, torch.Tensor, torch.Tensor | None]]] = [[] for _ in items]   # (part, logits, proj)
         order = sorted(range(len(parts)), key=lambda i: len(parts[i][1]))
         with _LOCK:
             for b in range(0, len(order), batch):
                 idx = order[b:b + batch]
                 s, sm, e, em = prepare(self.cache, [(parts[i][1], parts[i][3]) for i in idx],
                                        [items[parts[i][0]][1] for i in idx], self.device, self.dtype)
-                p = torch.sigmoid(self.model.upper(s, sm, e, em).float() / self.temperature).cpu()
+                if project is None:
+                    lg, pr = self.model.upper(s, sm, e, em).float() / self.temperature, None
+                else:
+                    lg, h, g = self.model.upper_states(s, sm, e, em)
+                    lg, pr = lg.float() / self.temperature, project(h.float(), g.float())
                 for r, i in enumerate(idx):
-                    n, ids, spans, _k = parts[i]
-                    for t, sp in enumerate(spans):
-                        token_p[n].append((sp, float(p[r, t + 1])))
-        out = []
-        for n, (sent, _ev) in enumerate(items):
-            words = []
-            for a, b in word_units(sent):
-                ps = [q for (x, y), q in token_p[n] if x < b and a < y]
-                words.append((a, b, max(ps) if ps else 0.0))
-            out.append(words)
-        return out
+                    k = len(parts[i][1])
+                    got[parts[i][0]].append((i, lg[r, 1:k + 1].cpu(), None if pr is None else pr[r, 1:k + 1].cpu()))
+        return [self._words(sent, parts, sorted(got[n], key=lambda t: t[0])) for n, (sent, _ev) in enumerate(items)]
+
+    @staticmethod
+    def _words(sent: str, parts: list, got: list) -> tuple[list[tuple[int, int, float]], SentenceTokens]:
+        spans = [sp for i, _lg, _pr in got for sp in parts[i][2]]
+        logits = torch.cat([lg for _i, lg, _pr in got]) if got else torch.zeros(0)
+        proj = torch.cat([pr for _i, _lg, pr in got]).numpy() if got and got[0][2] is not None else None
+        p = torch.sigmoid(logits).tolist()
+        words = []
+        for a, b in word_units(sent):
+            ps = [q for (x, y), q in zip(spans, p) if x < b and a < y]
+            words.append((a, b, max(ps) if ps else 0.0))
+        return words, SentenceTokens(spans, logits.numpy(), proj)
+
+
+class SentenceTokens:
+    """A sentence's content tokens as the detector read them: char spans, calibrated logits, and
+    their projected states (n x 3k, `Projection`) when asked for."""
+
+    __slots__ = ("spans", "logits", "proj")
+
+    def __init__(self, spans: list[tuple[int, int]], logits, proj=None):
+        self.spans = spans
+        self.logits = logits
+        self.proj = proj
+
+
+class Projection:
+    """Projects each token's final state h and head hidden layer g on the fact basis's blocks:
+    (C_mean_h h, C_top_h h, C_mean_g g), k numbers each (fact_features.py pools them per fact)."""
+
+    def __init__(self, c_mean_h, c_top_h, c_g):
+        self.w = torch.from_numpy(np.concatenate([c_mean_h, c_top_h], axis=0)).float()
+        self.wg = torch.from_numpy(c_g).float()
+
+    def __call__(self, h: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+        return torch.cat([h @ self.w.T, g @ self.wg.T], dim=-1)
 
 
 _LOADED: dict[tuple[str, int, int], TokenDetector] = {}

@@ -48,19 +48,39 @@ def fact_words(fact: str, ctx: FactContext, words: Words) -> Words:
     return out
 
 
+class Read:
+    """One sentence as the detector read it: its gated word scores, its tokens (with projected
+    states when the scorer projects them; None for an empty sentence) and the paraphrase gate's
+    cosine (the sentence against its best window)."""
+
+    __slots__ = ("words", "tokens", "cos")
+
+    def __init__(self, words: Words, tokens: Any = None, cos: float = 0.0):
+        self.words = words
+        self.tokens = tokens
+        self.cos = cos
+
+
 class SentenceScorer:
     """Gated detector word scores of whole sentences against passages, cached by sentence, language
-    and passages."""
+    and passages. With `project` (fact_features.Basis.projection()), the tokens' states are
+    projected in the same pass and kept with the words (the fact features)."""
 
-    def __init__(self, gate: Callable[[Words, float], Words], k: int, size: int = CACHE_SENTENCES):
+    def __init__(self, gate: Callable[[Words, float], Words], k: int, size: int = CACHE_SENTENCES,
+                 project: Any = None):
         self.gate = gate
         self.k = k
         self.size = size
-        self._cache: OrderedDict[tuple, Words] = OrderedDict()
+        self.project = project
+        self._cache: OrderedDict[tuple, Read] = OrderedDict()
         self._lock = threading.Lock()
 
     def words(self, det: Any, embedder: Any, lang: str, jobs: Sequence[tuple[str, Sequence[str]]]) -> list[Words]:
         """Per (sentence, passage texts): the sentence's gated word scores."""
+        return [r.words for r in self.read(det, embedder, lang, jobs)]
+
+    def read(self, det: Any, embedder: Any, lang: str, jobs: Sequence[tuple[str, Sequence[str]]]) -> list[Read]:
+        """Per (sentence, passage texts): the sentence as read (`Read`)."""
         keys = [(s, lang, hash(tuple(ps))) for s, ps in jobs]
         with self._lock:
             known = {k: self._cache[k] for k in keys if k in self._cache}
@@ -78,20 +98,22 @@ class SentenceScorer:
                 self._cache[keys[i]] = w
             while len(self._cache) > self.size:
                 self._cache.popitem(last=False)
-        return [known.get(k, []) for k in keys]
+        return [known.get(k) or Read([]) for k in keys]
 
-    def _score(self, det: Any, embedder: Any, lang: str, jobs: Sequence[tuple[str, Sequence[str]]]) -> list[Words]:
+    def _score(self, det: Any, embedder: Any, lang: str, jobs: Sequence[tuple[str, Sequence[str]]]) -> list[Read]:
         if not jobs:
             return []
         wins = [[w.text for w in top_windows(s, list(ps), lang, k=self.k)] for s, ps in jobs]
-        scores = det.score([(s, ws) for (s, _ps), ws in zip(jobs, wins)])
+        pairs = [(s, ws) for (s, _ps), ws in zip(jobs, wins)]
+        scored = (det.score_tokens(pairs, project=self.project) if hasattr(det, "score_tokens")
+                  else [(w, None) for w in det.score(pairs)])      # a detector that gives words only
         svecs = embedder.embed_queries([s for s, _ps in jobs])
         flat = [w for ws in wins for w in ws]
         pvecs = embedder.embed_passages(flat) if flat else None      # one call for all the windows
         out = []
         pos = 0
-        for j, (ws, words) in enumerate(zip(wins, scores)):
+        for j, (ws, (words, tokens)) in enumerate(zip(wins, scored)):
             cos = float(np.max(pvecs[pos:pos + len(ws)] @ svecs[j])) if ws and pvecs is not None else 0.0
             pos += len(ws)
-            out.append(self.gate(words, cos))
+            out.append(Read(self.gate(words, cos), tokens, cos))
         return out

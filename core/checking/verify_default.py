@@ -25,6 +25,7 @@ import numpy as np
 
 from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
+from .fact_features import fact_features, load_basis
 from .sentence_scores import MAX_CHARS, SentenceScorer, fact_words
 from .slots import SlotReport, _sentence_words, check_slots, names_alike, relation_words, text_values
 from .textutil import STOPWORDS, words_with_offsets
@@ -119,8 +120,11 @@ class DefaultVerifier(VerifierBase):
         self.lite = OfflineVerifier(embedder, weights)
         self.k = k
         self.detector_path = Path(detector_path).expanduser() if detector_path else None
+        self.basis = load_basis() if self.detector_scope != "off" else None
         self.version = f"3-{self.lite.version}" + (f"-d{_detector_digest(self.detector_path)}g{round(PARAPHRASE_COS * 100)}c{GATE_MIN_CHARS}s1"
                                                    if self.detector_scope != "off" else "")
+        if self.basis is not None:
+            self.version += f"b{self.basis.digest}"        # its verdicts carry fact features of this basis
         self._names: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
         self._detector: Any = _UNSET
@@ -183,7 +187,7 @@ class DefaultVerifier(VerifierBase):
             pvecs = emb.embed_passages(flat) if flat else np.zeros((0, fvecs.shape[1]), np.float32)
             reads = self.detector_scope == "all" or any(c is not None for c in contexts or ())
             det = self.detector() if reads else None       # a standalone claim in `offline`: no load
-            in_sentence = self._sentence_words(det, items, todo, usable, contexts) if det else {}
+            in_sentence, read = self._sentence_words(det, items, todo, usable, contexts) if det else ({}, {})
             alone = ([i for i in todo if i not in in_sentence and len(items[i][0]) <= MAX_CHARS]
                      if self.detector_scope == "all" else [])
             scored = dict(zip(alone, det.score([(items[i][0], [w.text for w in wins[i]]) for i in alone]))) if det else {}
@@ -198,10 +202,14 @@ class DefaultVerifier(VerifierBase):
                 sims = pv @ fvecs[j] if len(ws) else np.zeros(0, np.float32)
                 fw = (in_sentence[i] if i in in_sentence else
                       gate_words(scored[i], float(sims.max()) if len(sims) else 0.0) if i in scored else None)
+                p_lite = p
                 if fw is not None:
                     p = self.combine(p, fw)
-                out[i] = self._decide(fact, entity, lang, usable[i], ws, sims, p,
-                                      model.threshold if self.threshold is None else self.threshold, name, fw)
+                v = self._decide(fact, entity, lang, usable[i], ws, sims, p,
+                                 model.threshold if self.threshold is None else self.threshold, name, fw)
+                if i in read:
+                    v.features = self._features(fact, *read[i], p_lite, float(sims.max()) if len(sims) else 0.0)
+                out[i] = v
         return [v for v in out if v is not None]
 
     def load(self) -> str:
@@ -221,14 +229,17 @@ class DefaultVerifier(VerifierBase):
                 self._detector = load_detector(self.detector_path)
             except ImportError:
                 self._detector = None
+            if self._detector is not None and self.basis is not None:
+                self._sentences.project = self.basis.projection()
         return self._detector
 
     def _sentence_words(self, det: Any, items, todo: list[int], usable: dict,
-                        contexts: Sequence[FactContext | None] | None) -> dict[int, list]:
+                        contexts: Sequence[FactContext | None] | None) -> tuple[dict[int, list], dict[int, tuple[Any, FactContext]]]:
         """The gated word scores, read from the fact's sentence, of each fact with a context (empty
-        where the fact shares no scored word with it: that fact is scored alone)."""
+        where the fact shares no scored word with it: that fact is scored alone); and for those facts
+        the sentence as read with the fact's context (the fact features)."""
         if not contexts:
-            return {}
+            return {}, {}
         jobs: dict[int, FactContext] = {}
         for i in todo:
             c = contexts[i]
@@ -237,15 +248,25 @@ class DefaultVerifier(VerifierBase):
         by_lang: dict[str, list[int]] = {}
         for i in jobs:
             by_lang.setdefault(items[i][2], []).append(i)
-        out = {}
+        out: dict[int, list] = {}
+        reads: dict[int, tuple[Any, FactContext]] = {}
         for lang, idx in by_lang.items():
-            sw = self._sentences.words(det, self.embedder, lang,
-                                       [(jobs[i].sentence, [p.text for p in usable[i]]) for i in idx])
-            for i, words in zip(idx, sw):
-                fw = fact_words(items[i][0], jobs[i], words)
+            sw = self._sentences.read(det, self.embedder, lang,
+                                      [(jobs[i].sentence, [p.text for p in usable[i]]) for i in idx])
+            for i, r in zip(idx, sw):
+                fw = fact_words(items[i][0], jobs[i], r.words)
                 if fw:
                     out[i] = fw
-        return out
+                    reads[i] = (r, jobs[i])
+        return out, reads
+
+    def _features(self, fact: str, read: Any, ctx: FactContext, p_lite: float, window_sim: float) -> list[float] | None:
+        """The fact's features (fact_features.py) from its sentence's detector pass; None without a
+        basis or projected states."""
+        if self.basis is None or read.tokens is None:
+            return None
+        return fact_features(read.tokens, ctx.start, ctx.end, len(ctx.sentence), read.cos, PARAPHRASE_COS,
+                             self._word_threshold(), p_lite, window_sim, fact, self.basis)
 
     def combine(self, p_lite: float, words: Sequence[tuple[int, int, float]]) -> float:
         """p(supported) from the feature model's and the detector's: a fact is as supported as its

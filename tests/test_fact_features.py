@@ -84,8 +84,11 @@ def test_facts_read_in_their_sentence_carry_features_and_claims_alone_do_not(det
     assert none[0].features is None                                           # no evidence: a rule decided
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)
 def test_the_basis_script_runs_end_to_end_on_a_small_sample(tmp_path, capsys):
-    """From sentence-split articles (the bundled leads here) to a basis file the verifier can load."""
+    """From sentence-split articles (the bundled leads here) to a basis file the verifier can load
+    (slow: the whole leads are the evidence, ~1 s a sentence on a busy host)."""
     from mfact.core.checking.fact_features import COMPONENTS, Basis
     from mfact.core.training import detector_data as dd
     from mfact.core.training.feature_basis import main
@@ -107,3 +110,47 @@ def test_the_basis_script_runs_end_to_end_on_a_small_sample(tmp_path, capsys):
     assert np.allclose(b.comps @ b.comps.T, np.eye(COMPONENTS), atol=1e-3)     # orthonormal components
     meta = json.loads(b.meta)
     assert meta["seed"] == 3 and meta["sentences"] <= 40 and len(meta["articles_sha256"]) == 64
+
+
+def test_the_scalars_are_the_fact_tokens_statistics(det):
+    """The 18 scalars against numpy over the same tokens (quantiles interpolated as numpy does)."""
+    from mfact.core.checking.fact_features import SCALARS, fact_features
+    basis = random_basis(1)
+    (_w, tokens), = det.score_tokens([(SENT, [LEAD])], project=basis.projection())
+    a, b = SENT.index("22"), SENT.index(" et elle")
+    phi = dict(zip(SCALARS, fact_features(tokens, a, b, len(SENT), 0.91, 0.88, 0.5, 0.8, 0.7, SENT[a:b], basis)))
+    inside = [t for t, (x, y) in enumerate(tokens.spans) if x < b and a < y]
+    lg = np.asarray(tokens.logits, np.float64)[inside]
+    p = 1 / (1 + np.exp(-lg))
+    want = {"has_tokens": 1.0, "p_max": p.max(), "p_mean": p.mean(), "logit_max": lg.max(), "logit_mean": lg.mean(),
+            "logit_q25": np.quantile(lg, 0.25), "logit_q50": np.median(lg), "logit_q75": np.quantile(lg, 0.75),
+            "share_flagged": np.mean(p >= 0.5), "log_tokens": math.log1p(len(inside)), "gate_cos": 0.91,
+            "gate_on": 1.0, "log_sentence_chars": math.log1p(len(SENT)), "fact_share": (b - a) / len(SENT),
+            "logit_p_lite": math.log(0.8 / 0.2), "window_sim": 0.7, "log_words": math.log1p(len(SENT[a:b].split()))}
+    assert len(inside) >= 4 and lg.max() > lg.min()
+    for name, value in want.items():
+        assert phi[name] == pytest.approx(value, abs=1e-4), name
+
+
+def test_no_features_from_a_basis_of_other_weights_or_a_damaged_file(tmp_path, monkeypatch):
+    """A basis names the detector it was computed on: with other weights (`detector_path`), or
+    without a readable basis file, the verdicts carry no features and the version names no basis."""
+    import json as _json
+
+    from mfact.core.checking import fact_features as ff
+    from mfact.core.checking import verify_default as vd
+    shipped = ff.load_basis()
+    if shipped is None:
+        pytest.skip("no fact basis installed")
+    assert shipped.fits(vd._detector_digest()) and not shipped.fits("0123abcd") and not shipped.fits("")
+    bad = tmp_path / "basis.npz"
+    bad.write_bytes(b"PK\x03\x04 not a zip")
+    assert ff.load_basis(str(bad)) is None and ff.load_basis(str(tmp_path / "none.npz")) is None
+    other = tmp_path / "other.pt"
+    other.write_bytes(b"other weights")
+    v = vd.DetectorVerifier(detector_path=other)
+    assert v.basis is None and re.search(r"-d[0-9a-f]{8}g\d+c\d+s1$", v.version)
+    meta = _json.loads(shipped.meta)
+    assert ff.Basis(shipped.mean, shipped.comps, "x", _json.dumps({**meta, "detector_sha256": None})).fits("0123abcd")
+    monkeypatch.setattr(vd, "load_basis", lambda: None)
+    assert vd.DefaultVerifier().version.endswith("s1")                 # no basis file: no features

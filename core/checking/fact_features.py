@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import math
+import zipfile
 from importlib import resources
 from pathlib import Path
 
@@ -48,6 +50,12 @@ class Basis:
         self.digest = digest
         self.meta = meta
         self.offset = self.comps @ self.mean              # C mu: subtracted after pooling
+        self.detector = _named_detector(meta)
+
+    def fits(self, detector_digest: str) -> bool:
+        """Whether the basis was computed on the detector whose SHA-256 starts with `detector_digest`
+        (a basis that names no detector fits any): another detector's states are other numbers."""
+        return not self.detector or (bool(detector_digest) and self.detector.startswith(detector_digest))
 
     @property
     def k(self) -> int:
@@ -72,6 +80,15 @@ class Basis:
                        hashlib.sha256(raw).hexdigest()[:8], meta)
 
 
+def _named_detector(meta: str) -> str:
+    """The detector SHA-256 a basis's meta JSON names ("" for none or unreadable meta)."""
+    try:
+        d = json.loads(meta) if meta else {}
+    except ValueError:
+        return ""
+    return str(d.get("detector_sha256") or "") if isinstance(d, dict) else ""
+
+
 def default_basis_path() -> Path:
     return Path(str(resources.files("mfact.core").joinpath("checking", "data", BASIS_FILE)))
 
@@ -82,7 +99,7 @@ def load_basis(path: str | None = None) -> Basis | None:
     p = Path(path) if path else default_basis_path()
     try:
         return Basis.load(p)
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return None
 
 
@@ -91,23 +108,37 @@ def _logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
+def _quantile(xs: list[float], q: float) -> float:
+    """The q-quantile of sorted numbers, interpolated linearly (numpy's default method)."""
+    h = q * (len(xs) - 1)
+    i = int(h)
+    return xs[i] if i + 1 >= len(xs) else xs[i] + (h - i) * (xs[i + 1] - xs[i])
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
 def fact_features(tokens, start: int, end: int, sentence_chars: int, cos: float, gate_cos: float,
                   threshold: float, p_lite: float, window_sim: float, fact: str, basis: Basis) -> list[float] | None:
     """The 50 numbers of a fact spanning [start, end) of a sentence whose tokens the detector read
-    (`detector.SentenceTokens` with projections); None when no token of the sentence falls in it."""
+    (`detector.SentenceTokens` with projections); None when no token of the sentence falls in it.
+    Plain floats over the fact's few tokens and one pooling of their projections: ~60 us a fact."""
     inside = [t for t, (a, b) in enumerate(tokens.spans) if a < end and start < b]
     if not inside or tokens.proj is None or tokens.proj.shape[1] != 3 * basis.k:
         return None
-    lg = np.asarray(tokens.logits, np.float64)
-    mine = lg[inside]
-    p = 1.0 / (1.0 + np.exp(-mine))
-    q25, q50, q75 = np.quantile(mine, [0.25, 0.5, 0.75])
-    scalars = [1.0, p.max(), p.mean(), mine.max(), mine.mean(), q25, q50, q75, float(np.mean(p >= threshold)),
-               math.log1p(len(inside)), cos, float(cos >= gate_cos), float(1.0 / (1.0 + np.exp(-lg.max()))),
-               math.log1p(sentence_chars), (min(end, sentence_chars) - start) / max(1, sentence_chars),
-               _logit(p_lite), window_sim, math.log1p(len(fact.split()))]
+    lg = tokens.logits.tolist()
+    mine = [lg[t] for t in inside]
+    p = [_sigmoid(x) for x in mine]
+    top = max(range(len(mine)), key=mine.__getitem__)
+    srt = sorted(mine)
+    n = len(mine)
+    scalars = [1.0, max(p), sum(p) / n, srt[-1], sum(mine) / n, _quantile(srt, 0.25), _quantile(srt, 0.5),
+               _quantile(srt, 0.75), sum(x >= threshold for x in p) / n, math.log1p(n), cos, float(cos >= gate_cos),
+               _sigmoid(max(lg)), math.log1p(sentence_chars),
+               (min(end, sentence_chars) - start) / max(1, sentence_chars), _logit(p_lite), window_sim,
+               math.log1p(len(fact.split()))]
     k = basis.k
-    pr = tokens.proj[inside]
-    top = int(np.argmax(mine))
-    comps = pr[:, :k].mean(axis=0) + pr[top, k:2 * k] + pr[:, 2 * k:].mean(axis=0) - basis.offset
-    return [round(float(v), 4) for v in [*scalars, *comps]]
+    pooled = tokens.proj[inside].mean(axis=0)
+    comps = pooled[:k] + tokens.proj[inside[top], k:2 * k] + pooled[2 * k:] - basis.offset
+    return np.round(np.concatenate([np.array(scalars), comps.astype(np.float64)]), 4).tolist()

@@ -16,6 +16,7 @@ The slot checks' counts are also features (`SlotReport.features`) for a trained 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import re
 import threading
 from pathlib import Path
@@ -120,8 +121,10 @@ class DefaultVerifier(VerifierBase):
         self.lite = OfflineVerifier(embedder, weights)
         self.k = k
         self.detector_path = Path(detector_path).expanduser() if detector_path else None
-        self.basis = load_basis() if self.detector_scope != "off" else None
-        self.version = f"3-{self.lite.version}" + (f"-d{_detector_digest(self.detector_path)}g{round(PARAPHRASE_COS * 100)}c{GATE_MIN_CHARS}s1"
+        digest = _detector_digest(self.detector_path) if self.detector_scope != "off" else "none"
+        basis = load_basis() if digest != "none" and importlib.util.find_spec("torch") else None
+        self.basis = basis if basis is not None and basis.fits(digest) else None   # the shipped detector's
+        self.version = f"3-{self.lite.version}" + (f"-d{digest}g{round(PARAPHRASE_COS * 100)}c{GATE_MIN_CHARS}s1"
                                                    if self.detector_scope != "off" else "")
         if self.basis is not None:
             self.version += f"b{self.basis.digest}"        # its verdicts carry fact features of this basis

@@ -84,7 +84,9 @@ def visible_state(app, scr) -> tuple:
 
 def fill_store(n: int, made_by: str) -> None:
     """`n` labelled facts with verdicts of the verifier `made_by` (name/version: the refit learns from
-    the labels of the configured verifier's current version), in sessions of 100."""
+    the labels of the configured verifier's current version), in sessions of 100. Each verdict carries
+    50 fact features, the first of them telling the label apart, so each refit also fits (and adopts)
+    the features model: its dearest case."""
     from mfact.core.session import Entity, Fact, HumanLabel, Session, Verdict
     from mfact.core.store import Store
 
@@ -97,8 +99,11 @@ def fill_store(n: int, made_by: str) -> None:
             sent = f"Fact {i} of session {k}. "
             lab = "S" if p >= 0.5 else "NS"
             human = "S" if rng.random() < min(1.0, p + 0.2) else "NS"
+            phi = [round(rng.gauss(0.0, 1.0) + (0.8 if human == "S" and j == 0 else -0.8 if j == 0 else 0.0), 4)
+                   for j in range(50)]
             facts.append(Fact(f"f{i}", sent.strip(), i, (len(text), len(text) + len(sent) - 1),
-                              Verdict(lab, round(p if lab == "S" else 1 - p, 4), made_by), HumanLabel(human)))
+                              Verdict(lab, round(p if lab == "S" else 1 - p, 4), made_by, features=phi),
+                              HumanLabel(human)))
             text += sent
         sessions.append(Session(language=("en", "es", "fr", "tr")[k // 100 % 4], entity=Entity("Someone"),
                                 id=f"fill{k}", text=text.strip(), facts=facts))

@@ -41,23 +41,28 @@ def test_features_that_carry_the_truth_are_adopted_and_judged_on_held_out_labels
     assert abs(es.features.w[0]) > 3 * max(abs(es.features.w[1:SIZE]))
 
 
-def test_noise_features_are_not_adopted():
-    """Features that say nothing about the labels: held-out chance alone must not adopt them (it did
-    in 4 of 6 languages before the margin, `L.clearly_better`)."""
-    for seed in range(10):
-        es = L.learn(hidden_signal_rows("es", 200, 0.0, seed=seed)).languages["es"]
-        assert es.model != "features" and es.features is None, seed
+def test_noise_features_are_rarely_adopted(monkeypatch):
+    """Features that say nothing about the labels: held-out chance alone adopted them in 7 of 10
+    languages; the margin (`L.clearly_better`) in at most 2."""
+    def adopted() -> int:
+        return sum(L.learn(hidden_signal_rows("es", 200, 0.0, seed=seed)).languages["es"].model == "features"
+                   for seed in range(10))
+    assert adopted() <= 2
+    monkeypatch.setattr(L, "MARGIN", 0.0)
+    assert adopted() >= 5
 
 
 def test_clearly_better_is_a_sign_test_over_the_labels_where_two_verdicts_differ():
     y = np.array([1.0] * 20)
     old = np.zeros(20)
     new = np.zeros(20)
-    new[:3] = 1.0                                  # 3 wins, 0 losses: 3 >= sqrt(3)
+    new[:3] = 1.0                                  # 3 wins, 0 losses: 3 >= 0.5 sqrt(3)
     assert L.clearly_better(new, old, y)
     new[3:5] = 1.0
-    old[5:9] = 1.0                                 # 5 wins, 4 losses: 1 < sqrt(9)
+    old[5:9] = 1.0                                 # 5 wins, 4 losses: 1 < 0.5 sqrt(9)
     assert not L.clearly_better(new, old, y)
+    old[5:7] = 0.0                                 # 5 wins, 2 losses: 3 >= 0.5 sqrt(7)
+    assert L.clearly_better(new, old, y)
 
 
 def test_without_features_the_calibration_decides_as_before():

@@ -136,3 +136,15 @@ def test_a_version_1_file_still_reads(tmp_path):
 def test_a_damaged_features_model_is_refused(bad):
     with pytest.raises(ValueError):
         D.FeatureModel.from_dict(bad)
+
+
+def test_features_read_from_the_store_json_keep_their_rows_when_one_is_damaged():
+    """The store's features are decoded in one pass; a damaged value (one that would shift the
+    others if joined) leaves only its own row without features."""
+    rows = [Row(("s", f"f{i}"), "es", "S", "S", 0.6, feature_row(0.6, "", False)) for i in range(5)]
+    L._attach_phi(rows, ["[1,2]", "3,4", None, "[5,6]", "[7,NaN]"])
+    assert rows[0].phi.tolist() == [1.0, 2.0] and rows[3].phi.tolist() == [5.0, 6.0]
+    assert rows[1].phi is None and rows[2].phi is None and rows[4].phi is None
+    clean = [Row(("s", f"f{i}"), "es", "S", "S", 0.6, feature_row(0.6, "", False)) for i in range(2)]
+    L._attach_phi(clean, ["[1,2]", "[3,4.5]"])
+    assert [r.phi.tolist() for r in clean] == [[1.0, 2.0], [3.0, 4.5]]

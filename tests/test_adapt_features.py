@@ -148,3 +148,17 @@ def test_features_read_from_the_store_json_keep_their_rows_when_one_is_damaged()
     clean = [Row(("s", f"f{i}"), "es", "S", "S", 0.6, feature_row(0.6, "", False)) for i in range(2)]
     L._attach_phi(clean, ["[1,2]", "[3,4.5]"])
     assert [r.phi.tolist() for r in clean] == [[1.0, 2.0], [3.0, 4.5]]
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/environ"), reason="reads /proc")
+def test_the_refit_process_runs_numpys_blas_on_one_thread():
+    """The TUI's refit process must not take the second core the app's keys need."""
+    from pathlib import Path
+
+    from mfact.core.adapt.refit import BLAS_THREADS, RefitProcess
+    p = RefitProcess()
+    try:
+        env = dict(kv.split("=", 1) for kv in Path(f"/proc/{p._proc.pid}/environ").read_text().split("\0") if "=" in kv)
+        assert all(env.get(k) == "1" for k in BLAS_THREADS)
+    finally:
+        p.close()

@@ -162,3 +162,10 @@ def test_the_refit_process_runs_numpys_blas_on_one_thread():
         assert all(env.get(k) == "1" for k in BLAS_THREADS)
     finally:
         p.close()
+
+
+def test_features_of_the_wrong_kind_in_the_store_are_dropped_row_by_row():
+    rows = [Row(("s", f"f{i}"), "es", "S", "S", 0.6, feature_row(0.6, "", False)) for i in range(4)]
+    L._attach_phi(rows, ['[1,2]', '["1",2]', '[true,false]', '[[1],[2]]'])
+    assert rows[0].phi.tolist() == [1.0, 2.0]
+    assert rows[1].phi is None and rows[2].phi is None and rows[3].phi is None

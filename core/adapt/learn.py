@@ -153,6 +153,8 @@ def _attach_phi(rows: list[Row], raw: list[str | None]) -> None:
     a damaged value leaves its row without."""
     import json
     idx = [i for i, r in enumerate(raw) if r]
+    if idx and _attach_flat(rows, [raw[i] or "" for i in idx], idx):
+        return
     try:
         values = json.loads("[" + ",".join(raw[i] or "" for i in idx) + "]") if idx else []
     except ValueError:
@@ -166,14 +168,50 @@ def _attach_phi(rows: list[Row], raw: list[str | None]) -> None:
                 values.append(None)
     by_len: dict[int, list[int]] = {}
     for k, v in enumerate(values):
-        if isinstance(v, list) and v and all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in v):
+        if isinstance(v, list) and v:
             by_len.setdefault(len(v), []).append(k)
     for ks in by_len.values():
-        a = np.asarray([values[k] for k in ks], dtype=np.float64)
+        a = _numbers([values[k] for k in ks])
+        if a is None:                            # something not a number among them: row by row
+            for k in ks:
+                one = _numbers([values[k]])
+                if one is not None and np.all(np.isfinite(one)):
+                    rows[idx[k]].phi = one[0]
+            continue
         ok = np.all(np.isfinite(a), axis=1)
         for j, k in enumerate(ks):
             if ok[j]:
                 rows[idx[k]].phi = a[j]
+
+
+def _attach_flat(rows: list[Row], texts: list[str], idx: list[int]) -> bool:
+    """The fast path of `_attach_phi`: flat JSON arrays of numbers ("[1.5,-2,...]", as the store
+    writes them) parsed by numpy in one call; False (nothing attached) when any text is not one."""
+    if not all(t[:1] == "[" and t[-1:] == "]" and "[" not in t[1:] and t != "[]" for t in texts):
+        return False
+    counts = [t.count(",") + 1 for t in texts]
+    try:
+        flat = np.fromstring(",".join(t[1:-1] for t in texts), sep=",")
+    except ValueError:                            # true, "1", null...: not plain numbers
+        return False
+    if len(flat) != sum(counts):
+        return False
+    ends = np.cumsum(counts)
+    for k, (n, end) in enumerate(zip(counts, ends)):
+        v = flat[end - n:end]
+        if np.all(np.isfinite(v)):
+            rows[idx[k]].phi = v.copy()
+    return True
+
+
+def _numbers(lists: list[list]) -> np.ndarray | None:
+    """Equal-length lists of JSON numbers as a float matrix; None when any item is not a number
+    (a string, a bool, a nested list)."""
+    try:
+        a = np.array(lists)
+    except ValueError:
+        return None
+    return a.astype(np.float64) if a.ndim == 2 and a.dtype.kind in "fi" else None
 
 
 def _has_marks(raw: str) -> bool:

@@ -196,11 +196,11 @@ def _attach_flat(rows: list[Row], texts: list[str], idx: list[int]) -> bool:
         return False
     if len(flat) != sum(counts):
         return False
-    ends = np.cumsum(counts)
-    for k, (n, end) in enumerate(zip(counts, ends)):
-        v = flat[end - n:end]
-        if np.all(np.isfinite(v)):
-            rows[idx[k]].phi = v.copy()
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    finite = np.logical_and.reduceat(np.isfinite(flat), starts)
+    for k, (n, a) in enumerate(zip(counts, starts.tolist())):
+        if finite[k]:
+            rows[idx[k]].phi = flat[a:a + n].copy()
     return True
 
 

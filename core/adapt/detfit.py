@@ -96,12 +96,13 @@ def fit_features(x: np.ndarray, phi: np.ndarray, y: np.ndarray, lam: float,
     return FeatureModel(mu, sd, cal.w[1:].copy(), cal.b, lam)
 
 
-def folds_of(keys: list[tuple[str, str]], y: np.ndarray, k: int) -> np.ndarray:
-    """A fold for every row, stratified by label, dealt along a hash of the row's key (stable as
-    labels are added)."""
-    n = len(y)
-    h = np.array([zlib.crc32(("\x1e" + "\x1f".join(key)).encode("utf-8")) for key in keys], dtype=np.int64)
-    order = np.lexsort((np.arange(n), h, y.astype(np.int64)))
+def deal_folds(keys: list[tuple[str, str]], group: np.ndarray, k: int, salt: str = "") -> np.ndarray:
+    """A fold for every row, stratified by `group`: within each group the rows are ordered by a hash
+    of their key (`salt` first: another dealing of the same keys; stable as labels are added) and
+    dealt round-robin."""
+    n = len(group)
+    h = np.array([zlib.crc32((salt + "\x1f".join(key)).encode("utf-8")) for key in keys], dtype=np.int64)
+    order = np.lexsort((np.arange(n), h, np.asarray(group, dtype=np.int64)))   # by group, hash, position
     out = np.empty(n, dtype=np.int64)
     out[order] = np.arange(n) % k
     return out
@@ -122,7 +123,7 @@ def choose_and_fit(x: np.ndarray, phi: np.ndarray, y: np.ndarray, keys: list[tup
 def choose_lambda(x: np.ndarray, phi: np.ndarray, y: np.ndarray, keys: list[tuple[str, str]]) -> float:
     if len(y) > INNER_MAX:
         return LAMBDAS[-1]
-    fold = folds_of(keys, y, INNER_FOLDS)
+    fold = deal_folds(keys, y, INNER_FOLDS, salt="\x1e")        # inner folds: dealt apart from the outer
     held = {lam: np.zeros(len(y)) for lam in LAMBDAS}
     for k in range(INNER_FOLDS):
         tr, te = np.flatnonzero(fold != k), np.flatnonzero(fold == k)

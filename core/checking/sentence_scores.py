@@ -75,10 +75,6 @@ class SentenceScorer:
         self._cache: OrderedDict[tuple, Read] = OrderedDict()
         self._lock = threading.Lock()
 
-    def words(self, det: Any, embedder: Any, lang: str, jobs: Sequence[tuple[str, Sequence[str]]]) -> list[Words]:
-        """Per (sentence, passage texts): the sentence's gated word scores."""
-        return [r.words for r in self.read(det, embedder, lang, jobs)]
-
     def read(self, det: Any, embedder: Any, lang: str, jobs: Sequence[tuple[str, Sequence[str]]]) -> list[Read]:
         """Per (sentence, passage texts): the sentence as read (`Read`)."""
         keys = [(s, lang, hash(tuple(ps))) for s, ps in jobs]

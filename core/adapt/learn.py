@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import metrics as M
 from .detfit import FeatureModel, adapted_probs, choose_and_fit, deal_folds
-from .features import FEATURES, THRESHOLD, Row, feature_row, p_supported, verifier_matches
+from .features import FEATURES, THRESHOLD, Row, feature_row, p_supported, phi_of, verifier_matches
 from .model import Calibration, fit
 
 FOLDS = 5
@@ -149,20 +149,14 @@ def rows_from_store(store, verifier: str) -> list[Row]:
 
 def _attach_phi(rows: list[Row], raw: list[str | None]) -> None:
     """The rows' features from the store's JSON: parsed in one call when they are flat number
-    arrays, as the store writes them (`_attach_flat`), else row by row; a damaged value, or one
-    holding something other than finite numbers, leaves its row without."""
-    import json
+    arrays, as the store writes them (`_attach_flat`), else row by row as the store reads them back
+    (`store_verdicts.features_of`); a damaged value leaves its row without."""
+    from ..store_verdicts import features_of
     idx = [i for i, r in enumerate(raw) if r]
     if not idx or _attach_flat(rows, [raw[i] or "" for i in idx], idx):
         return
     for i in idx:
-        try:
-            v = json.loads(raw[i] or "")
-        except ValueError:
-            continue
-        a = _numbers([v]) if isinstance(v, list) and v else None
-        if a is not None and np.all(np.isfinite(a)):
-            rows[i].phi = a[0]
+        rows[i].phi = phi_of(features_of(raw[i]))
 
 
 def _attach_flat(rows: list[Row], texts: list[str], idx: list[int]) -> bool:
@@ -183,16 +177,6 @@ def _attach_flat(rows: list[Row], texts: list[str], idx: list[int]) -> bool:
         if finite[k]:
             rows[idx[k]].phi = flat[a:a + n].copy()
     return True
-
-
-def _numbers(lists: list[list]) -> np.ndarray | None:
-    """Equal-length lists of JSON numbers as a float matrix; None when any item is not a number
-    (a string, a bool, a nested list)."""
-    try:
-        a = np.array(lists)
-    except ValueError:
-        return None
-    return a.astype(np.float64) if a.ndim == 2 and a.dtype.kind in "fi" else None
 
 
 def _has_marks(raw: str) -> bool:

@@ -154,7 +154,13 @@ def test_training_end_to_end_small(tmp_path, capsys):
     det = TokenDetector(out)
     assert det.meta["command"].startswith("python -m mfact.core.training.train_detector")
     assert "data_sha256" in det.meta and det.meta["seed"] == 13
-    assert 0.3 <= det.threshold <= 0.95 and "eval_export" in det.meta
+    assert 0.1 <= det.threshold <= 0.95 and "eval_export" in det.meta
+    assert set(det.meta["thresholds"]) == {"int8", "fp32"} and det.threshold == det.meta["thresholds"]["int8"]
+    again = tmp_path / "det-recal.pt"     # the thresholds fitted again: same weights, the command recorded
+    assert main(args + ["--recalibrate", str(out), "--out", str(again)]) == 0
+    det2 = TokenDetector(again)
+    assert det2.meta["recalibrated"][-1].split()[-1] == str(again) and det2.meta["command"] == det.meta["command"]
+    assert set(det2.meta["eval_export_by_precision"]) == {"int8", "fp32"}
     res = det.score([("Marie Curie was born in Paris.", ["Marie Curie est née à Varsovie."]),
                      ("居里出生于巴黎。", ["Marie Curie est née à Varsovie."]), ("", [])])
     assert [(a, b) for a, b, _p in res[0]] == [(0, 5), (6, 11), (12, 15), (16, 20), (21, 23), (24, 30)]
@@ -331,22 +337,69 @@ def test_direct_batches_equal_the_cached_path():
             assert a.shape == b.shape and torch.allclose(a, b, atol=0.1)
 
 
-def test_committed_weights_on_the_french_lead():
-    """The committed weights (real model, int8): a sentence the evidence states is clean, the wrong
-    date and place are flagged, an invented sentence is flagged whole."""
+FRENCH_LEAD = ["Maria Salomea Skłodowska-Curie, née le 7 novembre 1867 à Varsovie et morte le 4 juillet 1934 à "
+               "Passy, est une physicienne et chimiste polonaise, naturalisée française."]
+GOOD, BAD, INVENTED = ("Marie Curie est née le 7 novembre 1867 à Varsovie.",
+                       "Marie Curie est née le 22 mars 1867 à Paris.",
+                       "Elle a aussi écrit trois romans policiers sous un pseudonyme.")
+
+
+@pytest.mark.parametrize("quantize", [False, True], ids=["fp32", "int8"])
+def test_committed_weights_on_the_french_lead(quantize):
+    """The committed weights (real model, fp32 as shipped on CPU, and the int8 scheme): the wrong
+    date and place are flagged, an invented sentence is flagged whole, and in the sentence the
+    evidence states only the place may reach the threshold, scoring below every one of those errors
+    ("Varsovie." sits near it: 0.22 in fp32 at threshold 0.2; the slot checks decide that fact in
+    the verifier)."""
     pytest.importorskip("torch")
     from mfact.core.checking.detector import TokenDetector
-    det = TokenDetector()
-    ev = ["Maria Salomea Skłodowska-Curie, née le 7 novembre 1867 à Varsovie et morte le 4 juillet 1934 à "
-          "Passy, est une physicienne et chimiste polonaise, naturalisée française."]
-    good, bad, invented = ("Marie Curie est née le 7 novembre 1867 à Varsovie.",
-                           "Marie Curie est née le 22 mars 1867 à Paris.",
-                           "Elle a aussi écrit trois romans policiers sous un pseudonyme.")
+    det = TokenDetector(quantize=quantize)
+    ev = FRENCH_LEAD
+    good, bad, invented = GOOD, BAD, INVENTED
     res = det.score([(good, ev), (bad, ev), (invented, ev)])
     flagged = [{s[a:b].strip(".") for a, b, p in r if p >= det.threshold} for s, r in zip((good, bad, invented), res)]
-    assert flagged[0] == set()
+    assert flagged[0] <= {"Varsovie"}
     assert {"22", "mars", "Paris"} <= flagged[1]
     assert len(flagged[2]) == len(res[2])
+    errors = [p for a, b, p in res[1] if bad[a:b].strip(".") in {"22", "mars", "Paris"}]
+    assert max(p for _a, _b, p in res[0]) < min(errors)
     # int8 activations are quantised per call: an item's scores must not depend on its neighbours
-    alone = TokenDetector().score([(good, ev)])
-    assert alone[0] == res[0] == TokenDetector().score([(invented, ev), (good, ev)])[1]
+    # (fp32 scores in batches of 16, padded: the same up to float rounding)
+    alone = TokenDetector(quantize=quantize).score([(good, ev)])
+    other = TokenDetector(quantize=quantize).score([(invented, ev), (good, ev)])[1]
+    if quantize:
+        assert alone[0] == res[0] == other
+    else:
+        assert all(abs(x[2] - y[2]) < 1e-4 and abs(x[2] - z[2]) < 1e-4 for x, y, z in zip(alone[0], res[0], other))
+
+
+def test_cpu_precisions_fp32_and_the_int8_scheme(monkeypatch):
+    """fp32, the CPU default, runs the trained model as it is. The int8 scheme keeps each
+    feed-forward output and the head in fp32 and stays near fp32 (per-tensor int8 of every linear
+    layer moved word scores by 0.29 on average on silver sentences); each precision takes its own
+    fitted threshold; $MFACT_DETECTOR_PRECISION picks one, and a bad value is refused with a message."""
+    pytest.importorskip("torch")
+    from torch import nn
+
+    from mfact.core.checking import detector as d
+    from mfact.core.checking import verify_default as vd
+    from mfact.core.errors import MfactError
+    items = [(s, FRENCH_LEAD) for s in (GOOD, BAD, INVENTED)]
+    d32, d8 = d.TokenDetector(quantize=False), d.TokenDetector(quantize=True)
+    assert (d32.precision, d8.precision) == ("fp32", "int8")
+    assert d32.threshold == d32.meta["thresholds"]["fp32"] and d8.threshold == d8.meta["thresholds"]["int8"]
+    r32, r8 = d32.score(items), d8.score(items)
+    diffs = [abs(a[2] - b[2]) for x, y in zip(r32, r8) for a, b in zip(x, y)]
+    assert sum(diffs) / len(diffs) < 0.1
+    layer = d8.model.enc.layers[0]
+    assert type(layer.fo) is nn.Linear and type(layer.q) is not nn.Linear and type(d8.model.head[1]) is nn.Linear
+    assert type(d32.model.enc.layers[0].q) is nn.Linear
+    assert d.int8_layers(d32.model) and not [n for n in d.int8_layers(d32.model) if n.endswith(".fo") or "head" in n]
+    monkeypatch.delenv("MFACT_DETECTOR_PRECISION", raising=False)
+    assert d.load_detector().precision == "fp32" and d.TokenDetector().precision == "fp32"
+    assert "f32g" in vd.DefaultVerifier().version
+    monkeypatch.setenv("MFACT_DETECTOR_PRECISION", "int8")
+    assert d.load_detector().precision == "int8" and "q2g" in vd.DefaultVerifier().version
+    monkeypatch.setenv("MFACT_DETECTOR_PRECISION", "fp16")
+    with pytest.raises(MfactError, match="MFACT_DETECTOR_PRECISION"):
+        d.load_detector()

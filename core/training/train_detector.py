@@ -424,8 +424,8 @@ def _model_and_optimizer(args, device: str):
 
 
 def _lower_cache(args, model, tokens, device: str) -> LowerCache:
-    """The cache of lower-layer states; the frozen lower layers run int8 on CPU (as at inference),
-    fp32 on CUDA."""
+    """The cache of lower-layer states; the frozen lower layers run fp32 (as CPU inference does by
+    default; `--int8-lower`: the int8 scheme on CPU)."""
     lower_model = model
     if device == "cpu" and args.int8_lower:
         import copy
@@ -631,30 +631,52 @@ def export(args, out: Path) -> int:
     return 0
 
 
+THRESHOLD_GRID = [round(float(x), 2) for x in np.arange(0.1, 0.96, 0.05)]
+
+
 def calibrate(args, model: DetectorModel, n: int) -> dict:
-    """The threshold, fitted on `n` fresh examples of the training distribution (never the dev
-    set), that maximises the dev score's formula; then the dev set scored with it, all through the
-    int8 model that CPU inference uses."""
+    """The word threshold of each CPU precision (int8, fp32), fitted on `n` fresh examples of the
+    training distribution (never the dev set) to maximise the dev score's formula; then the dev set
+    scored with it, item by item as TokenDetector scores. `threshold` and `eval_export` are int8's,
+    the default on CPU; `thresholds` names both."""
     import copy
     torch.set_num_threads(args.threads or 2)
     gen, dev, _info, _files = build(args)
-    qm = quantize_int8(copy.deepcopy(model).eval())
-    cache = LowerCache(qm, _tokens(), "cpu", size=50000, alone=True)   # as TokenDetector scores: item by item
     cal = draw_batch(gen, args.seed + 777, 10 ** 7, n)
-    t0 = time.time()
-    pc = predict_units(qm, cache, cache.tokens, cal, "cpu", batch=1)
-    grid = [round(float(x), 2) for x in np.arange(0.3, 0.96, 0.05)]
-    fits = {t: evaluate(cal, pc, t)["score"] for t in grid}
-    thr = max(grid, key=lambda t: fits[t])
-    pd_ = predict_units(qm, cache, cache.tokens, dev, "cpu", batch=1)
-    res = evaluate(dev, pd_, thr)
-    res05 = evaluate(dev, pd_, 0.5)
-    res["step"] = res05["step"] = getattr(args, "export_step", None)
-    log(f"threshold {thr} (fitted on {n} training-distribution examples; {time.time() - t0:.0f} s); "
-        f"int8 dev at {thr}: {summary(res)}; at 0.5: {summary(res05)}")
-    return {"threshold": thr, "threshold_fit": {str(k): round(float(v), 4) for k, v in fits.items()},
-            "eval_export": res, "eval_export_05": {k: res05[k] for k in ("score", "word_f1", "kept_clean",
-                                                                       "mean_kind_recall", "kinds")}}
+    out: dict = {"thresholds": {}, "threshold_fit": {}, "eval_export_by_precision": {}}
+    for precision in ("fp32", "int8"):
+        m = copy.deepcopy(model).eval()
+        m = quantize_int8(m) if precision == "int8" else m
+        cache = LowerCache(m, _tokens(), "cpu", size=50000, alone=True)
+        t0 = time.time()
+        pc = predict_units(m, cache, cache.tokens, cal, "cpu", batch=1)
+        fits = {t: evaluate(cal, pc, t)["score"] for t in THRESHOLD_GRID}
+        thr = max(THRESHOLD_GRID, key=lambda t: fits[t])
+        res = evaluate(dev, predict_units(m, cache, cache.tokens, dev, "cpu", batch=1), thr)
+        res["step"] = getattr(args, "export_step", None)
+        log(f"{precision}: threshold {thr} (fitted on {n} training-distribution examples; "
+            f"{time.time() - t0:.0f} s); dev at {thr}: {summary(res)}")
+        out["thresholds"][precision] = thr
+        out["threshold_fit"][precision] = {str(k): round(float(v), 4) for k, v in fits.items()}
+        out["eval_export_by_precision"][precision] = res
+    out["threshold"] = out["thresholds"]["int8"]
+    out["eval_export"] = out["eval_export_by_precision"]["int8"]
+    return out
+
+
+def recalibrate(args, src: Path, out: Path) -> int:
+    """Fit the thresholds of an exported weights file again (same weights; the meta gains the
+    thresholds, their fits and the dev set per precision) and write it to `out`."""
+    blob = torch.load(src, map_location="cpu", weights_only=True)
+    model, _tok = new_model(int(blob["split"]))
+    model.load_state_dict({k: v.float() for k, v in blob["state"].items()}, strict=False)
+    meta = dict(blob.get("meta") or {})
+    args.export_step = meta.get("step")
+    meta.update(calibrate(args, model, args.calibrate))
+    meta.setdefault("recalibrated", []).append(" ".join(["python -m mfact.core.training.train_detector"] + args.argv))
+    digest = save_weights(model, out, meta)
+    log(f"recalibrated {src} -> {out} (thresholds {meta['thresholds']}, sha256 {digest[:16]})")
+    return 0
 
 
 _TOKENS = None
@@ -730,12 +752,15 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--ckpt-minutes", type=float, default=10.0)
     ap.add_argument("--log-every", type=int, default=25)
     ap.add_argument("--cache-size", type=int, default=30000)
-    ap.add_argument("--no-int8-lower", dest="int8_lower", action="store_false")
+    ap.add_argument("--int8-lower", action=argparse.BooleanOptionalAction, default=False,
+                    help="run the frozen lower layers int8 on CPU (default fp32, as CPU inference runs)")
     ap.add_argument("--out", default="", help="export the weights file here when training ends")
     ap.add_argument("--export", default="", help="only export best.pt (or last.pt) to this file")
     ap.add_argument("--calibrate", type=int, default=800,
                     help="with --export: fit the threshold on this many training-distribution examples (0: 0.5)")
     ap.add_argument("--table", default="", help="print the dev table of a weights file or checkpoint")
+    ap.add_argument("--recalibrate", default="",
+                    help="fit the thresholds of this weights file again (per CPU precision), written to --out")
     return ap
 
 
@@ -751,14 +776,22 @@ def main(argv: list[str] | None = None) -> int:
             args.eval_every = 3
         args.dev_per_lang, args.dev_xnli, args.batch = min(args.dev_per_lang, 4), min(args.dev_xnli, 8), min(args.batch, 4)
         args.calibrate = min(args.calibrate, 16)
+    args.argv = argv
     if args.export:
         return export(args, Path(args.export))
+    if args.recalibrate:
+        if not args.out:
+            ap.error("--recalibrate needs --out FILE")
+        return recalibrate(args, Path(args.recalibrate), Path(args.out))
     if args.table:
         blob = torch.load(args.table, map_location="cpu", weights_only=False)
         meta = blob.get("meta", {})
-        res = meta.get("eval_export") or blob.get("eval") or meta.get("eval")
-        print(f"step {res.get('step')}: {summary(res)}\n")
-        print(dev_table(res))
+        per = meta.get("eval_export_by_precision") or {"": meta.get("eval_export") or blob.get("eval") or meta.get("eval")}
+        for precision, res in per.items():
+            thr = (meta.get("thresholds") or {}).get(precision)
+            print(f"{precision + ' ' if precision else ''}step {res.get('step')}"
+                  f"{f', threshold {thr}' if thr is not None else ''}: {summary(res)}\n")
+            print(dev_table(res) + "\n")
         return 0
     return train(args, argv)
 

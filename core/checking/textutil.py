@@ -73,6 +73,17 @@ def fold_script(word: str) -> str:
 
 
 _OTHER_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_SERBIAN_LATIN_TEXT = {**SERBIAN_LATIN, **{ord(chr(k).upper()): v[0].upper() + v[1:] for k, v in SERBIAN_LATIN.items()}}
+
+
+def serbian_latin(text: str) -> str:
+    """Text in Serbian's Latin spelling, case kept ("Београд" -> "Beograd", "Љубљана" -> "Ljubljana");
+    letters Serbian does not use stay as they are."""
+    return text.translate(_SERBIAN_LATIN_TEXT)
+
+
+def has_cyrillic(text: str) -> bool:
+    return _OTHER_CYRILLIC.search(text) is not None
 
 
 def normalise_digits(text: str) -> str:

@@ -133,7 +133,7 @@ class DefaultVerifier(VerifierBase):
         basis = load_basis() if digest != "none" and importlib.util.find_spec("torch") else None
         self.basis = basis if basis is not None and basis.fits(digest) else None   # the shipped detector's
         self.version = f"3-{self.lite.version}" + (f"-d{digest}{_precision_tag()}g{round(PARAPHRASE_COS * 100)}"
-                                                   f"c{GATE_MIN_CHARS}s1" if self.detector_scope != "off" else "")
+                                                   f"c{GATE_MIN_CHARS}s2" if self.detector_scope != "off" else "")
         if self.basis is not None:
             self.version += f"b{self.basis.digest}"        # its verdicts carry fact features of this basis
         self._names: dict[str, np.ndarray] = {}

@@ -224,8 +224,8 @@ class DefaultVerifier(VerifierBase):
         return [v for v in out if v is not None]
 
     def load(self) -> str:
-        """Load the detector's weights now (torch and the int8 model: ~4 s on 2 cores) rather than
-        at the first fact."""
+        """Load the detector's weights now (torch and the model: ~4 s on 2 cores) rather than at the
+        first fact."""
         det = self.detector()
         return f"token-level detector {det.digest[:8]}" if det is not None else ""
 

@@ -5,7 +5,7 @@
 
 From the detector's development articles (`detector_data.split_articles`: never trained on), the
 fixed corruption dev set's sentences (corrupted and kept, with their evidence windows) are read by
-the installed detector (int8 on CPU, as inference reads them). Each sentence gives two fact vectors
+the installed detector (at the CPU precision inference uses: fp32 by default). Each sentence gives two fact vectors
 [mean final state, top token's final state, mean head hidden layer] (1,152): over the whole sentence
 and over a random run of its words (facts are often clauses). The basis is their mean and first
 COMPONENTS principal components (no scaling). The file holds the command, the seed, the detector's

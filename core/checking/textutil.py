@@ -69,7 +69,7 @@ def fold_script(word: str) -> str:
     if not word or word.isascii():
         return word
     folded = word.translate(SERBIAN_LATIN)
-    return word if _OTHER_CYRILLIC.search(folded) else folded
+    return word if has_cyrillic(folded) else folded
 
 
 _OTHER_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
@@ -83,6 +83,7 @@ def serbian_latin(text: str) -> str:
 
 
 def has_cyrillic(text: str) -> bool:
+    """Whether the text has a Cyrillic letter (after `fold_script`: one Serbian does not use)."""
     return _OTHER_CYRILLIC.search(text) is not None
 
 

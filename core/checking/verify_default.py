@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import os
 import re
 import threading
 from pathlib import Path
@@ -28,6 +27,7 @@ import numpy as np
 from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
 from .fact_features import fact_features, load_basis
+from .precision import version_tag
 from .sentence_scores import MAX_CHARS, SentenceScorer, fact_words
 from .slots import SlotReport, _sentence_words, check_slots, names_alike, relation_words, text_values
 from .textutil import STOPWORDS, words_with_offsets
@@ -90,13 +90,6 @@ def _detector_digest(path: str | Path | None = None) -> str:
         return "none"
 
 
-def _precision_tag() -> str:
-    """The detector's CPU precision in the verifier's version: "f32" (the default), "q2" for
-    $MFACT_DETECTOR_PRECISION=int8 (the second int8 scheme: the feed-forward outputs and the head in
-    fp32). Read without importing torch; a bad value is refused where the detector loads."""
-    return "q2" if os.environ.get("MFACT_DETECTOR_PRECISION", "").strip().lower() == "int8" else "f32"
-
-
 @functools.lru_cache(maxsize=8)
 def _file_digest(path: str, size: int, mtime_ns: int) -> str:
     import hashlib
@@ -132,7 +125,7 @@ class DefaultVerifier(VerifierBase):
         digest = _detector_digest(self.detector_path) if self.detector_scope != "off" else "none"
         basis = load_basis() if digest != "none" and importlib.util.find_spec("torch") else None
         self.basis = basis if basis is not None and basis.fits(digest) else None   # the shipped detector's
-        self.version = f"3-{self.lite.version}" + (f"-d{digest}{_precision_tag()}g{round(PARAPHRASE_COS * 100)}"
+        self.version = f"3-{self.lite.version}" + (f"-d{digest}{version_tag()}g{round(PARAPHRASE_COS * 100)}"
                                                    f"c{GATE_MIN_CHARS}s2" if self.detector_scope != "off" else "")
         if self.basis is not None:
             self.version += f"b{self.basis.digest}"        # its verdicts carry fact features of this basis

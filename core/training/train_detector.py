@@ -31,7 +31,8 @@ import numpy as np
 import torch
 
 from ..checking.detector import (DEFAULT_SPLIT, MAX_SENT_TOKENS, DetectorModel, LowerCache, batch_arrays,
-                                 new_model, prepare, prepare_direct, quantize_int8, save_weights, word_units)
+                                 model_of, new_model, prepare, prepare_direct, quantize_int8, save_weights,
+                                 word_units)
 from ..paths import cache_dir
 from . import detector_data as dd
 
@@ -635,10 +636,10 @@ THRESHOLD_GRID = [round(float(x), 2) for x in np.arange(0.1, 0.96, 0.05)]
 
 
 def calibrate(args, model: DetectorModel, n: int) -> dict:
-    """The word threshold of each CPU precision (int8, fp32), fitted on `n` fresh examples of the
+    """The word threshold of each CPU precision (fp32, int8), fitted on `n` fresh examples of the
     training distribution (never the dev set) to maximise the dev score's formula; then the dev set
-    scored with it, item by item as TokenDetector scores. `threshold` and `eval_export` are int8's,
-    the default on CPU; `thresholds` names both."""
+    scored with it, as TokenDetector scores (int8 item by item, fp32 in batches). `thresholds` names
+    both; `threshold` and `eval_export` stay int8's, for readers of a single threshold."""
     import copy
     torch.set_num_threads(args.threads or 2)
     gen, dev, _info, _files = build(args)
@@ -647,12 +648,14 @@ def calibrate(args, model: DetectorModel, n: int) -> dict:
     for precision in ("fp32", "int8"):
         m = copy.deepcopy(model).eval()
         m = quantize_int8(m) if precision == "int8" else m
-        cache = LowerCache(m, _tokens(), "cpu", size=50000, alone=True)
+        alone = precision == "int8"              # int8 activations are scaled per call: one item a call
+        cache = LowerCache(m, _tokens(), "cpu", size=50000, alone=alone)
+        batch = 1 if alone else 16
         t0 = time.time()
-        pc = predict_units(m, cache, cache.tokens, cal, "cpu", batch=1)
+        pc = predict_units(m, cache, cache.tokens, cal, "cpu", batch=batch)
         fits = {t: evaluate(cal, pc, t)["score"] for t in THRESHOLD_GRID}
         thr = max(THRESHOLD_GRID, key=lambda t: fits[t])
-        res = evaluate(dev, predict_units(m, cache, cache.tokens, dev, "cpu", batch=1), thr)
+        res = evaluate(dev, predict_units(m, cache, cache.tokens, dev, "cpu", batch=batch), thr)
         res["step"] = getattr(args, "export_step", None)
         log(f"{precision}: threshold {thr} (fitted on {n} training-distribution examples; "
             f"{time.time() - t0:.0f} s); dev at {thr}: {summary(res)}")
@@ -668,8 +671,7 @@ def recalibrate(args, src: Path, out: Path) -> int:
     """Fit the thresholds of an exported weights file again (same weights; the meta gains the
     thresholds, their fits and the dev set per precision) and write it to `out`."""
     blob = torch.load(src, map_location="cpu", weights_only=True)
-    model, _tok = new_model(int(blob["split"]))
-    model.load_state_dict({k: v.float() for k, v in blob["state"].items()}, strict=False)
+    model, _tok = model_of(blob)
     meta = dict(blob.get("meta") or {})
     args.export_step = meta.get("step")
     meta.update(calibrate(args, model, args.calibrate))

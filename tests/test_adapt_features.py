@@ -156,8 +156,14 @@ def test_the_refit_process_runs_numpys_blas_on_one_thread():
     from pathlib import Path
 
     from mfact.core.adapt.refit import BLAS_THREADS, RefitProcess
+    import time
     p = RefitProcess()
     try:
+        # Between fork and exec /proc shows the parent's environment: wait for the exec first.
+        deadline = time.monotonic() + 20
+        while b"mfact.core.adapt.refit" not in Path(f"/proc/{p._proc.pid}/cmdline").read_bytes():
+            assert time.monotonic() < deadline and p.alive()
+            time.sleep(0.01)
         env = dict(kv.split("=", 1) for kv in Path(f"/proc/{p._proc.pid}/environ").read_text().split("\0") if "=" in kv)
         assert all(env.get(k) == "1" for k in BLAS_THREADS)
     finally:

@@ -70,7 +70,7 @@ def test_facts_read_in_their_sentence_carry_features_and_claims_alone_do_not(det
              ("Elle a étudié la physique à la Sorbonne.", FactContext(SENT, cut + 4, len(SENT)))]
     items = [(f, "Marie Curie", "fr", ev) for f, _c in facts]
     v = DefaultVerifier()
-    assert v.version.endswith(f"b{load_basis().digest}")
+    assert f"b{load_basis().digest}" in v.version
     out = v.verify_batch(items, contexts=[c for _f, c in facts])
     for verdict in out:
         assert verdict.features is not None and len(verdict.features) == len(FEATURE_NAMES)
@@ -79,7 +79,10 @@ def test_facts_read_in_their_sentence_carry_features_and_claims_alone_do_not(det
     again = DefaultVerifier().verify_batch(items, contexts=[c for _f, c in facts])
     assert [x.features for x in again] == [x.features for x in out]          # deterministic
     alone = v.verify_batch(items[:1])                                         # verify-pairs: a claim alone
-    assert alone[0].features is None
+    assert alone[0].features is not None and v.combiner is not None          # read as its own sentence
+    assert alone[0].features != out[0].features                               # ... not as a clause of SENT
+    v.combiner = None                                                         # no combiner: no read
+    assert v.verify_batch(items[:1])[0].features is None
     none = v.verify_batch([(facts[0][0], "Marie Curie", "fr", [])], contexts=[facts[0][1]])
     assert none[0].features is None                                           # no evidence: a rule decided
 

@@ -151,11 +151,12 @@ def test_run_texts_with_the_detector_marks_words_inside_the_facts(tmp_path, caps
             assert 0 <= a < b <= len(f["text"])
 
 
-def test_the_default_reads_facts_in_their_sentence_and_leaves_standalone_claims_to_the_feature_model():
+def test_the_default_reads_facts_in_their_sentence_and_standalone_claims_as_their_own():
     from mfact.core.checking.verify_default import _UNSET, DefaultVerifier, SlotsVerifier
     ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie", text="Marie Curie was born in Warsaw.")]
     fact = "Marie Curie was born in Paris"
     v = DefaultVerifier()
+    v.combiner = None                          # without the claim combiner: the feature model alone
     alone = v.verify_batch([(fact, "Marie Curie", "en", ev)])            # verify-pairs: no sentence
     assert v._detector is _UNSET and "p(supported)" in alone[0].reason   # the weights are not even loaded
     det = v._detector = SentenceDetector()
@@ -163,6 +164,11 @@ def test_the_default_reads_facts_in_their_sentence_and_leaves_standalone_claims_
     assert det.asked == []
     v.verify_batch([(fact, "Marie Curie", "en", ev)], contexts=[FactContext(SENT, 0, 29)])
     assert det.asked == [SENT] and v.uses_context
+    with_comb = DefaultVerifier()
+    if with_comb.combiner is not None:         # the shipped combiner: the claim is read as a sentence
+        det2 = with_comb._detector = SentenceDetector()
+        with_comb.verify_batch([(fact + " in 1867", "Marie Curie", "en", ev)])
+        assert det2.asked == [fact + " in 1867"]
     assert not SlotsVerifier().uses_context and SlotsVerifier().detector() is None
 
 

@@ -109,9 +109,10 @@ class DefaultVerifier(VerifierBase):
     name = "offline"
     threshold: float | None = None     # p(supported) below which a fact is NS (None: the model's)
     # the token-level detector: "sentence" = for facts read in their sentence (a checked text: run,
-    # check, the TUI), a claim alone (verify-pairs) is judged by the feature model and the slot checks,
-    # which measure better on standalone claims (held-out XNLI 0.753 vs 0.709); "all" = every fact
-    # (`--verifier detector`); "off" = never (docs/verifier.md). Without weights or torch: off.
+    # check, the TUI); a claim alone (verify-pairs) is read as a sentence of its own and judged by the
+    # claim combiner (claim_combiner.py; held-out XNLI 0.772 vs 0.735 for the feature model and the
+    # slot checks, 0.700 for the blend); "all" = every fact blended (`--verifier detector`); "off" =
+    # never (docs/verifier.md). Without weights or torch: off.
     detector_scope = "sentence"
     lite_weight = 0.3                  # the feature model's share of p(supported) beside the detector
     word_threshold = 0.5               # p(hallucinated) from which the detector marks a word, when
@@ -129,6 +130,9 @@ class DefaultVerifier(VerifierBase):
                                                    f"c{GATE_MIN_CHARS}s2" if self.detector_scope != "off" else "")
         if self.basis is not None:
             self.version += f"b{self.basis.digest}"        # its verdicts carry fact features of this basis
+        self.combiner = self._combiner(digest)
+        if self.combiner is not None:
+            self.version += f"k{self.combiner.digest}"     # a claim read alone: p from its features
         self._names: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
         self._detector: Any = _UNSET
@@ -137,6 +141,30 @@ class DefaultVerifier(VerifierBase):
     @property
     def embedder(self):
         return self.lite.embedder
+
+    use_combiner = True                # claims read alone: p(supported) from the claim combiner
+    claim_features = False             # read claims alone for their features even without it
+                                       # (train_combiner: the verdicts stay the feature model's)
+
+    def _combiner(self, digest: str):
+        """The claim combiner (claim_combiner.py) when it fits this detector and basis, for claims
+        read alone in the default's scope ("sentence"); else None."""
+        if not self.use_combiner or self.detector_scope != "sentence" or self.basis is None:
+            return None
+        from .claim_combiner import load_combiner
+        c = load_combiner()
+        return c if c is not None and c.fits(digest, self.basis.digest) else None
+
+    def _claims_alone(self, items, todo: list[int], contexts) -> tuple[list, set[int]]:
+        """With the claim combiner, each claim that has no sentence is read as a sentence of its own:
+        the contexts with those added, and which they are."""
+        ctx = list(contexts) if contexts else [None] * len(items)
+        if self.combiner is None and not self.claim_features:
+            return ctx, set()
+        alone = {i for i in todo if ctx[i] is None and items[i][0].strip() and len(items[i][0]) <= MAX_CHARS}
+        for i in alone:
+            ctx[i] = FactContext(items[i][0], 0, len(items[i][0]))
+        return ctx, alone
 
     def describe(self) -> dict:
         return {"windows_per_fact": self.k}
@@ -189,7 +217,8 @@ class DefaultVerifier(VerifierBase):
             fvecs = emb.embed_queries([items[i][0] for i in todo])
             flat = [w.text for i in todo for w in wins[i]]
             pvecs = emb.embed_passages(flat) if flat else np.zeros((0, fvecs.shape[1]), np.float32)
-            reads = self.detector_scope == "all" or any(c is not None for c in contexts or ())
+            contexts, claims = self._claims_alone(items, todo, contexts)
+            reads = self.detector_scope == "all" or any(c is not None for c in contexts)
             det = self.detector() if reads else None       # a standalone claim in `offline`: no load
             in_sentence, read = self._sentence_words(det, items, todo, usable, contexts) if det else ({}, {})
             alone = ([i for i in todo if i not in in_sentence and len(items[i][0]) <= MAX_CHARS]
@@ -206,13 +235,16 @@ class DefaultVerifier(VerifierBase):
                 sims = pv @ fvecs[j] if len(ws) else np.zeros(0, np.float32)
                 fw = (in_sentence[i] if i in in_sentence else
                       gate_words(scored[i], float(sims.max()) if len(sims) else 0.0) if i in scored else None)
-                p_lite = p
-                if fw is not None:
+                feats = (self._features(fact, *read[i], p, float(sims.max()) if len(sims) else 0.0)
+                         if i in read else None)
+                if i in claims:        # a claim read alone: the combiner's p, or (fitting it) the feature model's
+                    p, fw = ((self.combiner.prob(feats), fw) if self.combiner is not None and feats is not None
+                             else (p, None))
+                elif fw is not None:
                     p = self.combine(p, fw)
                 v = self._decide(fact, entity, lang, usable[i], ws, sims, p,
                                  model.threshold if self.threshold is None else self.threshold, name, fw)
-                if i in read:
-                    v.features = self._features(fact, *read[i], p_lite, float(sims.max()) if len(sims) else 0.0)
+                v.features = feats
                 out[i] = v
         return [v for v in out if v is not None]
 

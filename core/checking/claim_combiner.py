@@ -1,0 +1,156 @@
+"""The claim combiner: p(supported) of a claim read alone, from its fact features.
+
+A claim with no sentence around it (`mfact verify-pairs`, a claim against its own evidence) is read
+by the detector as a sentence of its own; its 50 fact features (`fact_features.py`: the detector's
+word scores, the paraphrase gate's cosine, the feature model's p, 32 components of the detector's
+states) go through a logistic model fitted on the training premises of XNLI dev
+(`python -m mfact.core.training.train_combiner`). On held-out XNLI this takes the standalone verdicts
+from 0.735 (the feature model and the slot checks) to about 0.775 (docs/verifier.md, "The claim
+combiner"). The slot checks still decide after it: a conflicting value is NS, a claim of agreeing
+values only is S.
+
+The file (`data/claim-combiner.json`) names the detector and the fact basis it was fitted on: other
+weights give other features, and the combiner is then not used (the blend decides, as before).
+numpy only; no torch.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+COMBINER_FILE = "claim-combiner.json"
+FORMAT = "mfact.claim-combiner/1"
+LAMBDAS = (0.001, 0.01, 0.1, 1.0)
+
+
+def default_path() -> Path:
+    from importlib import resources
+    return Path(str(resources.files("mfact.core").joinpath("checking", "data", COMBINER_FILE)))
+
+
+class ClaimCombiner:
+    """z = w . (u - mu) / sd + b over the fact features u; p(supported) = sigmoid(z / temperature)."""
+
+    def __init__(self, mu: Sequence[float], sd: Sequence[float], w: Sequence[float], b: float,
+                 detector: str = "", basis: str = "", meta: dict | None = None, temperature: float = 1.0):
+        self.mu = np.asarray(mu, np.float64)
+        self.sd = np.asarray(sd, np.float64)
+        self.w = np.asarray(w, np.float64)
+        self.b = float(b)
+        self.temperature = float(temperature)
+        if not (self.mu.shape == self.sd.shape == self.w.shape and self.w.ndim == 1 and len(self.w)):
+            raise ValueError("claim combiner: mu, sd and w must be vectors of one length")
+        if not (np.isfinite(self.mu).all() and np.isfinite(self.w).all() and math.isfinite(self.b)
+                and (self.sd > 0).all() and math.isfinite(temperature) and temperature > 0):
+            raise ValueError("claim combiner: numbers must be finite, sd positive")
+        self.detector = detector
+        self.basis = basis
+        self.meta = meta or {}
+        blob = json.dumps([self.mu.tolist(), self.sd.tolist(), self.w.tolist(), self.b, self.temperature])
+        self.digest = hashlib.sha256(blob.encode()).hexdigest()[:8]
+
+    def fits(self, detector_digest: str, basis_digest: str) -> bool:
+        """Fitted on the features of this detector (SHA-256 prefix) and this fact basis."""
+        return (bool(detector_digest) and self.detector.startswith(detector_digest)
+                and bool(basis_digest) and self.basis == basis_digest)
+
+    def logit(self, features: Sequence[float]) -> float:
+        """z before the temperature."""
+        u = np.asarray(features, np.float64)
+        if u.shape != self.w.shape:
+            raise ValueError(f"claim combiner: {len(u)} features, fitted on {len(self.w)}")
+        return float(((u - self.mu) / self.sd) @ self.w + self.b)
+
+    def prob(self, features: Sequence[float]) -> float:
+        z = self.logit(features) / self.temperature
+        return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+    def to_json(self) -> dict:
+        return {"format": FORMAT, "detector": self.detector, "basis": self.basis, "mu": self.mu.tolist(),
+                "sd": self.sd.tolist(), "w": self.w.tolist(), "b": self.b, "temperature": self.temperature,
+                "meta": self.meta}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "ClaimCombiner":
+        if not isinstance(d, dict) or d.get("format") != FORMAT:
+            raise ValueError(f"not a claim combiner file (format {FORMAT})")
+        return cls(d["mu"], d["sd"], d["w"], d["b"], str(d.get("detector", "")), str(d.get("basis", "")),
+                   d.get("meta") if isinstance(d.get("meta"), dict) else {}, float(d.get("temperature", 1.0)))
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: str, mtime_ns: int) -> ClaimCombiner | None:
+    try:
+        return ClaimCombiner.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def load_combiner(path: str | Path | None = None) -> ClaimCombiner | None:
+    """The shipped combiner (or `path`); None when there is none or it is unreadable."""
+    p = Path(path) if path else default_path()
+    try:
+        return _load(str(p.resolve()), p.stat().st_mtime_ns)
+    except OSError:
+        return None
+
+
+# ---------------------------------------------------------------------------------------- fitting
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, lam: float, iters: int = 50) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """L2-penalised logistic regression on standardised features (Newton's method; the bias is not
+    penalised): (mu, sd, w, b)."""
+    x = np.asarray(x, np.float64)
+    y = np.asarray(y, np.float64)
+    mu = x.mean(0)
+    sd = x.std(0)
+    sd[sd < 1e-6] = 1.0
+    z = np.hstack([(x - mu) / sd, np.ones((len(x), 1))])
+    pen = np.full(z.shape[1], lam)
+    pen[-1] = 0.0
+    beta = np.zeros(z.shape[1])
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-np.clip(z @ beta, -30, 30)))
+        grad = z.T @ (p - y) / len(y) + pen * beta
+        hess = (z * (p * (1 - p))[:, None]).T @ z / len(y) + np.diag(pen) + 1e-9 * np.eye(len(beta))
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return mu, sd, beta[:-1], float(beta[-1])
+
+
+def choose_lambda(x: np.ndarray, y: np.ndarray, groups: Sequence[int], folds: int = 5,
+                  lambdas: Sequence[float] = LAMBDAS) -> tuple[float, dict[float, float]]:
+    """The penalty with the best accuracy over `folds` folds split by group (an XNLI premise's pairs
+    stay together): (lambda, {lambda: accuracy})."""
+    g = np.asarray([hash(int(v)) % folds for v in groups])
+    acc: dict[float, float] = {}
+    for lam in lambdas:
+        right = 0
+        for f in range(folds):
+            tr, te = g != f, g == f
+            if not te.any() or not tr.any():
+                continue
+            mu, sd, w, b = fit_logistic(x[tr], y[tr], lam)
+            right += int((((((x[te] - mu) / sd) @ w + b) >= 0) == (y[te] > 0.5)).sum())
+        acc[lam] = right / len(y)
+    best = max(lambdas, key=lambda lam: (acc[lam], lam))
+    return best, acc
+
+
+def fit_temperature(z: np.ndarray, y: np.ndarray) -> float:
+    """The temperature (0.5-3.0, steps of 0.05) that minimises the log-loss of sigmoid(z / T)."""
+    z = np.asarray(z, np.float64)
+    y = np.asarray(y, np.float64)
+
+    def nll(t: float) -> float:
+        q = np.clip(1.0 / (1.0 + np.exp(-z / t)), 1e-9, 1 - 1e-9)
+        return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
+    return min((round(0.5 + 0.05 * k, 2) for k in range(51)), key=nll)

@@ -1,0 +1,144 @@
+"""Fit the claim combiner (`core/checking/claim_combiner.py`) on XNLI dev's training premises.
+
+    python -m mfact.core.training.train_combiner [--xnli DIR] [--out FILE] [--per-lang N] [--heldout]
+
+Each (premise, hypothesis) pair of the training premises (index % 5 != 0, as every training script
+here) in the nine training languages is checked by the default verifier with the combiner off, the
+hypothesis read alone as `mfact verify-pairs` reads a claim; its 50 fact features and its label
+(entailment = supported) are the data. A logistic model (features standardised, L2 penalty chosen by
+5-fold cross-validation over premises) is fitted; its temperature is fitted (log-loss) on training
+premises of the six languages neither the detector nor the fit saw (`--calibrate` pairs each; the
+detector's confidence on its own training premises is higher than on new text). It is written with
+the detector and the fact basis it read, the command, the data's SHA-256 and the figures. `--heldout` also scores the held-out premises
+(index % 5 == 0) in all 15 languages, as `bench/verify_xnli.py` does: the verifier before and after.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from ..checking.claim_combiner import ClaimCombiner, choose_lambda, default_path, fit_logistic, fit_temperature
+from . import detector_data as dd
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_XNLI = REPO.parent / "shared" / "data" / "xnli-dev"
+ALL_LANGS = ("en", "es", "fr", "de", "ru", "zh", "ar", "hi", "vi", "bg", "el", "sw", "th", "tr", "ur")
+CALIBRATION_LANGS = ("bg", "el", "sw", "th", "tr", "ur")    # never seen by the detector or the fit
+
+
+def pairs_of(folder: Path, langs, heldout: bool, per_lang: int, seed: int) -> list[tuple[str, str, str, int, int]]:
+    """(lang, premise, hypothesis, y, premise item) for every language of every row; `per_lang` > 0
+    takes that many pairs per language (a seeded sample)."""
+    rows = dd.load_xnli_rows(folder, langs=langs, heldout=heldout)
+    out = []
+    for lang in langs:
+        got = [(lang, r["text"][lang][0], r["text"][lang][1], r["y"], r["item"]) for r in rows if lang in r["text"]]
+        if 0 < per_lang < len(got):
+            rng = np.random.default_rng(seed + sum(map(ord, lang)))
+            got = [got[j] for j in sorted(rng.choice(len(got), per_lang, replace=False))]
+        out.extend(got)
+    return out
+
+
+def check(verifier, pairs, log=None) -> list[tuple[list[float] | None, str]]:
+    """Each pair as verify-pairs checks it: (fact features, label)."""
+    from ..session import Evidence
+    out: list[tuple[list[float] | None, str]] = []
+    t0 = time.time()
+    for s in range(0, len(pairs), 32):
+        part = pairs[s:s + 32]
+        items = [(h, "", lang, [Evidence(id=f"x{s + j}", source="input", lang=lang, title="", text=p)])
+                 for j, (lang, p, h, _y, _g) in enumerate(part)]
+        out.extend((v.features, v.label) for v in verifier.verify_batch(items))
+        if log and (s // 32) % 40 == 0:
+            log(f"  {s + len(part)}/{len(pairs)} pairs, {time.time() - t0:.0f} s")
+    return out
+
+
+def accuracy_by_lang(pairs, labels) -> dict[str, float]:
+    per: dict[str, list[int]] = defaultdict(list)
+    for (lang, _p, _h, y, _g), lab in zip(pairs, labels):
+        per[lang].append(int((lab == "S") == bool(y)))
+    return {lang: float(np.mean(v)) for lang, v in per.items()}
+
+
+def heldout_figures(verifier, comb: ClaimCombiner, held, log) -> dict:
+    """Accuracy per language on the held-out pairs, the verifier without and with `comb`."""
+    from ..checking.verify_default import DefaultVerifier
+    log(f"train_combiner: {len(held)} held-out pairs in {len(ALL_LANGS)} languages")
+    before = accuracy_by_lang(held, [lab for _f, lab in check(verifier, held, log)])
+    DefaultVerifier.use_combiner = True
+    with_comb = DefaultVerifier()
+    with_comb.combiner = comb                 # as the verifier will load it from --out
+    after = accuracy_by_lang(held, [lab for _f, lab in check(with_comb, held, log)])
+    out = {"before": {k: round(v, 4) for k, v in before.items()}, "after": {k: round(v, 4) for k, v in after.items()},
+           "mean_before": round(float(np.mean(list(before.values()))), 4),
+           "mean_after": round(float(np.mean(list(after.values()))), 4)}
+    log(f"held-out XNLI, mean of {len(after)} languages: {out['mean_before']:.3f} -> {out['mean_after']:.3f}")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--xnli", default=str(DEFAULT_XNLI))
+    ap.add_argument("--out", default=str(default_path()))
+    ap.add_argument("--per-lang", type=int, default=0, help="training pairs per language (0: all)")
+    ap.add_argument("--heldout", action="store_true", help="score the held-out premises before and after")
+    ap.add_argument("--heldout-per-lang", type=int, default=0)
+    ap.add_argument("--calibrate", type=int, default=400,
+                    help="training-premise pairs per never-trained language for the temperature (0: none)")
+    ap.add_argument("--seed", type=int, default=13)
+    args = ap.parse_args(argv)
+    from ..checking.verify_default import DefaultVerifier
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    folder = Path(args.xnli)
+    if not (folder / "dev-en.tsv").is_file():
+        sys.exit(f"train_combiner: no XNLI dev files in {folder} (dev-<lang>.tsv)")
+    DefaultVerifier.use_combiner = False
+    verifier = DefaultVerifier()
+    verifier.claim_features = True
+    det = verifier.detector()
+    if det is None or verifier.basis is None:
+        sys.exit("train_combiner: the detector's weights and the fact basis are needed (core/checking/data)")
+    pairs = pairs_of(folder, dd.XNLI_TRAIN_LANGS, False, args.per_lang, args.seed)
+    log(f"train_combiner: {len(pairs)} training pairs in {len(dd.XNLI_TRAIN_LANGS)} languages")
+    got = check(verifier, pairs, log)
+    keep = [k for k, (f, _l) in enumerate(got) if f is not None]
+    x = np.array([got[k][0] for k in keep], np.float64)
+    y = np.array([pairs[k][3] for k in keep], np.float64)
+    groups = [pairs[k][4] for k in keep]
+    lam, cv = choose_lambda(x, y, groups)
+    mu, sd, w, b = fit_logistic(x, y, lam)
+    meta = {"command": "python -m mfact.core.training.train_combiner " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "seed": args.seed, "pairs": len(pairs), "with_features": len(keep), "lambda": lam,
+            "cv_accuracy": {str(k): round(v, 4) for k, v in cv.items()},
+            "verifier": f"{verifier.name}/{verifier.version}",
+            "data": {f"xnli-dev/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
+                     for p in sorted(folder.glob("dev-*.tsv"))}}
+    comb = ClaimCombiner(mu, sd, w, b, det.digest, verifier.basis.digest, meta)
+    if args.calibrate > 0:
+        cal = pairs_of(folder, CALIBRATION_LANGS, False, args.calibrate, args.seed)
+        log(f"train_combiner: {len(cal)} calibration pairs (training premises of {', '.join(CALIBRATION_LANGS)})")
+        cg = [(f, y) for (f, _lab), (_l, _p, _h, y, _g) in zip(check(verifier, cal, log), cal) if f is not None]
+        t = fit_temperature(np.array([comb.logit(f) for f, _y in cg]), np.array([y for _f, y in cg]))
+        meta.update(temperature=t, calibration_pairs=len(cg))
+        comb = ClaimCombiner(mu, sd, w, b, det.digest, verifier.basis.digest, meta, temperature=t)
+    if args.heldout:
+        meta["heldout"] = heldout_figures(verifier, comb, pairs_of(folder, ALL_LANGS, True, args.heldout_per_lang, args.seed), log)
+    Path(args.out).write_text(json.dumps(comb.to_json(), indent=1) + "\n", encoding="utf-8")
+    log(f"train_combiner: lambda {lam} (cv {cv[lam]:.3f}), {len(keep)} of {len(pairs)} pairs with features -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -11,7 +11,7 @@ values only is S.
 
 The file (`data/claim-combiner.json`) names the detector and the fact basis it was fitted on: other
 weights give other features, and the combiner is then not used (the blend decides, as before).
-numpy only; no torch.
+numpy only; no torch. Fitted by `core/training/train_combiner.py`.
 """
 from __future__ import annotations
 
@@ -24,9 +24,10 @@ from typing import Sequence
 
 import numpy as np
 
+from .fact_features import _sigmoid
+
 COMBINER_FILE = "claim-combiner.json"
 FORMAT = "mfact.claim-combiner/1"
-LAMBDAS = (0.001, 0.01, 0.1, 1.0)
 
 
 def default_path() -> Path:
@@ -68,8 +69,7 @@ class ClaimCombiner:
         return float(((u - self.mu) / self.sd) @ self.w + self.b)
 
     def prob(self, features: Sequence[float]) -> float:
-        z = self.logit(features) / self.temperature
-        return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+        return _sigmoid(self.logit(features) / self.temperature)
 
     def to_json(self) -> dict:
         return {"format": FORMAT, "detector": self.detector, "basis": self.basis, "mu": self.mu.tolist(),
@@ -99,58 +99,3 @@ def load_combiner(path: str | Path | None = None) -> ClaimCombiner | None:
         return _load(str(p.resolve()), p.stat().st_mtime_ns)
     except OSError:
         return None
-
-
-# ---------------------------------------------------------------------------------------- fitting
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, lam: float, iters: int = 50) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """L2-penalised logistic regression on standardised features (Newton's method; the bias is not
-    penalised): (mu, sd, w, b)."""
-    x = np.asarray(x, np.float64)
-    y = np.asarray(y, np.float64)
-    mu = x.mean(0)
-    sd = x.std(0)
-    sd[sd < 1e-6] = 1.0
-    z = np.hstack([(x - mu) / sd, np.ones((len(x), 1))])
-    pen = np.full(z.shape[1], lam)
-    pen[-1] = 0.0
-    beta = np.zeros(z.shape[1])
-    for _ in range(iters):
-        p = 1.0 / (1.0 + np.exp(-np.clip(z @ beta, -30, 30)))
-        grad = z.T @ (p - y) / len(y) + pen * beta
-        hess = (z * (p * (1 - p))[:, None]).T @ z / len(y) + np.diag(pen) + 1e-9 * np.eye(len(beta))
-        step = np.linalg.solve(hess, grad)
-        beta -= step
-        if float(np.abs(step).max()) < 1e-8:
-            break
-    return mu, sd, beta[:-1], float(beta[-1])
-
-
-def choose_lambda(x: np.ndarray, y: np.ndarray, groups: Sequence[int], folds: int = 5,
-                  lambdas: Sequence[float] = LAMBDAS) -> tuple[float, dict[float, float]]:
-    """The penalty with the best accuracy over `folds` folds split by group (an XNLI premise's pairs
-    stay together): (lambda, {lambda: accuracy})."""
-    g = np.asarray([hash(int(v)) % folds for v in groups])
-    acc: dict[float, float] = {}
-    for lam in lambdas:
-        right = 0
-        for f in range(folds):
-            tr, te = g != f, g == f
-            if not te.any() or not tr.any():
-                continue
-            mu, sd, w, b = fit_logistic(x[tr], y[tr], lam)
-            right += int((((((x[te] - mu) / sd) @ w + b) >= 0) == (y[te] > 0.5)).sum())
-        acc[lam] = right / len(y)
-    best = max(lambdas, key=lambda lam: (acc[lam], lam))
-    return best, acc
-
-
-def fit_temperature(z: np.ndarray, y: np.ndarray) -> float:
-    """The temperature (0.5-3.0, steps of 0.05) that minimises the log-loss of sigmoid(z / T)."""
-    z = np.asarray(z, np.float64)
-    y = np.asarray(y, np.float64)
-
-    def nll(t: float) -> float:
-        q = np.clip(1.0 / (1.0 + np.exp(-z / t)), 1e-9, 1 - 1e-9)
-        return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
-    return min((round(0.5 + 0.05 * k, 2) for k in range(51)), key=nll)

@@ -24,13 +24,54 @@ from pathlib import Path
 
 import numpy as np
 
-from ..checking.claim_combiner import ClaimCombiner, choose_lambda, default_path, fit_logistic, fit_temperature
+from ..checking.claim_combiner import ClaimCombiner, default_path
+from ..checking.verify_default import DefaultVerifier
 from . import detector_data as dd
+from .train_cross import ALL_LANGS, HELDOUT_LANGS, fit_temperature
+from .train_verifier import fit_logistic
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_XNLI = REPO.parent / "shared" / "data" / "xnli-dev"
-ALL_LANGS = ("en", "es", "fr", "de", "ru", "zh", "ar", "hi", "vi", "bg", "el", "sw", "th", "tr", "ur")
-CALIBRATION_LANGS = ("bg", "el", "sw", "th", "tr", "ur")    # never seen by the detector or the fit
+CALIBRATION_LANGS = HELDOUT_LANGS       # never seen by the detector or the fit
+LAMBDAS = (0.001, 0.01, 0.1, 1.0)
+
+
+class FittingVerifier(DefaultVerifier):
+    """The default with the combiner off and each claim still read alone for its features: the
+    verdicts are the feature model's, the features what the combiner will read."""
+
+    use_combiner = False
+    claim_features = True
+
+
+def fit_standardised(x: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """L2-penalised logistic regression on standardised features, mean log-loss + lam/2 |w|^2 (the
+    bias not penalised; train_verifier's Newton fit, whose loss is summed): (mu, sd, w, b)."""
+    x = np.asarray(x, np.float64)
+    mu = x.mean(0)
+    sd = x.std(0)
+    sd[sd < 1e-6] = 1.0
+    w, b = fit_logistic((x - mu) / sd, np.asarray(y, np.float64), lam * len(x), iters=50)
+    return mu, sd, w.astype(np.float64), b
+
+
+def choose_lambda(x: np.ndarray, y: np.ndarray, groups, folds: int = 5,
+                  lambdas=LAMBDAS) -> tuple[float, dict[float, float]]:
+    """The penalty with the best accuracy over `folds` folds split by group (an XNLI premise's pairs
+    stay together): (lambda, {lambda: accuracy})."""
+    g = np.asarray([int(v) % folds for v in groups])
+    acc: dict[float, float] = {}
+    for lam in lambdas:
+        right = 0
+        for f in range(folds):
+            tr, te = g != f, g == f
+            if not te.any() or not tr.any():
+                continue
+            mu, sd, w, b = fit_standardised(x[tr], y[tr], lam)
+            right += int((((((x[te] - mu) / sd) @ w + b) >= 0) == (y[te] > 0.5)).sum())
+        acc[lam] = right / len(y)
+    best = max(lambdas, key=lambda lam: (acc[lam], lam))
+    return best, acc
 
 
 def pairs_of(folder: Path, langs, heldout: bool, per_lang: int, seed: int) -> list[tuple[str, str, str, int, int]]:
@@ -71,10 +112,8 @@ def accuracy_by_lang(pairs, labels) -> dict[str, float]:
 
 def heldout_figures(verifier, comb: ClaimCombiner, held, log) -> dict:
     """Accuracy per language on the held-out pairs, the verifier without and with `comb`."""
-    from ..checking.verify_default import DefaultVerifier
     log(f"train_combiner: {len(held)} held-out pairs in {len(ALL_LANGS)} languages")
     before = accuracy_by_lang(held, [lab for _f, lab in check(verifier, held, log)])
-    DefaultVerifier.use_combiner = True
     with_comb = DefaultVerifier()
     with_comb.combiner = comb                 # as the verifier will load it from --out
     after = accuracy_by_lang(held, [lab for _f, lab in check(with_comb, held, log)])
@@ -96,17 +135,13 @@ def main(argv=None) -> int:
                     help="training-premise pairs per never-trained language for the temperature (0: none)")
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args(argv)
-    from ..checking.verify_default import DefaultVerifier
-
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
     folder = Path(args.xnli)
     if not (folder / "dev-en.tsv").is_file():
         sys.exit(f"train_combiner: no XNLI dev files in {folder} (dev-<lang>.tsv)")
-    DefaultVerifier.use_combiner = False
-    verifier = DefaultVerifier()
-    verifier.claim_features = True
+    verifier = FittingVerifier()
     det = verifier.detector()
     if det is None or verifier.basis is None:
         sys.exit("train_combiner: the detector's weights and the fact basis are needed (core/checking/data)")
@@ -118,7 +153,7 @@ def main(argv=None) -> int:
     y = np.array([pairs[k][3] for k in keep], np.float64)
     groups = [pairs[k][4] for k in keep]
     lam, cv = choose_lambda(x, y, groups)
-    mu, sd, w, b = fit_logistic(x, y, lam)
+    mu, sd, w, b = fit_standardised(x, y, lam)
     meta = {"command": "python -m mfact.core.training.train_combiner " + " ".join(argv if argv is not None else sys.argv[1:]),
             "seed": args.seed, "pairs": len(pairs), "with_features": len(keep), "lambda": lam,
             "cv_accuracy": {str(k): round(v, 4) for k, v in cv.items()},

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Callable, Iterable, Sequence
 
+from .kinship import FILLERS, Link, kin_conflicts, links
 from .textutil import STOPWORDS, normalise_digits, words_with_offsets
 
 RELATIONS = ("born", "died", "founded", "married", "won")
@@ -204,7 +205,8 @@ def relation_words() -> dict[str, dict[str, list[str]]]:
 @dataclass(frozen=True)
 class Value:
     """A typed value found in a text: its span, and what it means."""
-    kind: str                      # "date" (a year alone too), "number", "ordinal" or "place"
+    kind: str                      # "date" (a year alone too), "number", "ordinal", "place"; in a
+                                   # family-role conflict "role" (a kinship word) or "person"
     start: int
     end: int
     text: str
@@ -216,6 +218,7 @@ class Value:
     unit: str = ""                 # "%" for percentages
     rel: str | None = None         # the relation whose slot it fills
     parts: tuple[tuple[int, int, str], ...] = ()   # (start, end, "day"|"month"|"year") of a date
+    holder: str = ""               # a life range's: the name right before it ("Pierre Curie (1859–1906)")
 
     def show(self) -> str:
         return self.text
@@ -467,12 +470,26 @@ def _life_range(text: str, values: list[Value]) -> list[Value]:
         first = [i for i, v in enumerate(out) if v.kind == "date" and m.start(1) <= v.start and v.end <= m.end(1)]
         second = [i for i, v in enumerate(out) if v.kind == "date" and m.start(2) <= v.start and v.end <= m.end(2)]
         if len(first) == 1 and len(second) == 1:
+            before = _NAME_BEFORE.search(text, 0, m.start())
+            holder = before.group(1) if before else ""
             for i, rel in ((first[0], "born"), (second[0], "died")):
                 if out[i].rel is None:
-                    out[i] = Value(**{**out[i].__dict__, "rel": rel})
+                    out[i] = Value(**{**out[i].__dict__, "rel": rel, "holder": holder})
     return out
 
 
+def _subject_named(holder: str, entity: str) -> bool:
+    """Whether the name a life range follows is the subject's: it shares a word with the entity's
+    name other than the family name alone ("George Coke (1725–1759)" in "D'Ewes Coke" is his
+    father), or either name is one word."""
+    hw = {_fold(w) for w in re.split(r"[\s\-]+", holder) if w}
+    ew = [_fold(w) for w in re.split(r"[\s\-]+", entity) if w]
+    shared = hw & set(ew)
+    return bool(shared) and (len(ew) == 1 or len(hw) == 1 or bool(shared - {ew[-1]}))
+
+
+_SENTENCE_CUT = re.compile(r"(?<=\w{4})\.\s")       # not after "St." or "D."
+_NAME_BEFORE = re.compile(r"([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-](?:[a-z]{1,3}[ \-])?[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*)*)\s*$")
 _CAP_RUN = re.compile(r"(?<![\w'’-])([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-](?:(?:de|du|del|di|da|von|van|la|le|sur|am|an|upon|on)[ \-])?[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’-]*)*)")
 
 
@@ -481,7 +498,7 @@ def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: 
     out: list[Value] = []
     months = _all_month_words()
     for m in _CAP_RUN.finditer(text):
-        name = m.group(1).rstrip(".")
+        name = _SENTENCE_CUT.split(m.group(1), maxsplit=1)[0].rstrip(".")   # "Bártfa. His": a sentence ends
         s, e = m.start(1), m.start(1) + len(name)
         if _overlaps(s, e, taken) or not name:
             continue
@@ -514,7 +531,11 @@ def text_values(text: str, lang: str, entity: str = "", extra_langs: tuple[str, 
         return base
     kept = [v for v in base.values
             if v.kind != "place" or not ({_fold(p) for p in re.split(r"[ \-]", v.text)} & skip)]
-    return base if len(kept) == len(base.values) else TextValues(kept, base.words)
+    # a life range after someone else's name is that person's
+    kept = [Value(**{**v.__dict__, "rel": None}) if v.holder and v.rel and entity and not _subject_named(v.holder, entity)
+            else v for v in kept]
+    changed = len(kept) != len(base.values) or any(a is not b for a, b in zip(kept, base.values))
+    return TextValues(kept, base.words) if changed else base
 
 
 @functools.lru_cache(maxsize=2048)
@@ -530,11 +551,39 @@ def _text_values(text: str, lang: str, extra_langs: tuple[str, ...] = ()) -> Tex
         values += places
     values = _assign(norm, sorted(values, key=lambda v: v.start), hits)
     values = _life_range(norm, values)
+    values = _relatives_values(norm, values, (lang, *extra_langs))
     # a place counts only in the slot of a birth or a death
     values = [v for v in values if v.kind != "place" or v.rel in ("born", "died")]
     # values keep the original text's characters
     values = [Value(**{**v.__dict__, "text": text[v.start:v.end]}) for v in values]
     return TextValues(values, words_with_offsets(text))
+
+
+_OPENS = re.compile(r"[.!?;:]\s|\n")
+
+
+def _relatives_values(text: str, values: list[Value], langs: tuple[str, ...]) -> list[Value]:
+    """A clause about a relative ("Her father, Stefan Keler (1781–1849), was a judge"; "Son mari
+    Pierre mourut en 1906") gives that relative's dates and places, not the subject's: its values
+    keep no slot."""
+    ks = [k for k in links(text, langs) if not k.owner]
+    if not ks or not any(v.rel for v in values):
+        return values
+    return [Value(**{**v.__dict__, "rel": None}) if v.rel and any(_about(text, k, v) for k in ks) else v
+            for v in values]
+
+
+def _about(text: str, k: Link, v: Value) -> bool:
+    """Whether value `v` lies in the clause that relative link `k` opens."""
+    start, end = min(k.kin_span[0], k.name_span[0]), max(k.kin_span[1], k.name_span[1])
+    if v.start < end:
+        return False
+    opened = [m.end() for m in _OPENS.finditer(text, 0, start)]
+    prefix = text[opened[-1] if opened else 0:start]
+    if any(w.lower() not in FILLERS for w, _a, _b in words_with_offsets(prefix)):
+        return False                  # "with her husband Pierre, she won ...": the subject acts
+    gap = text[end:v.start].lstrip(" ,(")
+    return not (_OPENS.search(gap) or _CLAUSE_BREAK.search(gap))
 
 
 def _cased(text: str) -> bool:
@@ -680,11 +729,14 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
     focus passages do not fill is looked up in the others."""
     fv = text_values(fact, lang, entity)
     rep = SlotReport(values=len(fv.values))
-    if not fv.values or not passages:
+    if not passages:
         return rep
-    evs = [text_values(t, plang or lang, entity, _langs_of(t, lang)) for t, plang in passages]
     order = list(focus) if focus else list(range(len(passages)))
     order += [i for i in range(len(passages)) if i not in order]
+    rep.conflicts.extend(_kin_conflicts(fact, lang, passages, entity, order))
+    if not fv.values:
+        return rep
+    evs = [text_values(t, plang or lang, entity, _langs_of(t, lang)) for t, plang in passages]
     fact_content = _content(fact, fv.words, fv.values)
     for v in fv.values:
         anywhere = [(i, e) for i in order for e in evs[i].values if values_agree(v, e, same_name)]
@@ -721,6 +773,25 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
         else:
             rep.missing.append(v)
     return rep
+
+
+def _kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str]], entity: str,
+                   order: list[int]) -> list[Conflict]:
+    """Family roles the evidence contradicts (kinship.py): the wrong kinship word ("mother" where
+    the evidence calls that person her husband) or the wrong name (another father)."""
+    found = kin_conflicts(fact, lang, [(t, tuple(dict.fromkeys((plang or lang, *_langs_of(t, lang)))))
+                                       for t, plang in passages], entity, order)
+    out = []
+    for k in found:
+        f, e = k.fact, k.evidence
+        if k.wrong == "role":
+            fv = Value("role", *f.kin_span, fact[f.kin_span[0]:f.kin_span[1]], rel=f"role of {f.name}")
+            ev = Value("role", *e.kin_span, passages[k.passage][0][e.kin_span[0]:e.kin_span[1]])
+        else:
+            fv = Value("person", *f.name_span, f.name, rel=f.role)
+            ev = Value("person", *e.name_span, e.name)
+        out.append(Conflict(fv, ev, k.passage, [(fv.start, fv.end)]))
+    return out
 
 
 @functools.lru_cache(maxsize=2048)

@@ -1,0 +1,347 @@
+"""Family roles in the slot checks: "Marie Curie's mother was Pierre Curie" against "her husband,
+Pierre Curie".
+
+A *link* ties a capitalised name to a kinship word next to it ("her husband, Pierre Curie", "Pierre
+Curie was her husband", "ihr Ehemann Pierre Curie"): only function words (possessives, articles,
+copulas, "named") and commas may stand between them, and the kinship word must not belong to
+someone else ("Irène's husband", "the father of Irène", "Pierre, father of Irène"): in a biography a
+role without an owner is the subject's. The words are data (`data/kinship.json`, per language).
+
+A fact's link conflicts with the evidence when
+- the evidence links the same person only to roles that cannot be the fact's ("mother" against
+  "husband"; "parent" or "spouse" fit either gender), or
+- the fact names a father or a mother that the evidence never links, and the evidence links another
+  person to that role (one father, one mother; spouses, children and siblings may be several).
+
+Anything less certain (a name the evidence never ties to a role, a name of the subject's own words
+only) is no conflict: the other checks decide.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from importlib import resources
+from typing import Sequence
+
+ROLE_GROUP = {"father": ("parent", "m"), "mother": ("parent", "f"), "parent": ("parent", ""),
+              "son": ("child", "m"), "daughter": ("child", "f"), "child": ("child", ""),
+              "husband": ("spouse", "m"), "wife": ("spouse", "f"), "spouse": ("spouse", ""),
+              "brother": ("sibling", "m"), "sister": ("sibling", "f"), "sibling": ("sibling", "")}
+UNIQUE = ("father", "mother")           # a person has one of each
+MAX_FILLERS = 3                         # function words between a kinship word and its name
+
+# words that may stand between a kinship word and the name it ties (any language: they are short
+# function words, and a name must follow or precede them)
+FILLERS = frozenset("""
+her his their its the a an was is were named called late
+sa son ses leur le la les l est était fut nommé nommée appelé appelée
+su sus el los las es era fue llamado llamada
+suo sua il lo è era fu chiamato chiamata
+seu sua o os é foi chamado chamada
+seva el la és era va
+ihr ihre ihren ihrem ihres sein seine seinen seinem seines der die das den dem ist war namens
+haar zijn de het is was genaamd
+jej jego jest był była jeho její byl byla je
+nya adalah ialah merupakan bernama
+onun
+tämän hänen oli on
+a az volt
+ŝia lia estis
+""".split())
+GENITIVE = frozenset("of de du des del della dello degli di da do dos das von vom van af".split())
+# a kinship word is the subject's only when something says whose it is (a possessive before it, a
+# possessive form, a copula after it, a named owner): "el pare Nicholas" is a priest, "el seu pare
+# Nicholas" a father
+POSSESSIVES = frozenset("""
+her his their sa son ses leur su sus suo sua seu seva ihr ihre ihren ihrem ihres sein seine seinen seinem
+seines haar zijn jej jego jeho její svého své svou svým swój swojego swoją swoim onun hänen său ei lui
+ŝia lia ilia sia
+""".split())
+NOT_NAMES = frozenset("ibu bapa frau herr mrs mr ms sir lady lord".split())   # capitalised, yet no name
+COPULAS = frozenset("""was is est était fut es era fue è fu foi é és war ist wurde byl byla był była jest je
+adalah ialah merupakan oli on volt estis""".split())
+POSSESSIVE_LANGS = ("tr", "fi", "hu")   # possession is a suffix of the kinship word itself
+
+_TOKEN = re.compile(r"[^\W\d_][\w'’-]*|[,;:!?()\[\]«»„“”\"]|\.(?=\s|$)")
+_ELISION = re.compile(r"\b([dlDL])['’](?=[^\W\d_])")
+_POSSESSIVE = re.compile(r"['’](?:s|)$")
+
+
+def _fold(word: str) -> str:
+    w = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in w if not unicodedata.combining(c))
+
+
+@functools.lru_cache(maxsize=1)
+def kin_words() -> dict[str, dict[str, str]]:
+    """language -> {word form (lower case): role}."""
+    raw = resources.files("mfact.core").joinpath("checking", "data", "kinship.json").read_text("utf-8")
+    data = json.loads(raw)
+    out: dict[str, dict[str, str]] = {}
+    for lang, roles in data.items():
+        if lang.startswith("_"):
+            continue
+        for role, words in roles.items():
+            if role not in ROLE_GROUP:
+                raise ValueError(f"kinship.json: unknown role {role!r} ({lang})")
+            for w in words:
+                out.setdefault(lang, {})[w.lower()] = role
+    return out
+
+
+def compatible(a: str, b: str) -> bool:
+    """Whether one person can hold both roles (the same role, or a gender-neutral one of its kind)."""
+    ga, sa = ROLE_GROUP[a]
+    gb, sb = ROLE_GROUP[b]
+    return ga == gb and (not sa or not sb or sa == sb)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A name tied to a family role; `owner` is the name whose relative it is ("" = the subject's)."""
+    role: str
+    name: str
+    name_span: tuple[int, int]
+    kin_span: tuple[int, int]
+    owner: str = ""
+    marked: bool = False          # something says whose relative it is (not a title: "Father Brown")
+
+
+@dataclass(frozen=True)
+class _Tok:
+    text: str
+    start: int
+    end: int
+
+    @property
+    def word(self) -> bool:
+        return self.text[0].isalpha()
+
+    @property
+    def capital(self) -> bool:
+        return self.text[0].isupper()
+
+    @property
+    def low(self) -> str:
+        return self.text.lower()
+
+
+def _tokens(text: str) -> list[_Tok]:
+    spaced = _ELISION.sub(lambda m: m.group(1) + " ", text)      # same length: offsets stay
+    return [_Tok(text[m.start():m.end()], m.start(), m.end()) for m in _TOKEN.finditer(spaced)]
+
+
+def _name_end(toks: list[_Tok], i: int) -> int:
+    """The index after the capitalised name that starts at token i (particles inside: "de", "von")."""
+    j = i + 1
+    while j < len(toks):
+        if toks[j].word and toks[j].capital:
+            j += 1
+        elif toks[j].low in GENITIVE and j + 1 < len(toks) and toks[j + 1].word and toks[j + 1].capital:
+            j += 2
+        else:
+            break
+    return j
+
+
+def _name_start(toks: list[_Tok], j: int) -> int:
+    """The index of the first token of the capitalised name that ends at token j (inclusive)."""
+    i = j
+    while i > 0:
+        if toks[i - 1].word and toks[i - 1].capital:
+            i -= 1
+        elif toks[i - 1].low in GENITIVE and i > 1 and toks[i - 2].word and toks[i - 2].capital:
+            i -= 2
+        else:
+            break
+    return i
+
+
+def _span_text(text: str, toks: list[_Tok], i: int, j: int) -> tuple[str, tuple[int, int]]:
+    a, b = toks[i].start, toks[j - 1].end
+    name = _POSSESSIVE.sub("", text[a:b])
+    return name, (a, a + len(name))
+
+
+def _forward(text: str, toks: list[_Tok], i: int) -> tuple[str, tuple[int, int], str] | None:
+    """The name a kinship word at token i introduces ("husband, Pierre Curie"), with the owner named
+    on the way ("father of Irène, Frédéric"); None."""
+    owner = ""
+    j, fillers = i + 1, 0
+    while j < len(toks) and fillers <= MAX_FILLERS:
+        t = toks[j]
+        if t.text == ",":
+            j += 1
+            continue
+        if t.low in GENITIVE and j + 1 < len(toks) and toks[j + 1].word and toks[j + 1].capital:
+            end = _name_end(toks, j + 1)
+            owner = _span_text(text, toks, j + 1, end)[0]
+            j = end
+            continue
+        if t.word and t.low in FILLERS:
+            fillers += 1
+            j += 1
+            continue
+        if t.word and t.capital:
+            end = _name_end(toks, j)
+            name, span = _span_text(text, toks, j, end)
+            return name, span, owner
+        return None
+    return None
+
+
+def _backward(text: str, toks: list[_Tok], i: int) -> tuple[str, tuple[int, int]] | None:
+    """The name before a kinship word at token i that it describes ("Pierre Curie, her husband",
+    "Pierre Curie was her husband"); None."""
+    j, fillers = i - 1, 0
+    while j >= 0 and fillers <= MAX_FILLERS:
+        t = toks[j]
+        if t.text == ",":
+            j -= 1
+            continue
+        if t.word and t.low in FILLERS:
+            fillers += 1
+            j -= 1
+            continue
+        if t.word and t.capital and not _POSSESSIVE.search(t.text):
+            start = _name_start(toks, j)
+            while start < j and toks[start].low in FILLERS:      # "Her Pierre ..." at a sentence start
+                start += 1
+            return _span_text(text, toks, start, j + 1)
+        return None
+    return None
+
+
+def _owner_before(text: str, toks: list[_Tok], i: int) -> str:
+    """"Irène's husband": the possessor named right before the kinship word (skipping nothing)."""
+    if i == 0 or not toks[i - 1].word or not re.search(r"['’]s?$", toks[i - 1].text):
+        return ""
+    start = _name_start(toks, i - 1)
+    return _span_text(text, toks, start, i)[0] if toks[start].capital else ""
+
+
+def _a_name(name: str) -> bool:
+    """Not a kinship word or a title on its own ("Ibu bapanya": "parents", sentence-initial)."""
+    words = name_words(name)
+    every = {w for table in kin_words().values() for w in table}
+    return bool(words) and not words <= (every | NOT_NAMES | FILLERS)
+
+
+@functools.lru_cache(maxsize=2048)
+def links(text: str, langs: tuple[str, ...]) -> tuple[Link, ...]:
+    """Every name tied to a family role in `text`, with the kinship words of `langs` and English."""
+    table = kin_words()
+    words: dict[str, str] = {}
+    for lg in (*langs, "en"):
+        words.update({w: r for w, r in table.get(lg, {}).items() if w not in words})
+    if not words:
+        return ()
+    toks = _tokens(text)
+    out: list[Link] = []
+    for i, t in enumerate(toks):
+        role = words.get(_POSSESSIVE.sub("", t.low)) if t.word else None
+        if role is None:
+            continue
+        owner = _owner_before(text, toks, i)
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        marked = bool(owner) or _marked(toks, i, t.low, langs) or (nxt is not None and nxt.low in COPULAS)
+        fwd = _forward(text, toks, i)
+        if fwd is not None and _a_name(fwd[0]):
+            name, span, owner2 = fwd
+            out.append(Link(role, name, span, (t.start, t.end), owner or owner2, marked or bool(owner2)))
+            continue
+        if nxt is not None and nxt.low in GENITIVE:
+            continue                  # "Pierre, father of ...": someone else's relative
+        back = _backward(text, toks, i)
+        if back is not None and _a_name(back[0]):
+            out.append(Link(role, back[0], back[1], (t.start, t.end), owner, marked))
+    return tuple(out)
+
+
+OTHERS = frozenset("annak ennek whose".split())      # "annak legidősebb fia": that one's son
+
+
+def _marked(toks: list[_Tok], i: int, word: str, langs: tuple[str, ...]) -> bool:
+    """A possessive in the two words before the kinship word or right after it ("tatăl său"), or a
+    possessive form of it; not when the words before name another owner."""
+    before = [toks[j].low for j in range(max(0, i - 2), i)]
+    if any(w in OTHERS for w in before):
+        return False
+    if any(w in POSSESSIVES for w in before) or (i + 1 < len(toks) and toks[i + 1].low in POSSESSIVES):
+        return True
+    return word.endswith("nya") or any(lg in POSSESSIVE_LANGS for lg in langs[:1])
+
+
+def name_words(name: str) -> frozenset[str]:
+    """The folded words of a name, without possessive or case endings after an apostrophe."""
+    out = set()
+    for w in re.split(r"[\s\-]+", name):
+        w = re.split(r"['’]", w)[0] if not re.match(r"^[dlDLoO]['’]", w) else w
+        f = _fold(w)
+        if len(f) > 1 and f not in GENITIVE:
+            out.add(f)
+    return frozenset(out)
+
+
+def _word_alike(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3
+
+
+def _own_words(name: str, subject: frozenset[str]) -> frozenset[str]:
+    """The words of a name that are not the subject's (his or her own family name is shared)."""
+    return frozenset(w for w in name_words(name) if not any(_word_alike(w, s) for s in subject))
+
+
+def same_person(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Names (their own words) of one person: every word of the shorter matches one of the other."""
+    if not a or not b:
+        return False
+    short, long_ = sorted((a, b), key=len)
+    return all(any(_word_alike(w, x) for x in long_) for w in short)
+
+
+def _is_subject(owner: str, subject: frozenset[str]) -> bool:
+    return not owner or not _own_words(owner, subject)
+
+
+@dataclass(frozen=True)
+class KinConflict:
+    """One fact link the evidence contradicts, and the evidence link that says so."""
+    fact: Link
+    evidence: Link
+    passage: int
+    wrong: str            # "role": the kinship word is wrong; "person": the name is
+
+
+def kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], entity: str,
+                  order: Sequence[int]) -> list[KinConflict]:
+    """The fact's family roles that the evidence contradicts. `passages`: (text, its languages) each;
+    `order`: the passages to look in, best first."""
+    subject = name_words(entity)
+    found = links(fact, (lang,))
+    if not subject:               # a claim alone ("X's mother was Y"): its possessor is the subject
+        subject = next((name_words(k.owner) for k in found if k.owner), frozenset())
+    mine = [k for k in found if k.marked and _is_subject(k.owner, subject) and _own_words(k.name, subject)]
+    if not mine:
+        return []
+    theirs = [(i, k) for i in order for k in links(passages[i][0], passages[i][1])
+              if k.marked and _is_subject(k.owner, subject) and _own_words(k.name, subject)]
+    out: list[KinConflict] = []
+    for f in mine:
+        who = _own_words(f.name, subject)
+        same = [(i, k) for i, k in theirs if same_person(who, _own_words(k.name, subject))]
+        if same:
+            if not any(compatible(f.role, k.role) for _i, k in same):
+                out.append(KinConflict(f, same[0][1], same[0][0], "role"))
+            continue
+        if f.role in UNIQUE:
+            other = [(i, k) for i, k in theirs if k.role == f.role]
+            if other:
+                out.append(KinConflict(f, other[0][1], other[0][0], "person"))
+    return out

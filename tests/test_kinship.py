@@ -1,0 +1,105 @@
+"""Family roles in the slot checks (core/checking/kinship.py), and relatives' dates kept out of the
+subject's slots (core/checking/slots.py)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mfact.core.checking.kinship import compatible, kin_words, links, same_person
+from mfact.core.checking.slots import check_slots, text_values
+from mfact.core.cli import main as cli_main
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def english_lead() -> str:
+    from mfact.core.training.train_cross import bundled_leads
+    return bundled_leads()["en"]["Marie Curie"]
+
+
+def _roles(text: str, lang: str = "en") -> list[tuple[str, str, str, bool]]:
+    return [(k.role, k.name, k.owner, k.marked) for k in links(text, (lang,))]
+
+
+@pytest.mark.parametrize("lang, text, want", [
+    ("en", "Marie Curie's mother was Pierre Curie.", [("mother", "Pierre Curie", "Marie Curie", True)]),
+    ("en", "She shared the prize with her husband, Pierre Curie, in 1903.", [("husband", "Pierre Curie", "", True)]),
+    ("en", "Pierre Curie was her husband.", [("husband", "Pierre Curie", "", True)]),
+    ("en", "Irène's husband, Frédéric Joliot, was a physicist.", [("husband", "Frédéric Joliot", "Irène", True)]),
+    ("en", "The father of Marie Curie, Władysław Skłodowski, taught physics.",
+     [("father", "Władysław Skłodowski", "Marie Curie", True)]),
+    ("en", "Pierre Curie, the father of Irène, died in 1906.", []),          # someone else's father
+    ("fr", "Son mari, Pierre Curie, est mort en 1906.", [("husband", "Pierre Curie", "", True)]),
+    ("fr", "Elle est la fille de Władysław Skłodowski.", []),                # the direction is the other way
+    ("es", "Su padre fue Władysław Skłodowski y su madre Bronisława Boguska.",
+     [("father", "Władysław Skłodowski", "", True), ("mother", "Bronisława Boguska", "", True)]),
+    ("pl", "Jej ojcem był Władysław Skłodowski.", [("father", "Władysław Skłodowski", "", True)]),
+    ("ca", "El pare Nicholas Foucault va morir el 1702.", [("father", "Nicholas Foucault", "", False)]),  # a priest
+    ("ms", "Ibu bapanya bercerai.", []),                                       # "parents": no name
+])
+def test_links_tie_names_to_roles_with_their_owner(lang, text, want):
+    assert _roles(text, lang) == want
+
+
+def test_roles_and_names():
+    assert compatible("husband", "spouse") and compatible("mother", "parent")
+    assert not compatible("mother", "husband") and not compatible("husband", "wife")
+    assert same_person(frozenset({"pierre"}), frozenset({"pierre", "physiker"}))
+    assert not same_person(frozenset({"pierre"}), frozenset({"irène"}))
+    assert all(kin_words()[lang] for lang in ("en", "fr", "de", "pl", "tr"))
+
+
+def _conflicts(fact: str, evidence: str, entity: str = "Marie Curie", lang: str = "en") -> list[str]:
+    rep = check_slots(fact, lang, [(evidence, "en")], entity)
+    return [c.reason() for c in rep.conflicts]
+
+
+def test_a_role_the_evidence_gives_someone_else_is_a_conflict():
+    lead = english_lead()
+    assert _conflicts("Marie Curie's mother was Pierre Curie.", lead) == ['"mother" vs "husband" (role of Pierre Curie)']
+    assert _conflicts("Marie Curie's wife was Pierre Curie.", lead)
+    assert _conflicts("Marie Curie's husband was Pierre Curie.", lead) == []
+    assert _conflicts("Marie Curie's spouse was Pierre Curie.", lead) == []          # gender-neutral
+    # one father: another name for him is a conflict; a brother or a son need not be
+    ev = "Marie Curie was born in Warsaw. Her father, Władysław Skłodowski, taught physics."
+    assert _conflicts("Her father was Jan Kowalski.", ev) == ['"Jan Kowalski" vs "Władysław Skłodowski" (father)']
+    assert _conflicts("Her brother was Jan Kowalski.", ev) == []
+    # a name the evidence never ties to a role, a title, a relative of someone else: no conflict
+    assert _conflicts("Her mother was Anna Nowak.", "Marie Curie met Anna Nowak in Paris.") == []
+    assert _conflicts("Her father was Nicholas Foucault.",
+                      "El pare Nicholas Foucault va morir el 1702.", lang="en") == []
+    assert _conflicts("Marie Curie's mother was Pierre Curie.", "Irène's husband, Pierre Curie, was a chemist.") == []
+
+
+def test_a_relatives_dates_are_not_the_subjects():
+    ev = "Béla Kéler was born on 13 February 1820 in Bártfa. His father, Stefan Keler (1781–1849), was a magistrate."
+    vals = text_values(ev, "en", "Béla Kéler").values
+    assert {v.text: v.rel for v in vals} == {"13 February 1820": "born", "Bártfa": "born", "1781": None, "1849": None}
+    # the sentence about the father is no conflict with the subject's birth any more
+    assert _conflicts("His father, Stefan Keler (1781–1849), was a magistrate.", ev, "Béla Kéler") == []
+    assert _conflicts("Béla Kéler was born in 1781.", ev, "Béla Kéler") == ['"1781" vs "13 February 1820" (born)']
+    # the subject's own life range, and a clause where the subject acts beside a relative, keep their slots
+    own = text_values("Marie Curie (7 November 1867 – 4 July 1934) was a physicist.", "en", "Marie Curie").values
+    assert [v.rel for v in own] == ["born", "died"]
+    with_him = text_values("With her husband Pierre, she was born in 1867.", "en", "Marie Curie").values
+    assert [v.rel for v in with_him] == ["born"]
+    # "Her husband Pierre Curie died in 1906": his death, not hers (it used to agree with a claim
+    # that she died in 1906)
+    ev = "Marie Curie died on 4 July 1934. Her husband Pierre Curie died in 1906."
+    assert _conflicts("Marie Curie died in 1906.", ev) == ['"1906" vs "4 July 1934" (died)']
+    assert _conflicts("Her husband Pierre Curie died in 1906.", ev) == []
+
+
+def test_verify_pairs_judges_family_roles(tmp_path, capsys):
+    """As a user checks claims against the bundled English lead ("with her husband, Pierre Curie")."""
+    lead = english_lead()
+    claims = [("Marie Curie's mother was Pierre Curie.", "NS"), ("Marie Curie's wife was Pierre Curie.", "NS"),
+              ("Marie Curie's husband was Pierre Curie.", "S")]
+    f = tmp_path / "pairs.jsonl"
+    f.write_text("".join(json.dumps({"id": i, "lang": "en", "claim": c, "evidence": lead, "label": want},
+                                    ensure_ascii=False) + "\n" for i, (c, want) in enumerate(claims)),
+                 encoding="utf-8")
+    assert cli_main(["verify-pairs", str(f), "--json"]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [o["label"] for o in out] == [want for _c, want in claims]

@@ -1,5 +1,5 @@
-"""Family roles in the slot checks (core/checking/kinship.py), and relatives' dates kept out of the
-subject's slots (core/checking/slots.py)."""
+"""Family roles in the slot checks (core/checking/kinship.py), relatives' dates kept out of the
+subject's slots, and prizes that may be several (core/checking/slots.py)."""
 from __future__ import annotations
 
 import json
@@ -103,3 +103,14 @@ def test_verify_pairs_judges_family_roles(tmp_path, capsys):
     assert cli_main(["verify-pairs", str(f), "--json"]) == 0
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
     assert [o["label"] for o in out] == [want for _c, want in claims]
+
+
+def test_a_prize_of_several_is_no_conflict_when_the_evidence_names_it_without_the_slot_word():
+    """"She shared the 1903 Nobel Prize ... She won the 1911 Nobel Prize": a claim that she won the
+    1903 prize was NS (1903 vs the "won" slot's 1911); prizes, marriages and foundations may be
+    several. A birth or death stays one: a year the evidence gives for another slot still conflicts."""
+    lead = english_lead()
+    assert _conflicts("Marie Curie won the 1903 Nobel Prize in Physics.", lead) == []
+    assert _conflicts("Marie Curie won the Nobel Prize in 1925.", lead) == ['"1925" vs "1911" (won)']
+    ev = "Marie Curie was born in 1867. She won the 1911 Nobel Prize in Chemistry."
+    assert _conflicts("Marie Curie won the Nobel Prize in 1867.", ev) == ['"1867" vs "1911" (won)']

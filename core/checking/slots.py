@@ -38,6 +38,7 @@ from .kinship import FILLERS, Link, kin_conflicts, links
 from .textutil import STOPWORDS, normalise_digits, words_with_offsets
 
 RELATIONS = ("born", "died", "founded", "married", "won")
+MANY = ("founded", "married", "won")      # relations a person may fill more than once
 
 # Babel's locale names for mfact's language codes (several scripts where a language has them)
 _BABEL = {"sr": ("sr", "sr_Latn"), "zh": ("zh", "zh_Hant"), "yue": ("yue",), "sd": ("sd",),
@@ -746,6 +747,10 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
                          if e.rel == v.rel and e.kind == v.kind]
             if same_slot:
                 ok = [(i, e) for i, e in same_slot if values_agree(v, e, same_name)]
+                if not ok and v.rel in MANY:
+                    # one prize, marriage or foundation of several: the evidence names this one
+                    # without the slot word ("She shared the 1903 Nobel Prize", "won ... 1911")
+                    ok = [(i, e) for i, e in anywhere if e.rel is None]
                 if ok:
                     rep.agreed.append((v, ok[0][1], ok[0][0]))
                 elif v.kind != "place" or not _named_elsewhere(v, evs, order, same_name):

@@ -35,6 +35,7 @@ from importlib import resources
 from typing import Callable, Iterable, Sequence
 
 from .kinship import FILLERS, Link, kin_conflicts, links
+from .nationality import nationality_conflicts
 from .textutil import STOPWORDS, normalise_digits, words_with_offsets
 
 RELATIONS = ("born", "died", "founded", "married", "won")
@@ -207,7 +208,8 @@ def relation_words() -> dict[str, dict[str, list[str]]]:
 class Value:
     """A typed value found in a text: its span, and what it means."""
     kind: str                      # "date" (a year alone too), "number", "ordinal", "place"; in a
-                                   # family-role conflict "role" (a kinship word) or "person"
+                                   # family-role conflict "role" (a kinship word) or "person"; in a
+                                   # nationality conflict "nationality"
     start: int
     end: int
     text: str
@@ -735,6 +737,7 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
     order = list(focus) if focus else list(range(len(passages)))
     order += [i for i in range(len(passages)) if i not in order]
     rep.conflicts.extend(_kin_conflicts(fact, lang, passages, entity, order))
+    rep.conflicts.extend(_nationality_conflicts(fact, lang, passages, entity, order))
     if not fv.values:
         return rep
     evs = [text_values(t, plang or lang, entity, _langs_of(t, lang)) for t, plang in passages]
@@ -796,6 +799,21 @@ def _kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str]], en
             fv = Value("person", *f.name_span, f.name, rel=f.role)
             ev = Value("person", *e.name_span, e.name)
         out.append(Conflict(fv, ev, k.passage, [(fv.start, fv.end)]))
+    return out
+
+
+def _nationality_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str]], entity: str,
+                           order: list[int]) -> list[Conflict]:
+    """A nationality the evidence's statements about the subject contradict (nationality.py)."""
+    found = nationality_conflicts(fact, lang, [(t, tuple(dict.fromkeys((plang or lang, *_langs_of(t, lang)))))
+                                               for t, plang in passages], entity, order)
+    out = []
+    for k in found:
+        _c, a, b = k.fact_word
+        _e, x, y = k.evidence_word
+        fv = Value("nationality", a, b, fact[a:b], rel="nationality")
+        ev = Value("nationality", x, y, passages[k.passage][0][x:y])
+        out.append(Conflict(fv, ev, k.passage, [(a, b)]))
     return out
 
 

@@ -114,3 +114,43 @@ def test_a_prize_of_several_is_no_conflict_when_the_evidence_names_it_without_th
     assert _conflicts("Marie Curie won the Nobel Prize in 1925.", lead) == ['"1925" vs "1911" (won)']
     ev = "Marie Curie was born in 1867. She won the 1911 Nobel Prize in Chemistry."
     assert _conflicts("Marie Curie won the Nobel Prize in 1867.", ev) == ['"1867" vs "1911" (won)']
+
+
+# --------------------------------------------------------------------------- nationality
+
+
+def french_lead() -> str:
+    from mfact.core.training.train_cross import bundled_leads
+    return bundled_leads()["fr"]["Marie Curie"]
+
+
+@pytest.mark.parametrize("lang, text, want", [
+    ("en", "Maria Salomea Skłodowska Curie, better known as Marie Curie was a Polish and naturalised-French "
+           "physicist and chemist.", ["PL", "FR"]),
+    ("fr", "Marie Curie est une physicienne et chimiste polonaise, naturalisée française.", ["PL", "FR"]),
+    ("pl", "Maria Skłodowska-Curie (ur. 7 listopada 1867 w Warszawie) – polska i francuska fizyczka.", ["PL", "FR"]),
+    ("de", "Marie Curie war eine polnische Physikerin.", ["PL"]),
+    ("en", "Nelson Mandela was a South African politician.", ["ZA"]),
+    ("en", "She was a physicist of German descent.", []),                   # ancestry, not nationality
+    ("fr", "Il est publié en anglais en 1943.", []),                        # a language
+    ("de", "Partnergemeinde ist Andenne in der belgischen Provinz.", []),
+])
+def test_nationality_statements(lang, text, want):
+    from mfact.core.checking.nationality import statements
+    assert [c for st in statements(text, (lang,)) for c, _a, _b in st.countries] == want
+
+
+def test_a_nationality_the_evidence_contradicts_is_a_conflict_across_languages():
+    en, fr = english_lead(), french_lead()
+    assert _conflicts("Marie Curie was a German chemist.", en) == ['"German" vs "Polish" (nationality)']
+    rep = check_slots("Marie Curie was a German chemist.", "en", [(fr, "fr")], "Marie Curie")
+    assert [c.reason() for c in rep.conflicts] == ['"German" vs "polonaise" (nationality)']
+    assert rep.marks() == [(18, 24)]                                          # "German"
+    for ok in ("Marie Curie was a Polish physicist.", "Marie Curie was a French physicist.",
+               "She was a Polish-born chemist.", "Marie Curie worked with German physicists."):
+        assert _conflicts(ok, en) == [] and check_slots(ok, "en", [(fr, "fr")], "Marie Curie").conflicts == []
+    # no statement in the evidence: nothing to contradict
+    assert _conflicts("Marie Curie was a German chemist.", "Marie Curie discovered polonium.") == []
+    # a nation agrees with its state
+    assert _conflicts("Ada Lovelace was an English mathematician.", "Ada Lovelace was a British mathematician.",
+                      "Ada Lovelace") == []

@@ -1,0 +1,174 @@
+"""Family roles and nationality in the slot checks (core/checking/kinship.py, nationality.py),
+measured on real Wikipedia articles.
+
+    python bench/biography_slots.py [--articles PICKLE] [--max-per-lang 400]
+
+The articles are the detector's held-out development articles (the training data's articles pickle,
+`python -m mfact.core.training.train_detector` builds it; only articles with `is_dev_article`, never
+trained on). Every sentence that ties a name to the subject's family ("her husband, Pierre Curie"),
+or states the subject's nationality ("X was a Polish physicist"), is a claim:
+
+- **kept**: the sentence as written, against the rest of its article (the sentence left out). The
+  article does not contradict itself, so a conflict here is a false alarm;
+- **swapped**: the kinship word swapped for its counterpart (father/mother, son/daughter,
+  husband/wife, brother/sister, in the same grammatical form where the word list has it), or the
+  nationality word for another country's (same language, same place in its list of forms), against
+  the whole article (the original sentence in it) and against the rest of it.
+
+Prints per check and language: the claims, the false alarms on kept sentences (of this check, and of
+the other slot checks: a relative's dates taken for the subject's), the swapped claims caught. The
+last line is `biography_slot_false_alarm_pct: X` (kept sentences with a family-role or nationality
+conflict, %, all languages).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import random
+import sys
+from collections import defaultdict
+from importlib import resources
+from pathlib import Path
+
+from mfact.core.checking.kinship import kin_words, links, name_words
+from mfact.core.checking.nationality import _fold, _table, statements
+from mfact.core.checking.slots import check_slots
+from mfact.core.training.detector_data import is_dev_article
+
+PAIRS = (("father", "mother"), ("son", "daughter"), ("husband", "wife"), ("brother", "sister"))
+KINDS = {"family": ("role", "person"), "nationality": ("nationality",)}
+
+
+def _data(name: str) -> dict:
+    return json.loads(resources.files("mfact.core").joinpath("checking", "data", name).read_text("utf-8"))
+
+
+def kin_counterparts() -> dict[str, dict[str, str]]:
+    """language -> {word form: the counterpart role's form at the same place in its list}."""
+    out: dict[str, dict[str, str]] = {}
+    for lang, roles in _data("kinship.json").items():
+        if lang.startswith("_"):
+            continue
+        for a, b in PAIRS:
+            for x, y in zip(roles.get(a, []), roles.get(b, [])):
+                out.setdefault(lang, {})[x] = y
+                out.setdefault(lang, {})[y] = x
+    return out
+
+
+def nationality_swaps() -> dict[str, dict[str, list[str]]]:
+    """language -> {folded form: the forms at the same place in the other countries' lists}."""
+    data = {c: v for c, v in _data("nationality.json").items() if not c.startswith("_")}
+    out: dict[str, dict[str, list[str]]] = defaultdict(dict)
+    for code, langs in data.items():
+        for lang, words in langs.items():
+            for k, w in enumerate(words):
+                out[lang][_fold(w)] = [o[lang][k] for c, o in data.items()
+                                       if c != code and lang in o and len(o[lang]) > k and " " not in o[lang][k]]
+    return out
+
+
+def _swap(sentence: str, start: int, end: int, other: str) -> str:
+    rep = other.capitalize() if sentence[start:start + 1].isupper() else other
+    return sentence[:start] + rep + sentence[end:]
+
+
+def _conflict(rep, kind: str) -> bool:
+    return any(c.fact_value.kind in KINDS[kind] for c in rep.conflicts)
+
+
+def _claims(art, kind: str, k: int, sent: str) -> tuple[int, int] | None:
+    """The span to swap in a sentence that makes a claim of this kind about the subject, or None."""
+    subject = name_words(art.title)
+    if kind == "family":
+        mine = [lk for lk in links(sent, (art.lang,)) if lk.marked and (not lk.owner or not (name_words(lk.owner) - subject))]
+        return mine[0].kin_span if mine else None
+    folded = {_fold(w) for w in art.title.replace("-", " ").split() if len(w) > 1}
+    for st in statements(sent, (art.lang,)):
+        words = {_fold(w) for w in st.subject.split()}
+        if not st.subject or words & folded:
+            return st.countries[0][1], st.countries[0][2]
+    return None
+
+
+def measure(arts, kind: str, max_per_lang: int, rng: random.Random) -> dict[str, dict[str, int]]:
+    kin_swap, nat_swap = kin_counterparts(), nationality_swaps()
+    langs = set(kin_words()) if kind == "family" else set(_table()[0])
+    rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for art in arts:
+        if art.lang not in langs or not is_dev_article(art.lang, art.title) or rows[art.lang]["claims"] >= max_per_lang:
+            continue
+        whole = " ".join(art.sentences)
+        for k, sent in enumerate(art.sentences):
+            span = _claims(art, kind, k, sent)
+            if span is None:
+                continue
+            row = rows[art.lang]
+            rest = " ".join(art.sentences[:k] + art.sentences[k + 1:])
+            row["claims"] += 1
+            rep = check_slots(sent, art.lang, [(rest, art.lang)], art.title)
+            mine = _conflict(rep, kind)
+            row["false_alarms"] += mine
+            row["other_slot_alarms"] += any(c.fact_value.kind not in ("role", "person", "nationality")
+                                            for c in rep.conflicts)
+            word = sent[span[0]:span[1]]
+            if kind == "family":
+                other = kin_swap.get(art.lang, {}).get(word.lower())
+            else:
+                options = nat_swap.get(art.lang, {}).get(_fold(word), [])
+                other = rng.choice(options) if options else None
+            if other is None:
+                continue
+            swapped = _swap(sent, *span, other)
+            row["swapped"] += 1
+            row["caught_whole"] += _conflict(check_slots(swapped, art.lang, [(whole, art.lang)], art.title), kind)
+            row["caught_rest"] += _conflict(check_slots(swapped, art.lang, [(rest, art.lang)], art.title), kind)
+    return rows
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{a} ({100.0 * a / max(1, b):.1f}%)"
+
+
+def report(kind: str, rows: dict[str, dict[str, int]]) -> dict[str, int]:
+    print(f"\n{kind}\n")
+    print("| lang | claims | false alarms: this check | other slot checks | swapped | caught (whole article) | caught (the rest) |")
+    print("|---|---|---|---|---|---|---|")
+    tot: dict[str, int] = defaultdict(int)
+    for lang in sorted(rows):
+        r = rows[lang]
+        for key, v in r.items():
+            tot[key] += v
+        print(f"| {lang} | {r['claims']} | {r['false_alarms']} | {r['other_slot_alarms']} | {r['swapped']} | "
+              f"{r['caught_whole']} | {r['caught_rest']} |")
+    print(f"| all | {tot['claims']} | {_pct(tot['false_alarms'], tot['claims'])} | "
+          f"{_pct(tot['other_slot_alarms'], tot['claims'])} | {tot['swapped']} | "
+          f"{_pct(tot['caught_whole'], tot['swapped'])} | {_pct(tot['caught_rest'], tot['swapped'])} |")
+    return tot
+
+
+def main(argv: list[str] | None = None) -> int:
+    from mfact.core.paths import cache_dir
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--articles", default="", help="the articles pickle (default: the newest in the cache)")
+    ap.add_argument("--max-per-lang", type=int, default=400, help="claims per language and check at most")
+    args = ap.parse_args(argv)
+    path = Path(args.articles) if args.articles else max((cache_dir() / "detector").glob("articles-*.pkl"),
+                                                        key=lambda p: p.stat().st_mtime, default=None)
+    if path is None or not path.is_file():
+        print("no articles pickle: build it with `python -m mfact.core.training.train_detector --articles FILE ...`",
+              file=sys.stderr)
+        return 2
+    arts, _rep = pickle.loads(path.read_bytes())
+    claims = alarms = 0
+    for kind in KINDS:
+        tot = report(kind, measure(arts, kind, args.max_per_lang, random.Random(7)))
+        claims += tot["claims"]
+        alarms += tot["false_alarms"]
+    print(f"\nbiography_slot_false_alarm_pct: {100.0 * alarms / max(1, claims):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

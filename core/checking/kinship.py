@@ -33,37 +33,40 @@ ROLE_GROUP = {"father": ("parent", "m"), "mother": ("parent", "f"), "parent": ("
 UNIQUE = ("father", "mother")           # a person has one of each
 MAX_FILLERS = 3                         # function words between a kinship word and its name
 
-# words that may stand between a kinship word and the name it ties (any language: they are short
-# function words, and a name must follow or precede them)
-FILLERS = frozenset("""
-her his their its the a an was is were named called late
-sa son ses leur le la les l est était fut nommé nommée appelé appelée
-su sus el los las es era fue llamado llamada
-suo sua il lo è era fu chiamato chiamata
-seu sua o os é foi chamado chamada
-seva el la és era va
-ihr ihre ihren ihrem ihres sein seine seinen seinem seines der die das den dem ist war namens
-haar zijn de het is was genaamd
-jej jego jest był była jeho její byl byla je
-nya adalah ialah merupakan bernama
-onun
-tämän hänen oli on
-a az volt
-ŝia lia estis
-""".split())
-GENITIVE = frozenset("of de du des del della dello degli di da do dos das von vom van af".split())
-# a kinship word is the subject's only when something says whose it is (a possessive before it, a
-# possessive form, a copula after it, a named owner): "el pare Nicholas" is a priest, "el seu pare
-# Nicholas" a father
-POSSESSIVES = frozenset("""
-her his their sa son ses leur su sus suo sua seu seva ihr ihre ihren ihrem ihres sein seine seinen seinem
-seines haar zijn jej jego jeho její svého své svou svým swój swojego swoją swoim onun hänen său ei lui
-ŝia lia ilia sia
-""".split())
+GENITIVE = frozenset("of de du des del della dello degli di da do dos das von vom van af lui".split())
 NOT_NAMES = frozenset("ibu bapa frau herr mrs mr ms sir lady lord".split())   # capitalised, yet no name
-COPULAS = frozenset("""was is est était fut es era fue è fu foi é és war ist wurde byl byla był była jest je
-adalah ialah merupakan oli on volt estis""".split())
-POSSESSIVE_LANGS = ("tr", "fi", "hu")   # possession is a suffix of the kinship word itself
+# possession as a suffix of the kinship word itself: Finnish "isänsä" (his father; "isä" is bare),
+# Hungarian "apja", "férje" (but "apa", "anya" bare), Indonesian and Malay "-nya"
+POSSESSED = {"fi": lambda w: w.endswith(("nsä", "nsa")), "hu": lambda w: w not in ("apa", "anya"),
+             "id": lambda w: w.endswith("nya"), "ms": lambda w: w.endswith("nya")}
+OTHERS = frozenset("annak ennek whose".split())      # "annak legidősebb fia": that one's son
+CONJUNCTIONS = frozenset("and et y e und en i ja és dan oraz a".split())
+
+
+@dataclass(frozen=True)
+class Words:
+    """The short words of some languages that may stand between a kinship word and its name."""
+    possessives: frozenset[str]
+    copulas: frozenset[str]
+    fillers: frozenset[str]              # possessives, copulas, articles, "named"
+
+
+@functools.lru_cache(maxsize=64)
+def function_words(langs: tuple[str, ...]) -> Words:
+    """The function words of `langs` and English (`_function_words` in kinship.json): a word of one
+    language is no filler in another ("on" is "is" in Finnish, "where" in Catalan)."""
+    raw = json.loads(resources.files("mfact.core").joinpath("checking", "data", "kinship.json").read_text("utf-8"))
+    table = raw.get("_function_words", {})
+    pos: set[str] = set()
+    cop: set[str] = set()
+    other: set[str] = set()
+    for lg in dict.fromkeys((*langs, "en")):
+        entry = table.get(lg, {})
+        pos |= set(entry.get("possessives", "").split())
+        cop |= set(entry.get("copulas", "").split())
+        other |= set(entry.get("other", "").split())
+    return Words(frozenset(pos), frozenset(cop), frozenset(pos | cop | other))
+
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’-]*|[,;:!?()\[\]«»„“”\"]|\.(?=\s|$)")
 _ELISION = re.compile(r"\b([dlDL])['’](?=[^\W\d_])")
@@ -166,50 +169,66 @@ def _span_text(text: str, toks: list[_Tok], i: int, j: int) -> tuple[str, tuple[
     return name, (a, a + len(name))
 
 
-def _forward(text: str, toks: list[_Tok], i: int) -> tuple[str, tuple[int, int], str] | None:
-    """The name a kinship word at token i introduces ("husband, Pierre Curie"), with the owner named
-    on the way ("father of Irène, Frédéric"); None."""
+def _closes(toks: list[_Tok], j: int) -> bool:
+    """Whether an apposition's name ends at token j: a comma, a bracket, the sentence's end or a
+    conjunction follows ("her husband, Pierre Curie, ..."; not "del seu pare, Peter visita")."""
+    return j >= len(toks) or toks[j].text in (",", "(", ")", ".", ";", ":", "!", "?") or toks[j].low in CONJUNCTIONS
+
+
+def _forward(text: str, toks: list[_Tok], i: int, fw: Words) -> tuple[str, tuple[int, int], str] | None:
+    """The name a kinship word at token i introduces ("husband Pierre Curie", "husband, Pierre
+    Curie,", "Ojcem był Władysław"), with the owner named on the way ("father of Irène,
+    Frédéric,"); None."""
     owner = ""
-    j, fillers = i + 1, 0
+    j, fillers, comma = i + 1, 0, False
     while j < len(toks) and fillers <= MAX_FILLERS:
         t = toks[j]
-        if t.text == ",":
+        if t.text == "," and not comma:
+            comma = True           # an apposition: the name comes next, and closes
             j += 1
             continue
         if t.low in GENITIVE and j + 1 < len(toks) and toks[j + 1].word and toks[j + 1].capital:
             end = _name_end(toks, j + 1)
             owner = _span_text(text, toks, j + 1, end)[0]
-            j = end
+            j, comma = end, False
             continue
-        if t.word and t.low in FILLERS:
+        if t.word and t.low in fw.fillers and not comma:
             fillers += 1
             j += 1
             continue
         if t.word and t.capital:
             end = _name_end(toks, j)
+            if comma and not _closes(toks, end):
+                return None
             name, span = _span_text(text, toks, j, end)
             return name, span, owner
         return None
     return None
 
 
-def _backward(text: str, toks: list[_Tok], i: int) -> tuple[str, tuple[int, int]] | None:
+def _backward(text: str, toks: list[_Tok], i: int, fw: Words) -> tuple[str, tuple[int, int]] | None:
     """The name before a kinship word at token i that it describes ("Pierre Curie, her husband",
-    "Pierre Curie was her husband"); None."""
-    j, fillers = i - 1, 0
-    while j >= 0 and fillers <= MAX_FILLERS:
+    "Pierre Curie was her husband"): at least one function word or a comma between, a comma only
+    right after the name ("Ernestin isä": Ernest's father, a genitive owner, is no relative); None."""
+    j, between = i - 1, 0
+    while j >= 0 and between <= MAX_FILLERS:
         t = toks[j]
         if t.text == ",":
+            if j == 0 or not (toks[j - 1].word and toks[j - 1].capital):
+                return None
+            between += 1
             j -= 1
             continue
-        if t.word and t.low in FILLERS:
-            fillers += 1
+        if t.word and t.low in fw.fillers:
+            between += 1
             j -= 1
             continue
-        if t.word and t.capital and not _POSSESSIVE.search(t.text):
+        if t.word and t.capital and not _POSSESSIVE.search(t.text) and between:
             start = _name_start(toks, j)
-            while start < j and toks[start].low in FILLERS:      # "Her Pierre ..." at a sentence start
+            while start < j and toks[start].low in fw.fillers:      # "Her Pierre ..." at a sentence start
                 start += 1
+            if start == j and (j == 0 or toks[j - 1].text in (".", "!", "?", ":", ";")):
+                return None        # one capitalised word opening a sentence ("Lisäksi", "Jejím")
             return _span_text(text, toks, start, j + 1)
         return None
     return None
@@ -223,11 +242,11 @@ def _owner_before(text: str, toks: list[_Tok], i: int) -> str:
     return _span_text(text, toks, start, i)[0] if toks[start].capital else ""
 
 
-def _a_name(name: str) -> bool:
+def _a_name(name: str, fw: Words) -> bool:
     """Not a kinship word or a title on its own ("Ibu bapanya": "parents", sentence-initial)."""
     words = name_words(name)
     every = {w for table in kin_words().values() for w in table}
-    return bool(words) and not words <= (every | NOT_NAMES | FILLERS)
+    return bool(words) and not words <= (every | NOT_NAMES | fw.fillers)
 
 
 @functools.lru_cache(maxsize=2048)
@@ -239,6 +258,7 @@ def links(text: str, langs: tuple[str, ...]) -> tuple[Link, ...]:
         words.update({w: r for w, r in table.get(lg, {}).items() if w not in words})
     if not words:
         return ()
+    fw = function_words(tuple(langs))
     toks = _tokens(text)
     out: list[Link] = []
     for i, t in enumerate(toks):
@@ -247,32 +267,37 @@ def links(text: str, langs: tuple[str, ...]) -> tuple[Link, ...]:
             continue
         owner = _owner_before(text, toks, i)
         nxt = toks[i + 1] if i + 1 < len(toks) else None
-        marked = bool(owner) or _marked(toks, i, t.low, langs) or (nxt is not None and nxt.low in COPULAS)
-        fwd = _forward(text, toks, i)
-        if fwd is not None and _a_name(fwd[0]):
+        marked = bool(owner) or _marked(toks, i, t.low, langs, fw) or (nxt is not None and nxt.low in fw.copulas)
+        fwd = _forward(text, toks, i, fw)
+        if fwd is not None and _a_name(fwd[0], fw):
             name, span, owner2 = fwd
             out.append(Link(role, name, span, (t.start, t.end), owner or owner2, marked or bool(owner2)))
             continue
         if nxt is not None and nxt.low in GENITIVE:
             continue                  # "Pierre, father of ...": someone else's relative
-        back = _backward(text, toks, i)
-        if back is not None and _a_name(back[0]):
+        back = _backward(text, toks, i, fw)
+        if back is not None and _a_name(back[0], fw):
             out.append(Link(role, back[0], back[1], (t.start, t.end), owner, marked))
     return tuple(out)
 
 
-OTHERS = frozenset("annak ennek whose".split())      # "annak legidősebb fia": that one's son
+@functools.lru_cache(maxsize=2048)
+def mentions(text: str, langs: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+    """The spans of every kinship word in `text` ("Tatăl său a murit ...": a relative, named or not)."""
+    table = kin_words()
+    words = {w for lg in (*langs, "en") for w in table.get(lg, {})}
+    return tuple((t.start, t.end) for t in _tokens(text) if t.word and _POSSESSIVE.sub("", t.low) in words)
 
 
-def _marked(toks: list[_Tok], i: int, word: str, langs: tuple[str, ...]) -> bool:
+def _marked(toks: list[_Tok], i: int, word: str, langs: tuple[str, ...], fw: Words) -> bool:
     """A possessive in the two words before the kinship word or right after it ("tatăl său"), or a
     possessive form of it; not when the words before name another owner."""
     before = [toks[j].low for j in range(max(0, i - 2), i)]
     if any(w in OTHERS for w in before):
         return False
-    if any(w in POSSESSIVES for w in before) or (i + 1 < len(toks) and toks[i + 1].low in POSSESSIVES):
+    if any(w in fw.possessives for w in before) or (i + 1 < len(toks) and toks[i + 1].low in fw.possessives):
         return True
-    return word.endswith("nya") or any(lg in POSSESSIVE_LANGS for lg in langs[:1])
+    return any(lg in POSSESSED and POSSESSED[lg](word) for lg in langs[:1])
 
 
 def name_words(name: str) -> frozenset[str]:
@@ -303,7 +328,13 @@ def same_person(a: frozenset[str], b: frozenset[str]) -> bool:
     if not a or not b:
         return False
     short, long_ = sorted((a, b), key=len)
+    if len(short) == 1 and len(long_) > 1:
+        return False               # "Arnau" and "Arnau Sureda i de Santmartí" may be two Arnaus
     return all(any(_word_alike(w, x) for x in long_) for w in short)
+
+
+def _share_a_word(a: frozenset[str], b: frozenset[str]) -> bool:
+    return any(_word_alike(w, x) for w in a for x in b)
 
 
 def _is_subject(owner: str, subject: frozenset[str]) -> bool:
@@ -340,8 +371,9 @@ def kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str,
             if not any(compatible(f.role, k.role) for _i, k in same):
                 out.append(KinConflict(f, same[0][1], same[0][0], "role"))
             continue
-        if f.role in UNIQUE:
-            other = [(i, k) for i, k in theirs if k.role == f.role]
+        if f.role in UNIQUE:           # another father, sharing no word of the name (not "Jána Křtitele")
+            other = [(i, k) for i, k in theirs if k.role == f.role
+                     and not _share_a_word(who, _own_words(k.name, subject))]
             if other:
                 out.append(KinConflict(f, other[0][1], other[0][0], "person"))
     return out

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Callable, Iterable, Sequence
 
-from .kinship import FILLERS, Link, kin_conflicts, links
+from .kinship import function_words, kin_conflicts, links, mentions
 from .nationality import nationality_conflicts
 from .textutil import STOPWORDS, normalise_digits, words_with_offsets
 
@@ -371,6 +371,29 @@ def _parse_number(s: str, lang: str) -> float | None:
         return None
 
 
+_AGE_RE = re.compile(
+    r"(?:at the age of|aged|at age|à l['’]âge de|a la edad de|a los|im alter von|mit|all['’]età di|"
+    r"aos|com a idade de|w wieku|ve věku|la vârsta de|a l['’]edat de|als|op de leeftijd van)\s+(\d{1,3})"
+    r"(?:\s+(?:ans|años|jahren|anni|anos|lat|let|de ani|ani|anys|jaar))?(?![\w%])", re.IGNORECASE)
+_AGE_UNIT = re.compile(r"\s+(?:ans|años|jahren|anni|anos|lat|let|de ani|ani|anys)\b", re.IGNORECASE)
+_AGE_NEEDS_UNIT = {"a los", "mit", "aos", "als"}     # "a los 66 años", "mit 66 Jahren": the unit says age
+
+
+def _ages(text: str, taken: list[tuple[int, int]]) -> list[Value]:
+    """"at the age of 66", "à l'âge de 66 ans", "im Alter von 66 Jahren": an age (its slot, died or
+    none, comes later)."""
+    out = []
+    for m in _AGE_RE.finditer(text):
+        lead = m.group(0)[:m.start(1) - m.start()].strip().lower()
+        if lead in _AGE_NEEDS_UNIT and not _AGE_UNIT.match(text, m.end(1)):
+            continue
+        if _overlaps(m.start(1), m.end(1), taken):
+            continue
+        out.append(Value("age", m.start(1), m.end(1), m.group(1), num=float(m.group(1))))
+        taken.append((m.start(), m.end()))      # "im Alter von 66 Jahren": no place, no number
+    return out
+
+
 def _numbers(text: str, lang: str, taken: list[tuple[int, int]]) -> list[Value]:
     out: list[Value] = []
     for m in _ORDINAL_RE.finditer(text):
@@ -546,17 +569,20 @@ def _text_values(text: str, lang: str, extra_langs: tuple[str, ...] = ()) -> Tex
     norm = normalise_digits(text)
     taken: list[tuple[int, int]] = []
     values = _dates(norm, lang, taken)
+    values += _ages(norm, taken)
     values += _numbers(norm, lang, taken)
     hits = _relation_hits(norm, lang, extra_langs)
     skip = {_fold(w) for w in (text[s:e] for s, e, _r in hits)}
+    skip |= {_fold(text[s:e]) for s, e in mentions(text, (lang, *extra_langs))}    # "Eltern" is no place
     if hits and _cased(text):
         places = _places(norm, [h for h in hits if h[2] in ("born", "died")], skip, taken)
         values += places
     values = _assign(norm, sorted(values, key=lambda v: v.start), hits)
     values = _life_range(norm, values)
     values = _relatives_values(norm, values, (lang, *extra_langs))
-    # a place counts only in the slot of a birth or a death
-    values = [v for v in values if v.kind != "place" or v.rel in ("born", "died")]
+    # a place counts only in the slot of a birth or a death, an age only as the age at death
+    values = [v for v in values if (v.kind != "place" or v.rel in ("born", "died"))
+              and (v.kind != "age" or _died_before(norm, v, hits))]
     # values keep the original text's characters
     values = [Value(**{**v.__dict__, "text": text[v.start:v.end]}) for v in values]
     return TextValues(values, words_with_offsets(text))
@@ -569,24 +595,39 @@ def _relatives_values(text: str, values: list[Value], langs: tuple[str, ...]) ->
     """A clause about a relative ("Her father, Stefan Keler (1781–1849), was a judge"; "Son mari
     Pierre mourut en 1906") gives that relative's dates and places, not the subject's: its values
     keep no slot."""
-    ks = [k for k in links(text, langs) if not k.owner]
-    if not ks or not any(v.rel for v in values):
+    if not any(v.rel for v in values):
         return values
-    return [Value(**{**v.__dict__, "rel": None}) if v.rel and any(_about(text, k, v) for k in ks) else v
+    spans = [(min(k.kin_span[0], k.name_span[0]), max(k.kin_span[1], k.name_span[1])) for k in links(text, langs)]
+    spans += list(mentions(text, langs))          # "Tatăl său a murit la vârsta de 38 de ani"
+    if not spans:
+        return values
+    fillers = function_words(langs).fillers
+    return [Value(**{**v.__dict__, "rel": None}) if v.rel and any(_about(text, sp, v, fillers) for sp in spans) else v
             for v in values]
 
 
-def _about(text: str, k: Link, v: Value) -> bool:
-    """Whether value `v` lies in the clause that relative link `k` opens."""
-    start, end = min(k.kin_span[0], k.name_span[0]), max(k.kin_span[1], k.name_span[1])
+_OWNER_PREFIX = re.compile(r"^\s*(?:[\w.-]+\s+){0,4}[\w.-]+['’]s?\s*$")     # "Marie Curie's"
+
+
+def _about(text: str, span: tuple[int, int], v: Value, fillers: frozenset[str]) -> bool:
+    """Whether value `v` lies in the clause that a relative (a kinship word, with its name) at
+    `span` opens."""
+    start, end = span
     if v.start < end:
         return False
     opened = [m.end() for m in _OPENS.finditer(text, 0, start)]
     prefix = text[opened[-1] if opened else 0:start]
-    if any(w.lower() not in FILLERS for w, _a, _b in words_with_offsets(prefix)):
+    if any(w.lower() not in fillers for w, _a, _b in words_with_offsets(prefix)) and not _OWNER_PREFIX.match(prefix):
         return False                  # "with her husband Pierre, she won ...": the subject acts
     gap = text[end:v.start].lstrip(" ,(")
     return not (_OPENS.search(gap) or _CLAUSE_BREAK.search(gap))
+
+
+def _died_before(text: str, v: Value, hits: list[tuple[int, int, str]]) -> bool:
+    """An age is the age at death when a "died" word comes before it in its clause ("died in 1934
+    at the age of 66"); "Im Alter von 10 Jahren starben ihre Eltern" is her age at her parents'."""
+    return v.rel == "died" and any(rel == "died" and e <= v.start and not _CLAUSE_BREAK.search(text[e:v.start])
+                                   for _s, e, rel in hits)
 
 
 def _cased(text: str) -> bool:
@@ -743,30 +784,17 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
     evs = [text_values(t, plang or lang, entity, _langs_of(t, lang)) for t, plang in passages]
     fact_content = _content(fact, fv.words, fv.values)
     for v in fv.values:
+        if v.kind == "age":
+            rep.slot_values += 1
+            _check_age(v, evs, order, rep)
+            continue
         anywhere = [(i, e) for i in order for e in evs[i].values if values_agree(v, e, same_name)]
         if v.rel is not None:
             rep.slot_values += 1
             same_slot = [(i, e) for i in order for e in evs[i].values
                          if e.rel == v.rel and e.kind == v.kind]
             if same_slot:
-                ok = [(i, e) for i, e in same_slot if values_agree(v, e, same_name)]
-                if not ok and v.rel in MANY:
-                    # one prize, marriage or foundation of several: the evidence names this one
-                    # without the slot word ("She shared the 1903 Nobel Prize", "won ... 1911")
-                    ok = [(i, e) for i, e in anywhere if e.rel is None]
-                if ok:
-                    rep.agreed.append((v, ok[0][1], ok[0][0]))
-                elif v.kind != "place" or not _named_elsewhere(v, evs, order, same_name):
-                    i, e = _closest(v, same_slot)
-                    rep.conflicts.append(Conflict(v, e, i, _marks_of(v, e)))
-                else:
-                    # a place the evidence names, but in another slot ("born in Passy", the death place)
-                    other = [(i, e) for i, e in anywhere if e.rel not in (None, v.rel)]
-                    if other:
-                        i, e = _closest(v, same_slot)
-                        rep.conflicts.append(Conflict(v, e, i, _marks_of(v, e)))
-                    else:
-                        rep.agreed.append((v, anywhere[0][1], anywhere[0][0]))
+                _check_slot(v, same_slot, anywhere, evs, order, same_name, rep)
                 continue
         if anywhere:
             rep.agreed.append((v, anywhere[0][1], anywhere[0][0]))
@@ -781,6 +809,74 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
         else:
             rep.missing.append(v)
     return rep
+
+
+def _check_slot(v: Value, same_slot: list[tuple[int, Value]], anywhere: list[tuple[int, Value]],
+                evs: list[TextValues], order: list[int], same_name: NameMatcher, rep: SlotReport) -> None:
+    """A fact value whose slot the evidence fills: agreed, or a conflict."""
+    ok = [(i, e) for i, e in same_slot if values_agree(v, e, same_name)]
+    if not ok and v.rel in MANY:
+        # one prize, marriage or foundation of several: the evidence names this one without the
+        # slot word ("She shared the 1903 Nobel Prize", "won ... 1911")
+        ok = [(i, e) for i, e in anywhere if e.rel is None]
+    if ok:
+        rep.agreed.append((v, ok[0][1], ok[0][0]))
+    elif v.kind != "place" or not _named_elsewhere(v, evs, order, same_name):
+        i, e = _closest(v, same_slot)
+        rep.conflicts.append(Conflict(v, e, i, _marks_of(v, e)))
+    else:
+        # a place the evidence names, but in another slot ("born in Passy", the death place)
+        other = [(i, e) for i, e in anywhere if e.rel not in (None, v.rel)]
+        if other:
+            i, e = _closest(v, same_slot)
+            rep.conflicts.append(Conflict(v, e, i, _marks_of(v, e)))
+        else:
+            rep.agreed.append((v, anywhere[0][1], anywhere[0][0]))
+
+
+def ages_between(born: Value, died: Value) -> set[int]:
+    """The ages at death two dates allow: one when both give the day, else the two around the
+    difference of the years."""
+    if born.year is None or died.year is None or born.decade or died.decade:
+        return set()
+    years = died.year - born.year
+    if None not in (born.month, born.day, died.month, died.day):
+        return {years - int((died.month, died.day) < (born.month, born.day))}
+    return {years - 1, years}
+
+
+def _check_age(v: Value, evs: list[TextValues], order: list[int], rep: SlotReport) -> None:
+    """"Died at the age of 66": against an age the evidence gives, else against the subject's birth
+    and death dates; missing when it has neither."""
+    ages = [(i, e) for i in order for e in evs[i].values if e.kind == "age"]
+    if ages:
+        ok = [(i, e) for i, e in ages if e.num == v.num]
+        i, e = (ok or ages)[0]
+        if ok:
+            rep.agreed.append((v, e, i))
+        else:
+            rep.conflicts.append(Conflict(v, e, i, [(v.start, v.end)]))
+        return
+    born = [(i, e) for i in order for e in evs[i].values if e.kind == "date" and e.rel == "born"]
+    died = [(i, e) for i in order for e in evs[i].values if e.kind == "date" and e.rel == "died"]
+    if not born or not died:
+        rep.missing.append(v)
+        return
+    # every birth and death date the evidence gives the subject may be the one (an infobox's stray
+    # range, a year alone beside the full date): a conflict only when no pair allows the age
+    pairs = [(b, i, d, ages_between(b, d)) for _ib, b in born for i, d in died]
+    pairs = [x for x in pairs if x[3]]
+    if not pairs:
+        rep.missing.append(v)
+        return
+    fits = [x for x in pairs if int(v.num or 0) in x[3]]
+    if fits:
+        rep.agreed.append((v, fits[0][2], fits[0][1]))
+        return
+    b, i, d, possible = pairs[0]
+    shown = "/".join(str(a) for a in sorted(possible)) + f" ({b.text} – {d.text})"
+    rep.conflicts.append(Conflict(v, Value("age", d.start, d.end, shown, num=float(min(possible)), rel="died"),
+                                  i, [(v.start, v.end)]))
 
 
 def _kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str]], entity: str,

@@ -25,16 +25,15 @@ age conflict, %, all languages).
 from __future__ import annotations
 
 import argparse
-import json
 import pickle
 import random
 import sys
 from collections import defaultdict
-from importlib import resources
 from pathlib import Path
 
 from mfact.core.checking.kinship import kin_words, links, name_words
-from mfact.core.checking.nationality import _fold, _table, statements
+from mfact.core.checking.nationality import _table, statements
+from mfact.core.checking.textutil import data_json, fold_accents as _fold
 from mfact.core.checking.slots import check_slots, text_values
 from mfact.core.training.detector_data import is_dev_article
 
@@ -42,14 +41,10 @@ PAIRS = (("father", "mother"), ("son", "daughter"), ("husband", "wife"), ("broth
 KINDS = {"family": ("role", "person"), "nationality": ("nationality",), "age": ("age",)}
 
 
-def _data(name: str) -> dict:
-    return json.loads(resources.files("mfact.core").joinpath("checking", "data", name).read_text("utf-8"))
-
-
 def kin_counterparts() -> dict[str, dict[str, str]]:
     """language -> {word form: the counterpart role's form at the same place in its list}."""
     out: dict[str, dict[str, str]] = {}
-    for lang, roles in _data("kinship.json").items():
+    for lang, roles in data_json("kinship.json").items():
         if lang.startswith("_"):
             continue
         for a, b in PAIRS:
@@ -61,7 +56,7 @@ def kin_counterparts() -> dict[str, dict[str, str]]:
 
 def nationality_swaps() -> dict[str, dict[str, list[str]]]:
     """language -> {folded form: the forms at the same place in the other countries' lists}."""
-    data = {c: v for c, v in _data("nationality.json").items() if not c.startswith("_")}
+    data = {c: v for c, v in data_json("nationality.json").items() if not c.startswith("_")}
     out: dict[str, dict[str, list[str]]] = defaultdict(dict)
     for code, langs in data.items():
         for lang, words in langs.items():

@@ -19,12 +19,11 @@ only) is no conflict: the other checks decide.
 from __future__ import annotations
 
 import functools
-import json
 import re
-import unicodedata
 from dataclasses import dataclass
-from importlib import resources
 from typing import Sequence
+
+from .textutil import data_json, fold_accents
 
 ROLE_GROUP = {"father": ("parent", "m"), "mother": ("parent", "f"), "parent": ("parent", ""),
               "son": ("child", "m"), "daughter": ("child", "f"), "child": ("child", ""),
@@ -55,8 +54,7 @@ class Words:
 def function_words(langs: tuple[str, ...]) -> Words:
     """The function words of `langs` and English (`_function_words` in kinship.json): a word of one
     language is no filler in another ("on" is "is" in Finnish, "where" in Catalan)."""
-    raw = json.loads(resources.files("mfact.core").joinpath("checking", "data", "kinship.json").read_text("utf-8"))
-    table = raw.get("_function_words", {})
+    table = data_json("kinship.json").get("_function_words", {})
     pos: set[str] = set()
     cop: set[str] = set()
     other: set[str] = set()
@@ -73,16 +71,10 @@ _ELISION = re.compile(r"\b([dlDL])['’](?=[^\W\d_])")
 _POSSESSIVE = re.compile(r"['’](?:s|)$")
 
 
-def _fold(word: str) -> str:
-    w = unicodedata.normalize("NFKD", word.lower())
-    return "".join(c for c in w if not unicodedata.combining(c))
-
-
 @functools.lru_cache(maxsize=1)
 def kin_words() -> dict[str, dict[str, str]]:
     """language -> {word form (lower case): role}."""
-    raw = resources.files("mfact.core").joinpath("checking", "data", "kinship.json").read_text("utf-8")
-    data = json.loads(raw)
+    data = data_json("kinship.json")
     out: dict[str, dict[str, str]] = {}
     for lang, roles in data.items():
         if lang.startswith("_"):
@@ -305,7 +297,7 @@ def name_words(name: str) -> frozenset[str]:
     out = set()
     for w in re.split(r"[\s\-]+", name):
         w = re.split(r"['’]", w)[0] if not re.match(r"^[dlDLoO]['’]", w) else w
-        f = _fold(w)
+        f = fold_accents(w)
         if len(f) > 1 and f not in GENITIVE:
             out.add(f)
     return frozenset(out)

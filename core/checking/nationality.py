@@ -15,12 +15,11 @@ physicists") is no conflict.
 from __future__ import annotations
 
 import functools
-import json
 import re
-import unicodedata
 from dataclasses import dataclass
-from importlib import resources
 from typing import Sequence
+
+from .textutil import data_json, fold_accents
 
 WINDOW = 6                     # words after the copula and article in which nationalities count
 COPULAS = frozenset("""is was are were est était fut sont es era fue son è fu sono foi é era ist war sind
@@ -44,23 +43,17 @@ _TOKEN = re.compile(r"[^\W\d_][\w'’-]*|[–—]|[,.;:!?]")
 _PARENS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 
 
-def _fold(word: str) -> str:
-    w = unicodedata.normalize("NFKD", word.lower())
-    return "".join(c for c in w if not unicodedata.combining(c))
-
-
 @functools.lru_cache(maxsize=1)
 def _table() -> tuple[dict[str, dict[str, str]], dict[str, str]]:
     """(language -> {folded form: country}, nation -> the state it is part of)."""
-    raw = resources.files("mfact.core").joinpath("checking", "data", "nationality.json").read_text("utf-8")
-    data = json.loads(raw)
+    data = data_json("nationality.json")
     forms: dict[str, dict[str, str]] = {}
     for code, langs in data.items():
         if code.startswith("_"):
             continue
         for lang, words in langs.items():
             for w in words:
-                forms.setdefault(lang, {})[_fold(w)] = code
+                forms.setdefault(lang, {})[fold_accents(w)] = code
     part_of = {n: state for state, nations in data.get("_parts", {}).items() for n in nations}
     return forms, part_of
 
@@ -82,12 +75,12 @@ class Statement:
 def _words_of(lang_forms: dict[str, str], token: str, start: int) -> list[tuple[str, int, int]]:
     """The countries a token names, a hyphenated compound read part by part ("naturalised-French",
     "US-amerikanischer" as a whole first)."""
-    whole = lang_forms.get(_fold(token))
+    whole = lang_forms.get(fold_accents(token))
     if whole:
         return [(whole, start, start + len(token))]
     out, pos = [], 0
     for part in token.split("-"):
-        code = lang_forms.get(_fold(part))
+        code = lang_forms.get(fold_accents(part))
         if code:
             out.append((code, start + pos, start + pos + len(part)))
         pos += len(part) + 1
@@ -122,7 +115,7 @@ def statements(text: str, langs: tuple[str, ...]) -> tuple[Statement, ...]:
             seen += 1
             if k + 1 < len(toks):       # "South African", "south korean": two words
                 two = f"{tok2} {toks[k + 1][0]}"
-                code = forms.get(_fold(two))
+                code = forms.get(fold_accents(two))
                 if code and text[s2:toks[k + 1][1]].strip() == tok2:
                     found.append((code, s2, s2 + len(two)))
                     k += 2
@@ -139,7 +132,7 @@ def statements(text: str, langs: tuple[str, ...]) -> tuple[Statement, ...]:
 def _about(st: Statement, subject: frozenset[str]) -> bool:
     """Whether a statement is about the subject: its words before the copula share one of the
     subject's name, or are a pronoun, or none (a list: "– polska fizyczka" after parentheses)."""
-    words = [_fold(w) for w in re.split(r"[\s,]+", st.subject) if w]
+    words = [fold_accents(w) for w in re.split(r"[\s,]+", st.subject) if w]
     if not words:
         return True
     if words[-1] in PRONOUNS or words[0] in PRONOUNS:
@@ -157,10 +150,10 @@ class NationalityConflict:
 def nationality_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]],
                           entity: str, order: Sequence[int]) -> list[NationalityConflict]:
     """The fact's nationality statements about the subject that the evidence's contradict."""
-    subject = frozenset(_fold(w) for w in re.split(r"[\s\-]+", entity) if len(w) > 1)
+    subject = frozenset(fold_accents(w) for w in re.split(r"[\s\-]+", entity) if len(w) > 1)
     mine = statements(fact, (lang,))
     if not subject and mine:          # a claim alone: its own subject
-        subject = frozenset(_fold(w) for w in re.split(r"[\s\-]+", mine[0].subject) if len(w) > 1)
+        subject = frozenset(fold_accents(w) for w in re.split(r"[\s\-]+", mine[0].subject) if len(w) > 1)
     said = [c for st in mine if _about(st, subject) for c in st.countries]
     if not said:
         return []

@@ -6,8 +6,12 @@ Digits of every script are normalised to ASCII (Arabic-Indic, Persian, Devanagar
 """
 from __future__ import annotations
 
+import functools
+import json
 import re
 import unicodedata
+from importlib import resources
+from typing import Any
 
 def _mark_class() -> str:
     """A regex class of the combining marks of the BMP (Devanagari vowel signs, Arabic harakat...)."""
@@ -61,6 +65,18 @@ SERBIAN_LATIN = str.maketrans({
     "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "ђ": "đ", "е": "e", "ж": "ž", "з": "z", "и": "i",
     "ј": "j", "к": "k", "л": "l", "љ": "lj", "м": "m", "н": "n", "њ": "nj", "о": "o", "п": "p", "р": "r",
     "с": "s", "т": "t", "ћ": "ć", "у": "u", "ф": "f", "х": "h", "ц": "c", "ч": "č", "џ": "dž", "ш": "š"})
+
+
+def fold_accents(word: str) -> str:
+    """Lower case without accents ("Française" -> "francaise", "Jána" -> "jana")."""
+    w = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in w if not unicodedata.combining(c))
+
+
+@functools.lru_cache(maxsize=16)
+def data_json(name: str) -> Any:
+    """A JSON data file of the checking package (`core/checking/data/NAME`), read once."""
+    return json.loads(resources.files("mfact.core").joinpath("checking", "data", name).read_text("utf-8"))
 
 
 def fold_script(word: str) -> str:

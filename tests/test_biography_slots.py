@@ -133,6 +133,8 @@ def french_lead() -> str:
     ("pl", "Maria Skłodowska-Curie (ur. 7 listopada 1867 w Warszawie) – polska i francuska fizyczka.", ["PL", "FR"]),
     ("de", "Marie Curie war eine polnische Physikerin.", ["PL"]),
     ("en", "Nelson Mandela was a South African politician.", ["ZA"]),
+    ("ru", "Мария Склодовская-Кюри (7 ноября 1867 — 4 июля 1934) — польский и французский учёный.", ["PL", "FR"]),
+    ("ru", "Она была немецким химиком.", ["DE"]),
     ("en", "She was a physicist of German descent.", []),                   # ancestry, not nationality
     ("fr", "Il est publié en anglais en 1943.", []),                        # a language
     ("de", "Partnergemeinde ist Andenne in der belgischen Provinz.", []),

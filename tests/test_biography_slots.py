@@ -187,3 +187,13 @@ def test_an_age_the_evidence_states_decides_and_any_pair_of_dates_may_allow_it()
     assert _conflicts("LeMaire died at the age of 88.",
                       "LeMaire (1919–1978) designed costumes. LeMaire (born 22 April 1897) died on 8 June 1985.",
                       "LeMaire") == []
+
+
+@pytest.mark.timeout(20)
+def test_a_long_capitalised_chain_before_a_life_range_is_read_in_linear_time():
+    """Untrusted text: the holder's name before "(1867–1934)" was found by a regex that backtracked
+    exponentially over "Ab-Ab-Ab-..." (22 parts: 2 s; 40 parts: hours). Now a bounded tail and
+    words without inner hyphens."""
+    text = "x " + "-".join(["Ab"] * 60) + " x (1867–1934) and " + "-".join(["Cd"] * 60) + " (1800–1850)"
+    vals = text_values(text, "en", "Marie Curie").values
+    assert [v.text for v in vals] == ["1867", "1934", "1800", "1850"]

@@ -496,7 +496,9 @@ def _life_range(text: str, values: list[Value]) -> list[Value]:
         first = [i for i, v in enumerate(out) if v.kind == "date" and m.start(1) <= v.start and v.end <= m.end(1)]
         second = [i for i, v in enumerate(out) if v.kind == "date" and m.start(2) <= v.start and v.end <= m.end(2)]
         if len(first) == 1 and len(second) == 1:
-            before = _NAME_BEFORE.search(text, 0, m.start())
+            # a bounded tail, and words without inner hyphens: no backtracking blow-up on long
+            # capitalised chains ("Ab-Ab-Ab-...") in untrusted text
+            before = _NAME_BEFORE.search(text, max(0, m.start() - NAME_TAIL), m.start())
             holder = before.group(1) if before else ""
             for i, rel in ((first[0], "born"), (second[0], "died")):
                 if out[i].rel is None:
@@ -515,7 +517,8 @@ def _subject_named(holder: str, entity: str) -> bool:
 
 
 _SENTENCE_CUT = re.compile(r"(?<=\w{4})\.\s")       # not after "St." or "D."
-_NAME_BEFORE = re.compile(r"([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-](?:[a-z]{1,3}[ \-])?[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*)*)\s*$")
+_NAME_BEFORE = re.compile(r"([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.]*(?:[ \-](?:[a-z]{1,3}[ \-])?[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.]*)*)\s*$")
+NAME_TAIL = 120                # characters before a life range searched for its holder's name
 _CAP_RUN = re.compile(r"(?<![\w'’-])([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-](?:(?:de|du|del|di|da|von|van|la|le|sur|am|an|upon|on)[ \-])?[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’-]*)*)")
 
 

@@ -135,6 +135,8 @@ def french_lead() -> str:
     ("en", "Nelson Mandela was a South African politician.", ["ZA"]),
     ("ru", "Мария Склодовская-Кюри (7 ноября 1867 — 4 июля 1934) — польский и французский учёный.", ["PL", "FR"]),
     ("ru", "Она была немецким химиком.", ["DE"]),
+    ("ca", "Marie Curie fou una física i química polonesa, nacionalitzada francesa.", ["PL", "FR"]),
+    ("ro", "Marie Curie a fost o fiziciană și chimistă poloneză, naturalizată franceză.", ["PL", "FR"]),
     ("en", "She was a physicist of German descent.", []),                   # ancestry, not nationality
     ("fr", "Il est publié en anglais en 1943.", []),                        # a language
     ("de", "Partnergemeinde ist Andenne in der belgischen Provinz.", []),

@@ -24,10 +24,10 @@ from .textutil import data_json, fold_accents
 WINDOW = 6                     # words after the copula and article in which nationalities count
 COPULAS = frozenset("""is was are were est était fut sont es era fue son è fu sono foi é era ist war sind
 wurde is was zijn jest był była było byli je byl byla bylo был была было были является являлся являлась
-являлись""".split()) | {"–", "—"}
-ARTICLES = frozenset("a an the un une le la l una uno um uma ein eine einer eines een de het".split())
+являлись és fou ser este fost""".split()) | {"–", "—"}
+ARTICLES = frozenset("a an the un une le la l una uno um uma o ein eine einer eines een de het".split())
 PRONOUNS = frozenset("""he she it they il elle ils elles él ella ellos ele ela eles lui lei egli essa er sie es
-hij zij ze on ona oni он она они""".split())
+hij zij ze on ona oni он она они ell ea""".split())
 # a preposition ends the phrase: "a physicist of German descent", "publié en anglais", "eine
 # Gemeinde in der belgischen Provinz" say nothing of the subject's nationality
 PREPOSITIONS = frozenset("""of in on at from for with by to into about as than
@@ -38,7 +38,8 @@ do da em no na com por para
 von vom in im auf aus mit für bei zu zum zur nach über
 van in op uit met voor bij
 w we z ze na do od dla przez o po
-в во на из с со о об по для от к у за при""".split())
+в во на из с со о об по для от к у за при
+amb des în din la cu pe pentru despre""".split())
 STOP = frozenset(".;:!?()")          # a comma does not end the list ("polonaise, naturalisée française")
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’-]*|[–—]|[,.;:!?]")

@@ -75,7 +75,7 @@ def _conflict(rep, kind: str) -> bool:
     return any(c.fact_value.kind in KINDS[kind] for c in rep.conflicts)
 
 
-def _claims(art, kind: str, k: int, sent: str) -> tuple[int, int] | None:
+def _claims(art, kind: str, sent: str) -> tuple[int, int] | None:
     """The span to swap in a sentence that makes a claim of this kind about the subject, or None."""
     subject = name_words(art.title)
     if kind == "family":
@@ -102,7 +102,7 @@ def measure(arts, kind: str, max_per_lang: int, rng: random.Random, every: bool 
             continue
         whole = " ".join(art.sentences)
         for k, sent in enumerate(art.sentences):
-            span = _claims(art, kind, k, sent)
+            span = _claims(art, kind, sent)
             if span is None:
                 continue
             row = rows[art.lang]

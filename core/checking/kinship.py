@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from .textutil import data_json, fold_accents
+from .textutil import by_languages, data_json, fold_accents
 
 ROLE_GROUP = {"father": ("parent", "m"), "mother": ("parent", "f"), "parent": ("parent", ""),
               "son": ("child", "m"), "daughter": ("child", "f"), "child": ("child", ""),
@@ -85,6 +85,17 @@ def kin_words() -> dict[str, dict[str, str]]:
             for w in words:
                 out.setdefault(lang, {})[w.lower()] = role
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _kin_for(langs: tuple[str, ...]) -> dict[str, str]:
+    """{word form: role} of `langs` and English."""
+    return by_languages(kin_words(), langs)
+
+
+@functools.lru_cache(maxsize=1)
+def _every_kin_word() -> frozenset[str]:
+    return frozenset(w for table in kin_words().values() for w in table)
 
 
 def compatible(a: str, b: str) -> bool:
@@ -228,7 +239,7 @@ def _backward(text: str, toks: list[_Tok], i: int, fw: Words) -> tuple[str, tupl
 
 def _owner_before(text: str, toks: list[_Tok], i: int) -> str:
     """"Irène's husband": the possessor named right before the kinship word (skipping nothing)."""
-    if i == 0 or not toks[i - 1].word or not re.search(r"['’]s?$", toks[i - 1].text):
+    if i == 0 or not toks[i - 1].word or not _POSSESSIVE.search(toks[i - 1].text):
         return ""
     start = _name_start(toks, i - 1)
     return _span_text(text, toks, start, i)[0] if toks[start].capital else ""
@@ -237,20 +248,16 @@ def _owner_before(text: str, toks: list[_Tok], i: int) -> str:
 def _a_name(name: str, fw: Words) -> bool:
     """Not a kinship word or a title on its own ("Ibu bapanya": "parents", sentence-initial)."""
     words = name_words(name)
-    every = {w for table in kin_words().values() for w in table}
-    return bool(words) and not words <= (every | NOT_NAMES | fw.fillers)
+    return bool(words) and not words <= (_every_kin_word() | NOT_NAMES | fw.fillers)
 
 
 @functools.lru_cache(maxsize=2048)
 def links(text: str, langs: tuple[str, ...]) -> tuple[Link, ...]:
     """Every name tied to a family role in `text`, with the kinship words of `langs` and English."""
-    table = kin_words()
-    words: dict[str, str] = {}
-    for lg in (*langs, "en"):
-        words.update({w: r for w, r in table.get(lg, {}).items() if w not in words})
+    words = _kin_for(langs)
     if not words:
         return ()
-    fw = function_words(tuple(langs))
+    fw = function_words(langs)
     toks = _tokens(text)
     out: list[Link] = []
     for i, t in enumerate(toks):
@@ -276,8 +283,7 @@ def links(text: str, langs: tuple[str, ...]) -> tuple[Link, ...]:
 @functools.lru_cache(maxsize=2048)
 def mentions(text: str, langs: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
     """The spans of every kinship word in `text` ("Tatăl său a murit ...": a relative, named or not)."""
-    table = kin_words()
-    words = {w for lg in (*langs, "en") for w in table.get(lg, {})}
+    words = _kin_for(langs)
     return tuple((t.start, t.end) for t in _tokens(text) if t.word and _POSSESSIVE.sub("", t.low) in words)
 
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from .textutil import data_json, fold_accents
+from .textutil import by_languages, data_json, fold_accents
 
 WINDOW = 6                     # words after the copula and article in which nationalities count
 COPULAS = frozenset("""is was are were est était fut sont es era fue son è fu sono foi é era ist war sind
@@ -61,6 +61,12 @@ def _table() -> tuple[dict[str, dict[str, str]], dict[str, str]]:
     return forms, part_of
 
 
+@functools.lru_cache(maxsize=64)
+def _forms_for(langs: tuple[str, ...]) -> dict[str, str]:
+    """{folded form: country} of `langs` and English."""
+    return by_languages(_table()[0], langs)
+
+
 def agree(a: str, b: str) -> bool:
     """The same country, or a nation and its state (ENG and GB)."""
     part_of = _table()[1]
@@ -93,10 +99,7 @@ def _words_of(lang_forms: dict[str, str], token: str, start: int) -> list[tuple[
 @functools.lru_cache(maxsize=2048)
 def statements(text: str, langs: tuple[str, ...]) -> tuple[Statement, ...]:
     """Every nationality statement in `text`, with the words of `langs` and English."""
-    forms_by_lang = _table()[0]
-    forms: dict[str, str] = {}
-    for lg in (*langs, "en"):
-        forms.update({w: c for w, c in forms_by_lang.get(lg, {}).items() if w not in forms})
+    forms = _forms_for(langs)
     if not forms:
         return ()
     plain = _PARENS.sub(lambda m: " " * len(m.group(0)), text)       # "(1867–1934)": no copula

@@ -31,12 +31,11 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Callable, Iterable, Sequence
 
 from .kinship import function_words, kin_conflicts, links, mentions
 from .nationality import nationality_conflicts
-from .textutil import STOPWORDS, normalise_digits, words_with_offsets
+from .textutil import STOPWORDS, data_json, fold_accents, normalise_digits, words_with_offsets
 
 RELATIONS = ("born", "died", "founded", "married", "won")
 MANY = ("founded", "married", "won")      # relations a person may fill more than once
@@ -196,8 +195,7 @@ def number_symbols(lang: str) -> tuple[str, str]:
 
 @functools.lru_cache(maxsize=1)
 def relation_words() -> dict[str, dict[str, list[str]]]:
-    raw = resources.files("mfact.core").joinpath("checking", "data", "relations.json").read_text("utf-8")
-    data = json.loads(raw)
+    data = data_json("relations.json")
     return {r: {lang: [w.lower() for w in ws] for lang, ws in data[r].items()} for r in RELATIONS}
 
 
@@ -642,8 +640,7 @@ def _cased(text: str) -> bool:
 
 
 def _fold_name(s: str) -> str:
-    s = unicodedata.normalize("NFKD", s.lower())
-    return "".join(c for c in s if not unicodedata.combining(c) and c.isalnum())
+    return "".join(c for c in fold_accents(s) if c.isalnum())
 
 
 def names_alike(a: str, b: str) -> bool:
@@ -780,8 +777,9 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
         return rep
     order = list(focus) if focus else list(range(len(passages)))
     order += [i for i in range(len(passages)) if i not in order]
-    rep.conflicts.extend(_kin_conflicts(fact, lang, passages, entity, order))
-    rep.conflicts.extend(_nationality_conflicts(fact, lang, passages, entity, order))
+    tagged = [(t, tuple(dict.fromkeys((plang or lang, *_langs_of(t, lang))))) for t, plang in passages]
+    rep.conflicts.extend(_kin_conflicts(fact, lang, tagged, entity, order))
+    rep.conflicts.extend(_nationality_conflicts(fact, lang, tagged, entity, order))
     if not fv.values:
         return rep
     evs = [text_values(t, plang or lang, entity, _langs_of(t, lang)) for t, plang in passages]
@@ -882,12 +880,12 @@ def _check_age(v: Value, evs: list[TextValues], order: list[int], rep: SlotRepor
                                   i, [(v.start, v.end)]))
 
 
-def _kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str]], entity: str,
+def _kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], entity: str,
                    order: list[int]) -> list[Conflict]:
     """Family roles the evidence contradicts (kinship.py): the wrong kinship word ("mother" where
-    the evidence calls that person her husband) or the wrong name (another father)."""
-    found = kin_conflicts(fact, lang, [(t, tuple(dict.fromkeys((plang or lang, *_langs_of(t, lang)))))
-                                       for t, plang in passages], entity, order)
+    the evidence calls that person her husband) or the wrong name (another father). `passages`:
+    (text, its languages) each."""
+    found = kin_conflicts(fact, lang, passages, entity, order)
     out = []
     for k in found:
         f, e = k.fact, k.evidence
@@ -901,11 +899,10 @@ def _kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str]], en
     return out
 
 
-def _nationality_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str]], entity: str,
+def _nationality_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], entity: str,
                            order: list[int]) -> list[Conflict]:
     """A nationality the evidence's statements about the subject contradict (nationality.py)."""
-    found = nationality_conflicts(fact, lang, [(t, tuple(dict.fromkeys((plang or lang, *_langs_of(t, lang)))))
-                                               for t, plang in passages], entity, order)
+    found = nationality_conflicts(fact, lang, passages, entity, order)
     out = []
     for k in found:
         _c, a, b = k.fact_word

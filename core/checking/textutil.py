@@ -79,6 +79,16 @@ def data_json(name: str) -> Any:
     return json.loads(resources.files("mfact.core").joinpath("checking", "data", name).read_text("utf-8"))
 
 
+def by_languages(table: dict[str, dict[str, Any]], langs: tuple[str, ...]) -> dict[str, Any]:
+    """One word table from per-language ones: `langs` then English, the first language that has a
+    word deciding what it means."""
+    out: dict[str, Any] = {}
+    for lg in dict.fromkeys((*langs, "en")):
+        for w, v in table.get(lg, {}).items():
+            out.setdefault(w, v)
+    return out
+
+
 def fold_script(word: str) -> str:
     """A lower-case word in the Latin spelling where it is Serbian Cyrillic ("београд" ->
     "beograd"); words with letters Serbian does not use (Russian ы, я, й...) stay as they are."""

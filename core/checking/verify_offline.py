@@ -209,7 +209,8 @@ def _is_cased(text: str) -> bool:
 RULES_VERSION = "r5"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
-# slot checks compare family roles, kinship.py)
+# slot checks compare family roles, nationality and age at death, and leave a relative's values out
+# of the subject's slots)
 
 
 def is_about_someone_else(fact: str, entity: str, context: str = "") -> bool:

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from .kinship import name_words
 from .textutil import by_languages, data_json, fold_accents
 
 WINDOW = 6                     # words after the copula and article in which nationalities count
@@ -156,10 +157,10 @@ class NationalityConflict:
 def nationality_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]],
                           entity: str, order: Sequence[int]) -> list[NationalityConflict]:
     """The fact's nationality statements about the subject that the evidence's contradict."""
-    subject = frozenset(fold_accents(w) for w in re.split(r"[\s\-]+", entity) if len(w) > 1)
+    subject = name_words(entity)      # "de", "von", "van" are no one's name
     mine = statements(fact, (lang,))
     if not subject and mine:          # a claim alone: its own subject
-        subject = frozenset(fold_accents(w) for w in re.split(r"[\s\-]+", mine[0].subject) if len(w) > 1)
+        subject = name_words(mine[0].subject)
     said = [c for st in mine if _about(st, subject) for c in st.countries]
     if not said:
         return []

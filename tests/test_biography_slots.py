@@ -165,6 +165,18 @@ def test_a_nationality_the_evidence_contradicts_is_a_conflict_across_languages()
 # --------------------------------------------------------------------------- age at death
 
 
+def test_a_statement_about_someone_sharing_only_a_particle_is_not_about_the_subject():
+    """"de", "von", "van" are no one's name: Charles de Gaulle's nationality says nothing of
+    Pierre de Coubertin's. A statement about the subject still counts."""
+    ev = "Charles de Gaulle was a French general. He led the Free French Forces."
+    assert _conflicts("Pierre de Coubertin was a Belgian educator.", ev, "Pierre de Coubertin") == []
+    assert _conflicts("Pierre de Coubertin was a Belgian educator.",
+                      "Pierre de Coubertin was a French educator.", "Pierre de Coubertin") == [
+        '"Belgian" vs "French" (nationality)']
+    assert _conflicts("Ludwig van Beethoven was an Italian composer.",
+                      "Vincent van Gogh was a Dutch painter.", "Ludwig van Beethoven") == []
+
+
 @pytest.mark.parametrize("lang, fact, want", [
     ("en", "Marie Curie died in 1934 at the age of 66.", []),
     ("en", "Marie Curie died in 1934 at the age of 72.", ['"72" vs "66 (7 novembre 1867 – 4 juillet 1934)" (died)']),
@@ -199,3 +211,59 @@ def test_a_long_capitalised_chain_before_a_life_range_is_read_in_linear_time():
     text = "x " + "-".join(["Ab"] * 60) + " x (1867–1934) and " + "-".join(["Cd"] * 60) + " (1800–1850)"
     vals = text_values(text, "en", "Marie Curie").values
     assert [v.text for v in vals] == ["1867", "1934", "1800", "1850"]
+
+
+# --------------------------------------------------------------------------- birth and death signs
+
+
+GERMAN_LEAD = ("Marie Curie (* 7. November 1867 in Warschau; † 4. Juli 1934 in Passy) war eine polnische Physikerin. "
+               "Ihr Ehemann Pierre Curie (* 15. Mai 1859 in Paris; † 19. April 1906 ebenda) war Physiker.")
+
+
+@pytest.mark.parametrize("fact, want", [
+    ("Marie Curie wurde in Berlin geboren.", ['"Berlin" vs "Warschau" (born)']),
+    ("Sie starb in Berlin.", ['"Berlin" vs "Passy" (died)']),
+    ("Marie Curie starb 1906.", ['"1906" vs "4. Juli 1934" (died)']),
+    ("Marie Curie wurde am 15. Mai 1859 geboren.", ['"15. Mai 1859" vs "7. November 1867" (born)']),
+    ("Marie Curie wurde 1867 in Warschau geboren.", []),
+    ("Marie Curie starb 1934 in Passy.", []),
+    # German capitalises nouns: none of these is a place
+    ("Marie Curie starb an Leukämie.", []),
+    ("Marie Curie wurde in einer Lehrerfamilie geboren.", []),
+    ("Marie Curie starb nach langer Krankheit in einem Sanatorium.", []),
+])
+def test_the_birth_and_death_signs_of_a_german_lead_fill_the_subjects_slots(fact, want):
+    """"(* date in place; † date in place)" is how German (and Czech, Esperanto) leads give a life;
+    the husband's signs are his, not hers (he was born in 1859, in Paris)."""
+    rep = check_slots(fact, "de", [(GERMAN_LEAD, "de")], "Marie Curie")
+    assert [c.reason() for c in rep.conflicts] == want
+
+
+def test_a_star_or_cross_is_a_sign_only_where_a_lead_puts_it():
+    vals = text_values("Miralem Pjanić (* 2. dubna 1990 Zvornik) je bosenský fotbalista.", "cs", "Miralem Pjanić").values
+    assert [(v.rel, v.text) for v in vals] == [("born", "2. dubna 1990"), ("born", "Zvornik")]
+    # a list bullet, a footnote star, arithmetic: no sign, so the year keeps no slot
+    for text in ("* 1903: Nobelpreis für Physik", "Der Preis* wurde 1903 vergeben.", "3 * 1903 = 5709"):
+        assert all(v.rel is None for v in text_values(text, "de", "Marie Curie").values), text
+    # a relative's cross: "Apja ... (†1678)" is the father's death
+    vals = text_values("Apja béri Balogh István (†1678), földbirtokos.", "hu", "Balogh Ádám").values
+    assert [v.rel for v in vals] == [None]
+
+
+@pytest.mark.parametrize("lang, text, entity, want", [
+    # one date per birth or death: the start of a reign is none
+    ("en", "Ferdinand II was King of Aragon from 1479 until his death in 1516.", "Ferdinand II of Aragon",
+     [(None, "1479"), ("died", "1516")]),
+    # someone else's death, named after the word
+    ("de", "Nach dem Tod von José Martí 1895 wurde Estrada Palma Beauftragter.", "Tomás Estrada Palma", [(None, "1895")]),
+    # a count of the dead is no date, and "ž" starts no name
+    ("lt", "Žudynėse mirė apie 70 000 žydų.", "Panerių žudynės", [(None, "70 000")]),
+    # a sentence about another person, in a manor's article
+    ("lt", "Juozapas Daugirdas mirė 1871 m.", "Paliepių dvaras", [(None, "1871")]),
+    # a life range after a name that is not the subject's, though it shares two of its words
+    ("de", "Die Schule leitete Carl Peter Hagberg (1778–1841).", "Carl August Hagberg", [(None, "1778"), (None, "1841")]),
+    ("de", "Carl August Hagberg (1810–1864) war ein Übersetzer.", "Carl August Hagberg", [("born", "1810"), ("died", "1864")]),
+])
+def test_values_that_are_not_the_subjects_birth_or_death_fill_no_slot(lang, text, entity, want):
+    vals = text_values(text, lang, entity).values
+    assert [(v.rel, v.text) for v in vals if v.kind in ("date", "number", "place")] == want

@@ -82,15 +82,17 @@ def test_month_names_come_from_cldr_for_every_offered_language():
 
 
 def test_decades_ranges_numbers_and_ordinals():
-    vals = text_values("In the 1890s she won 2 prizes; 1,200 people came (1867–1934). "
-                       "It was her 3rd visit and 45% agreed.", "en").values
+    vals = text_values("In the 1890s she won 2 prizes; 1,200 people came (1869–1872). "
+                       "It was her 3rd visit and 45% agreed. Marie Curie (1867–1934) was a chemist.", "en").values
     kinds = [(v.kind, v.text) for v in vals]
     assert ("date", "1890s") in kinds and ("number", "2") in kinds and ("number", "1,200") in kinds
     assert ("ordinal", "3rd") in kinds and ("number", "45%") in kinds
     dec = next(v for v in vals if v.text == "1890s")
     assert dec.decade and dec.year == 1890
     life = [v for v in vals if v.text in ("1867", "1934")]
-    assert [v.rel for v in life] == ["born", "died"]      # a life range in parentheses
+    assert [v.rel for v in life] == ["born", "died"]      # a life range in parentheses after a name
+    # after a common word the years are something else's ("came (1869–1872)")
+    assert [v.rel for v in vals if v.text in ("1869", "1872")] == [None, None]
     de = text_values("Die Stadt hat 1.234.567 Einwohner und 12,5 km².", "de").values
     assert [v.num for v in de if v.kind == "number"] == [1234567.0, 12.5]
 

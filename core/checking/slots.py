@@ -33,8 +33,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from .kinship import function_words, kin_conflicts, links, mentions
-from .nationality import nationality_conflicts
+from .kinship import function_words, kin_conflicts, links, mentions, name_words
+from .nationality import PRONOUNS, nationality_conflicts
 from .textutil import STOPWORDS, data_json, fold_accents, normalise_digits, words_with_offsets
 
 RELATIONS = ("born", "died", "founded", "married", "won")
@@ -444,7 +444,36 @@ def _relation_hits(text: str, lang: str, extra: Sequence[str] = ()) -> list[tupl
             if lw == w or (len(w) >= 4 and lw.startswith(w) and len(lw) - len(w) <= 4):
                 hits.append((s, e, rel))
                 break
-    return sorted(set(hits))
+    for m in _MARKER.finditer(text):
+        g = 1 if m.group(1) else 2
+        hits.append((m.start(g), m.end(g), "born" if g == 1 else "died"))
+    return sorted({h for h in set(hits) if not _someone_elses(text, h)})
+
+
+def _someone_elses(text: str, hit: tuple[int, int, str]) -> bool:
+    """A birth or death word followed by "of" and a name ("the death of José Martí"): that person's
+    event, whatever its dates (a capital after "of" that is a lowercase letter is none: "ž")."""
+    if hit[2] not in ("born", "died"):
+        return False
+    m = _OF_NAME.match(text, hit[1])
+    return m is not None and text[m.end() - 1].isupper()
+
+
+# the birth and death signs of a lead in any language ("(* 7. November 1867 in Warschau; † 4. Juli
+# 1934 in Passy)", de, cs, eo): a star only where it opens a parenthesis or follows a semicolon and
+# comes before a date or a place (a list bullet or a footnote star is none), a cross where it opens
+# a parenthesis or follows a separator
+_SIGNS = ("*", "†", "✝")
+_MARKER = re.compile(r"(?:(?<=\()|(?<=;)|(?<=; ))\s?(\*)\s?(?=\d|[^\W\d_])"
+                     r"|(?:(?<=\()|(?<=[;,\-–—])|(?<=[;,\-–—] ))\s?([†✝])\s?(?=\d|[^\W\d_]|ebenda)")
+
+
+# a value before these words and a relation word after them begins a period that the event ends
+MAX_COST = 8            # words between a relation word and the value it gives a slot
+_UNTIL = re.compile(r"(?<!\w)(?:until|till|bis|jusqu|hasta|fino|até|aż|tot|până|do smrti|až)(?!\w)", re.IGNORECASE)
+# "the death of José Martí", "nach dem Tod von José Martí", "la mort de Pierre": someone else's event
+_OF_NAME = re.compile(r"\s+(?:of|de|del|di|della|da|do|von|vom|des|der|du|van)\s+(?:the\s+|la\s+|le\s+)?"
+                      r"[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁ]")
 
 
 def _nospace(w: str) -> bool:
@@ -452,28 +481,43 @@ def _nospace(w: str) -> bool:
 
 
 def _assign(text: str, values: list[Value], hits: list[tuple[int, int, str]]) -> list[Value]:
-    """Give each value the relation word nearest to it in its clause (one before it first)."""
+    """Give each value the relation word nearest to it in its clause (one before it first); a
+    relation word gives its slot to one value of each kind, the nearest ("King from 1479 until his
+    death in 1516": 1516 is the death, 1479 fills no slot)."""
     if not hits:
         return values
     out = []
+    taken: dict[tuple[int, str], tuple[float, int]] = {}     # (hit, kind) -> (cost, value's index)
     for v in values:
-        best: tuple[float, str] | None = None
-        for s, e, rel in hits:
+        best: tuple[float, str, int] | None = None
+        for h, (s, e, rel) in enumerate(hits):
+            if v.start < s and text[s:e] in _SIGNS:
+                continue                # a birth or death sign speaks of what follows it
             if e <= v.start:
                 gap = text[e:v.start]
                 cost = _distance(gap)
             elif s >= v.end:
                 gap = text[v.end:s]
                 cost = _distance(gap) + 0.5
+                if _UNTIL.search(gap):
+                    continue            # "from 1939 until his death": the start of something else
             else:
                 continue
             if _CLAUSE_BREAK.search(gap) and not gap.strip().startswith("("):
                 continue
-            if cost > 8:
+            if cost > MAX_COST:
                 continue
             if best is None or cost < best[0]:
-                best = (cost, rel)
+                best = (cost, rel, h)
         out.append(Value(**{**v.__dict__, "rel": best[1]}) if best else v)
+        if best is not None and v.kind == "date":      # a birth or a death has one date, its places
+            key = (best[2], v.kind)                   # may be several ("Passy, Haute-Savoie")
+            if key in taken and taken[key][0] <= best[0]:
+                out[-1] = v                                   # a nearer value has this word's slot
+            else:
+                if key in taken:
+                    out[taken[key][1]] = values[taken[key][1]]
+                taken[key] = (best[0], len(out) - 1)
     return out
 
 
@@ -498,20 +542,40 @@ def _life_range(text: str, values: list[Value]) -> list[Value]:
             # capitalised chains ("Ab-Ab-Ab-...") in untrusted text
             before = _NAME_BEFORE.search(text, max(0, m.start() - NAME_TAIL), m.start())
             holder = before.group(1) if before else ""
+            if not holder:
+                continue        # "(1969–1972)" after a common word: years of something, not a life
             for i, rel in ((first[0], "born"), (second[0], "died")):
                 if out[i].rel is None:
                     out[i] = Value(**{**out[i].__dict__, "rel": rel, "holder": holder})
     return out
 
 
+_SIGN_PAREN = re.compile(r"\([^()]*[*†✝][^()]*\)")
+
+
+def _sign_holders(text: str, values: list[Value]) -> list[Value]:
+    """The dates and places after a birth or death sign in parentheses belong to the name before
+    them ("Pierre Curie (* 15. Mai 1859 in Paris; † 19. April 1906 ebenda)")."""
+    out = list(values)
+    for m in _SIGN_PAREN.finditer(text):
+        inside = [i for i, v in enumerate(out) if v.rel in ("born", "died") and not v.holder
+                  and m.start() < v.start and v.end < m.end()]
+        if not inside:
+            continue
+        before = _NAME_BEFORE.search(text, max(0, m.start() - NAME_TAIL), m.start())
+        holder = before.group(1) if before else ""
+        for i in inside:
+            out[i] = Value(**{**out[i].__dict__, "holder": holder})
+    return out
+
+
 def _subject_named(holder: str, entity: str) -> bool:
-    """Whether the name a life range follows is the subject's: it shares a word with the entity's
-    name other than the family name alone ("George Coke (1725–1759)" in "D'Ewes Coke" is his
-    father), or either name is one word."""
-    hw = {_fold(w) for w in re.split(r"[\s\-]+", holder) if w}
-    ew = [_fold(w) for w in re.split(r"[\s\-]+", entity) if w]
-    shared = hw & set(ew)
-    return bool(shared) and (len(ew) == 1 or len(hw) == 1 or bool(shared - {ew[-1]}))
+    """Whether the name a life range follows is the subject's: they share a word, and every word of
+    one is in the other ("Curie", "Marie Curie"). A name with a word of its own on each side is
+    someone else: "George Coke (1725–1759)" in "D'Ewes Coke" is his father, "Carl Peter Hagberg
+    (1778–1841)" in "Carl August Hagberg" too. Particles ("de", "von") are no name's words."""
+    hw, ew = name_words(holder), name_words(entity)
+    return bool(hw & ew) and (hw <= ew or ew <= hw)
 
 
 _SENTENCE_CUT = re.compile(r"(?<=\w{4})\.\s")       # not after "St." or "D."
@@ -520,21 +584,30 @@ NAME_TAIL = 120                # characters before a life range searched for its
 _CAP_RUN = re.compile(r"(?<![\w'’-])([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-](?:(?:de|du|del|di|da|von|van|la|le|sur|am|an|upon|on)[ \-])?[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’-]*)*)")
 
 
-def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: list[tuple[int, int]]) -> list[Value]:
+# German capitalises every noun: there a place is a name right after a place preposition ("in
+# Warschau", "bei Salerno"), not "an Leukämie", "in einer Lehrerfamilie", "nach langer Krankheit"
+_PLACE_AFTER = {"de": re.compile(r"(?<![\w-])(?:in|bei|zu|nahe)\s+$", re.IGNORECASE)}
+
+
+def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: list[tuple[int, int]],
+            lang: str = "") -> list[Value]:
     """Capitalised names in the clause of a 'born' or 'died' word: the place of that event."""
     out: list[Value] = []
+    after = _PLACE_AFTER.get(lang)
     months = _all_month_words()
     for m in _CAP_RUN.finditer(text):
         name = _SENTENCE_CUT.split(m.group(1), maxsplit=1)[0].rstrip(".")   # "Bártfa. His": a sentence ends
         s, e = m.start(1), m.start(1) + len(name)
-        if _overlaps(s, e, taken) or not name:
-            continue
+        if _overlaps(s, e, taken) or not name[:1].isupper():
+            continue            # (the class Ā-ſ holds "ž", "š", "č" too: Lithuanian "žmonių" is no name)
         folded = _fold(name)
         parts = {_fold(p) for p in re.split(r"[ \-]", name)}
         if parts & skip or folded in months or folded in STOPWORDS:
             continue
         if s == 0 or text[:s].rstrip().endswith((".", "!", "?")):
             continue            # a sentence-initial capital says nothing
+        if after is not None and not after.search(text, max(0, s - 8), s):
+            continue
         out.append(Value("place", s, e, name))
     return out
 
@@ -561,8 +634,44 @@ def text_values(text: str, lang: str, entity: str = "", extra_langs: tuple[str, 
     # a life range after someone else's name is that person's
     kept = [Value(**{**v.__dict__, "rel": None}) if v.holder and v.rel and entity and not _subject_named(v.holder, entity)
             else v for v in kept]
+    kept = _others_events(text, kept, entity)
     changed = len(kept) != len(base.values) or any(a is not b for a, b in zip(kept, base.values))
     return TextValues(kept, base.words) if changed else base
+
+
+def _others_events(text: str, values: list[Value], entity: str) -> list[Value]:
+    """A birth or death told in a sentence about someone else ("Juozapas Daugirdas mirė 1871 m." in
+    a manor's article: it starts with another name and names neither the entity nor a pronoun) fills
+    none of the subject's slots."""
+    if not entity or not any(v.rel in ("born", "died") and not v.holder for v in values):
+        return values
+    out = list(values)
+    starts = [0] + [m.end() for m in _SENT_END.finditer(text)]
+    for i, v in enumerate(out):
+        if v.rel not in ("born", "died") or v.holder:
+            continue
+        a = max(x for x in starts if x <= v.start)
+        b = min([x for x in starts if x > v.start] + [len(text)])
+        if _about_another(text[a:b], entity):
+            out[i] = Value(**{**v.__dict__, "rel": None})
+    return out
+
+
+_REFERS_BACK = PRONOUNS | frozenset("""his her him hers su sus son sa ses sein seine seiner ihr ihre ihrer
+lui suo sua seu sua его её ее jego jej jeho její""".split())
+
+
+def _about_another(sentence: str, entity: str) -> bool:
+    """A sentence that opens (after function words) with a name of two capitalised words, none of
+    them the entity's, and names neither the entity nor a pronoun or possessive that could be it."""
+    ws = [w for w, _s, _e in words_with_offsets(sentence)]
+    own = name_words(entity)
+    if not ws or any(fold_accents(w) in own for w in ws) or any(w.lower() in _REFERS_BACK for w in ws):
+        return False
+    k = 0
+    while k < len(ws) - 2 and ws[k].lower() in STOPWORDS:
+        k += 1
+    return len(ws) > k + 1 and ws[k][:1].isupper() and ws[k + 1][:1].isupper()
 
 
 @functools.lru_cache(maxsize=2048)
@@ -576,14 +685,19 @@ def _text_values(text: str, lang: str, extra_langs: tuple[str, ...] = ()) -> Tex
     skip = {_fold(w) for w in (text[s:e] for s, e, _r in hits)}
     skip |= {_fold(text[s:e]) for s, e in mentions(text, (lang, *extra_langs))}    # "Eltern" is no place
     if hits and _cased(text):
-        places = _places(norm, [h for h in hits if h[2] in ("born", "died")], skip, taken)
+        places = _places(norm, [h for h in hits if h[2] in ("born", "died")], skip, taken, lang)
         values += places
     values = _assign(norm, sorted(values, key=lambda v: v.start), hits)
     values = _life_range(norm, values)
+    values = _sign_holders(norm, values)
     values = _relatives_values(norm, values, (lang, *extra_langs))
     # a place counts only in the slot of a birth or a death, an age only as the age at death
     values = [v for v in values if (v.kind != "place" or v.rel in ("born", "died"))
               and (v.kind != "age" or _died_before(norm, v, hits))]
+    # a birth or a death has a date and a place, not a count ("mirė iki 100 000 žmonių": up to
+    # 100,000 people died)
+    values = [Value(**{**v.__dict__, "rel": None}) if v.kind == "number" and v.rel in ("born", "died") else v
+              for v in values]
     # values keep the original text's characters
     values = [Value(**{**v.__dict__, "text": text[v.start:v.end]}) for v in values]
     return TextValues(values, words_with_offsets(text))
@@ -782,7 +896,9 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
     rep.conflicts.extend(_nationality_conflicts(fact, lang, tagged, entity, order))
     if not fv.values:
         return rep
-    evs = [text_values(t, plang or lang, entity, _langs_of(t, lang)) for t, plang in passages]
+    # a passage of no declared language is read in the one it is written in (a French lead given to
+    # a German claim: "à Varsovie" is a place although German would want "in" before it)
+    evs = [text_values(t, plang or _detected(t) or lang, entity, _langs_of(t, lang)) for t, plang in passages]
     fact_content = _content(fact, fv.words, fv.values)
     for v in fv.values:
         if v.kind == "age":
@@ -914,6 +1030,7 @@ def _nationality_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, t
 
 
 @functools.lru_cache(maxsize=2048)
+@functools.lru_cache(maxsize=4096)
 def _detected(text: str) -> str:
     """The language a passage is written in (its declared one may be the claim's)."""
     try:

@@ -328,7 +328,7 @@ class DefaultVerifier(VerifierBase):
             for k in order:
                 if ws[int(k)].passage not in focus:
                     focus.append(ws[int(k)].passage)
-        return check_slots(fact, lang, [(p.text, p.lang or lang) for p in passages], entity,
+        return check_slots(fact, lang, [(p.text, p.lang) for p in passages], entity,
                            same_name=self.same_name, focus=focus)
 
     def _decide(self, fact: str, entity: str, lang: str, usable: Sequence[Evidence], ws: Sequence[Window],

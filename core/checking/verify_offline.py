@@ -206,11 +206,13 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r5"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r6"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
-# of the subject's slots)
+# of the subject's slots; r6: birth and death signs "(* ...; † ...)", German places only after a
+# place preposition, one date per birth or death word, someone else's events and counts of the dead
+# fill no slot, and a passage of no declared language read in its own)
 
 
 def is_about_someone_else(fact: str, entity: str, context: str = "") -> bool:

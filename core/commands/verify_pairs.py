@@ -141,8 +141,10 @@ def cmd_verify_pairs(args) -> int:
     batch = max(1, int(args.batch))
     for start in range(0, len(pairs), batch):
         part = pairs[start:start + batch]
+        # the evidence's language is not declared (it may be another than the claim's): the checks
+        # read each passage in the language it is written in
         items = [(p["claim"], p["entity"], p["lang"],
-                  [Evidence(id=f"{p['id']}#{k}", source="input", lang=p["lang"], title="", text=t)
+                  [Evidence(id=f"{p['id']}#{k}", source="input", lang="", title="", text=t)
                    for k, t in enumerate(p["evidence"])]) for p in part]
         verdicts = verifier.verify_batch(items)
         verdicts = [adapter.apply(v, it[2]) for v, it in zip(verdicts, items)]

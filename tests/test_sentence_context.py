@@ -220,3 +220,35 @@ def test_serbian_latin_text_reads_cyrillic_evidence_in_latin_letters():
     seen.clear()
     SentenceScorer(lambda w, c: w, 2).read(Spy(), emb, "ru", [(latin, [TESLA_SR])])
     assert all(has_cyrillic(w) for w in seen[0][1])
+
+
+class FlagsEverything:
+    """A stand-in detector that reads every word as doubtful (0.9), as the real one reads many a
+    supported paraphrase."""
+    threshold = 0.5
+
+    def score(self, items):
+        out = []
+        for sent, _windows in items:
+            words, pos = [], 0
+            for w in sent.split(" "):
+                words.append((pos, pos + len(w), 0.9))
+                pos += len(w) + 1
+            out.append(words)
+        return out
+
+
+def test_a_fact_with_a_number_no_passage_has_is_no_paraphrase_for_the_gate():
+    """The paraphrase gate clears a fact that reads close to its best window when no word stands
+    out; a number that the evidence does not have at all gets its score back, and only it is marked."""
+    from mfact.core.checking.verify_default import DefaultVerifier
+    ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie",
+                   text="Marie Curie worked at the University of Paris and taught physics to many students there.")]
+    close = "Marie Curie worked at the University of Paris and taught physics to many students there."
+    new_number = "Marie Curie worked at the University of Paris and taught physics to 300 students there."
+    v = DefaultVerifier()
+    v._detector = FlagsEverything()
+    out = v.verify_batch([(s, "Marie Curie", "en", ev) for s in (close, new_number)],
+                         contexts=[FactContext(s, 0, len(s)) for s in (close, new_number)])
+    assert out[0].label == "S", out[0].reason
+    assert out[1].label == "NS" and [new_number[a:b] for a, b in out[1].marks] == ["300"], out[1].reason

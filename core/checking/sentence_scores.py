@@ -51,15 +51,16 @@ def fact_words(fact: str, ctx: FactContext, words: Words) -> Words:
 
 class Read:
     """One sentence as the detector read it: its gated word scores, its tokens (with projected
-    states when the scorer projects them; None for an empty sentence) and the paraphrase gate's
-    cosine (the sentence against its best window)."""
+    states when the scorer projects them; None for an empty sentence), the paraphrase gate's
+    cosine (the sentence against its best window) and the word scores before the gate."""
 
-    __slots__ = ("words", "tokens", "cos")
+    __slots__ = ("words", "tokens", "cos", "raw")
 
-    def __init__(self, words: Words, tokens: Any = None, cos: float = 0.0):
+    def __init__(self, words: Words, tokens: Any = None, cos: float = 0.0, raw: Words | None = None):
         self.words = words
         self.tokens = tokens
         self.cos = cos
+        self.raw = words if raw is None else raw       # the word scores before the gate
 
 
 class SentenceScorer:
@@ -114,5 +115,5 @@ class SentenceScorer:
         for j, (ws, (words, tokens)) in enumerate(zip(wins, scored)):
             cos = float(np.max(pvecs[pos:pos + len(ws)] @ svecs[j])) if ws and pvecs is not None else 0.0
             pos += len(ws)
-            out.append(Read(self.gate(words, cos), tokens, cos))
+            out.append(Read(self.gate(words, cos), tokens, cos, words))
         return out

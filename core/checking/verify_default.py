@@ -38,6 +38,7 @@ WINDOWS_PER_FACT = 2
 PREPARE_WINDOWS = 256
 NAME_SIMILARITY = 0.87        # cosine of two names (E5 query vectors) taken as the same place
 CONFLICT_CONFIDENCE = 0.9
+NEW_VALUE_KINDS = ("date", "number")    # a fact's value of these kinds that no passage has: no paraphrase
 
 
 _UNSET = object()
@@ -237,13 +238,16 @@ class DefaultVerifier(VerifierBase):
                       gate_words(scored[i], float(sims.max()) if len(sims) else 0.0) if i in scored else None)
                 feats = (self._features(fact, *read[i], p, float(sims.max()) if len(sims) else 0.0)
                          if i in read else None)
+                rep = self.slot_report(fact, entity, lang, usable[i], ws, sims)
+                if fw is not None and i not in claims:
+                    fw = self._ungated(fact, fw, rep, read.get(i), scored.get(i))
                 if i in claims:        # a claim read alone: the combiner's p, or (fitting it) the feature model's
                     p, fw = ((self.combiner.prob(feats), fw) if self.combiner is not None and feats is not None
                              else (p, None))
                 elif fw is not None:
                     p = self.combine(p, fw)
                 v = self._decide(fact, entity, lang, usable[i], ws, sims, p,
-                                 model.threshold if self.threshold is None else self.threshold, name, fw)
+                                 model.threshold if self.threshold is None else self.threshold, name, fw, rep)
                 v.features = feats
                 out[i] = v
         return [v for v in out if v is not None]
@@ -296,6 +300,21 @@ class DefaultVerifier(VerifierBase):
                     reads[i] = (r, jobs[i])
         return out, reads
 
+    def _ungated(self, fact: str, words: list, rep: SlotReport, read: tuple[Any, FactContext] | None,
+                 alone: list | None) -> list:
+        """The paraphrase gate clears a fact that reads close to its best window; a date or number
+        that no passage has is not paraphrased, however close the rest reads (an unverifiable
+        sentence of the same article reads at cosine 0.88-0.93 against its windows). When the gate
+        cleared every word, those values' words get back the detector's scores before the gate (only
+        they: the rest may well be a paraphrase)."""
+        new = [v for v in rep.missing if v.kind in NEW_VALUE_KINDS]
+        thr = self._word_threshold()
+        if not new or any(p >= thr for _a, _b, p in words):
+            return words
+        raw = (fact_words(fact, read[1], read[0].raw) if read is not None else alone) or []
+        back = {(a, b): p for a, b, p in raw if any(a < v.end and v.start < b for v in new)}
+        return [(a, b, max(p, back.get((a, b), 0.0))) for a, b, p in words]
+
     def _features(self, fact: str, read: Any, ctx: FactContext, p_lite: float, window_sim: float) -> list[float] | None:
         """The fact's features (fact_features.py) from its sentence's detector pass; None without a
         basis or projected states."""
@@ -333,8 +352,8 @@ class DefaultVerifier(VerifierBase):
 
     def _decide(self, fact: str, entity: str, lang: str, usable: Sequence[Evidence], ws: Sequence[Window],
                 sims: np.ndarray, p: float, threshold: float, name: str,
-                words: Sequence[tuple[int, int, float]] | None = None) -> Verdict:
-        rep = self.slot_report(fact, entity, lang, usable, ws, sims)
+                words: Sequence[tuple[int, int, float]] | None = None, rep: SlotReport | None = None) -> Verdict:
+        rep = rep if rep is not None else self.slot_report(fact, entity, lang, usable, ws, sims)
         used: list[str] = []
         for k in (np.argsort(-sims) if len(sims) else []):
             pid = usable[ws[int(k)].passage].id
@@ -457,8 +476,8 @@ class SlotsVerifier(DefaultVerifier):
 
     def _decide(self, fact: str, entity: str, lang: str, usable: Sequence[Evidence], ws: Sequence[Window],
                 sims: np.ndarray, p: float, threshold: float, name: str,
-                words: Sequence[tuple[int, int, float]] | None = None) -> Verdict:
-        v = super()._decide(fact, entity, lang, usable, ws, sims, p, threshold, name, words)
+                words: Sequence[tuple[int, int, float]] | None = None, rep: SlotReport | None = None) -> Verdict:
+        v = super()._decide(fact, entity, lang, usable, ws, sims, p, threshold, name, words, rep)
         if v.label == "NS" and not (v.reason or "").startswith("slot conflict"):
             return Verdict("S", 0.5, name, v.evidence, "no slot conflict (the slot checks alone)")
         return v

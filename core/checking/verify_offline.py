@@ -212,7 +212,8 @@ RULES_VERSION = "r6"     # the rules and the lexical normalisation: a change re-
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
 # of the subject's slots; r6: birth and death signs "(* ...; † ...)", German places only after a
 # place preposition, one date per birth or death word, someone else's events and counts of the dead
-# fill no slot, and a passage of no declared language read in its own)
+# fill no slot, a passage of no declared language read in its own, and a fact with a date or number
+# no passage has is not taken for a paraphrase)
 
 
 def is_about_someone_else(fact: str, entity: str, context: str = "") -> bool:

@@ -1,5 +1,5 @@
 """What several bench scripts share: percentiles, a folder that imports another checkout as
-`mfact`, and the frame/action clocks of the TUI benches. (A bench script run as
+`mfact`, the frame/action clocks of the TUI benches, and the detector's articles pickle. (A bench script run as
 `python bench/NAME.py` finds this module beside it.)"""
 from __future__ import annotations
 
@@ -73,3 +73,16 @@ def measure(argv: list[str], pythonpath: str | None, kill_mb: float, kill_s: flo
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     return run_peak([sys.executable, "-m", "mfact.core.cli", *argv], env=env, kill_mb=kill_mb, kill_s=kill_s)
+
+
+def articles_pickle(given: str = "") -> Path | None:
+    """The detector's sentence-split articles pickle: `given`, else the newest in mfact's cache dir;
+    None (and what to do, on stderr) when there is none."""
+    from mfact.core.paths import cache_dir
+    path = Path(given) if given else max((cache_dir() / "detector").glob("articles-*.pkl"),
+                                        key=lambda p: p.stat().st_mtime, default=None)
+    if path is None or not path.is_file():
+        print("no articles pickle: build it with `python -m mfact.core.training.train_detector --articles FILE ...`",
+              file=sys.stderr)
+        return None
+    return path

@@ -41,6 +41,9 @@ from mfact.core.checking.textutil import data_json, fold_accents as _fold
 from mfact.core.checking.slots import check_slots, relation_words, text_values
 from mfact.core.training.detector_data import is_dev_article
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import articles_pickle  # noqa: E402
+
 PAIRS = (("father", "mother"), ("son", "daughter"), ("husband", "wife"), ("brother", "sister"))
 KINDS = {"family": ("role", "person"), "nationality": ("nationality",), "age": ("age",), "life": ("date", "place")}
 
@@ -177,7 +180,6 @@ def report(kind: str, rows: dict[str, dict[str, int]]) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from mfact.core.paths import cache_dir
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--articles", default="", help="the articles pickle (default: the newest in the cache)")
     ap.add_argument("--max-per-lang", type=int, default=400, help="claims per language and check at most")
@@ -185,11 +187,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the detector's training articles too (more claims; no rule here was fitted on them)")
     ap.add_argument("--kinds", default=",".join(KINDS), help="the checks to measure (comma-separated)")
     args = ap.parse_args(argv)
-    path = Path(args.articles) if args.articles else max((cache_dir() / "detector").glob("articles-*.pkl"),
-                                                        key=lambda p: p.stat().st_mtime, default=None)
-    if path is None or not path.is_file():
-        print("no articles pickle: build it with `python -m mfact.core.training.train_detector --articles FILE ...`",
-              file=sys.stderr)
+    path = articles_pickle(args.articles)
+    if path is None:
         return 2
     arts, _rep = pickle.loads(path.read_bytes())
     claims = alarms = 0

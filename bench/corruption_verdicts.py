@@ -40,6 +40,9 @@ from mfact.core.protocols import FactContext
 from mfact.core.session import Evidence
 from mfact.core.training import detector_data as dd
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import articles_pickle  # noqa: E402
+
 ERROR_KINDS = ("entity", "relation", "contradiction", "invented", "unverifiable")
 GOOD_KINDS = ("kept", "clause", "paraphrase")
 BATCH = 16
@@ -147,7 +150,6 @@ def report(names: list[str], tallies: list[dict]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from mfact.core.paths import cache_dir
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--articles", default="", help="the articles pickle (default: the newest in the cache)")
     ap.add_argument("--per-lang", type=int, default=70, help="examples per language (as train_detector's --dev-per-lang)")
@@ -158,11 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verifiers", default="offline", help="comma-separated verifiers, side by side")
     ap.add_argument("--langs", default="", help="only these languages (comma-separated)")
     args = ap.parse_args(argv)
-    path = Path(args.articles) if args.articles else max((cache_dir() / "detector").glob("articles-*.pkl"),
-                                                        key=lambda p: p.stat().st_mtime, default=None)
-    if path is None or not path.is_file():
-        print("no articles pickle: build it with `python -m mfact.core.training.train_detector --articles FILE ...`",
-              file=sys.stderr)
+    path = articles_pickle(args.articles)
+    if path is None:
         return 2
     examples = dev_examples(path, args.per_lang, args.extra, args.xnli)
     if args.langs:

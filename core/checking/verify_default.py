@@ -115,7 +115,9 @@ class DefaultVerifier(VerifierBase):
     # slot checks, 0.700 for the blend); "all" = every fact blended (`--verifier detector`); "off" =
     # never (docs/verifier.md). Without weights or torch: off.
     detector_scope = "sentence"
-    lite_weight = 0.3                  # the feature model's share of p(supported) beside the detector
+    lite_weight = 0.15                 # the feature model's share of p(supported) beside the detector
+                                       # (0.3 before: it forgave the detector's faint flags of swapped
+                                       # relations; docs/verifier.md, "The verdicts on the corruption dev set")
     word_threshold = 0.5               # p(hallucinated) from which the detector marks a word, when
                                        # its weights do not name their own fitted threshold
 
@@ -128,7 +130,8 @@ class DefaultVerifier(VerifierBase):
         basis = load_basis() if digest != "none" and importlib.util.find_spec("torch") else None
         self.basis = basis if basis is not None and basis.fits(digest) else None   # the shipped detector's
         self.version = f"3-{self.lite.version}" + (f"-d{digest}{version_tag()}g{round(PARAPHRASE_COS * 100)}"
-                                                   f"c{GATE_MIN_CHARS}s2" if self.detector_scope != "off" else "")
+                                                   f"c{GATE_MIN_CHARS}w{round(self.lite_weight * 100)}s2"
+                                                   if self.detector_scope != "off" else "")
         if self.basis is not None:
             self.version += f"b{self.basis.digest}"        # its verdicts carry fact features of this basis
         self.combiner = self._combiner(digest)

@@ -267,3 +267,15 @@ def test_a_star_or_cross_is_a_sign_only_where_a_lead_puts_it():
 def test_values_that_are_not_the_subjects_birth_or_death_fill_no_slot(lang, text, entity, want):
     vals = text_values(text, lang, entity).values
     assert [(v.rel, v.text) for v in vals if v.kind in ("date", "number", "place")] == want
+
+
+@pytest.mark.parametrize("lang, text, entity, want", [
+    ("fi", "Hän syntyi Helsingissä vuonna 1911.", "Viljo Heinonen", [("born", "Helsingissä"), ("born", "1911")]),
+    # another case than the locative is no place: "Aminatak" (the grandmother, ergative) raised her
+    ("eu", "Bere gurasoak ezkondu gabe zeudela jaio zen eta bere amona Aminatak hazi zuen.", "Fatou Diome", []),
+    ("eu", "Adrienne 1855eko otsailaren 10ean jaio zen Carougen.", "Adrienne Avril de Sainte-Croix", [("born", "Carougen")]),
+    ("fi", "Clara syntyi vuonna 1870 Polkendorffin maatilalla.", "Clara Immerwahr", [("born", "1870")]),
+])
+def test_a_place_of_birth_or_death_carries_the_locative_where_the_language_has_one(lang, text, entity, want):
+    vals = text_values(text, lang, entity).values
+    assert [(v.rel, v.text) for v in vals if v.kind in ("date", "place")] == want

@@ -587,6 +587,12 @@ _CAP_RUN = re.compile(r"(?<![\w'’-])([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'
 # German capitalises every noun: there a place is a name right after a place preposition ("in
 # Warschau", "bei Salerno"), not "an Leukämie", "in einer Lehrerfamilie", "nach langer Krankheit"
 _PLACE_AFTER = {"de": re.compile(r"(?<![\w-])(?:in|bei|zu|nahe)\s+$", re.IGNORECASE)}
+# Basque, Finnish, Hungarian and Turkish say "in" with a case ending: outside a lead's parentheses
+# a place of birth or death carries it ("Carougen jaio zen", "syntyi Helsingissä", "Budapesten
+# született", "İstanbul'da doğdu"); a name in another case is no place ("Aminatak" did, "Genevako" of)
+_PLACE_CASE = {"eu": re.compile(r"(?:[^k]n)$"), "fi": re.compile(r"(?:ss[aä]|ll[aä])$"),
+               "hu": re.compile(r"(?:b[ae]n|[oeö]n|[aeiouáéíóöőúüű]n)$"),
+               "tr": re.compile(r"(?:['’]?[dt][ae]|['’]?[dt][ae]n)$")}
 
 
 def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: list[tuple[int, int]],
@@ -594,6 +600,7 @@ def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: 
     """Capitalised names in the clause of a 'born' or 'died' word: the place of that event."""
     out: list[Value] = []
     after = _PLACE_AFTER.get(lang)
+    case = _PLACE_CASE.get(lang)
     months = _all_month_words()
     for m in _CAP_RUN.finditer(text):
         name = _SENTENCE_CUT.split(m.group(1), maxsplit=1)[0].rstrip(".")   # "Bártfa. His": a sentence ends
@@ -608,8 +615,15 @@ def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: 
             continue            # a sentence-initial capital says nothing
         if after is not None and not after.search(text, max(0, s - 8), s):
             continue
+        if case is not None and not case.search(name.lower()) and not _in_parentheses(text, s):
+            continue
         out.append(Value("place", s, e, name))
     return out
+
+
+def _in_parentheses(text: str, at: int) -> bool:
+    """Whether position `at` lies inside an open parenthesis (a lead's "(Turku, 1911 – ...)")."""
+    return text.rfind("(", 0, at) > text.rfind(")", 0, at)
 
 
 # --------------------------------------------------------------------------- one text

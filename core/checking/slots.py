@@ -35,7 +35,7 @@ from typing import Callable, Iterable, Sequence
 
 from .kinship import function_words, kin_conflicts, links, mentions, name_words
 from .nationality import PRONOUNS, nationality_conflicts
-from .textutil import STOPWORDS, data_json, fold_accents, normalise_digits, words_with_offsets
+from .textutil import POSSESSIVES, STOPWORDS, data_json, fold_accents, normalise_digits, words_with_offsets
 
 RELATIONS = ("born", "died", "founded", "married", "won")
 MANY = ("founded", "married", "won")      # relations a person may fill more than once
@@ -468,8 +468,8 @@ _MARKER = re.compile(r"(?:(?<=\()|(?<=;)|(?<=; ))\s?(\*)\s?(?=\d|[^\W\d_])"
                      r"|(?:(?<=\()|(?<=[;,\-–—])|(?<=[;,\-–—] ))\s?([†✝])\s?(?=\d|[^\W\d_]|ebenda)")
 
 
-# a value before these words and a relation word after them begins a period that the event ends
 MAX_COST = 8            # words between a relation word and the value it gives a slot
+# a value before these words and a relation word after them begins a period that the event ends
 _UNTIL = re.compile(r"(?<!\w)(?:until|till|bis|jusqu|hasta|fino|até|aż|tot|până|do smrti|až)(?!\w)", re.IGNORECASE)
 # "the death of José Martí", "nach dem Tod von José Martí", "la mort de Pierre": someone else's event
 _OF_NAME = re.compile(r"\s+(?:of|de|del|di|della|da|do|von|vom|des|der|du|van)\s+(?:the\s+|la\s+|le\s+)?"
@@ -538,16 +538,21 @@ def _life_range(text: str, values: list[Value]) -> list[Value]:
         first = [i for i, v in enumerate(out) if v.kind == "date" and m.start(1) <= v.start and v.end <= m.end(1)]
         second = [i for i, v in enumerate(out) if v.kind == "date" and m.start(2) <= v.start and v.end <= m.end(2)]
         if len(first) == 1 and len(second) == 1:
-            # a bounded tail, and words without inner hyphens: no backtracking blow-up on long
-            # capitalised chains ("Ab-Ab-Ab-...") in untrusted text
-            before = _NAME_BEFORE.search(text, max(0, m.start() - NAME_TAIL), m.start())
-            holder = before.group(1) if before else ""
+            holder = _holder_before(text, m.start())
             if not holder:
                 continue        # "(1969–1972)" after a common word: years of something, not a life
             for i, rel in ((first[0], "born"), (second[0], "died")):
                 if out[i].rel is None:
                     out[i] = Value(**{**out[i].__dict__, "rel": rel, "holder": holder})
     return out
+
+
+def _holder_before(text: str, at: int) -> str:
+    """The name right before a parenthesis at `at` ("" when none); a bounded tail, and words without
+    inner hyphens: no backtracking blow-up on long capitalised chains ("Ab-Ab-Ab-...") in untrusted
+    text."""
+    before = _NAME_BEFORE.search(text, max(0, at - NAME_TAIL), at)
+    return before.group(1) if before else ""
 
 
 _SIGN_PAREN = re.compile(r"\([^()]*[*†✝][^()]*\)")
@@ -562,8 +567,7 @@ def _sign_holders(text: str, values: list[Value]) -> list[Value]:
                   and m.start() < v.start and v.end < m.end()]
         if not inside:
             continue
-        before = _NAME_BEFORE.search(text, max(0, m.start() - NAME_TAIL), m.start())
-        holder = before.group(1) if before else ""
+        holder = _holder_before(text, m.start())
         for i in inside:
             out[i] = Value(**{**out[i].__dict__, "holder": holder})
     return out
@@ -671,8 +675,7 @@ def _others_events(text: str, values: list[Value], entity: str) -> list[Value]:
     return out
 
 
-_REFERS_BACK = PRONOUNS | frozenset("""his her him hers su sus son sa ses sein seine seiner ihr ihre ihrer
-lui suo sua seu sua его её ее jego jej jeho její""".split())
+_REFERS_BACK = PRONOUNS | POSSESSIVES | frozenset("seiner ihrer jego jej jeho její".split())
 
 
 def _about_another(sentence: str, entity: str) -> bool:
@@ -1044,7 +1047,6 @@ def _nationality_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, t
 
 
 @functools.lru_cache(maxsize=2048)
-@functools.lru_cache(maxsize=4096)
 def _detected(text: str) -> str:
     """The language a passage is written in (its declared one may be the claim's)."""
     try:

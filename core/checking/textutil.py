@@ -79,6 +79,11 @@ def data_json(name: str) -> Any:
     return json.loads(resources.files("mfact.core").joinpath("checking", "data", name).read_text("utf-8"))
 
 
+# possessives and object pronouns that refer back to the subject of a text
+POSSESSIVES = frozenset("""his her him hers su sus son sa ses sein seine ihr ihre lui suo sua seu его её
+ее""".split())
+
+
 def by_languages(table: dict[str, dict[str, Any]], langs: tuple[str, ...]) -> dict[str, Any]:
     """One word table from per-language ones: `langs` then English, the first language that has a
     word deciding what it means."""

@@ -33,7 +33,7 @@ from ..errors import MfactError
 from ..protocols import Embedder, VerifierBase
 from ..session import Evidence, Verdict
 from .extract_rules import PRONOUNS
-from .textutil import (STOPWORDS, char_ngrams, has_negation, content_tokens, numbers, proper_nouns, tokens,
+from .textutil import (POSSESSIVES, STOPWORDS, char_ngrams, has_negation, content_tokens, numbers, proper_nouns, tokens,
                        words_with_offsets)
 
 MODEL_FILE = "offline_verifier.json"
@@ -232,8 +232,7 @@ def is_about_someone_else(fact: str, entity: str, context: str = "") -> bool:
     if any(w in ent for w in low) or any(w in PRONOUNS for w in low):
         return False
     # possessives and object pronouns also refer back to the entity
-    if any(w in {"his", "her", "him", "hers", "su", "sus", "son", "sa", "ses", "sein", "seine", "ihr",
-                 "ihre", "lui", "suo", "sua", "seu", "его", "её", "ее"} for w in low):
+    if any(w in POSSESSIVES for w in low):
         return False
     k = 0
     while k < len(ws) - 1 and low[k] in STOPWORDS:

@@ -279,3 +279,55 @@ def test_values_that_are_not_the_subjects_birth_or_death_fill_no_slot(lang, text
 def test_a_place_of_birth_or_death_carries_the_locative_where_the_language_has_one(lang, text, entity, want):
     vals = text_values(text, lang, entity).values
     assert [(v.rel, v.text) for v in vals if v.kind in ("date", "place")] == want
+
+
+@pytest.mark.parametrize("lang, text, entity, want", [
+    # a verb-final sentence that opens with the subject's name and the place right after it: one
+    # capitalised run, the place its last word (it has the locative ending)
+    ("tr", "Orhan Pamuk İstanbul'da doğdu.", "Orhan Pamuk", [("born", "İstanbul'da")]),
+    ("hu", "Bartók Béla Nagyszentmiklóson született.", "Bartók Béla", [("born", "Nagyszentmiklóson")]),
+    ("fi", "Jean Sibelius Hämeenlinnassa syntyi 1865.", "Jean Sibelius", [("born", "Hämeenlinnassa"), ("born", "1865")]),
+    # ... and someone else's name before it: that person's birth
+    ("tr", "Ahmet Pamuk İstanbul'da doğdu.", "Orhan Pamuk", [(None, "İstanbul'da")]),
+    # a name without the locative ending is no place ("Kálmán" ends in -n, but the run is the name alone)
+    ("hu", "Könyves Kálmán 1070-ben született.", "Könyves Kálmán", [("born", "1070")]),
+])
+def test_a_place_right_after_the_subjects_name_is_read(lang, text, entity, want):
+    vals = text_values(text, lang, entity).values
+    assert [(v.rel, v.text) for v in vals if v.kind in ("date", "place")] == want
+
+
+HUNGARIAN_LEAD = ("Bartók Béla (Nagyszentmiklós, 1881. március 25. – New York, 1945. szeptember 26.) magyar "
+                  "zeneszerző, zongoraművész.")
+
+
+@pytest.mark.parametrize("lang, text, entity, want", [
+    # year first: Hungarian and Lithuanian dates
+    ("hu", HUNGARIAN_LEAD, "Bartók Béla",
+     [("born", "Nagyszentmiklós"), ("born", "1881. március 25"), ("died", "New York"), ("died", "1945. szeptember 26")]),
+    ("lt", "Marija Skłodowska-Curie gimė 1867 m. lapkričio 7 d. Varšuvoje.", "Marija Skłodowska-Curie",
+     [("born", "1867 m. lapkričio 7")]),
+    # "Place, date" in each half of a life range
+    ("fr", "Marie Curie (Varsovie, 7 novembre 1867 – Passy, 4 juillet 1934) est une physicienne.", "Marie Curie",
+     [("born", "Varsovie"), ("born", "7 novembre 1867"), ("died", "Passy"), ("died", "4 juillet 1934")]),
+    ("es", "Andrew Carnegie (Dunfermline, 25 de noviembre de 1835-Lenox, 11 de agosto de 1919) fue un industrial.",
+     "Andrew Carnegie", [("born", "Dunfermline"), ("born", "25 de noviembre de 1835"), ("died", "Lenox"),
+                         ("died", "11 de agosto de 1919")]),
+    # another person's range: neither its places nor its dates fill the subject's slots
+    ("it", "Suo marito Pierre Curie (Parigi, 15 maggio 1859 – Parigi, 19 aprile 1906) era un fisico.", "Marie Curie",
+     []),
+])
+def test_year_first_dates_and_the_places_of_a_life_range(lang, text, entity, want):
+    vals = text_values(text, lang, entity).values
+    assert [(v.rel, v.text) for v in vals if v.kind in ("date", "place") and v.rel] == want
+
+
+def test_a_wrong_place_or_date_against_a_hungarian_lead_is_a_conflict():
+    """Before, the Hungarian lead's dates were read as a bare year and a month and day, its places
+    not at all, and the claim's place not at all: every one of these passed."""
+    def reasons(fact: str) -> list[str]:
+        return [c.reason() for c in check_slots(fact, "hu", [(HUNGARIAN_LEAD, "hu")], "Bartók Béla").conflicts]
+    assert reasons("Bartók Béla Budapesten született.") == ['"Budapesten" vs "Nagyszentmiklós" (born)']
+    assert reasons("Bartók Béla 1882. március 25-én született.") == ['"1882. március 25" vs "1881. március 25" (born)']
+    assert reasons("Bartók Béla Nagyszentmiklóson született 1881. március 25-én.") == []
+    assert reasons("Bartók Béla New Yorkban halt meg 1945-ben.") == []

@@ -296,6 +296,8 @@ def _cjk_dates(text: str, lang: str, taken: list[tuple[int, int]]) -> Iterable[V
 _DAY_BEFORE = re.compile(r"(?<![\d.])(\d{1,2})(?:er|\.|º)?[\s,.\-]*(?:(?:de|of|the)\s+)?$")
 _DAY_AFTER = re.compile(r"\s+(\d{1,2})(?:st|nd|rd|th)?(?!\d)")
 _YEAR_AFTER = re.compile(r"[\s,.]*(?:(?:de|del|of|год|года|року|r\.|г\.)\s+)?(\d{3,4})(?!\d)")
+# year, month, day: Hungarian "1881. március 25.", Lithuanian "1867 m. lapkričio 7 d."
+_YEAR_FIRST = {"hu": re.compile(r"(?<![\d.])(\d{3,4})\.\s*$"), "lt": re.compile(r"(?<![\d.])(\d{3,4})\s*m\.\s*$")}
 
 
 def _named_month_dates(text: str, lang: str, taken: list[tuple[int, int]]) -> Iterable[Value]:
@@ -321,10 +323,15 @@ def _named_month_dates(text: str, lang: str, taken: list[tuple[int, int]]) -> It
                 parts.append((e + after.start(1), e + after.end(1), "day"))
                 e = e + after.end()
         ym = _YEAR_AFTER.match(text[e:e + 14])
+        yf = _YEAR_FIRST[lang].search(text[max(0, s - 10):s]) if lang in _YEAR_FIRST and not before else None
         if ym and _year_ok(int(ym.group(1))):
             year = int(ym.group(1))
             parts.append((e + ym.start(1), e + ym.end(1), "year"))
             e = e + ym.end(1)
+        elif yf and _year_ok(int(yf.group(1))):
+            year = int(yf.group(1))
+            s = max(0, s - 10) + yf.start(1)
+            parts.append((s, s + len(yf.group(1)), "year"))
         if (day is None and year is None) or (day is not None and not 1 <= day <= 31):
             continue                         # a bare month word ("may", "mars") is not a date
         yield Value("date", s, e, text[s:e], year, mo, day, parts=tuple(sorted(parts)))
@@ -544,7 +551,22 @@ def _life_range(text: str, values: list[Value]) -> list[Value]:
             for i, rel in ((first[0], "born"), (second[0], "died")):
                 if out[i].rel is None:
                     out[i] = Value(**{**out[i].__dict__, "rel": rel, "holder": holder})
-    return out
+            for group, i, rel in ((1, first[0], "born"), (2, second[0], "died")):
+                out += _range_place(text, m.start(group), out[i], rel, holder)
+    return sorted(out, key=lambda v: v.start)
+
+
+_PLACE_FIRST = re.compile(r"\s*([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-][\w'’.-]+){0,3}?)\s*,\s*$")
+
+
+def _range_place(text: str, start: int, date: Value, rel: str, holder: str) -> list[Value]:
+    """The place before a date in one half of a life range, "Place, date" ("Marie Curie (Varsovie,
+    7 novembre 1867 – Passy, 4 juillet 1934)", "Bartók Béla (Nagyszentmiklós, 1881. március 25. –
+    New York, 1945. szeptember 26.)"): that birth's or death's place."""
+    m = _PLACE_FIRST.fullmatch(text, start, date.start)
+    if not m or not m.group(1)[:1].isupper() or _fold(m.group(1)) in _all_month_words():
+        return []
+    return [Value("place", m.start(1), m.end(1), m.group(1), rel=rel, holder=holder)]
 
 
 def _holder_before(text: str, at: int) -> str:
@@ -616,6 +638,8 @@ def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: 
         if parts & skip or folded in months or folded in STOPWORDS:
             continue
         if s == 0 or text[:s].rstrip().endswith((".", "!", "?")):
+            if case is not None:         # "Orhan Pamuk İstanbul'da doğdu": the subject's name, then the place
+                out += _place_after_name(text, s, name, case, skip)
             continue            # a sentence-initial capital says nothing
         if after is not None and not after.search(text, max(0, s - 8), s):
             continue
@@ -623,6 +647,19 @@ def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: 
             continue
         out.append(Value("place", s, e, name))
     return out
+
+
+def _place_after_name(text: str, s: int, run: str, case: re.Pattern, skip: set[str]) -> list[Value]:
+    """In a language that says "in" with a case ending, a sentence may open with a name and the place
+    right after it, one capitalised run ("Bartók Béla Nagyszentmiklóson született"): its last word,
+    when it has the locative ending, is a place, and the words before it its holder (text_values
+    keeps the place for the subject only when they are the subject's name)."""
+    words = run.split(" ")
+    last = words[-1]
+    if len(words) < 2 or not case.search(last.lower()) or _fold(last) in skip:
+        return []
+    start = s + len(run) - len(last)
+    return [Value("place", start, start + len(last), last, holder=" ".join(words[:-1]))]
 
 
 def _in_parentheses(text: str, at: int) -> bool:

@@ -223,7 +223,8 @@ def test_serbian_cyrillic_and_latin_words_meet():
 def test_detector_paraphrase_gate():
     """A fact that closely paraphrases its best window keeps only the detector's words that stand
     out above its median; below the cosine the scores are untouched."""
-    from mfact.core.checking.verify_default import GATE_MIN_CHARS, PARAPHRASE_COS, STAND_OUT, gate_words
+    from mfact.core.checking.verify_default import (GATE_MIN_CHARS, GATE_MIN_CHARS_SPACELESS, PARAPHRASE_COS,
+                                                     STAND_OUT, STANDS_APART, gate_words)
     n = GATE_MIN_CHARS // 5 + 1
     flat = [(5 * i, 5 * i + 4, 0.88 + 0.01 * (i % 3)) for i in range(n)]
     assert gate_words(flat, PARAPHRASE_COS - 0.01) == flat
@@ -235,6 +236,21 @@ def test_detector_paraphrase_gate():
     gated = gate_words(one, 0.95)
     assert gated[2] == one[2] and all(p == 0.0 for i, (*_s, p) in enumerate(gated) if i != 2)
     assert gate_words([], 0.99) == []
+    # a cosine under PARAPHRASE_COS: the gate opens when the best window stands apart from the rest
+    # (asked only then: it embeds every window of the evidence)
+    asked: list[float] = []
+
+    def apart(x: float):
+        return lambda: asked.append(x) or x
+    assert gate_words(flat, 0.80, apart(STANDS_APART - 0.01)) == flat
+    assert max(p for *_s, p in gate_words(flat, 0.80, apart(STANDS_APART))) == 0.0
+    assert gate_words(short, 0.80, apart(0.5)) == short and gate_words(flat, 0.95, apart(0.0)) != flat
+    assert asked == [STANDS_APART - 0.01, STANDS_APART]
+    # Chinese, Cantonese, Japanese: a character is about a word, so a shorter fact is long enough
+    cjk = [(i, i + 1, 0.9) for i in range(GATE_MIN_CHARS_SPACELESS + 1)]
+    assert gate_words(cjk, 0.95, lang="en") == cjk
+    assert max(p for *_s, p in gate_words(cjk, 0.95, lang="yue")) == 0.0
+    assert gate_words(cjk[:GATE_MIN_CHARS_SPACELESS - 1], 0.95, lang="zh") == cjk[:GATE_MIN_CHARS_SPACELESS - 1]
 
 
 def test_the_paraphrase_gate_through_verify_pairs(tmp_path, capsys):

@@ -213,12 +213,12 @@ def test_serbian_latin_text_reads_cyrillic_evidence_in_latin_letters():
     latin = "Nikola Tesla je bio srpski i američki pronalazač, inženjer elektrotehnike i mašinstva."
     cyrillic = "Никола Тесла је био српски и амерички проналазач."
     emb = DefaultVerifier().embedder
-    read = SentenceScorer(lambda w, c: w, 2).read(Spy(), emb, "sr", [(latin, [TESLA_SR]), (cyrillic, [TESLA_SR])])
+    read = SentenceScorer(lambda w, c, a, l: w, 2).read(Spy(), emb, "sr", [(latin, [TESLA_SR]), (cyrillic, [TESLA_SR])])
     assert seen[0][0] == latin and seen[0][1] and not any(has_cyrillic(w) for w in seen[0][1])
     assert seen[1][0] == cyrillic and all(has_cyrillic(w) for w in seen[1][1])
     assert max(p for _a, _b, p in read[0].words) < det.threshold
     seen.clear()
-    SentenceScorer(lambda w, c: w, 2).read(Spy(), emb, "ru", [(latin, [TESLA_SR])])
+    SentenceScorer(lambda w, c, a, l: w, 2).read(Spy(), emb, "ru", [(latin, [TESLA_SR])])
     assert all(has_cyrillic(w) for w in seen[0][1])
 
 
@@ -252,3 +252,66 @@ def test_a_fact_with_a_number_no_passage_has_is_no_paraphrase_for_the_gate():
                          contexts=[FactContext(s, 0, len(s)) for s in (close, new_number)])
     assert out[0].label == "S", out[0].reason
     assert out[1].label == "NS" and [new_number[a:b] for a, b in out[1].marks] == ["300"], out[1].reason
+
+
+CURIE_EN = ("Marie Curie was a Polish and naturalised-French physicist and chemist. "
+            "She was born in Warsaw in 1867, when the city was part of the Russian Empire. "
+            "She studied in secret at the Flying University in Warsaw and in 1891 moved to Paris. "
+            "At the Sorbonne she earned degrees in physics and in mathematics. "
+            "In 1895 she married the physicist Pierre Curie, with whom she shared a laboratory. "
+            "Together with her husband she discovered two chemical elements, polonium and radium. "
+            "She received the Nobel Prize in Physics in 1903 and the Nobel Prize in Chemistry in 1911. "
+            "She died in 1934 at a sanatorium in Passy, Savoy, of aplastic anaemia caused by radiation.")
+
+
+def test_a_paraphrase_stands_apart_from_the_rest_of_its_evidence_in_any_language():
+    """How far a sentence's best window stands above the evidence's median window (the real E5):
+    a Malay or Latin rewording of one sentence of an English article stands apart by at least
+    STANDS_APART; a sentence about the same person that the article does not support does not, though
+    the Latin one reads at a cosine above PARAPHRASE_COS (0.88) against its best window. Evidence with
+    fewer than APART_MIN_WINDOWS windows gives 0."""
+    from mfact.core.checking.sentence_scores import APART_MIN_WINDOWS, SentenceScorer
+    from mfact.core.checking.verify_default import STANDS_APART, DefaultVerifier
+    from mfact.core.checking.windows import lead_first
+    emb = DefaultVerifier().embedder
+    scorer = SentenceScorer(lambda w, c, a, l: w, 2)
+    assert len(lead_first([CURIE_EN], "en", 256)) >= APART_MIN_WINDOWS
+
+    def apart(s: str, evidence: list[str]) -> float:
+        return scorer.apart(emb, "en", evidence, emb.embed_queries([s])[0])
+
+    rewordings = ["Selepas belajar secara rahsia di Universiti Terbang di Warsaw, beliau berpindah ke Paris "
+                  "pada tahun 1891.",
+                  "Bersama suaminya, beliau menemui dua unsur kimia baharu iaitu polonium dan radium.",
+                  "Postquam in Universitate Volanti Varsoviae clam studuit, anno 1891 Lutetiam Parisiorum migravit."]
+    unsupported = ["Marie Curie juga seorang pemain piano yang terkenal dan sering membuat konsert di Paris dan "
+                   "Warsaw.",
+                   "Semasa Perang Dunia Pertama, beliau menubuhkan unit radiografi bergerak untuk merawat askar "
+                   "yang cedera.",
+                   "Marie Curie etiam clarissima pianista fuit quae saepe Lutetiae et Varsoviae concentus dabat."]
+    assert all(apart(s, [CURIE_EN]) >= STANDS_APART for s in rewordings)
+    assert all(apart(s, [CURIE_EN]) < STANDS_APART for s in unsupported)
+    assert apart(rewordings[0], [CURIE_EN.split(". ")[2]]) == 0.0         # one window: nothing to stand apart from
+
+
+def test_the_gate_opens_for_a_rewording_whose_best_window_stands_apart():
+    """Through the default verifier with a detector that flags every word (as the real one flags many
+    a paraphrase, most of all across languages): a Basque rewording of one sentence of the English
+    evidence is S although its cosine with its windows is under PARAPHRASE_COS (they are picked by
+    shared words, and it shares none); a Basque sentence the evidence does not support stays NS."""
+    from mfact.core.checking.sentence_scores import SentenceScorer
+    from mfact.core.checking.verify_default import PARAPHRASE_COS, STANDS_APART, DefaultVerifier
+    ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie", text=CURIE_EN)]
+    para = "Marie Curiek Varsoviako Unibertsitate Hegalarian ezkutuan ikasi zuen, eta 1891n Parisera joan zen."
+    made_up = "Marie Curiek Lehen Mundu Gerran erradiografia unitate mugikorrak antolatu zituen zaurituentzat."
+    v = DefaultVerifier()
+    v._detector = FlagsEverything()
+    seen: list = []
+    scorer = SentenceScorer(lambda w, c, a, l: seen.append((c, a())) or w, 2)
+    scorer.read(FlagsEverything(), v.embedder, "eu", [(para, [CURIE_EN]), (made_up, [CURIE_EN])])
+    assert seen[0][0] < PARAPHRASE_COS and seen[0][1] >= STANDS_APART
+    assert seen[1][0] < PARAPHRASE_COS and seen[1][1] < STANDS_APART
+    out = v.verify_batch([(s, "Marie Curie", "eu", ev) for s in (para, made_up)],
+                         contexts=[FactContext(s, 0, len(s)) for s in (para, made_up)])
+    assert out[0].label == "S", out[0].reason
+    assert out[1].label == "NS", out[1].reason

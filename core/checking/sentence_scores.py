@@ -11,6 +11,7 @@ the sentence is scored once for all its facts (kept in a small LRU).
 """
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from typing import Any, Callable, Sequence
@@ -19,11 +20,13 @@ import numpy as np
 
 from ..protocols import FactContext
 from .textutil import has_cyrillic, serbian_latin
-from .windows import top_windows
+from .windows import lead_first, top_windows
 
 Words = list[tuple[int, int, float]]          # (start, end, p(hallucinated)) per word
 
 CACHE_SENTENCES = 512
+COMPARED_WINDOWS = 256   # a sentence's best window is compared with at most this many of the evidence's
+APART_MIN_WINDOWS = 5    # ... and with fewer than this many there is no "rest" to stand apart from
 MAX_CHARS = 1500         # longer sentences are not read whole (the detector reads 62 tokens at a time:
                          # a 200 KB unpunctuated "sentence" would take minutes); their facts alone
 
@@ -68,14 +71,37 @@ class SentenceScorer:
     and passages. With `project` (fact_features.Basis.projection()), the tokens' states are
     projected in the same pass and kept with the words (the fact features)."""
 
-    def __init__(self, gate: Callable[[Words, float], Words], k: int, size: int = CACHE_SENTENCES,
+    def __init__(self, gate: Callable[[Words, float, Callable[[], float], str], Words], k: int,
+                 size: int = CACHE_SENTENCES,
                  project: Any = None):
         self.gate = gate
         self.k = k
         self.size = size
         self.project = project
         self._cache: OrderedDict[tuple, Read] = OrderedDict()
+        self._evidence: OrderedDict[tuple, np.ndarray] = OrderedDict()     # the windows' vectors
         self._lock = threading.Lock()
+
+    def apart(self, embedder: Any, lang: str, passages: Sequence[str], qvec: np.ndarray) -> float:
+        """How far a sentence's best window stands apart from the evidence: the E5 cosine of the
+        sentence (`qvec`, its query vector) with its best window minus the median over the evidence's
+        windows (leads first, at most COMPARED_WINDOWS); 0.0 with fewer than APART_MIN_WINDOWS.
+        A paraphrase of one window reads closer to it than to the rest of the article in any
+        language; an unsupported sentence about the same subject reads about as close to many."""
+        key = (lang, hash(tuple(passages)))
+        with self._lock:
+            vecs = self._evidence.get(key)
+        if vecs is None:
+            texts = lead_first(passages, lang, COMPARED_WINDOWS)
+            vecs = embedder.embed_passages(texts) if len(texts) >= APART_MIN_WINDOWS else np.zeros((0, 1), np.float32)
+            with self._lock:
+                self._evidence[key] = vecs
+                while len(self._evidence) > 16:
+                    self._evidence.popitem(last=False)
+        if len(vecs) < APART_MIN_WINDOWS:
+            return 0.0
+        sims = vecs @ np.asarray(qvec, np.float32)
+        return float(sims.max() - np.median(sims))
 
     def read(self, det: Any, embedder: Any, lang: str, jobs: Sequence[tuple[str, Sequence[str]]]) -> list[Read]:
         """Per (sentence, passage texts): the sentence as read (`Read`)."""
@@ -115,5 +141,6 @@ class SentenceScorer:
         for j, (ws, (words, tokens)) in enumerate(zip(wins, scored)):
             cos = float(np.max(pvecs[pos:pos + len(ws)] @ svecs[j])) if ws and pvecs is not None else 0.0
             pos += len(ws)
-            out.append(Read(self.gate(words, cos), tokens, cos, words))
+            apart = functools.partial(self.apart, embedder, lang, jobs[j][1], svecs[j])    # asked only when needed
+            out.append(Read(self.gate(words, cos, apart, lang), tokens, cos, words))
         return out

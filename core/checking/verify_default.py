@@ -20,7 +20,7 @@ import importlib.util
 import re
 import threading
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -28,14 +28,14 @@ from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
 from .fact_features import fact_features, load_basis
 from .precision import version_tag
-from .sentence_scores import MAX_CHARS, SentenceScorer, fact_words
+from .sentence_scores import COMPARED_WINDOWS, MAX_CHARS, SentenceScorer, fact_words
 from .slots import SlotReport, _sentence_words, check_slots, names_alike, relation_words, text_values
 from .textutil import STOPWORDS, words_with_offsets
 from .verify_offline import OfflineVerifier, rule_verdicts
-from .windows import Window, top_windows
+from .windows import Window, lead_first, top_windows
 
 WINDOWS_PER_FACT = 2
-PREPARE_WINDOWS = 256
+PREPARE_WINDOWS = COMPARED_WINDOWS
 NAME_SIMILARITY = 0.87        # cosine of two names (E5 query vectors) taken as the same place
 CONFLICT_CONFIDENCE = 0.9
 NEW_VALUE_KINDS = ("date", "number")    # a fact's value of these kinds that no passage has: no paraphrase
@@ -58,20 +58,33 @@ def _flagged(fact: str, words: Sequence[tuple[int, int, float]], threshold: floa
 
 
 PARAPHRASE_COS = 0.88   # E5 cosine of a fact and its best window from which it reads as a paraphrase of it
+STANDS_APART = 0.07     # ... or by which that cosine stands above the median of the evidence's windows
 STAND_OUT = 0.3         # ... and then a word is flagged only this far above the fact's median word
 GATE_MIN_CHARS = 60     # ... in a fact of at least this many characters: a short fact that shares
                         # most of a window's meaning can still differ in the one thing it says
+SPACELESS = frozenset({"zh", "yue", "ja"})    # ... where a character is about a word: at least
+GATE_MIN_CHARS_SPACELESS = 30                  # this many (silver yue: 49.5 -> 51.0, 51.0 -> 53.1)
 
 
-def gate_words(words: Sequence[tuple[int, int, float]], cos: float) -> list[tuple[int, int, float]]:
+def gate_words(words: Sequence[tuple[int, int, float]], cos: float,
+               apart: Callable[[], float] | None = None, lang: str = "") -> list[tuple[int, int, float]]:
     """The detector's word scores of a fact whose best window it closely paraphrases (E5 cosine >=
-    PARAPHRASE_COS): only the words that stand out (STAND_OUT above the fact's median) keep their
-    score, the others count as not flagged (0); facts shorter than GATE_MIN_CHARS characters are
-    left as they are (XNLI's short hypotheses: 0.727 -> 0.662 with the gate on every fact). The detector
-    flags supported paraphrases whole (its training sentences are copies and variants of evidence
-    sentences, not rewordings); a wrong word inside a paraphrase still stands out. Below the cosine
-    the scores are kept as they are."""
-    if cos < PARAPHRASE_COS or not words or words[-1][1] - words[0][0] < GATE_MIN_CHARS:
+    PARAPHRASE_COS, or a best window that stands STANDS_APART above the evidence's median window:
+    `apart()`, SentenceScorer.apart, asked only when the cosine is lower, as it embeds every window
+    of the evidence): only the words that stand out (STAND_OUT above the fact's median)
+    keep their score, the others count as not flagged (0); facts shorter than GATE_MIN_CHARS characters
+    (GATE_MIN_CHARS_SPACELESS in Chinese, Cantonese and Japanese) are left as they are (XNLI's short hypotheses: 0.727 -> 0.662 with the gate on every fact). The
+    detector flags supported paraphrases whole (its training sentences are copies and variants of
+    evidence sentences, not rewordings); a wrong word inside a paraphrase still stands out. Otherwise
+    the scores are kept as they are.
+
+    The cosine alone opens the gate in some languages only: E5's cosines run lower in Basque and
+    Serbian, and across languages (Latin, Malay or Persian text against English evidence), where
+    a paraphrase seldom reaches 0.88. How far the best window stands above the rest of the same
+    evidence does not depend on that scale (docs/verifier.md, "The gate, language by language")."""
+    if not words or words[-1][1] - words[0][0] < (GATE_MIN_CHARS_SPACELESS if lang in SPACELESS else GATE_MIN_CHARS):
+        return list(words)
+    if cos < PARAPHRASE_COS and (apart is None or apart() < STANDS_APART):
         return list(words)
     ps = sorted(p for _a, _b, p in words)
     med = ps[len(ps) // 2] if len(ps) % 2 else (ps[len(ps) // 2 - 1] + ps[len(ps) // 2]) / 2
@@ -130,7 +143,8 @@ class DefaultVerifier(VerifierBase):
         basis = load_basis() if digest != "none" and importlib.util.find_spec("torch") else None
         self.basis = basis if basis is not None and basis.fits(digest) else None   # the shipped detector's
         self.version = f"3-{self.lite.version}" + (f"-d{digest}{version_tag()}g{round(PARAPHRASE_COS * 100)}"
-                                                   f"c{GATE_MIN_CHARS}w{round(self.lite_weight * 100)}s2"
+                                                   f"c{GATE_MIN_CHARS}-{GATE_MIN_CHARS_SPACELESS}a{round(STANDS_APART * 100)}"
+                                                   f"w{round(self.lite_weight * 100)}s2"
                                                    if self.detector_scope != "off" else "")
         if self.basis is not None:
             self.version += f"b{self.basis.digest}"        # its verdicts carry fact features of this basis
@@ -177,10 +191,7 @@ class DefaultVerifier(VerifierBase):
         """Embed the windows of `passages` ahead, before the facts exist (a batch run does it while
         the model generates), leads first, at most `PREPARE_WINDOWS` of them; the vectors go to the
         embedder's cache."""
-        from .windows import windows
-        ws = windows([p for p in passages if p and p.strip()], lang)
-        ws.sort(key=lambda w: (w.start > 0, w.passage, w.start))
-        texts = list(dict.fromkeys(w.text for w in ws))[:PREPARE_WINDOWS]
+        texts = lead_first(passages, lang, PREPARE_WINDOWS)
         if texts:
             self.embedder.embed_passages(texts)
 
@@ -238,7 +249,10 @@ class DefaultVerifier(VerifierBase):
                 p = float(model.prob(x[None, :])[0])
                 sims = pv @ fvecs[j] if len(ws) else np.zeros(0, np.float32)
                 fw = (in_sentence[i] if i in in_sentence else
-                      gate_words(scored[i], float(sims.max()) if len(sims) else 0.0) if i in scored else None)
+                      gate_words(scored[i], float(sims.max()) if len(sims) else 0.0,
+                                 functools.partial(self._sentences.apart, emb, lang, [p.text for p in usable[i]],
+                                                   fvecs[j]), lang)
+                      if i in scored else None)
                 feats = (self._features(fact, *read[i], p, float(sims.max()) if len(sims) else 0.0)
                          if i in read else None)
                 rep = self.slot_report(fact, entity, lang, usable[i], ws, sims)

@@ -86,6 +86,15 @@ def windows(passages: Sequence[str], lang: str) -> list[Window]:
     return out
 
 
+def lead_first(passages: Sequence[str], lang: str, limit: int) -> list[str]:
+    """The distinct window texts of `passages`, each passage's first window (its lead) before the
+    rest, at most `limit`: the windows the verifier embeds ahead, and the ones a sentence's best
+    window is compared with."""
+    ws = windows([p for p in passages if p and p.strip()], lang)
+    ws.sort(key=lambda w: (w.start > 0, w.passage, w.start))
+    return list(dict.fromkeys(w.text for w in ws))[:limit]
+
+
 def top_windows(fact: str, passages: Sequence[str], lang: str, k: int = 3, lead: int = 1) -> list[Window]:
     """The `k` windows of `passages` that best match `fact` lexically, best first; when fewer than
     `k` match, the first `lead` window(s) fill in, and when none matches, the first `k`."""

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
+from .counterparts import swapped_counterpart
 from .fact_features import fact_features, load_basis
 from .precision import version_tag
 from .sentence_scores import COMPARED_WINDOWS, MAX_CHARS, SentenceScorer, fact_words
@@ -38,6 +39,7 @@ WINDOWS_PER_FACT = 2
 PREPARE_WINDOWS = COMPARED_WINDOWS
 NAME_SIMILARITY = 0.87        # cosine of two names (E5 query vectors) taken as the same place
 CONFLICT_CONFIDENCE = 0.9
+SWAP_CONFIDENCE = 0.8    # a near copy of an evidence sentence with one word its counterpart (counterparts.py)
 NEW_VALUE_KINDS = ("date", "number")    # a fact's value of these kinds that no passage has: no paraphrase
 
 
@@ -390,6 +392,11 @@ class DefaultVerifier(VerifierBase):
             shown = "; ".join(f'"{a.text}" = "{b.text}"' for a, b, _i in rep.agreed)
             return Verdict("S", round(conf, 4), name, used or [usable[rep.agreed[0][2]].id],
                            f"slot agreement: {shown}; p(supported)={p:.2f} before the slot check")
+        if p >= threshold and (swap := swapped_counterpart(fact, lang, [w.text for w in ws])):
+            a, b, said = swap
+            return Verdict("NS", SWAP_CONFIDENCE, name, used,
+                           f'"{fact[a:b]}" where the evidence says "{said}", the rest as it is; '
+                           f"p(supported)={p:.2f} before", marks=[(a, b)])
         label = "S" if p >= threshold else "NS"
         conf = p if label == "S" else 1.0 - p
         marks: list[tuple[int, int]] = []

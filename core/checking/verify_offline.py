@@ -206,7 +206,7 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r8"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r9"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
@@ -216,7 +216,8 @@ RULES_VERSION = "r8"     # the rules and the lexical normalisation: a change re-
 # no passage has is not taken for a paraphrase; r7: in eu, fi, hu and tr a place of birth or death
 # outside parentheses carries a locative case ending; r8: there, a place right after the subject's
 # name that opens a sentence is read ("Orhan Pamuk İstanbul'da doğdu"), Hungarian and Lithuanian
-# dates year first, and the places of a life range "(Varsovie, 7 novembre 1867 – Passy, 4 juillet 1934)")
+# dates year first, and the places of a life range "(Varsovie, 7 novembre 1867 – Passy, 4 juillet 1934)";
+# r9: the default verifier's near copy with one word swapped for its counterpart, counterparts.py)
 
 
 def is_about_someone_else(fact: str, entity: str, context: str = "") -> bool:

@@ -42,6 +42,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..checking.counterparts import ANTONYMS, RELATIONS
 from ..checking.segment import split_sentences
 from ..checking.textutil import content_tokens, word_units
 
@@ -111,75 +112,7 @@ def unit_labels(text: str, spans: list[tuple[int, int]]) -> list[int]:
 
 # --------------------------------------------------------------------------- per-language rules
 
-# relation swaps (events, roles), antonyms and negations; "a:b" pairs are swapped both ways
-RELATIONS = {
-    "en": "born:died won:lost increased:decreased before:after father:mother son:daughter husband:wife "
-          "brother:sister king:queen founded:dissolved elected:defeated opened:closed joined:left "
-          "married:divorced",
-    "es": "nació:murió ganó:perdió aumentó:disminuyó antes:después padre:madre hijo:hija esposo:esposa "
-          "hermano:hermana rey:reina fundó:disolvió",
-    "fr": "né:mort née:morte gagné:perdu augmenté:diminué avant:après père:mère fils:fille frère:sœur "
-          "roi:reine fonde:dissout",
-    "de": "geboren:gestorben gewann:verlor vor:nach Vater:Mutter Sohn:Tochter Bruder:Schwester König:Königin "
-          "gründete:auflöste",
-    "ca": "néixer:morir abans:després pare:mare fill:filla germà:germana rei:reina guanyà:perdé",
-    "it": "nato:morto nata:morta vinse:perse prima:dopo padre:madre figlio:figlia fratello:sorella re:regina",
-    "pt": "nasceu:morreu venceu:perdeu antes:depois pai:mãe filho:filha irmão:irmã rei:rainha",
-    "ro": "născut:murit înainte:după tatăl:mama fiul:fiica fratele:sora regele:regina",
-    "pl": "urodził:zmarł urodziła:zmarła przed:po ojciec:matka syn:córka brat:siostra król:królowa "
-          "wygrał:przegrał",
-    "cs": "narodil:zemřel narodila:zemřela před:po otec:matka syn:dcera bratr:sestra král:královna",
-    "tr": "doğdu:öldü önce:sonra baba:anne oğlu:kızı kral:kraliçe kazandı:kaybetti arttı:azaldı",
-    "id": "lahir:meninggal sebelum:sesudah ayah:ibu putra:putri raja:ratu menang:kalah",
-    "ms": "lahir:meninggal sebelum:selepas bapa:ibu raja:permaisuri menang:kalah",
-    "vi": "sinh:mất trước:sau cha:mẹ thắng:thua tăng:giảm",
-    "zh": "出生:逝世 之前:之后 父亲:母亲 儿子:女儿 增加:减少 胜利:失败 建立:解散",
-    "yue": "出生:逝世 之前:之後 父親:母親 兒子:女兒 增加:減少",
-    "fi": "syntyi:kuoli ennen:jälkeen isä:äiti poika:tytär veli:sisko kuningas:kuningatar voitti:hävisi",
-    "hu": "született:meghalt előtt:után apja:anyja fia:lánya király:királynő nyert:vesztett",
-    "eo": "naskiĝis:mortis antaŭ:post patro:patrino filo:filino frato:fratino reĝo:reĝino",
-    "sr": "rođen:umro pre:posle otac:majka sin:ćerka kralj:kraljica рођен:умро пре:после отац:мајка "
-          "син:ћерка краљ:краљица",
-    "fa": "متولد:درگذشت قبل:بعد پدر:مادر پسر:دختر",
-    "la": "natus:mortuus ante:post pater:mater filius:filia rex:regina",
-    "lt": "gimė:mirė prieš:po tėvas:motina sūnus:dukra karalius:karalienė",
-    "eu": "jaio:hil aurretik:ondoren aita:ama seme:alaba errege:erregina",
-    "ko": "아버지:어머니 아들:딸 이전:이후 증가:감소",
-}
-ANTONYMS = {
-    "en": "first:last largest:smallest north:south east:west older:younger highest:lowest early:late "
-          "male:female winter:summer more:less northern:southern eastern:western larger:smaller "
-          "oldest:youngest left:right victory:defeat major:minor",
-    "es": "primer:último primera:última mayor:menor norte:sur este:oeste invierno:verano más:menos "
-          "izquierda:derecha grande:pequeño",
-    "fr": "premier:dernier première:dernière nord:sud hiver:été plus:moins grand:petit gauche:droite",
-    "de": "erste:letzte ersten:letzten Norden:Süden Osten:Westen Winter:Sommer mehr:weniger größte:kleinste "
-          "nördlich:südlich östlich:westlich",
-    "ca": "primer:últim nord:sud hivern:estiu més:menys gran:petit",
-    "it": "primo:ultimo nord:sud inverno:estate più:meno grande:piccolo",
-    "pt": "primeiro:último norte:sul inverno:verão mais:menos grande:pequeno",
-    "ro": "primul:ultimul nord:sud est:vest iarna:vara mare:mic",
-    "pl": "pierwszy:ostatni północ:południe wschód:zachód zima:lato więcej:mniej największy:najmniejszy "
-          "północnej:południowej wschodniej:zachodniej",
-    "cs": "první:poslední sever:jih východ:západ zima:léto více:méně největší:nejmenší severní:jižní "
-          "východní:západní",
-    "tr": "ilk:son kuzey:güney doğu:batı kış:yaz büyük:küçük kuzeyinde:güneyinde doğusunda:batısında",
-    "id": "pertama:terakhir utara:selatan timur:barat lebih:kurang besar:kecil",
-    "ms": "pertama:terakhir utara:selatan timur:barat besar:kecil",
-    "vi": "bắc:nam đông:tây lớn:nhỏ nhiều:ít",
-    "zh": "第一:最后 北:南 东:西 最大:最小 冬:夏",
-    "yue": "第一:最後 北:南 東:西 最大:最細 冬:夏",
-    "fi": "ensimmäinen:viimeinen talvi:kesä enemmän:vähemmän suurin:pienin",
-    "hu": "első:utolsó északi:déli keleti:nyugati tél:nyár több:kevesebb legnagyobb:legkisebb",
-    "eo": "unua:lasta nordo:sudo oriento:okcidento vintro:somero pli:malpli granda:malgranda",
-    "sr": "prvi:poslednji sever:jug istok:zapad први:последњи север:југ исток:запад зима:лето више:мање "
-          "највећи:најмањи",
-    "fa": "اولین:آخرین شمال:جنوب شرق:غرب بزرگ:کوچک بیشتر:کمتر زمستان:تابستان",
-    "la": "primus:ultimus maior:minor",
-    "lt": "pirmasis:paskutinis šiaurės:pietų rytų:vakarų daugiau:mažiau didžiausias:mažiausias",
-    "eu": "lehen:azken iparralde:hegoalde ekialde:mendebalde gehiago:gutxiago handi:txiki",
-    "ko": "북쪽:남쪽 동쪽:서쪽 최초:최후 최대:최소",
-}
+# negations; the relation swaps and antonyms (RELATIONS, ANTONYMS) are the checks' too (checking/counterparts.py)
 NEGATIONS = {   # word -> negated words (the changed words are the label)
     "en": {"is": "is not", "was": "was not", "are": "are not", "were": "were not", "has": "has not",
            "had": "had not", "can": "cannot", "will": "will not"},

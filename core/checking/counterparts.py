@@ -1,0 +1,132 @@
+"""Words whose counterpart says the opposite or another relation: born/died, before/after, king/queen,
+first/last ... ("a:b" pairs, both ways), per language.
+
+The detector's training data swaps them to make relation and contradiction errors
+(core/training/detector_data.py); the default verifier looks for them in a fact that copies an
+evidence sentence but for one such word (`swapped_counterpart`): the detector, reading the whole
+sentence, often passes a single swapped word in a long one.
+"""
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from typing import Sequence
+
+from .textutil import words_with_offsets
+
+# relation swaps (events, roles) and antonyms
+RELATIONS = {
+    "en": "born:died won:lost increased:decreased before:after father:mother son:daughter husband:wife "
+          "brother:sister king:queen founded:dissolved elected:defeated opened:closed joined:left "
+          "married:divorced",
+    "es": "nació:murió ganó:perdió aumentó:disminuyó antes:después padre:madre hijo:hija esposo:esposa "
+          "hermano:hermana rey:reina fundó:disolvió",
+    "fr": "né:mort née:morte gagné:perdu augmenté:diminué avant:après père:mère fils:fille frère:sœur "
+          "roi:reine fonde:dissout",
+    "de": "geboren:gestorben gewann:verlor vor:nach Vater:Mutter Sohn:Tochter Bruder:Schwester König:Königin "
+          "gründete:auflöste",
+    "ca": "néixer:morir abans:després pare:mare fill:filla germà:germana rei:reina guanyà:perdé",
+    "it": "nato:morto nata:morta vinse:perse prima:dopo padre:madre figlio:figlia fratello:sorella re:regina",
+    "pt": "nasceu:morreu venceu:perdeu antes:depois pai:mãe filho:filha irmão:irmã rei:rainha",
+    "ro": "născut:murit înainte:după tatăl:mama fiul:fiica fratele:sora regele:regina",
+    "pl": "urodził:zmarł urodziła:zmarła przed:po ojciec:matka syn:córka brat:siostra król:królowa "
+          "wygrał:przegrał",
+    "cs": "narodil:zemřel narodila:zemřela před:po otec:matka syn:dcera bratr:sestra král:královna",
+    "tr": "doğdu:öldü önce:sonra baba:anne oğlu:kızı kral:kraliçe kazandı:kaybetti arttı:azaldı",
+    "id": "lahir:meninggal sebelum:sesudah ayah:ibu putra:putri raja:ratu menang:kalah",
+    "ms": "lahir:meninggal sebelum:selepas bapa:ibu raja:permaisuri menang:kalah",
+    "vi": "sinh:mất trước:sau cha:mẹ thắng:thua tăng:giảm",
+    "zh": "出生:逝世 之前:之后 父亲:母亲 儿子:女儿 增加:减少 胜利:失败 建立:解散",
+    "yue": "出生:逝世 之前:之後 父親:母親 兒子:女兒 增加:減少",
+    "fi": "syntyi:kuoli ennen:jälkeen isä:äiti poika:tytär veli:sisko kuningas:kuningatar voitti:hävisi",
+    "hu": "született:meghalt előtt:után apja:anyja fia:lánya király:királynő nyert:vesztett",
+    "eo": "naskiĝis:mortis antaŭ:post patro:patrino filo:filino frato:fratino reĝo:reĝino",
+    "sr": "rođen:umro pre:posle otac:majka sin:ćerka kralj:kraljica рођен:умро пре:после отац:мајка "
+          "син:ћерка краљ:краљица",
+    "fa": "متولد:درگذشت قبل:بعد پدر:مادر پسر:دختر",
+    "la": "natus:mortuus ante:post pater:mater filius:filia rex:regina",
+    "lt": "gimė:mirė prieš:po tėvas:motina sūnus:dukra karalius:karalienė",
+    "eu": "jaio:hil aurretik:ondoren aita:ama seme:alaba errege:erregina",
+    "ko": "아버지:어머니 아들:딸 이전:이후 증가:감소",
+}
+ANTONYMS = {
+    "en": "first:last largest:smallest north:south east:west older:younger highest:lowest early:late "
+          "male:female winter:summer more:less northern:southern eastern:western larger:smaller "
+          "oldest:youngest left:right victory:defeat major:minor",
+    "es": "primer:último primera:última mayor:menor norte:sur este:oeste invierno:verano más:menos "
+          "izquierda:derecha grande:pequeño",
+    "fr": "premier:dernier première:dernière nord:sud hiver:été plus:moins grand:petit gauche:droite",
+    "de": "erste:letzte ersten:letzten Norden:Süden Osten:Westen Winter:Sommer mehr:weniger größte:kleinste "
+          "nördlich:südlich östlich:westlich",
+    "ca": "primer:últim nord:sud hivern:estiu més:menys gran:petit",
+    "it": "primo:ultimo nord:sud inverno:estate più:meno grande:piccolo",
+    "pt": "primeiro:último norte:sul inverno:verão mais:menos grande:pequeno",
+    "ro": "primul:ultimul nord:sud est:vest iarna:vara mare:mic",
+    "pl": "pierwszy:ostatni północ:południe wschód:zachód zima:lato więcej:mniej największy:najmniejszy "
+          "północnej:południowej wschodniej:zachodniej",
+    "cs": "první:poslední sever:jih východ:západ zima:léto více:méně největší:nejmenší severní:jižní "
+          "východní:západní",
+    "tr": "ilk:son kuzey:güney doğu:batı kış:yaz büyük:küçük kuzeyinde:güneyinde doğusunda:batısında",
+    "id": "pertama:terakhir utara:selatan timur:barat lebih:kurang besar:kecil",
+    "ms": "pertama:terakhir utara:selatan timur:barat besar:kecil",
+    "vi": "bắc:nam đông:tây lớn:nhỏ nhiều:ít",
+    "zh": "第一:最后 北:南 东:西 最大:最小 冬:夏",
+    "yue": "第一:最後 北:南 東:西 最大:最細 冬:夏",
+    "fi": "ensimmäinen:viimeinen talvi:kesä enemmän:vähemmän suurin:pienin",
+    "hu": "első:utolsó északi:déli keleti:nyugati tél:nyár több:kevesebb legnagyobb:legkisebb",
+    "eo": "unua:lasta nordo:sudo oriento:okcidento vintro:somero pli:malpli granda:malgranda",
+    "sr": "prvi:poslednji sever:jug istok:zapad први:последњи север:југ исток:запад зима:лето више:мање "
+          "највећи:најмањи",
+    "fa": "اولین:آخرین شمال:جنوب شرق:غرب بزرگ:کوچک بیشتر:کمتر زمستان:تابستان",
+    "la": "primus:ultimus maior:minor",
+    "lt": "pirmasis:paskutinis šiaurės:pietų rytų:vakarų daugiau:mažiau didžiausias:mažiausias",
+    "eu": "lehen:azken iparralde:hegoalde ekialde:mendebalde gehiago:gutxiago handi:txiki",
+    "ko": "북쪽:남쪽 동쪽:서쪽 최초:최후 최대:최소",
+}
+
+SPACELESS = frozenset({"zh", "yue", "ja"})     # no words to align
+NEAR_COPY_RATIO = 0.8                           # difflib ratio of a fact and its evidence sentence
+MIN_WORDS = 5
+_SENT = re.compile(r"[^.!?。！？\n]+[.!?。！？]?")
+
+
+@functools.lru_cache(maxsize=64)
+def counterparts(lang: str) -> dict[str, str]:
+    """word -> its counterpart (lower case), relations and antonyms, both ways."""
+    out: dict[str, str] = {}
+    for spec in (RELATIONS.get(lang, ""), ANTONYMS.get(lang, "")):
+        for item in spec.split():
+            a, b = item.split(":")
+            out.setdefault(a, b)
+            out.setdefault(b, a)
+    return out
+
+
+def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, str] | None:
+    """(start, end, the evidence's word) of a word of `fact` that stands where an evidence sentence,
+    which the fact otherwise nearly copies (difflib ratio >= NEAR_COPY_RATIO over words), has its
+    counterpart: "... one queen, one queen ..." against "... one king, one queen ...". None when no
+    sentence of `texts` aligns so, or the language has no table or no spaces."""
+    table = counterparts(lang)
+    if not table or lang in SPACELESS:
+        return None
+    fw = words_with_offsets(fact)
+    if len(fw) < MIN_WORDS:
+        return None
+    ft = [w.lower() for w, _a, _b in fw]
+    if not any(t in table for t in ft):
+        return None
+    for text in texts:
+        for m in _SENT.finditer(text):
+            ew = words_with_offsets(m.group(0))
+            et = [w.lower() for w, _a, _b in ew]
+            if len(et) < MIN_WORDS:
+                continue
+            sm = difflib.SequenceMatcher(None, ft, et, autojunk=False)
+            if sm.ratio() < NEAR_COPY_RATIO:
+                continue
+            for op, i1, i2, j1, j2 in sm.get_opcodes():
+                if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and table.get(ft[i1]) == et[j1]:
+                    return fw[i1][1], fw[i1][2], ew[j1][0]
+    return None

@@ -1,0 +1,47 @@
+"""A fact that copies an evidence sentence but for one word swapped for its counterpart (king/queen,
+before/after, born/died ...) is NS, with that word marked: the detector, reading the whole sentence,
+passes many such single-word swaps in long sentences (corruption dev set, relation errors)."""
+from __future__ import annotations
+
+from mfact.core.checking.counterparts import counterparts, swapped_counterpart
+from mfact.core.session import Evidence
+
+CHESS = ("Chess is a board game for two players. The players, referred to as White and Black, each control "
+         "sixteen pieces: one king, one queen, two rooks, two bishops, two knights, and eight pawns. The "
+         "object of the game is to checkmate the opponent's king.")
+
+
+def test_a_near_copy_with_one_word_swapped_for_its_counterpart():
+    fact = ("The players, referred to as White and Black, each control sixteen pieces: one queen, one queen, "
+            "two rooks, two bishops, two knights, and eight pawns.")
+    a, b, said = swapped_counterpart(fact, "en", [CHESS])
+    assert (fact[a:b], said) == ("queen", "king")
+    assert counterparts("es")["antes"] == "después" and counterparts("es")["después"] == "antes"
+
+
+def test_no_swap_where_the_fact_is_no_near_copy_or_the_words_agree():
+    same = ("The players, referred to as White and Black, each control sixteen pieces: one king, one queen, "
+            "two rooks, two bishops, two knights, and eight pawns.")
+    assert swapped_counterpart(same, "en", [CHESS]) is None
+    # a rewording that says the same with the counterpart is no near copy of the sentence
+    ev = ["Marie Curie moved to Paris in 1891, after she had studied in Warsaw for six years."]
+    assert swapped_counterpart("She had studied in Warsaw for six years before Marie Curie moved to Paris.",
+                               "en", ev) is None
+    # a short fact, a language without a table, a language without spaces
+    assert swapped_counterpart("one queen, one queen", "en", [CHESS]) is None
+    assert swapped_counterpart(same.replace("king", "queen"), "xx", [CHESS]) is None
+    assert swapped_counterpart("居里夫人在战前出生于华沙。", "zh", ["居里夫人在战后出生于华沙。"]) is None
+    assert swapped_counterpart(same, "en", []) is None
+
+
+def test_the_default_verifier_calls_the_swap_not_supported_and_marks_the_word():
+    from mfact.core.checking.verify_default import DefaultVerifier
+    ev = [Evidence(id="e1", source="given", lang="en", title="Chess", text=CHESS)]
+    v = DefaultVerifier()
+    wrong = ("The players, referred to as White and Black, each control sixteen pieces: one queen, one queen, "
+             "two rooks, two bishops, two knights, and eight pawns.")
+    right = wrong.replace("one queen, one queen", "one king, one queen")
+    out = v.verify_batch([(wrong, "Chess", "en", ev), (right, "Chess", "en", ev)])
+    assert out[0].label == "NS" and [wrong[a:b] for a, b in out[0].marks] == ["queen"], out[0].reason
+    assert '"queen" where the evidence says "king"' in out[0].reason
+    assert out[1].label == "S", out[1].reason

@@ -207,3 +207,31 @@ async def test_quit_after_a_failed_first_save_saves_the_labels(tmp_path):
         await wait_for(pilot, lambda: not app.is_running, timeout=10)
     assert stored(sid) == ["NS", "S", None, None]
     assert len(errors(app)) == 1
+
+
+async def test_a_failed_look_at_the_store_is_tried_again(tmp_path):
+    """A look at the store that fails (busy, or a save read half-way) marks nothing as seen: the
+    next tick looks again, and the labels another window saved arrive, with the notice. Before, the
+    failed look recorded the store's version as seen, and with no later write the labels never came."""
+    from mfact.core.errors import MfactError
+    path = exported(tmp_path)
+    fails: list[str] = []
+
+    class Flaky(Store):          # fails the first look that would bring the new label
+        def human_labels(self, session_id):
+            labels = super().human_labels(session_id)
+            if labels and not fails:
+                fails.append(session_id)
+                raise MfactError("database is locked", "try again")
+            return labels
+
+    a = MfactApp(Config(workers=1), session=load_session_arg(path), store=Store())
+    b = MfactApp(Config(workers=1), session=load_session_arg(path), store=Flaky())
+    async with a.run_test(size=SIZE) as pa, b.run_test(size=SIZE) as pb:
+        sa, sb = a.screen, b.screen
+        sid = sa.session.id
+        await pa.press("n")
+        await wait_for(pa, lambda: stored(sid) == ["NS", None, None, None], timeout=10)
+        await wait_for(pb, lambda: shown(sb) == ["NS", None, None, None], timeout=10)
+        assert fails == [sid]
+        assert any("changed in another window" in n.message for n in b._notifications)

@@ -267,6 +267,7 @@ class SessionKeeper:
             session = store.get_session(sid)
         except Exception:  # noqa: BLE001 - a busy or vanished store: try again at the next tick
             log.debug("store check failed", exc_info=True)
+            self._seen = None       # ... with a first look: this version was not taken in
             return None
         self.undo_stack.clear()
         return session

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import difflib
 import functools
-import re
 from typing import Sequence
 
-from .textutil import words_with_offsets
+from .segment import split_sentences
+from .textutil import SPACELESS, words_with_offsets
 
 # relation swaps (events, roles) and antonyms
 RELATIONS = {
@@ -85,22 +85,24 @@ ANTONYMS = {
     "ko": "북쪽:남쪽 동쪽:서쪽 최초:최후 최대:최소",
 }
 
-SPACELESS = frozenset({"zh", "yue", "ja"})     # no words to align
 NEAR_COPY_RATIO = 0.8                           # difflib ratio of a fact and its evidence sentence
 MIN_WORDS = 5
-_SENT = re.compile(r"[^.!?。！？\n]+[.!?。！？]?")
+
+
+def pairs(spec: str) -> dict[str, str]:
+    """The "a:b" pairs of a table entry as word -> counterpart, both ways (the first pair of a word wins)."""
+    out: dict[str, str] = {}
+    for item in spec.split():
+        a, b = item.split(":")
+        out.setdefault(a, b)
+        out.setdefault(b, a)
+    return out
 
 
 @functools.lru_cache(maxsize=64)
 def counterparts(lang: str) -> dict[str, str]:
-    """word -> its counterpart (lower case), relations and antonyms, both ways."""
-    out: dict[str, str] = {}
-    for spec in (RELATIONS.get(lang, ""), ANTONYMS.get(lang, "")):
-        for item in spec.split():
-            a, b = item.split(":")
-            out.setdefault(a, b)
-            out.setdefault(b, a)
-    return out
+    """word -> its counterpart, relations and antonyms (a word in both: its relation)."""
+    return {**pairs(ANTONYMS.get(lang, "")), **pairs(RELATIONS.get(lang, ""))}
 
 
 def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, str] | None:
@@ -118,8 +120,8 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
     if not any(t in table for t in ft):
         return None
     for text in texts:
-        for m in _SENT.finditer(text):
-            ew = words_with_offsets(m.group(0))
+        for sent in split_sentences(text, lang):
+            ew = words_with_offsets(sent.text)
             et = [w.lower() for w, _a, _b in ew]
             if len(et) < MIN_WORDS:
                 continue

@@ -323,12 +323,12 @@ def _named_month_dates(text: str, lang: str, taken: list[tuple[int, int]]) -> It
                 parts.append((e + after.start(1), e + after.end(1), "day"))
                 e = e + after.end()
         ym = _YEAR_AFTER.match(text[e:e + 14])
-        yf = _YEAR_FIRST[lang].search(text[max(0, s - 10):s]) if lang in _YEAR_FIRST and not before else None
         if ym and _year_ok(int(ym.group(1))):
             year = int(ym.group(1))
             parts.append((e + ym.start(1), e + ym.end(1), "year"))
             e = e + ym.end(1)
-        elif yf and _year_ok(int(yf.group(1))):
+        elif (lang in _YEAR_FIRST and not before and (yf := _YEAR_FIRST[lang].search(text[max(0, s - 10):s]))
+              and _year_ok(int(yf.group(1)))):
             year = int(yf.group(1))
             s = max(0, s - 10) + yf.start(1)
             parts.append((s, s + len(yf.group(1)), "year"))

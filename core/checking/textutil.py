@@ -79,6 +79,8 @@ def data_json(name: str) -> Any:
     return json.loads(resources.files("mfact.core").joinpath("checking", "data", name).read_text("utf-8"))
 
 
+SPACELESS = frozenset({"zh", "yue", "ja"})     # languages written without spaces between words
+
 # possessives and object pronouns that refer back to the subject of a text
 POSSESSIVES = frozenset("""his her him hers su sus son sa ses sein seine ihr ihre lui suo sua seu его её
 ее""".split())

@@ -31,7 +31,7 @@ from .fact_features import fact_features, load_basis
 from .precision import version_tag
 from .sentence_scores import COMPARED_WINDOWS, MAX_CHARS, SentenceScorer, fact_words
 from .slots import SlotReport, _sentence_words, check_slots, names_alike, relation_words, text_values
-from .textutil import STOPWORDS, words_with_offsets
+from .textutil import SPACELESS, STOPWORDS, words_with_offsets
 from .verify_offline import OfflineVerifier, rule_verdicts
 from .windows import Window, lead_first, top_windows
 
@@ -64,8 +64,8 @@ STANDS_APART = 0.07     # ... or by which that cosine stands above the median of
 STAND_OUT = 0.3         # ... and then a word is flagged only this far above the fact's median word
 GATE_MIN_CHARS = 60     # ... in a fact of at least this many characters: a short fact that shares
                         # most of a window's meaning can still differ in the one thing it says
-SPACELESS = frozenset({"zh", "yue", "ja"})    # ... where a character is about a word: at least
-GATE_MIN_CHARS_SPACELESS = 30                  # this many (silver yue: 49.5 -> 51.0, 51.0 -> 53.1)
+GATE_MIN_CHARS_SPACELESS = 30  # ... where a character is about a word (textutil.SPACELESS): at least this
+                               # many (silver yue: 49.5 -> 51.0, 51.0 -> 53.1)
 
 
 def gate_words(words: Sequence[tuple[int, int, float]], cos: float,

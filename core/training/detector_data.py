@@ -42,9 +42,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..checking.counterparts import ANTONYMS, RELATIONS
+from ..checking.counterparts import ANTONYMS, RELATIONS, pairs
 from ..checking.segment import split_sentences
-from ..checking.textutil import content_tokens, word_units
+from ..checking.textutil import SPACELESS, content_tokens, word_units
 
 HELDOUT_LANGS = ("lt", "ko", "eu")          # never trained on: only in the corruption dev set
 XNLI_TRAIN_LANGS = ("en", "es", "fr", "de", "ru", "zh", "ar", "hi", "vi")   # as train_cross.py
@@ -151,20 +151,8 @@ def _cldr_months(lang: str) -> list[str]:
         return [re.sub(r"^(?:de |d’|d')", "", str(names[m])) for m in range(1, 13)]
     except Exception:  # noqa: BLE001 - a locale Babel lacks: no month swaps in that language
         return []
-SPACELESS = {"zh", "yue", "ja"}
-
-
-def _pairs(spec: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in spec.split():
-        a, b = item.split(":")
-        out.setdefault(a, b)
-        out.setdefault(b, a)
-    return out
-
-
-_REL = {k: _pairs(v) for k, v in RELATIONS.items() if v}
-_ANT = {k: _pairs(v) for k, v in ANTONYMS.items()}
+_REL = {k: pairs(v) for k, v in RELATIONS.items() if v}
+_ANT = {k: pairs(v) for k, v in ANTONYMS.items()}
 _MONTHS = {lang: _cldr_months(lang) for lang in MONTH_LANGS}
 
 

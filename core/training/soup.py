@@ -20,6 +20,8 @@ from pathlib import Path
 
 import torch
 
+from ..checking.detector import checkpoint_split
+
 
 def checkpoint_file(run: Path) -> Path:
     """A run's checkpoint: the file itself, or its folder's best.pt, else last.pt."""
@@ -53,8 +55,7 @@ def run_command(file: Path, blob: dict) -> str:
 
 def split_of(blob: dict):
     """The run's split as export reads it: best.pt names it, last.pt keeps it in its arguments."""
-    split = blob.get("split") or (blob.get("args") or {}).get("split")
-    return int(split) if split is not None else None
+    return checkpoint_split(blob)
 
 
 def weights_of(spec: str, n: int) -> list[float]:

@@ -31,8 +31,8 @@ import numpy as np
 import torch
 
 from ..checking.detector import (DEFAULT_SPLIT, MAX_SENT_TOKENS, DetectorModel, LowerCache, batch_arrays,
-                                 model_of, new_model, prepare, prepare_direct, quantize_int8, save_weights,
-                                 word_units)
+                                 checkpoint_split, loaded_state, model_of, new_model, prepare, prepare_direct, quantize_int8,
+                                 save_weights, stored_state, word_units)
 from ..paths import cache_dir
 from . import detector_data as dd
 
@@ -508,10 +508,12 @@ def _load_init(args, state) -> dict | None:
     except Exception as e:  # noqa: BLE001 - any unreadable file: one line, nothing started
         raise SystemExit(f"train_detector: --init {path}: not a checkpoint or weights file ({type(e).__name__})") from None
     weights = blob.get("model", blob.get("state")) if isinstance(blob, dict) else None
+    if isinstance(weights, dict) and "model" not in blob:
+        weights = loaded_state(weights)       # an exported file: its matrices may be int8 rows
     if not isinstance(weights, dict) or not weights:
         raise SystemExit(f"train_detector: --init {path}: no detector weights in it "
                          "(a best.pt or last.pt checkpoint, or an exported weights file)")
-    split = blob.get("split") or (blob.get("args") or {}).get("split")
+    split = checkpoint_split(blob)
     if split is not None and int(split) != args.split:
         if "split" in getattr(args, "explicit", ()):
             raise SystemExit(f"train_detector: --split {args.split} differs from the --init weights' split {split}")
@@ -603,7 +605,7 @@ def export(args, out: Path) -> int:
     ck = Path(args.ckpt_dir)
     src = ck / "best.pt" if (ck / "best.pt").exists() else ck / "last.pt"
     blob = torch.load(src, map_location="cpu", weights_only=False)
-    split = blob.get("split") or blob.get("args", {}).get("split", DEFAULT_SPLIT)
+    split = checkpoint_split(blob, DEFAULT_SPLIT)
     model, _tok = new_model(split)
     model.load_state_dict(blob["model"], strict=False)
     meta = dict(blob.get("meta") or json.loads((ck / "meta.json").read_text()))
@@ -620,6 +622,8 @@ def export(args, out: Path) -> int:
     meta["data_sha256"] = {**meta.get("data_sha256", {}), **lead_hashes()}
     meta["wiki_source"] = ("github.com/WorldHellow/mHallucinations-LLM datasets/hallucination_evaluation/"
                            "*/wiki_references*.csv (commit a95c839b3e94d997374fcedd7693fde53c68011c)")
+    # the weights as the file will hold them (fp16, or int8 rows for a large file): what is calibrated
+    model.load_state_dict(loaded_state(stored_state(model)), strict=False)
     if args.calibrate:
         args.export_step = blob.get("step")
         meta.update(calibrate(args, model, args.calibrate))

@@ -257,7 +257,8 @@ def test_the_paraphrase_gate_through_verify_pairs(tmp_path, capsys):
     """Through `mfact verify-pairs --verifier detector` with the committed weights: a long close
     paraphrase of the bundled English lead is S (the detector alone flags all of it; the gate keeps
     only words that stand out, here none; without the gate it is NS, flagged whole); a wrong year in
-    the same kind of sentence stays NS."""
+    the same kind of sentence stays NS (the detector passes it in this long sentence; the year stands
+    between the words that hold 1903 in the lead: counterparts.swapped_number)."""
     from mfact.core.training.train_cross import bundled_leads
 
     lead = bundled_leads()["en"]["Marie Curie"]

@@ -605,8 +605,8 @@ def export(args, out: Path) -> int:
     ck = Path(args.ckpt_dir)
     src = ck / "best.pt" if (ck / "best.pt").exists() else ck / "last.pt"
     blob = torch.load(src, map_location="cpu", weights_only=False)
-    split = checkpoint_split(blob, DEFAULT_SPLIT)
-    model, _tok = new_model(split)
+    split = checkpoint_split(blob)
+    model, _tok = new_model(DEFAULT_SPLIT if split is None else split)
     model.load_state_dict(blob["model"], strict=False)
     meta = dict(blob.get("meta") or json.loads((ck / "meta.json").read_text()))
     meta["step"] = blob.get("step")

@@ -137,10 +137,6 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
 FRAME_WORDS = 2     # words on each side of a number that must read the same in the evidence
 
 
-def _is_number(word: str) -> bool:
-    return word.isdigit()
-
-
 def swapped_number(fact: str, lang: str, windows: Sequence[str], evidence: Sequence[str]) -> tuple[int, int, str] | None:
     """(start, end, the evidence's number) of a number of `fact` that no evidence text has, standing
     where a window's sentence has another number between the same words (FRAME_WORDS on each side,
@@ -151,7 +147,7 @@ def swapped_number(fact: str, lang: str, windows: Sequence[str], evidence: Seque
     fw = words_with_offsets(fact)
     ft = [w.lower() for w, _a, _b in fw]
     k = FRAME_WORDS
-    cands = [i for i in range(k, len(ft) - k) if _is_number(ft[i])]
+    cands = [i for i in range(k, len(ft) - k) if ft[i].isdigit()]
     if not cands:
         return None
     seen = {w for text in evidence for w, _a, _b in words_with_offsets(text)}
@@ -162,7 +158,7 @@ def swapped_number(fact: str, lang: str, windows: Sequence[str], evidence: Seque
     for text in windows:
         et = [w.lower() for w, _a, _b in words_with_offsets(text)]
         for j in range(k, len(et) - k):
-            if _is_number(et[j]):
+            if et[j].isdigit():
                 frames.setdefault(tuple(et[j - k:j] + et[j + 1:j + 1 + k]), et[j])
     for i in cands:
         said = frames.get(tuple(ft[i - k:i] + ft[i + 1:i + 1 + k]))

@@ -392,8 +392,9 @@ class DefaultVerifier(VerifierBase):
             shown = "; ".join(f'"{a.text}" = "{b.text}"' for a, b, _i in rep.agreed)
             return Verdict("S", round(conf, 4), name, used or [usable[rep.agreed[0][2]].id],
                            f"slot agreement: {shown}; p(supported)={p:.2f} before the slot check")
-        if p >= threshold and (swap := swapped_counterpart(fact, lang, [w.text for w in ws])
-                               or swapped_number(fact, lang, [w.text for w in ws], [e.text for e in usable])):
+        window_texts = [w.text for w in ws]
+        if p >= threshold and (swap := swapped_counterpart(fact, lang, window_texts)
+                               or swapped_number(fact, lang, window_texts, [e.text for e in usable])):
             a, b, said = swap
             return Verdict("NS", SWAP_CONFIDENCE, name, used,
                            f'"{fact[a:b]}" where the evidence says "{said}" between the same words; '

@@ -217,7 +217,8 @@ RULES_VERSION = "r10"     # the rules and the lexical normalisation: a change re
 # outside parentheses carries a locative case ending; r8: there, a place right after the subject's
 # name that opens a sentence is read ("Orhan Pamuk İstanbul'da doğdu"), Hungarian and Lithuanian
 # dates year first, and the places of a life range "(Varsovie, 7 novembre 1867 – Passy, 4 juillet 1934)";
-# r9: the default verifier's near copy with one word swapped for its counterpart, counterparts.py)
+# r9: the default verifier's near copy with one word swapped for its counterpart, counterparts.py;
+# r10: a number between the same words as another number of the evidence, counterparts.swapped_number)
 
 
 def is_about_someone_else(fact: str, entity: str, context: str = "") -> bool:

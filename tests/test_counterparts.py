@@ -3,7 +3,7 @@ before/after, born/died ...) is NS, with that word marked: the detector, reading
 passes many such single-word swaps in long sentences (corruption dev set, relation errors)."""
 from __future__ import annotations
 
-from mfact.core.checking.counterparts import counterparts, swapped_counterpart, swapped_number
+from mfact.core.checking.counterparts import counterparts, swapped_counterpart
 from mfact.core.session import Evidence
 
 CHESS = ("Chess is a board game for two players. The players, referred to as White and Black, each control "
@@ -44,35 +44,4 @@ def test_the_default_verifier_calls_the_swap_not_supported_and_marks_the_word():
     out = v.verify_batch([(wrong, "Chess", "en", ev), (right, "Chess", "en", ev)])
     assert out[0].label == "NS" and [wrong[a:b] for a, b in out[0].marks] == ["queen"], out[0].reason
     assert '"queen" where the evidence says "king"' in out[0].reason
-    assert out[1].label == "S", out[1].reason
-
-
-CURIE = ("Maria Salomea Skłodowska Curie, better known as Marie Curie was a Polish and naturalised-French "
-         "physicist and chemist. She shared the 1903 Nobel Prize in Physics with her husband, Pierre Curie. "
-         "She won the 1911 Nobel Prize in Chemistry.")
-
-
-def test_a_number_between_the_same_words_as_another_number_of_the_evidence():
-    """A year that no evidence text has, between the words that hold another year in the evidence, is
-    the wrong year, also in a sentence that fuses two of the evidence's ("r10")."""
-    fact = ("Marie Curie, a physicist and chemist of Polish birth who was later naturalised French, shared "
-            "the 1905 Nobel Prize in Physics with her husband Pierre Curie.")
-    a, b, said = swapped_number(fact, "en", [CURIE], [CURIE])
-    assert (fact[a:b], said) == ("1905", "1903")
-    # the evidence's own years, in either frame, are no swap; nor is a year the evidence has elsewhere
-    assert swapped_number(fact.replace("1905", "1903"), "en", [CURIE], [CURIE]) is None
-    assert swapped_number(fact.replace("1905", "1911"), "en", [CURIE], [CURIE]) is None
-    # other words around it: nothing to compare with; and no frames in a language without spaces
-    assert swapped_number("She was elected in 1905 to the Academy of Sciences.", "en", [CURIE], [CURIE]) is None
-    assert swapped_number("居里夫人于 1905 年获得 诺贝尔 物理学奖 。", "zh", ["居里夫人于 1903 年获得 诺贝尔 物理学奖 。"], []) is None
-
-
-def test_the_default_verifier_calls_the_wrong_year_not_supported():
-    from mfact.core.checking.verify_default import DefaultVerifier
-    ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie", text=CURIE)]
-    wrong = ("Marie Curie, a physicist and chemist of Polish birth who was later naturalised French, shared "
-             "the 1905 Nobel Prize in Physics with her husband Pierre Curie.")   # the detector passes it
-    out = DefaultVerifier().verify_batch([(wrong, "Marie Curie", "en", ev),
-                                          (wrong.replace("1905", "1903"), "Marie Curie", "en", ev)])
-    assert out[0].label == "NS" and [wrong[a:b] for a, b in out[0].marks] == ["1905"], out[0].reason
     assert out[1].label == "S", out[1].reason

@@ -293,3 +293,56 @@ def test_cldr_month_names_are_read_from_babel_once_and_kept_in_the_cache(mfact_h
         assert json.loads(kept[0].read_text(encoding="utf-8"))["fr"][0] == list(first["fr"][0])
     finally:
         slots._cldr_months.cache_clear()
+
+
+CURIE_EN = ("Maria Salomea Skłodowska Curie, better known as Marie Curie was a Polish and naturalised-French "
+            "physicist and chemist. She shared the 1903 Nobel Prize in Physics with her husband, Pierre Curie. "
+            "She won the 1911 Nobel Prize in Chemistry. The family moved to Paris on 3 May 1891 after a long winter.")
+FUSED = ("Marie Curie, a physicist and chemist of Polish birth who was later naturalised French, shared "
+         "the 1905 Nobel Prize in Physics with her husband Pierre Curie.")
+
+
+def test_a_value_between_the_same_words_as_another_value_of_the_evidence_conflicts():
+    """A value no evidence has, between the words that hold another value of its kind in the evidence,
+    is the value the fact rewrote, also in a fact fusing two sentences (no sentence holds enough of
+    its words to be the one it copies)."""
+    rep = check_slots(FUSED, "en", [(CURIE_EN, "en")], "Marie Curie")
+    assert [(c.fact_value.text, c.evidence_value.text) for c in rep.conflicts] == [("1905", "1903")]
+    assert [FUSED[a:b] for a, b in rep.marks()] == ["1905"]
+    (start, end), = rep.evidence_marks()[0]
+    assert CURIE_EN[start:end] == "1903"
+    # a date of several words: only the parts that differ are marked
+    moved = ("After her studies in Warsaw and years as a governess in the country, the family moved to "
+             "Paris on 12 June 1891 after a long winter.")
+    rep = check_slots(moved, "en", [(CURIE_EN, "en")], "Marie Curie")
+    assert [moved[a:b] for a, b in rep.marks()] == ["12 June"], rep.reason()
+    # the evidence's own years in that frame or another are no conflict; other words around the
+    # year: nothing to compare with, the year is missing from the evidence
+    assert not check_slots(FUSED.replace("1905", "1903"), "en", [(CURIE_EN, "en")], "Marie Curie").conflict
+    assert not check_slots(FUSED.replace("1905", "1911"), "en", [(CURIE_EN, "en")], "Marie Curie").conflict
+    elected = check_slots("She was elected in 1905 to the Academy of Sciences.", "en", [(CURIE_EN, "en")], "Marie Curie")
+    assert not elected.conflict and [v.text for v in elected.missing] == ["1905"]
+    # no frames of words in a language written without spaces (its "words" are runs of characters)
+    from mfact.core.checking.slots import _framed_value, _sentence_words
+    fact, ev = "居里夫人 于 1905 年 去了 巴黎 。", "居里夫人 于 1903 年 去了 巴黎 。"
+    fv = text_values(fact, "zh")
+    content = set(_sentence_words(ev)[0][2])
+    assert _framed_value(fv.values[0], fv.words, content, [(ev, "zh")], [text_values(ev, "zh")], [0], "zh") is None
+    assert _framed_value(fv.values[0], fv.words, content, [(ev, "zh")], [text_values(ev, "zh")], [0], "en") is not None
+    # the same frame in a sentence about something else (under 40% of the fact's words): no conflict
+    other = CURIE_EN + " In the lab she shared the 1898 Nobel Prize lecture notes."
+    season = ("Marie Curie, a physicist and chemist of Polish birth who was later naturalised French, wrote "
+              "that she shared the 1905 Nobel Prize lecture notes.")
+    assert not check_slots(season, "en", [(other.replace("1903", "the"), "en")], "Marie Curie").conflict
+
+
+@pytest.mark.parametrize("verifier", ["offline", "slots"])
+def test_every_verifier_with_slot_checks_calls_the_rewritten_year_not_supported(verifier):
+    from mfact.core.checking import build_verifier
+    from mfact.core.config import Config
+    ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie", text=CURIE_EN)]
+    out = build_verifier(Config(verifier=verifier)).verify_batch([(FUSED, "Marie Curie", "en", ev),
+                                                                  (FUSED.replace("1905", "1903"), "Marie Curie", "en", ev)])
+    assert out[0].label == "NS" and [FUSED[a:b] for a, b in out[0].marks] == ["1905"], out[0].reason
+    assert '"1905" vs "1903"' in out[0].reason
+    assert out[1].label == "S", out[1].reason

@@ -132,36 +132,3 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
                 if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and table.get(ft[i1]) == et[j1]:
                     return fw[i1][1], fw[i1][2], ew[j1][0]
     return None
-
-
-FRAME_WORDS = 2     # words on each side of a number that must read the same in the evidence
-
-
-def swapped_number(fact: str, lang: str, windows: Sequence[str], evidence: Sequence[str]) -> tuple[int, int, str] | None:
-    """(start, end, the evidence's number) of a number of `fact` that no evidence text has, standing
-    where a window's sentence has another number between the same words (FRAME_WORDS on each side,
-    case and punctuation aside): "shared the 1905 Nobel Prize" against "shared the 1903 Nobel Prize",
-    in a sentence the fact otherwise rewrites. None in languages without spaces."""
-    if lang in SPACELESS:
-        return None
-    fw = words_with_offsets(fact)
-    ft = [w.lower() for w, _a, _b in fw]
-    k = FRAME_WORDS
-    cands = [i for i in range(k, len(ft) - k) if ft[i].isdigit()]
-    if not cands:
-        return None
-    seen = {w for text in evidence for w, _a, _b in words_with_offsets(text)}
-    cands = [i for i in cands if fw[i][0] not in seen]
-    if not cands:
-        return None
-    frames: dict[tuple[str, ...], str] = {}
-    for text in windows:
-        et = [w.lower() for w, _a, _b in words_with_offsets(text)]
-        for j in range(k, len(et) - k):
-            if et[j].isdigit():
-                frames.setdefault(tuple(et[j - k:j] + et[j + 1:j + 1 + k]), et[j])
-    for i in cands:
-        said = frames.get(tuple(ft[i - k:i] + ft[i + 1:i + 1 + k]))
-        if said is not None and said != ft[i]:
-            return fw[i][1], fw[i][2], said
-    return None

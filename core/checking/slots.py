@@ -25,6 +25,7 @@ and the values of a text are cached by text.
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import os
@@ -35,7 +36,7 @@ from typing import Callable, Iterable, Sequence
 
 from .kinship import function_words, kin_conflicts, links, mentions, name_words
 from .nationality import PRONOUNS, nationality_conflicts
-from .textutil import POSSESSIVES, STOPWORDS, data_json, fold_accents, normalise_digits, words_with_offsets
+from .textutil import POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, normalise_digits, words_with_offsets
 
 RELATIONS = ("born", "died", "founded", "married", "won")
 MANY = ("founded", "married", "won")      # relations a person may fill more than once
@@ -973,7 +974,8 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
         if v.kind == "place":
             continue
         # no slot word: the evidence sentence that best matches the rest of the fact decides
-        hit = _matching_sentence_value(v, fact_content, passages, evs, order, lang)
+        hit = (_matching_sentence_value(v, fact_content, passages, evs, order, lang)
+               or _framed_value(v, fv.words, fact_content, passages, evs, order, lang))
         if hit is not None:
             i, e = hit
             rep.conflicts.append(Conflict(v, e, i, _marks_of(v, e)))
@@ -1129,6 +1131,44 @@ def _matching_sentence_value(v: Value, fact_content: set[str], passages: Sequenc
     if not same:
         return None
     return i, same[0]
+
+
+FRAME_WORDS = 2     # words on each side of a value that must read the same around the evidence's
+FRAME_SHARE = 0.4   # and the share of the fact's content words that the evidence's sentence must hold
+
+
+def _frame(words: Sequence[tuple[str, int, int]], start: int, end: int) -> tuple[str, ...] | None:
+    """The FRAME_WORDS words before `start` and after `end` (lower case), None when either side has
+    fewer."""
+    i = bisect.bisect_right(words, start, key=lambda w: w[2])      # words ending at or before start
+    j = bisect.bisect_left(words, end, key=lambda w: w[1])         # the first word starting at or after end
+    if i < FRAME_WORDS or len(words) - j < FRAME_WORDS:
+        return None
+    return tuple(w.lower() for w, _a, _b in (*words[i - FRAME_WORDS:i], *words[j:j + FRAME_WORDS]))
+
+
+def _framed_value(v: Value, fact_words: Sequence[tuple[str, int, int]], fact_content: set[str],
+                  passages: Sequence[tuple[str, str]], evs: list[TextValues], order: list[int],
+                  lang: str) -> tuple[int, Value] | None:
+    """An evidence value of the same kind standing between the same words as `v` ("shared the 1905
+    Nobel Prize" against "shared the 1903 Nobel Prize"), in a sentence holding FRAME_SHARE of the
+    fact's content words: the value the fact rewrote, where no evidence sentence holds enough of the
+    fact to say so alone (a fact fusing two sentences). Without the share, the frame alone called
+    0.5% of the held-out articles' own sentences with a number wrong ("the 2002 season" against
+    "the 2006 season"), 0.2% with it. Not in languages without spaces, whose "words" are runs of
+    characters."""
+    if lang in SPACELESS:
+        return None
+    frame = _frame(fact_words, v.start, v.end)
+    if frame is None or not fact_content:
+        return None
+    for i in order:
+        for x in evs[i].values:
+            if _same_kind(v, x) and _frame(evs[i].words, x.start, x.end) == frame:
+                sent = next((ws for s, e, ws in _sentence_words(passages[i][0]) if s <= x.start and x.end <= e), frozenset())
+                if len(fact_content & sent) >= FRAME_SHARE * len(fact_content):
+                    return i, x
+    return None
 
 
 @functools.lru_cache(maxsize=512)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
-from .counterparts import swapped_counterpart, swapped_number
+from .counterparts import swapped_counterpart
 from .fact_features import fact_features, load_basis
 from .precision import version_tag
 from .sentence_scores import COMPARED_WINDOWS, MAX_CHARS, SentenceScorer, fact_words
@@ -392,9 +392,7 @@ class DefaultVerifier(VerifierBase):
             shown = "; ".join(f'"{a.text}" = "{b.text}"' for a, b, _i in rep.agreed)
             return Verdict("S", round(conf, 4), name, used or [usable[rep.agreed[0][2]].id],
                            f"slot agreement: {shown}; p(supported)={p:.2f} before the slot check")
-        window_texts = [w.text for w in ws]
-        if p >= threshold and (swap := swapped_counterpart(fact, lang, window_texts)
-                               or swapped_number(fact, lang, window_texts, [e.text for e in usable])):
+        if p >= threshold and (swap := swapped_counterpart(fact, lang, [w.text for w in ws])):
             a, b, said = swap
             return Verdict("NS", SWAP_CONFIDENCE, name, used,
                            f'"{fact[a:b]}" where the evidence says "{said}" between the same words; '

@@ -206,7 +206,7 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r10"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r11"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
@@ -218,7 +218,9 @@ RULES_VERSION = "r10"     # the rules and the lexical normalisation: a change re
 # name that opens a sentence is read ("Orhan Pamuk İstanbul'da doğdu"), Hungarian and Lithuanian
 # dates year first, and the places of a life range "(Varsovie, 7 novembre 1867 – Passy, 4 juillet 1934)";
 # r9: the default verifier's near copy with one word swapped for its counterpart, counterparts.py;
-# r10: a number between the same words as another number of the evidence, counterparts.swapped_number)
+# r10: a number between the same words as another number of the evidence, in the default verifier;
+# r11: that rule moved into the slot checks, for every value the evidence lacks (slots._framed_value),
+# so it serves lite and slots too and gives a slot conflict with the evidence's value marked)
 
 
 def is_about_someone_else(fact: str, entity: str, context: str = "") -> bool:

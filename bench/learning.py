@@ -89,9 +89,12 @@ def cached(name: str, fresh: bool, make):
 
 
 def verifier_version() -> str:
-    from mfact.core.checking import build_verifier
+    """The default verifier's version and the extractor's (a pool's facts are extracted again when
+    the extractor changes: the cached rows name both)."""
+    from mfact.core.checking import build_extractor, build_verifier
     from mfact.core.config import Config
-    return str(build_verifier(Config()).version)
+    ext = build_extractor(Config())
+    return f"{build_verifier(Config()).version}-x{ext.name}{ext.version}"
 
 
 # --------------------------------------------------------------------------- pools

@@ -19,6 +19,7 @@ from typing import Sequence
 from ..errors import MfactError
 from ..protocols import DecodingParams, ExtractedFact, Generator, Sentence, Stage
 from .extract_rules import RuleExtractor
+from .meta import claim_part, declines
 from .textutil import content_tokens, locate_span, tokens
 
 INSTRUCTION = "Please breakdown the following sentence into independent facts:"
@@ -116,7 +117,7 @@ class LLMExtractor(Stage):
     """FActScore-style few-shot extraction with any Generator; rules as the fallback."""
 
     name = "llm"
-    version = "1"
+    version = "2"        # 2: sentences that decline, and facts about the model's input, hold no claim
 
     def __init__(self, generator: Generator, demos: dict[str, list[str]] | None = None,
                  max_tokens: int = 200, n_fixed: int = N_FIXED_DEMOS):
@@ -171,10 +172,10 @@ class LLMExtractor(Stage):
         return "".join(out)
 
     def extract(self, sentence: Sentence, full_text: str, lang: str, entity: str) -> list[ExtractedFact]:
-        if not content_tokens(sentence.text):
-            return []
+        if not content_tokens(sentence.text) or declines(sentence.text, lang):
+            return []        # a refusal or a request holds no claim (meta.py): not worth a generation
         answer = self._generate(self.build_prompt(sentence.text, lang))
-        facts = parse_facts(answer)
+        facts = [c for f in parse_facts(answer) if (c := claim_part(f, lang))]
         if not facts:
             return self.fallback.extract(sentence, full_text, lang, entity)
         return [ExtractedFact(text=f, span=locate_span(f, sentence.start, sentence.text)) for f in facts]

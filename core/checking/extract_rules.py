@@ -21,6 +21,7 @@ import re
 
 from ..protocols import ExtractedFact, Sentence, Stage
 from .clauses import Piece, Span, coordinate, n_words, phrase_regex, trim
+from .meta import claim_part, declines
 from .refine import Clause, ClauseRefiner
 from .rule_words import (
     ARTICLES,
@@ -41,7 +42,7 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "2"
+    version = "3"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py)
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()
@@ -52,6 +53,8 @@ class RuleExtractor(Stage):
         if not any(ch.isalpha() for ch in text) or not content_tokens(text):
             return []
         lang = (lang or "en").split("-")[0].lower()
+        if declines(text, lang):
+            return []        # "Sorry, without the text I cannot answer": no claim (meta.py)
         s0, e0 = trim(text, 0, len(text))
         if e0 <= s0:
             return []
@@ -61,12 +64,17 @@ class RuleExtractor(Stage):
         seen: set[str] = set()
         for p in _split(text, s0, e0, lang, subject, subj_span):
             for fact_text, (x0, x1) in self._piece_facts(text, p, lang, subject, subj_span):
+                claim = claim_part(fact_text, lang)      # "..., but the text does not say": cut off
+                if claim is None:
+                    continue
+                if claim != fact_text:
+                    fact_text, (x0, x1) = claim, _span_in(claim, text, x0, x1)
                 key = fact_text.lower()
                 if key in seen or not content_tokens(fact_text):
                     continue
                 seen.add(key)
                 facts.append(ExtractedFact(text=fact_text, span=(base + x0, base + x1)))
-        if not facts:
+        if not facts and claim_part(text[s0:e0], lang) == text[s0:e0]:
             facts.append(ExtractedFact(text=text[s0:e0], span=(base + s0, base + e0)))
         return facts
 
@@ -89,6 +97,14 @@ class RuleExtractor(Stage):
             fact_text, (_x0, x1) = out[0]
             out[0] = (f"{fact_text} {text[intro[0]:intro[1]]}", (intro[0], x1))
         return out
+
+
+def _span_in(claim: str, text: str, x0: int, x1: int) -> Span:
+    """The span of a fact cut short (`claim_part`) within its old span: where it starts there, else
+    the old start to the old start plus its length."""
+    at = text.find(claim[:20], x0, x1)
+    start = at if at >= 0 else x0
+    return start, min(x1, start + len(claim))
 
 
 def _intro_end(text: str, words: list[tuple[str, int, int]], lang: str) -> int:

@@ -1,0 +1,102 @@
+"""Sentences that hold no claim about the world: the model declines, apologises, asks the user for
+something, or speaks of its own input ("I'm sorry, but without a reference text I cannot answer";
+"The provided passage does not mention his birth date").
+
+Such a sentence is not a fact to check: coloured not supported, it would call a refusal a
+hallucination, and a text that only declines would be scored instead of counted as an abstention
+(a text with no facts, docs/science.md). The pipeline asks before extraction:
+
+- `declines(sentence, lang)`: the sentence opens with an apology followed by a punctuation mark
+  ("Sorry, ...", "Maaf, ...", "Desculpe, mas ..."; in zh, yue, ja, ko and th any apology that opens
+  it), says what the speaker cannot do or does not have, in the first person ("I cannot", "não
+  posso", "negaliu", "我无法"), or asks the user for something ("please provide"). Then none of it
+  is checked.
+- `claim_part(text, lang)`: a fact that says its input lacks something ("without a provided
+  passage", "the given text does not mention", "文中未提及") keeps only the clauses before that
+  remark ("Marie Curie was born in 1867, but the provided text does not mention where" -> "Marie
+  Curie was born in 1867"), and is dropped when the remark opens it.
+
+The phrases are a data file, `core/checking/data/meta_phrases.json` (37 languages, each sentence
+also read with the English phrases: a model often declines in English). They are written for
+precision: a biography's sentence must not match (tests/test_meta.py runs them over held-out
+Wikipedia sentences of 24 languages).
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+from .textutil import data_json, words_with_offsets
+
+_AFTER_APOLOGY = r"\s*[,，、!！.。:：;；،]"
+_NO_PUNCTUATION = frozenset({"zh", "yue", "ja", "ko", "th"})    # an apology runs on without a comma
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(lang: str) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None, re.Pattern[str] | None]:
+    """(apology at the start, first-person inability or a request, no input) for one language."""
+    table = data_json("meta_phrases.json").get(lang) or {}
+
+    def either(parts: list[str]) -> str:
+        return "|".join(f"(?:{p})" for p in parts)
+
+    sorry = table.get("sorry") or []
+    opens = (re.compile(r"^[\W_]*(?:" + either(sorry) + ")" + ("" if lang in _NO_PUNCTUATION else _AFTER_APOLOGY),
+                        re.IGNORECASE) if sorry else None)
+    asks = [*(table.get("cannot") or []), *(table.get("please") or [])]
+    inability = re.compile(either(asks), re.IGNORECASE) if asks else None
+    lacks = table.get("without") or []
+    no_input = re.compile(either(lacks), re.IGNORECASE) if lacks else None
+    return opens, inability, no_input
+
+
+def _langs(lang: str) -> tuple[str, ...]:
+    base = (lang or "en").split("-")[0].lower()
+    return (base, "en") if base != "en" else ("en",)
+
+
+# quoted words are someone else's ("I Can't Hold Back", a player's "I cannot play for six weeks")
+_QUOTED = re.compile(r'"[^"\n]{0,400}"|“[^”\n]{0,400}”|„[^“”\n]{0,400}[“”]|«[^»\n]{0,400}»|「[^」\n]{0,400}」|『[^』\n]{0,400}』')
+
+
+def _unquoted(text: str) -> str:
+    """The text with its quotations blanked out (same length)."""
+    return _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def declines(sentence: str, lang: str) -> bool:
+    """Whether the sentence declines, apologises or asks the user for something (none of it a claim)."""
+    text = _unquoted(sentence.strip())
+    if not text.strip():
+        return False
+    for code in _langs(lang):
+        opens, inability, _no_input = _compiled(code)
+        if (opens is not None and opens.search(text)) or (inability is not None and inability.search(text)):
+            return True
+    return False
+
+
+def _input_match(text: str, lang: str) -> re.Match[str] | None:
+    plain = _unquoted(text)
+    found = [m for code in _langs(lang) if (p := _compiled(code)[2]) is not None and (m := p.search(plain))]
+    return min(found, key=lambda m: m.start()) if found else None
+
+
+def speaks_of_input(text: str, lang: str) -> bool:
+    """Whether a fact says that the model's input (a text, passage or reference) lacks something."""
+    return _input_match(text, lang) is not None
+
+
+_CLAUSE_BREAK = re.compile(r"[,;:，；、،—–]")
+
+
+def claim_part(text: str, lang: str) -> str | None:
+    """`text` without what it says about the model's input: the whole of it when it says nothing
+    of the kind; the clauses before such a remark ("Marie Curie was born in 1867" of "Marie Curie
+    was born in 1867, but the provided text does not mention where"); None when the remark opens it."""
+    m = _input_match(text, lang)
+    if m is None:
+        return text
+    cut = max((b.start() for b in _CLAUSE_BREAK.finditer(text, 0, m.start())), default=-1)
+    keep = text[:cut].rstrip() if cut > 0 else ""
+    return keep if len(words_with_offsets(keep)) >= 2 else None      # not a lone "Unfortunately"

@@ -1,0 +1,151 @@
+"""A sentence in which the model declines, apologises, asks the user for something or speaks of its own
+input holds no claim (core/checking/meta.py): no fact is extracted from it, by either extractor, so a
+text that only declines is an abstention; and a fact's remark about its input is cut off, the claim
+before it kept. A biography's own sentences never match."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from mfact.core.checking.extract_rules import RuleExtractor
+from mfact.core.checking.meta import claim_part, declines, speaks_of_input
+from mfact.core.checking.segment import split_sentences
+from mfact.core.protocols import Sentence
+
+REFUSALS = [
+    ("en", "I'm sorry, but I cannot find any reliable information about Chaim Malinowitz."),
+    ("en", "Could you provide more details or context about who he is?"),
+    ("fr", "Désolé, je ne peux pas répondre sans le texte."),
+    ("es", "Lo siento, pero no puedo proporcionar información sobre esa persona."),
+    ("pt", "Desculpe, mas sem um trecho de referência fornecido, não posso extrair ou fornecer informações."),
+    ("it", "Mi dispiace, non posso rispondere a questa domanda."),
+    ("de", "Es tut mir leid, aber ich kann keine Informationen zu dieser Person geben."),
+    ("id", "Maaf, tanpa ada informasi atau referensi terkait Exar Kun atau Revan dalam teks yang diberikan, "
+           "saya tidak bisa memberikan jawaban."),
+    ("ms", "Tanpa maklumat dari petikan, saya tidak dapat memberikan jawapan tepat tentang AIDAluna."),
+    ("lt", "Atsiprašau, bet be pateikto teksto negaliu atsakyti į jūsų klausimą."),
+    ("lt", "Prašau pateikti pastraipą su reikalinga informacija."),
+    ("ur", "معذرت کے ساتھ، میں آپ کی درخواست کے مطابق کام نہیں کر سکتا۔"),
+    ("ru", "К сожалению, я не могу ответить на этот вопрос."),
+    ("tr", "Üzgünüm, bu kişi hakkında bilgi veremiyorum."),
+    ("ar", "عذرا، لا أستطيع الإجابة على هذا السؤال."),
+    ("zh", "抱歉，我无法回答这个问题。"),
+    ("ja", "申し訳ありませんが、その人物についての情報は持っていません。"),
+    ("ko", "죄송하지만 그 질문에는 답변드릴 수 없습니다."),
+    ("pl", "Przepraszam, ale nie mogę odpowiedzieć na to pytanie."),
+    ("vi", "Xin lỗi, tôi không thể trả lời câu hỏi này."),
+    ("fr", "I'm sorry, but I don't have information about Marie Curie."),     # declining in English
+]
+
+BIOGRAPHY = [
+    ("en", "Sorry Seems to Be the Hardest Word is a song by Elton John."),
+    ("en", "Her best-known single, I Can't Hold Back, reached number 13."),
+    ("en", 'After the injury he said: "I cannot play for six weeks."'),
+    ("en", "As an AI researcher, she founded the laboratory in 1987."),
+    ("de", "Leider starb er 1934 in Passy."),
+    ("fr", "Il était désolé de quitter Paris en 1891."),
+    ("es", "La disciplina conocida como inteligencia artificial nació en 1956."),
+    ("ro", "Soldații nu pot fi mutați fără ordinul generalului."),
+    ("zh", "由于缺少资料，他的早年生活不详。"),
+    ("pl", "Wydał album bez tekstu w 1990 roku."),
+]
+
+
+@pytest.mark.parametrize("lang,sentence", REFUSALS)
+def test_a_refusal_declines_and_gives_no_fact(lang, sentence):
+    assert declines(sentence, lang)
+    assert RuleExtractor().extract(Sentence(0, 0, len(sentence), sentence), sentence, lang, "Marie Curie") == []
+
+
+@pytest.mark.parametrize("lang,sentence", BIOGRAPHY)
+def test_a_biography_sentence_is_checked(lang, sentence):
+    assert not declines(sentence, lang) and not speaks_of_input(sentence, lang)
+    assert RuleExtractor().extract(Sentence(0, 0, len(sentence), sentence), sentence, lang, "X")
+
+
+def test_a_remark_about_the_input_is_cut_off_and_the_claim_before_it_kept():
+    text = "Marie Curie was born in 1867, but the provided text does not mention where she studied."
+    facts = RuleExtractor().extract(Sentence(0, 10, 10 + len(text), text), "x" * 10 + text, "en", "Marie Curie")
+    assert [f.text for f in facts] == ["Marie Curie was born in 1867"]
+    assert facts[0].span == (10, 10 + len("Marie Curie was born in 1867"))
+    yue = "印第安納州三個主要城市包括首府及最大城市印第安納波利斯，而其他大城市則基於文章中未提及，所以無法確定另外兩個主要城市。"
+    assert claim_part(yue, "yue") == "印第安納州三個主要城市包括首府及最大城市印第安納波利斯"
+    # the remark opens the fact, or leaves one word before it: no fact
+    assert claim_part("Sans un passage de référence fourni, il est impossible de le dire", "fr") is None
+    assert claim_part("Unfortunately, there is no information available on his biography", "en") is None
+    assert claim_part("Marie Curie was born in Warsaw", "en") == "Marie Curie was born in Warsaw"
+
+
+def test_the_llm_extractor_asks_nothing_of_a_refusal():
+    from mfact.core.checking.extract_llm import LLMExtractor
+    from test_checking_llm import ScriptedGenerator
+
+    asked: list[str] = []
+
+    def answer(prompt: str) -> str:
+        asked.append(prompt)
+        return "- Marie Curie was born in 1867.\n- The provided text does not mention her school.\n"
+
+    ex = LLMExtractor(ScriptedGenerator(answer))
+    refusal = "I'm sorry, but I cannot answer without the text."
+    assert ex.extract(Sentence(0, 0, len(refusal), refusal), refusal, "en", "Marie Curie") == [] and not asked
+    claim = "Marie Curie was born in 1867; the provided text does not mention her school."
+    facts = ex.extract(Sentence(0, 0, len(claim), claim), claim, "en", "Marie Curie")
+    assert [f.text for f in facts] == ["Marie Curie was born in 1867."] and len(asked) == 1
+
+
+def test_chatgpt_refusals_of_factscore_are_abstentions_and_its_answers_are_untouched(shared_dir):
+    """FActScore's ChatGPT biographies: of the 26 answers it counts as abstentions, those that
+    decline leave no fact; no sentence of the 157 labelled answers is dropped."""
+    rows = [json.loads(line) for line in (shared_dir / "data" / "factscore" / "ChatGPT.jsonl").open(encoding="utf-8")]
+    ex = RuleExtractor()
+
+    def facts(out: str, topic: str) -> list[str]:
+        return [f.text for s in split_sentences(out, "en")
+                for f in ex.extract(Sentence(0, s.start, s.end, s.text), out, "en", topic)]
+
+    abstained = [r for r in rows if not r.get("annotations")]
+    labelled = [r for r in rows if r.get("annotations")]
+    assert len(abstained) == 26 and len(labelled) == 157
+    left = [r["topic"] for r in abstained if facts(r["output"], r["topic"])]
+    assert len(left) <= 4, left             # hedges ("It is possible that the name is misspelled") stay
+    dropped = [s.text for r in labelled for s in split_sentences(r["output"], "en")
+               if declines(s.text, "en") or speaks_of_input(s.text, "en")]
+    assert dropped == []
+
+
+def test_every_language_has_phrases_and_they_compile():
+    from mfact.core.checking.textutil import data_json
+    from mfact.core.languages import LANGUAGES
+
+    table = data_json("meta_phrases.json")
+    for lang in LANGUAGES:
+        entry = table[lang.code]
+        assert entry.get("sorry") and (entry.get("cannot") or entry.get("without")), lang.code
+        for patterns in entry.values():
+            for p in patterns:
+                re.compile(p, re.IGNORECASE)
+
+
+def test_a_text_that_only_declines_is_an_abstention_in_the_report(tmp_path):
+    """Through the console script: `mfact run --texts` over a refusal in Indonesian and a biography
+    checks the biography only, and `mfact report` counts the refusal as an abstention."""
+    from test_cli_foundation import run
+
+    home = tmp_path / "home"
+    lead = ("Marie Curie was a Polish and naturalised-French physicist and chemist. She was born in Warsaw "
+            "in 1867 and won the Nobel Prize in Physics in 1903.")
+    texts = tmp_path / "t.jsonl"
+    texts.write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in [
+        {"id": "refusal", "lang": "id", "entity": "Marie Curie", "evidence": [lead],
+         "text": "Maaf, tanpa teks yang diberikan saya tidak dapat menjawab pertanyaan tentang Marie Curie. "
+                 "Mohon berikan teks referensi."},
+        {"id": "bio", "lang": "en", "entity": "Marie Curie", "evidence": [lead],
+         "text": "Marie Curie was born in Warsaw in 1867. She won the Nobel Prize in Physics in 1903."},
+    ]) + "\n", encoding="utf-8")
+    run(home, "run", "--texts", str(texts), "--offline", "--no-progress")
+    rep = json.loads(run(home, "report", "--json").stdout)
+    assert rep["languages"]["id"]["abstentions"] == 1 and rep["languages"]["id"]["facts"] == 0
+    assert rep["languages"]["en"]["abstentions"] == 0 and rep["languages"]["en"]["facts"] >= 2

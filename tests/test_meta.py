@@ -78,6 +78,33 @@ def test_a_remark_about_the_input_is_cut_off_and_the_claim_before_it_kept():
     assert claim_part("Marie Curie was born in Warsaw", "en") == "Marie Curie was born in Warsaw"
 
 
+REMARKS = [
+    ("pt", "No entanto, a passagem fornecida não especifica o número exato de votos eleitorais."),
+    ("it", "Il passaggio fornito non elenca specifici ricercatori nel campo dei semiconduttori."),
+    ("cs", "Rozdíly mezi bulharským a řeckým jogurtem nejsou přímo zmíněny v referenčním textu."),
+    ("ms", "Malangnya, teks rujukan tidak menyebut dua bandar besar lain secara spesifik."),
+    ("vi", "Dựa trên đoạn văn tham khảo được cung cấp, không thể tổng hợp sự giống và khác biệt giữa chúng."),
+    ("ro", "Aceste informații nu oferă detalii despre locul său de naștere direct în pasajul dat."),
+    ("pl", "Tekst nie zawiera informacji o inspektorze generalnym policji w Tanzanii w 2015 roku."),
+    ("zh", "提供的文章中并没有提及他的出生日期。"),
+]
+
+
+@pytest.mark.parametrize("lang,sentence", REMARKS)
+def test_a_remark_that_the_input_lacks_something_gives_no_fact(lang, sentence):
+    """The input named as such ("the provided passage") with a negation in its clause or the next."""
+    assert speaks_of_input(sentence, lang) and claim_part(sentence, lang) is None
+    assert RuleExtractor().extract(Sentence(0, 0, len(sentence), sentence), sentence, lang, "X") == []
+
+
+def test_a_claim_attributed_to_the_input_is_still_a_claim():
+    for lang, sentence in [("es", "Según el fragmento proporcionado, la pizza Margherita representa a Italia."),
+                           ("en", "According to the provided passage, Marie Curie was born in Warsaw."),
+                           ("it", "Nel passaggio alla Serie A la squadra non vinse nessuna partita.")]:
+        assert not speaks_of_input(sentence, lang)
+        assert claim_part(sentence, lang) == sentence
+
+
 def test_the_llm_extractor_asks_nothing_of_a_refusal():
     from mfact.core.checking.extract_llm import LLMExtractor
     from test_checking_llm import ScriptedGenerator

@@ -55,7 +55,10 @@ class RuleExtractor(Stage):
         lang = (lang or "en").split("-")[0].lower()
         if declines(text, lang):
             return []        # "Sorry, without the text I cannot answer": no claim (meta.py)
-        s0, e0 = trim(text, 0, len(text))
+        claim = claim_part(text, lang)     # "..., but the passage does not say where": the claim only
+        if claim is None:
+            return []
+        s0, e0 = trim(text, 0, len(claim))
         if e0 <= s0:
             return []
         subj_span = _subject(text, s0, e0, lang, entity)

@@ -12,7 +12,8 @@ hallucination, and a text that only declines would be scored instead of counted 
   posso", "negaliu", "我无法"), or asks the user for something ("please provide"). Then none of it
   is checked.
 - `claim_part(text, lang)`: a fact that says its input lacks something ("without a provided
-  passage", "the given text does not mention", "文中未提及") keeps only the clauses before that
+  passage", "the given text does not mention", "文中未提及": a "without" phrase, or in one clause
+  the input named as such, "the provided passage", beside a negation) keeps only the clauses before that
   remark ("Marie Curie was born in 1867, but the provided text does not mention where" -> "Marie
   Curie was born in 1867"), and is dropped when the remark opens it.
 
@@ -50,6 +51,15 @@ def _compiled(lang: str) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None
     return opens, inability, no_input
 
 
+@functools.lru_cache(maxsize=64)
+def _input_and_negation(lang: str) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    """(the model's input named as such, a negation) for one language."""
+    table = data_json("meta_phrases.json").get(lang) or {}
+    named, neg = table.get("input") or [], table.get("neg") or []
+    return ((re.compile("|".join(f"(?:{p})" for p in named), re.IGNORECASE) if named else None),
+            (re.compile("|".join(f"(?:{p})" for p in neg), re.IGNORECASE) if neg else None))
+
+
 def _langs(lang: str) -> tuple[str, ...]:
     base = (lang or "en").split("-")[0].lower()
     return (base, "en") if base != "en" else ("en",)
@@ -76,27 +86,46 @@ def declines(sentence: str, lang: str) -> bool:
     return False
 
 
-def _input_match(text: str, lang: str) -> re.Match[str] | None:
+_CLAUSE = re.compile(r"[^,;:，；、،—–]+[,;:，；、،—–]*")
+
+
+def _is_remark(clause: str, following: str, lang: str) -> bool:
+    """Whether a clause says that the model's input lacks something: a "without" phrase, or the
+    input named as such with a negation in it or in the clause after it ("a passagem fornecida não
+    especifica", "Based on the provided passage, it is not possible to", "文中未提及")."""
+    for code in _langs(lang):
+        no_input = _compiled(code)[2]
+        if no_input is not None and no_input.search(clause):
+            return True
+        named, neg = _input_and_negation(code)
+        if named is not None and neg is not None and named.search(clause) and (
+                neg.search(clause) or neg.search(following)):
+            return True
+    return False
+
+
+def _remark_at(text: str, lang: str) -> int | None:
+    """Where the first clause of `text` that is a remark about the input starts, or None."""
     plain = _unquoted(text)
-    found = [m for code in _langs(lang) if (p := _compiled(code)[2]) is not None and (m := p.search(plain))]
-    return min(found, key=lambda m: m.start()) if found else None
+    clauses = list(_CLAUSE.finditer(plain))
+    for i, m in enumerate(clauses):
+        following = clauses[i + 1].group(0) if i + 1 < len(clauses) else ""
+        if _is_remark(m.group(0).strip(), following, lang):
+            return m.start()
+    return None
 
 
 def speaks_of_input(text: str, lang: str) -> bool:
     """Whether a fact says that the model's input (a text, passage or reference) lacks something."""
-    return _input_match(text, lang) is not None
-
-
-_CLAUSE_BREAK = re.compile(r"[,;:，；、،—–]")
+    return _remark_at(text, lang) is not None
 
 
 def claim_part(text: str, lang: str) -> str | None:
     """`text` without what it says about the model's input: the whole of it when it says nothing
     of the kind; the clauses before such a remark ("Marie Curie was born in 1867" of "Marie Curie
     was born in 1867, but the provided text does not mention where"); None when the remark opens it."""
-    m = _input_match(text, lang)
-    if m is None:
+    at = _remark_at(text, lang)
+    if at is None:
         return text
-    cut = max((b.start() for b in _CLAUSE_BREAK.finditer(text, 0, m.start())), default=-1)
-    keep = text[:cut].rstrip() if cut > 0 else ""
-    return keep if len(words_with_offsets(keep)) >= 2 else None      # not a lone "Unfortunately"
+    keep = text[:at].rstrip(" ,;:，；、،—–")
+    return keep if len(words_with_offsets(keep)) >= 3 else None      # not a lone "Unfortunately" or "No entanto"

@@ -37,6 +37,9 @@ REFUSALS = [
     ("pl", "Przepraszam, ale nie mogę odpowiedzieć na to pytanie."),
     ("vi", "Xin lỗi, tôi không thể trả lời câu hỏi này."),
     ("fr", "I'm sorry, but I don't have information about Marie Curie."),     # declining in English
+    ("ca", "Per aconseguir aquesta informació, seria necessari consultar fonts específiques de Las Vegas."),
+    ("ms", "Untuk identifikasi bandar utama lain di Indiana, maklumat tambahan dari sumber lain diperlukan."),
+    ("id", "Untuk menjawab pertanyaan seperti ini, diperlukan informasi spesifik tentang kedua karakter."),
 ]
 
 BIOGRAPHY = [
@@ -53,16 +56,20 @@ BIOGRAPHY = [
 ]
 
 
+def facts_of(sentence: str, lang: str) -> list[str]:
+    """The rule extractor's facts of one sentence standing alone."""
+    return [f.text for f in RuleExtractor().extract(Sentence(0, 0, len(sentence), sentence), sentence, lang, "X")]
+
+
 @pytest.mark.parametrize("lang,sentence", REFUSALS)
 def test_a_refusal_declines_and_gives_no_fact(lang, sentence):
-    assert declines(sentence, lang)
-    assert RuleExtractor().extract(Sentence(0, 0, len(sentence), sentence), sentence, lang, "Marie Curie") == []
+    assert declines(sentence, lang) and facts_of(sentence, lang) == []
 
 
 @pytest.mark.parametrize("lang,sentence", BIOGRAPHY)
 def test_a_biography_sentence_is_checked(lang, sentence):
     assert not declines(sentence, lang) and not speaks_of_input(sentence, lang)
-    assert RuleExtractor().extract(Sentence(0, 0, len(sentence), sentence), sentence, lang, "X")
+    assert facts_of(sentence, lang)
 
 
 def test_a_remark_about_the_input_is_cut_off_and_the_claim_before_it_kept():
@@ -94,7 +101,7 @@ REMARKS = [
 def test_a_remark_that_the_input_lacks_something_gives_no_fact(lang, sentence):
     """The input named as such ("the provided passage") with a negation in its clause or the next."""
     assert speaks_of_input(sentence, lang) and claim_part(sentence, lang) is None
-    assert RuleExtractor().extract(Sentence(0, 0, len(sentence), sentence), sentence, lang, "X") == []
+    assert facts_of(sentence, lang) == []
 
 
 def test_a_claim_attributed_to_the_input_is_still_a_claim():

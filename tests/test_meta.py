@@ -104,6 +104,19 @@ def test_a_remark_that_the_input_lacks_something_gives_no_fact(lang, sentence):
     assert facts_of(sentence, lang) == []
 
 
+def test_an_opening_that_only_names_the_source_is_not_part_of_the_fact():
+    for lang, sentence, claim in [
+            ("es", "Según el fragmento proporcionado, la pizza Margherita representa a Italia.",
+             "la pizza Margherita representa a Italia"),
+            ("id", "Jadi, berdasarkan informasi yang diberikan dalam teks, manusia adalah mamalia.",
+             "manusia adalah mamalia"),
+            ("en", "According to the provided passage, Marie Curie was born in Warsaw.", "Marie Curie was born in Warsaw")]:
+        facts = RuleExtractor().extract(Sentence(0, 0, len(sentence), sentence), sentence, lang, "X")
+        assert [sentence[a:b] for a, b in (f.span for f in facts)] == [claim], facts
+    # an opening that names no source stays where the extractor puts it
+    assert facts_of("However, Curie was born in Warsaw.", "en")
+
+
 def test_a_claim_attributed_to_the_input_is_still_a_claim():
     for lang, sentence in [("es", "Según el fragmento proporcionado, la pizza Margherita representa a Italia."),
                            ("en", "According to the provided passage, Marie Curie was born in Warsaw."),

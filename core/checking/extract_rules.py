@@ -21,7 +21,7 @@ import re
 
 from ..protocols import ExtractedFact, Sentence, Stage
 from .clauses import Piece, Span, coordinate, n_words, phrase_regex, trim
-from .meta import claim_part, declines
+from .meta import attribution_end, claim_part, declines
 from .refine import Clause, ClauseRefiner
 from .rule_words import (
     ARTICLES,
@@ -42,7 +42,8 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "3"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py)
+    version = "4"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+                         # 4: an opening that only names the input as the source is not part of a fact
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()
@@ -58,7 +59,8 @@ class RuleExtractor(Stage):
         claim = claim_part(text, lang)     # "..., but the passage does not say where": the claim only
         if claim is None:
             return []
-        s0, e0 = trim(text, 0, len(claim))
+        # "According to the provided passage, ...": the claim starts after its source
+        s0, e0 = trim(text, attribution_end(claim, lang), len(claim))
         if e0 <= s0:
             return []
         subj_span = _subject(text, s0, e0, lang, entity)

@@ -16,6 +16,8 @@ hallucination, and a text that only declines would be scored instead of counted 
   the input named as such, "the provided passage", beside a negation) keeps only the clauses before that
   remark ("Marie Curie was born in 1867, but the provided text does not mention where" -> "Marie
   Curie was born in 1867"), and is dropped when the remark opens it.
+- `attribution_end(text, lang)`: an opening that only names the input as the source ("According to
+  the provided passage, ...") is not part of the claim: the fact's span starts after it.
 
 The phrases are a data file, `core/checking/data/meta_phrases.json` (37 languages, each sentence
 also read with the English phrases: a model often declines in English). They are written for
@@ -118,6 +120,29 @@ def _remark_at(text: str, lang: str) -> int | None:
 def speaks_of_input(text: str, lang: str) -> bool:
     """Whether a fact says that the model's input (a text, passage or reference) lacks something."""
     return _remark_at(text, lang) is not None
+
+
+ATTRIBUTION_MAX_WORDS = 10     # "berdasarkan informasi yang diberikan dalam teks": a source, not a claim
+
+
+def attribution_end(text: str, lang: str) -> int:
+    """Where the claim starts after an opening that only names its source, the model's input, with no
+    negation ("Según el fragmento proporcionado, la pizza ..." -> at "la pizza"; "Berdasarkan teks,
+    ..."): the end of that first clause and its comma; 0 when the text opens otherwise."""
+    plain = _unquoted(text)
+    for m in list(_CLAUSE.finditer(plain))[:2]:      # a connective may come first ("Jadi, berdasarkan teks, ...")
+        clause = m.group(0)
+        if m.end() >= len(plain.rstrip()) or not re.search(r"[,，、،]\s*$", clause):
+            return 0
+        n_words = len(words_with_offsets(clause))
+        for code in _langs(lang):
+            named, neg = _input_and_negation(code)
+            if (n_words <= ATTRIBUTION_MAX_WORDS and named is not None and named.search(clause)
+                    and not (neg is not None and neg.search(clause))):
+                return m.end() + len(plain[m.end():]) - len(plain[m.end():].lstrip())
+        if n_words > 2:
+            return 0
+    return 0
 
 
 def claim_part(text: str, lang: str) -> str | None:

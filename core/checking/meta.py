@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import NamedTuple
 
 from .textutil import data_json, words_with_offsets
 
@@ -35,31 +36,27 @@ _AFTER_APOLOGY = r"\s*[,，、!！.。:：;；،]"
 _NO_PUNCTUATION = frozenset({"zh", "yue", "ja", "ko", "th"})    # an apology runs on without a comma
 
 
-@functools.lru_cache(maxsize=64)
-def _compiled(lang: str) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None, re.Pattern[str] | None]:
-    """(apology at the start, first-person inability or a request, no input) for one language."""
-    table = data_json("meta_phrases.json").get(lang) or {}
-
-    def either(parts: list[str]) -> str:
-        return "|".join(f"(?:{p})" for p in parts)
-
-    sorry = table.get("sorry") or []
-    opens = (re.compile(r"^[\W_]*(?:" + either(sorry) + ")" + ("" if lang in _NO_PUNCTUATION else _AFTER_APOLOGY),
-                        re.IGNORECASE) if sorry else None)
-    asks = [*(table.get("cannot") or []), *(table.get("please") or [])]
-    inability = re.compile(either(asks), re.IGNORECASE) if asks else None
-    lacks = table.get("without") or []
-    no_input = re.compile(either(lacks), re.IGNORECASE) if lacks else None
-    return opens, inability, no_input
+class _Phrases(NamedTuple):
+    opens: re.Pattern[str] | None      # an apology that opens the sentence
+    asks: re.Pattern[str] | None       # first-person inability, a request, what answering would need
+    lacks: re.Pattern[str] | None      # a "without" phrase: no text, passage or reference given
+    named: re.Pattern[str] | None      # the model's input named as such ("the provided passage")
+    neg: re.Pattern[str] | None        # a negation
 
 
 @functools.lru_cache(maxsize=64)
-def _input_and_negation(lang: str) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
-    """(the model's input named as such, a negation) for one language."""
+def _phrases(lang: str) -> _Phrases:
+    """One language's phrases (meta_phrases.json), compiled."""
     table = data_json("meta_phrases.json").get(lang) or {}
-    named, neg = table.get("input") or [], table.get("neg") or []
-    return ((re.compile("|".join(f"(?:{p})" for p in named), re.IGNORECASE) if named else None),
-            (re.compile("|".join(f"(?:{p})" for p in neg), re.IGNORECASE) if neg else None))
+
+    def either(*kinds: str) -> re.Pattern[str] | None:
+        parts = [p for k in kinds for p in table.get(k) or []]
+        return re.compile("|".join(f"(?:{p})" for p in parts), re.IGNORECASE) if parts else None
+
+    sorry = either("sorry")
+    opens = (re.compile(r"^[\W_]*(?:" + sorry.pattern + ")" + ("" if lang in _NO_PUNCTUATION else _AFTER_APOLOGY),
+                        re.IGNORECASE) if sorry is not None else None)
+    return _Phrases(opens, either("cannot", "please"), either("without"), either("input"), either("neg"))
 
 
 def _langs(lang: str) -> tuple[str, ...]:
@@ -82,8 +79,8 @@ def declines(sentence: str, lang: str) -> bool:
     if not text.strip():
         return False
     for code in _langs(lang):
-        opens, inability, _no_input = _compiled(code)
-        if (opens is not None and opens.search(text)) or (inability is not None and inability.search(text)):
+        ph = _phrases(code)
+        if (ph.opens is not None and ph.opens.search(text)) or (ph.asks is not None and ph.asks.search(text)):
             return True
     return False
 
@@ -96,12 +93,11 @@ def _is_remark(clause: str, following: str, lang: str) -> bool:
     input named as such with a negation in it or in the clause after it ("a passagem fornecida não
     especifica", "Based on the provided passage, it is not possible to", "文中未提及")."""
     for code in _langs(lang):
-        no_input = _compiled(code)[2]
-        if no_input is not None and no_input.search(clause):
+        ph = _phrases(code)
+        if ph.lacks is not None and ph.lacks.search(clause):
             return True
-        named, neg = _input_and_negation(code)
-        if named is not None and neg is not None and named.search(clause) and (
-                neg.search(clause) or neg.search(following)):
+        if ph.named is not None and ph.neg is not None and ph.named.search(clause) and (
+                ph.neg.search(clause) or ph.neg.search(following)):
             return True
     return False
 
@@ -136,9 +132,9 @@ def attribution_end(text: str, lang: str) -> int:
             return 0
         n_words = len(words_with_offsets(clause))
         for code in _langs(lang):
-            named, neg = _input_and_negation(code)
-            if (n_words <= ATTRIBUTION_MAX_WORDS and named is not None and named.search(clause)
-                    and not (neg is not None and neg.search(clause))):
+            ph = _phrases(code)
+            if (n_words <= ATTRIBUTION_MAX_WORDS and ph.named is not None and ph.named.search(clause)
+                    and not (ph.neg is not None and ph.neg.search(clause))):
                 return m.end() + len(plain[m.end():]) - len(plain[m.end():].lstrip())
         if n_words > 2:
             return 0

@@ -40,6 +40,16 @@ REFUSALS = [
     ("ca", "Per aconseguir aquesta informació, seria necessari consultar fonts específiques de Las Vegas."),
     ("ms", "Untuk identifikasi bandar utama lain di Indiana, maklumat tambahan dari sumber lain diperlukan."),
     ("id", "Untuk menjawab pertanyaan seperti ini, diperlukan informasi spesifik tentang kedua karakter."),
+    # the first person plural, or no person, saying what cannot be done or what answering would need
+    ("en", "Without those details, we cannot say which of the two is stronger."),
+    ("fr", "Sans ces informations, on ne peut que spéculer sur qui pourrait être le plus puissant."),
+    ("fr", "Pour une évaluation précise, il faudrait des détails sur leurs exploits et leurs pouvoirs."),
+    ("he", "לכן, על פי המידע המוצג בקטע לעיל, אנו לא יכולים לזהות באופן ספציפי את השחקנים הטובים ביותר."),
+    ("yue", "總之，根據提供嘅信息，我哋唔能夠確定第二季具體有幾多集。"),
+    ("fi", "Siksi ei voida vastata kysymykseen käyttämällä ainoastaan annettua lähdetekstiä."),
+    ("vi", "Để biết các tập đáng xem, chúng ta cần thông tin cụ thể về nội dung của từng tập."),
+    ("pt", "No entanto, posso oferecer informações gerais baseadas em conhecimento comum."),
+    ("ms", "Untuk itu, seseorang perlu merujuk kepada bahan atau sumber lain yang menyediakan senarai spesifik."),
 ]
 
 BIOGRAPHY = [
@@ -53,6 +63,10 @@ BIOGRAPHY = [
     ("ro", "Soldații nu pot fi mutați fără ordinul generalului."),
     ("zh", "由于缺少资料，他的早年生活不详。"),
     ("pl", "Wydał album bez tekstu w 1990 roku."),
+    ("en", "We Can't Be Friends is a song by Ariana Grande."),
+    ("fr", "Il faudrait attendre 1905 pour que la loi soit votée."),
+    ("hu", "Az eredeti szöveg nem maradt fenn, csak egy 1520-as másolata."),
+    ("vi", "Đoạn trích này được in lại nhiều lần từ năm 1930."),
 ]
 
 
@@ -94,6 +108,13 @@ REMARKS = [
     ("ro", "Aceste informații nu oferă detalii despre locul său de naștere direct în pasajul dat."),
     ("pl", "Tekst nie zawiera informacji o inspektorze generalnym policji w Tanzanii w 2015 roku."),
     ("zh", "提供的文章中并没有提及他的出生日期。"),
+    ("sr", "Iz referentnog odlomka ne može se precizno utvrditi koliko epizoda ima druga sezona serije."),
+    ("sr", "Reference o specifičnim filmovima ili nagradama nisu data u priloženom odlomku."),
+    ("hu", "Mivel a szöveg nem ad specifikus információt Tennessee államról, a pontos szám nem ismert."),
+    ("eo", "La referenca alineo ne enhavas specifajn informojn pri kiuj hoteloj prezentas la spektaklojn."),
+    ("eu", "Beraz, zehazki zenbat denbora behar den jakiteko informazio zuzenik ez dago pasartean."),
+    ("fa", "بنابراین، رقم دقیق تعداد افراد چاق در انگلستان مستقیم در متن ذکر نشده است."),
+    ("vi", "Dựa trên đoạn thông tin được đưa ra, không có chi tiết cụ thể nào nói về vị trí của bộ phận này."),
 ]
 
 

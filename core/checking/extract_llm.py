@@ -117,7 +117,8 @@ class LLMExtractor(Stage):
     """FActScore-style few-shot extraction with any Generator; rules as the fallback."""
 
     name = "llm"
-    version = "2"        # 2: sentences that decline, and facts about the model's input, hold no claim
+    version = "3"        # 2: sentences that decline, and facts about the model's input, hold no claim;
+                         # 3: the same phrases in the first person plural and more of the input's names
 
     def __init__(self, generator: Generator, demos: dict[str, list[str]] | None = None,
                  max_tokens: int = 200, n_fixed: int = N_FIXED_DEMOS):

@@ -42,8 +42,9 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "4"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
-                         # 4: an opening that only names the input as the source is not part of a fact
+    version = "5"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+                         # 4: an opening that only names the input as the source is not part of a fact;
+                         # 5: the same phrases in the first person plural and more of the input's names
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()

@@ -50,6 +50,11 @@ REFUSALS = [
     ("vi", "Để biết các tập đáng xem, chúng ta cần thông tin cụ thể về nội dung của từng tập."),
     ("pt", "No entanto, posso oferecer informações gerais baseadas em conhecimento comum."),
     ("ms", "Untuk itu, seseorang perlu merujuk kepada bahan atau sumber lain yang menyediakan senarai spesifik."),
+    ("de", "Ohne weitere Angaben können wir nicht sagen, wer von beiden stärker ist."),
+    ("ru", "Поэтому мы не можем точно определить, сколько серий во втором сезоне."),
+    ("tr", "Bu nedenle ikinci sezonun kaç bölüm olduğunu belirleyemiyoruz."),
+    ("ar", "لذلك، لا يمكننا تحديد عدد الحلقات بدقة."),
+    ("zh", "因此，我们无法确定第二季有多少集。"),
 ]
 
 BIOGRAPHY = [
@@ -115,6 +120,9 @@ REMARKS = [
     ("eu", "Beraz, zehazki zenbat denbora behar den jakiteko informazio zuzenik ez dago pasartean."),
     ("fa", "بنابراین، رقم دقیق تعداد افراد چاق در انگلستان مستقیم در متن ذکر نشده است."),
     ("vi", "Dựa trên đoạn thông tin được đưa ra, không có chi tiết cụ thể nào nói về vị trí của bộ phận này."),
+    ("de", "Im angegebenen Text wird nicht erwähnt, wann er geboren wurde."),
+    ("ru", "В тексте не упоминается, где он учился."),
+    ("ru", "В исходном тексте нет информации о его месте рождения."),
 ]
 
 

@@ -72,6 +72,8 @@ BIOGRAPHY = [
     ("fr", "Il faudrait attendre 1905 pour que la loi soit votée."),
     ("hu", "Az eredeti szöveg nem maradt fenn, csak egy 1520-as másolata."),
     ("vi", "Đoạn trích này được in lại nhiều lần từ năm 1930."),
+    ("tr", "Eser hiçbir zaman yayımlanmamıştır."),
+    ("de", "Der Text des Liedes stammt von Bertolt Brecht."),
 ]
 
 
@@ -123,6 +125,12 @@ REMARKS = [
     ("de", "Im angegebenen Text wird nicht erwähnt, wann er geboren wurde."),
     ("ru", "В тексте не упоминается, где он учился."),
     ("ru", "В исходном тексте нет информации о его месте рождения."),
+    ("ru", "Текст не содержит информации о её учёбе."),
+    ("de", "Der Text enthält keine Informationen über ihre Schulzeit."),
+    ("tr", "Sağlanan metinde onun doğum yeri belirtilmemiştir."),
+    ("ar", "النص لا يحتوي على معلومات حول دراستها."),
+    ("zh", "文本中没有提到她在哪里学习。"),
+    ("zh", "参考文本没有提供关于她学习的信息。"),
 ]
 
 
@@ -139,7 +147,8 @@ def test_an_opening_that_only_names_the_source_is_not_part_of_the_fact():
              "la pizza Margherita representa a Italia"),
             ("id", "Jadi, berdasarkan informasi yang diberikan dalam teks, manusia adalah mamalia.",
              "manusia adalah mamalia"),
-            ("en", "According to the provided passage, Marie Curie was born in Warsaw.", "Marie Curie was born in Warsaw")]:
+            ("en", "According to the provided passage, Marie Curie was born in Warsaw.", "Marie Curie was born in Warsaw"),
+            ("tr", "Verilen metne göre, Marie Curie Varşova'da doğdu.", "Marie Curie Varşova'da doğdu")]:
         facts = RuleExtractor().extract(Sentence(0, 0, len(sentence), sentence), sentence, lang, "X")
         assert [sentence[a:b] for a, b in (f.span for f in facts)] == [claim], facts
     # an opening that names no source stays where the extractor puts it

@@ -148,11 +148,15 @@ def test_an_opening_that_only_names_the_source_is_not_part_of_the_fact():
             ("id", "Jadi, berdasarkan informasi yang diberikan dalam teks, manusia adalah mamalia.",
              "manusia adalah mamalia"),
             ("en", "According to the provided passage, Marie Curie was born in Warsaw.", "Marie Curie was born in Warsaw"),
-            ("tr", "Verilen metne göre, Marie Curie Varşova'da doğdu.", "Marie Curie Varşova'da doğdu")]:
+            ("tr", "Verilen metne göre, Marie Curie Varşova'da doğdu.", "Marie Curie Varşova'da doğdu"),
+            # where the opening takes no comma (the language's `source` phrase)
+            ("tr", "Verilen metne göre Marie Curie Varşova'da doğdu.", "Marie Curie Varşova'da doğdu"),
+            ("de", "Laut dem bereitgestellten Text war Marie Curie eine Physikerin.", "war Marie Curie eine Physikerin")]:
         facts = RuleExtractor().extract(Sentence(0, 0, len(sentence), sentence), sentence, lang, "X")
         assert [sentence[a:b] for a, b in (f.span for f in facts)] == [claim], facts
     # an opening that names no source stays where the extractor puts it
     assert facts_of("However, Curie was born in Warsaw.", "en")
+    assert facts_of("Laut dem Text der Urkunde war er ein Kaufmann.", "de") == ["Laut dem Text der Urkunde war er ein Kaufmann"]
 
 
 def test_a_claim_attributed_to_the_input_is_still_a_claim():

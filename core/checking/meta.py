@@ -42,6 +42,7 @@ class _Phrases(NamedTuple):
     lacks: re.Pattern[str] | None      # a "without" phrase: no text, passage or reference given
     named: re.Pattern[str] | None      # the model's input named as such ("the provided passage")
     neg: re.Pattern[str] | None        # a negation
+    source: re.Pattern[str] | None     # an opening naming the input as the source, no comma needed
 
 
 @functools.lru_cache(maxsize=64)
@@ -56,7 +57,9 @@ def _phrases(lang: str) -> _Phrases:
     sorry = either("sorry")
     opens = (re.compile(r"^[\W_]*(?:" + sorry.pattern + ")" + ("" if lang in _NO_PUNCTUATION else _AFTER_APOLOGY),
                         re.IGNORECASE) if sorry is not None else None)
-    return _Phrases(opens, either("cannot", "please"), either("without"), either("input"), either("neg"))
+    src = either("source")
+    source = re.compile(r"^\s*(?:" + src.pattern + r")\s*,?\s*", re.IGNORECASE) if src is not None else None
+    return _Phrases(opens, either("cannot", "please"), either("without"), either("input"), either("neg"), source)
 
 
 def _langs(lang: str) -> tuple[str, ...]:
@@ -124,8 +127,14 @@ ATTRIBUTION_MAX_WORDS = 10     # "berdasarkan informasi yang diberikan dalam tek
 def attribution_end(text: str, lang: str) -> int:
     """Where the claim starts after an opening that only names its source, the model's input, with no
     negation ("Según el fragmento proporcionado, la pizza ..." -> at "la pizza"; "Berdasarkan teks,
-    ..."): the end of that first clause and its comma; 0 when the text opens otherwise."""
+    ..."): the end of that first clause and its comma; 0 when the text opens otherwise. Where such an
+    opening takes no comma ("Laut dem bereitgestellten Text wurde sie ...", "Verilen metne göre
+    Marie ..."), the language's `source` phrase marks its end."""
     plain = _unquoted(text)
+    for code in _langs(lang):
+        src = _phrases(code).source
+        if src is not None and (m := src.match(plain)) and m.end() < len(plain.rstrip()):
+            return m.end()
     for m in list(_CLAUSE.finditer(plain))[:2]:      # a connective may come first ("Jadi, berdasarkan teks, ...")
         clause = m.group(0)
         if m.end() >= len(plain.rstrip()) or not re.search(r"[,，、،]\s*$", clause):

@@ -55,6 +55,12 @@ REFUSALS = [
     ("tr", "Bu nedenle ikinci sezonun kaç bölüm olduğunu belirleyemiyoruz."),
     ("ar", "لذلك، لا يمكننا تحديد عدد الحلقات بدقة."),
     ("zh", "因此，我们无法确定第二季有多少集。"),
+    # no person: the question cannot be answered
+    ("pl", "Bez dodatkowych źródeł nie jest możliwe udzielenie odpowiedzi na to pytanie."),
+    ("fa", "بنابراین، بدون اطلاعات مشخصی در مورد فعالیت‌های شخصی او، نمی‌توان به طور دقیق به این پرسش پاسخ داد."),
+    ("ru", "Поэтому невозможно точно ответить на этот вопрос."),
+    ("de", "Ohne weitere Angaben lässt sich diese Frage nicht beantworten."),
+    ("zh", "因此无法回答这个问题。"),
 ]
 
 BIOGRAPHY = [

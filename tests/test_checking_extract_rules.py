@@ -140,8 +140,9 @@ def test_every_language_is_offered():
     assert set(BORN) == set(language_codes())
 
 
-# The languages added for mFAVA (pl ... sd) are offered, but the extractor has no coordinator, date or
-# place tables for them yet (issue 20 moves the date tables onto CLDR): their sentences stay whole.
+# The languages added for mFAVA (pl ... sd) are offered, but the extractor has no date, place or list
+# tables for them yet (issue 20 moves the date tables onto CLDR): these sentences stay whole. Most of
+# them split clauses at their coordinators now (test_coordinated_clauses_in_more_languages).
 NO_EXTRACTOR_TABLES = {"pl", "ca", "cs", "fi", "he", "hu", "ro", "sr", "eu", "eo", "la", "lt", "ms", "yue", "sd"}
 
 
@@ -183,6 +184,88 @@ def test_list_split_in_every_language(lang):
 ])
 def test_other_languages(lang, entity, text, expected):
     assert [f.text for _s, f in extract(text, lang, entity)] == expected
+
+
+@pytest.mark.parametrize("lang,text,expected", [
+    # a clause that opens with an auxiliary: before, "est morte" read as a second place of "née"
+    ("fr", "Elle est née à Varsovie et est morte à Passy.", ["Elle est née à Varsovie", "Elle est morte à Passy"]),
+    ("fr", "Il est né à Lyon et a grandi à Marseille.", ["Il est né à Lyon", "Il a grandi à Marseille"]),
+    ("fr", "Marie Curie a étudié à la Sorbonne et a reçu le prix Nobel de physique en 1903.",
+     ["Marie Curie a étudié à la Sorbonne", "Marie Curie a reçu le prix Nobel de physique en 1903"]),
+    ("fr", "Elle s\u2019est mariée en 1895 et s\u2019est installée à Sceaux.",
+     ["Elle s\u2019est mariée en 1895", "Elle s\u2019est installée à Sceaux"]),
+    ("it", "È nato a Lione ed è morto a Parigi.", ["È nato a Lione", "è morto a Parigi"]),
+    ("it", "Ha studiato alla Sorbona e ha ricevuto il premio Nobel.", ["Ha studiato alla Sorbona", "ha ricevuto il premio Nobel"]),
+    ("ca", "Marie Curie va néixer a Varsòvia i va morir a Passy.",
+     ["Marie Curie va néixer a Varsòvia", "Marie Curie va morir a Passy"]),
+    ("ro", "Marie Curie s-a născut la Varșovia și a murit la Passy.",
+     ["Marie Curie s-a născut la Varșovia", "Marie Curie a murit la Passy"]),
+    # new coordinators, where a past-tense verb opens the clause
+    ("cs", "Marie Curie studovala v Paříži a získala Nobelovu cenu za fyziku.",
+     ["Marie Curie studovala v Paříži", "Marie Curie získala Nobelovu cenu za fyziku"]),
+    ("pl", "Maria Skłodowska-Curie studiowała w Paryżu i otrzymała Nagrodę Nobla.",
+     ["Maria Skłodowska-Curie studiowała w Paryżu", "Maria Skłodowska-Curie otrzymała Nagrodę Nobla"]),
+    ("lt", "Marie Curie gimė Varšuvoje ir mirė Passy mieste.", ["Marie Curie gimė Varšuvoje", "Marie Curie mirė Passy mieste"]),
+    ("fi", "Marie Curie syntyi Varsovassa ja kuoli Passyssa.", ["Marie Curie syntyi Varsovassa", "Marie Curie kuoli Passyssa"]),
+    ("eo", "Marie Curie naskiĝis en Varsovio kaj mortis en Passy.",
+     ["Marie Curie naskiĝis en Varsovio", "Marie Curie mortis en Passy"]),
+    ("sr", "Marija Kiri je rođena u Varšavi i umrla je u Pasiju.",
+     ["Marija Kiri je rođena u Varšavi", "Marija Kiri umrla je u Pasiju"]),
+    ("ms", "Marie Curie dilahirkan di Warsaw dan meninggal dunia di Passy.",
+     ["Marie Curie dilahirkan di Warsaw", "Marie Curie meninggal dunia di Passy"]),
+    # ... and where a noun phrase follows the coordinator, one fact
+    ("cs", "Marie Curie studovala fyziku a chemii na Sorbonně.", ["Marie Curie studovala fyziku a chemii na Sorbonně"]),
+    ("pl", "Maria Curie studiowała fizykę i chemię na Sorbonie.", ["Maria Curie studiowała fizykę i chemię na Sorbonie"]),
+    ("ro", "Marie Curie a studiat fizica și chimia la Paris.", ["Marie Curie a studiat fizica și chimia la Paris"]),
+    ("fi", "Marie Curie työskenteli Pierre Curien ja Henri Becquerelin kanssa.",
+     ["Marie Curie työskenteli Pierre Curien ja Henri Becquerelin kanssa"]),
+    ("ca", "Marie Curie va estudiar física i química a París.", ["Marie Curie va estudiar física i química a París"]),
+    ("ca", "La medicació dona una alliberació sostinguda i no lineal de l'hormona.",
+     ["La medicació dona una alliberació sostinguda i no lineal de l'hormona"]),
+    ("ca", "Pierre Curie va estudiar a París i es va casar amb Marie el 1895.",
+     ["Pierre Curie va estudiar a París", "Pierre Curie es va casar amb Marie el 1895"]),
+    ("lt", "Mokykloje yra katedros: Ekonomikos ir verslo ekonomikos.", ["Mokykloje yra katedros: Ekonomikos ir verslo ekonomikos"]),
+    ("pl", "Zadaniem jest dostarczanie usług dla całego społeczeństwa, a nie jednostek.",
+     ["Zadaniem jest dostarczanie usług dla całego społeczeństwa, a nie jednostek"]),
+    ("ro", "Transformarea lui a fost surprinzătoare și o veritabilă revelație pentru critici.",
+     ["Transformarea lui a fost surprinzătoare și o veritabilă revelație pentru critici"]),
+    # no coordinator where a clause cannot be told from a noun phrase (verb-final Basque and Latin,
+    # Hungarian's accusative -t like its past tense)
+    ("eu", "Kirol arbitrajeak kirol eta lehiaketa anitzetan arauak betearazten ditu.",
+     ["Kirol arbitrajeak kirol eta lehiaketa anitzetan arauak betearazten ditu"]),
+    ("hu", "A folyamat a befecskendező eltávolítását és az új befecskendező beszerelését foglalja magában.",
+     ["A folyamat a befecskendező eltávolítását és az új befecskendező beszerelését foglalja magában"]),
+    ("la", "Mythologia narrat Apollinem insulam invisere ut pacem et inspirationem poetis donet.",
+     ["Mythologia narrat Apollinem insulam invisere ut pacem et inspirationem poetis donet"]),
+    ("ms", "Rudyard Kipling adalah seorang penulis dan penyair Inggeris yang terkenal.",
+     ["Rudyard Kipling adalah seorang penulis dan penyair Inggeris yang terkenal"]),
+    # an article, or a verb, that other languages use as a pronoun is not a subject to carry
+    ("it", "Il locale è stato aperto nel 2008 e ha cambiato nome nel 2014.",
+     ["Il locale è stato aperto nel 2008", "ha cambiato nome nel 2014"]),
+    ("pt", "O Livorno foi fundado em 1915 e foi rebaixado sete vezes.", ["O Livorno foi fundado em 1915", "foi rebaixado sete vezes"]),
+    ("es", "Es un actor español y ganó un Óscar en 2001.", ["Es un actor español", "ganó un Óscar en 2001"]),
+    ("fr", "Il est né à Lyon et il a grandi à Marseille.", ["Il est né à Lyon", "il a grandi à Marseille"]),
+    # a sentence that opens with its verb has no subject to carry ("Urodziła zmarła ..." before)
+    ("pl", "Urodziła się w Warszawie, a zmarła w Passy.", ["Urodziła się w Warszawie", "zmarła w Passy"]),
+    ("ru", "Родилась в Варшаве и умерла в Пасси.", ["Родилась в Варшаве", "умерла в Пасси"]),
+    ("el", "Γεννήθηκε στη Βαρσοβία και πέθανε στο Πασί.", ["Γεννήθηκε στη Βαρσοβία", "πέθανε στο Πασί"]),
+])
+def test_coordinated_clauses_in_more_languages(lang, text, expected):
+    assert [f.text for _s, f in extract(text, lang, "Marie Curie")] == expected
+
+
+@pytest.mark.parametrize("lang,text,expected", [
+    ("fr", "Il a étudié à Lyon et à Paris.", ["Il a étudié à Lyon", "Il a étudié à Paris"]),
+    ("fr", "Il a vécu à Lyon, à Rome et en Italie.", ["Il a vécu à Lyon", "Il a vécu à Rome", "Il a vécu en Italie"]),
+    ("es", "Vivió en Lyon y en París.", ["Vivió en Lyon", "Vivió en París"]),
+    ("de", "Er lebte in Lyon und in Paris.", ["Er lebte in Lyon", "Er lebte in Paris"]),
+    ("en", "He lived in Lyon, Rome and Paris.", ["He lived in Lyon", "He lived in Rome", "He lived in Paris"]),
+])
+def test_a_preposition_repeated_in_a_list_is_not_doubled(lang, text, expected):
+    facts = [f for _s, f in extract(text, lang, "X")]
+    assert [f.text for f in facts] == expected
+    spans = [text[f.span[0]:f.span[1]] for f in facts]
+    assert spans[0] == expected[0] and all(not a.endswith(b) or a == b for a, b in zip(spans, spans[1:]))
 
 
 def test_spans_lie_inside_their_sentence_and_cover_the_clause():

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from .rule_words import (
     ARTICLES,
     AUXILIARIES,
+    CLAUSE_OPENERS,
     COORDINATORS,
     EN_VERBS,
     HAN_KANA,
@@ -16,6 +17,10 @@ from .rule_words import (
     PARTICIPLES,
     PRONOUNS,
     QUOTES,
+    SHAPE_NEEDS_CLITIC,
+    VERB_PARTICLES,
+    VERB_SHAPES,
+    is_pronoun_in,
 )
 from .segment import CLOSERS, TERMINATORS
 from .textutil import STOPWORDS, is_cjk_char, words_with_offsets
@@ -94,7 +99,10 @@ def inside_quotes(text: str, pos: int) -> bool:
     return straight or curly or guillemets
 
 
-def is_pronoun(word: str) -> bool:
+def is_pronoun(word: str, lang: str | None = None) -> bool:
+    """A subject pronoun (in `lang`, when given: rule_words.is_pronoun_in)."""
+    if lang is not None:
+        return is_pronoun_in(word, lang)
     return word.lower() in PRONOUNS or word in PRONOUNS
 
 
@@ -116,7 +124,7 @@ def coordinate(text: str, start: int, end: int, lang: str, subject: str | None) 
     # the first piece has its own subject; later ones get it carried unless they name one
     out: list[Piece] = []
     for idx, p in enumerate(pieces):
-        if idx > 0 and _has_own_subject(text[p.start:p.end]):
+        if idx > 0 and _has_own_subject(text[p.start:p.end], lang):
             p = Piece(p.start, p.end, None)
         out.append(p)
     return out
@@ -173,7 +181,7 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
         return False
     first = rw[0][0]
     low = first.lower()
-    if low in PRONOUNS:
+    if is_pronoun_in(first, lang):
         return True
     if lang == "en":
         if low.endswith("ly") and len(rw) > 1:
@@ -183,6 +191,10 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
             low.endswith("ing") and low not in NON_GERUNDS and len(low) > 5)
     if lang in ("zh", "ja", "th"):
         return n_words(right) >= 3
+    if low.replace("\u2019", "'") in CLAUSE_OPENERS.get(lang, ()) and len(rw) >= 2:
+        return True        # "et a reçu ...", "ed è morto ...": a verb phrase, not a noun phrase
+    if lang in VERB_SHAPES:
+        return first[:1].islower() and _opens_with_verb([w for w, _s, _e in rw[:3]], lang)
     if low in ARTICLES or low in STOPWORDS and low not in PRONOUNS:
         return False
     if first[:1].isupper() or first[:1].isdigit():
@@ -191,9 +203,24 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
     return n_words(right) >= MIN_CLAUSE_WORDS
 
 
-def _has_own_subject(clause: str) -> bool:
+def _has_own_subject(clause: str, lang: str | None = None) -> bool:
     ws = words_with_offsets(clause)
     if not ws:
         return False
     first = ws[0][0]
-    return is_pronoun(first) or (first[:1].isupper() and first.lower() not in STOPWORDS and len(ws) > 2)
+    return is_pronoun(first, lang) or (first[:1].isupper() and first.lower() not in STOPWORDS and len(ws) > 2)
+
+
+def _opens_with_verb(words: list[str], lang: str) -> bool:
+    """Whether a clause in a VERB_SHAPES language opens with a verb of the language's shape (after a
+    reflexive or negation, VERB_PARTICLES), followed by its clitic where the language needs one."""
+    shape, clitics = VERB_SHAPES[lang], SHAPE_NEEDS_CLITIC.get(lang)
+    low = [w.lower() for w in words]
+    if len(low) >= 2 and shape.match(f"{low[0]} {low[1]}"):
+        return True        # Romanian "a murit"
+    k = 1 if len(low) > 1 and low[0] in VERB_PARTICLES.get(lang, ()) else 0
+    if k and low[k] in CLAUSE_OPENERS.get(lang, ()):
+        return True        # "i es va casar", "i no va tornar"
+    if not shape.match(low[k]):
+        return False
+    return clitics is None or (k + 1 < len(low) and low[k + 1] in clitics)

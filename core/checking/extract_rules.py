@@ -31,6 +31,7 @@ from .rule_words import (
     PRO_DROP,
     PRONOUNS,
     RELATIVES,
+    is_pronoun_in,
 )
 from .textutil import STOPWORDS, content_tokens, words_with_offsets
 
@@ -42,10 +43,12 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "5"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "6"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
-                         #    a source opening without its comma (de, tr)
+                         #    a source opening without its comma (de, tr);
+                         # 6: a clause opening with an auxiliary after a coordinator ("et est morte à Passy"),
+                         #    coordinators in 14 more languages, a list's repeated preposition kept once
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()
@@ -148,8 +151,10 @@ def _subject(text: str, s0: int, e0: int, lang: str, entity: str) -> Span | None
             else:
                 break
         return fs, end
-    if first.lower() in PRONOUNS or first in PRONOUNS:
+    if is_pronoun_in(first, lang):
         return fs, fe
+    if first.lower() in PRONOUNS:
+        return None          # an article or a verb here ("Il film", "O filme", "Es un actor")
     if first[:1].isupper() and first.lower() not in STOPWORDS:
         end = fe
         for w, _s, e in words[1:7]:

@@ -100,8 +100,23 @@ def np_list(text: str, a: int, b: int, verb_start: int, carried: str | None, lan
     items.append((cur, c0))
     last, tail = _last_item(text, c1, b, after, lang)
     items.append(last)
+    boundary, items = _own_prepositions(text, verb_start, boundary, items, lang)
     return _item_drafts(text, a, b, boundary, [(s, e) for s, e in (trim(text, s, e) for s, e in items) if e > s],
                         tail, c0, carried, lang)
+
+
+def _own_prepositions(text: str, v0: int, boundary: int, items: list[Span], lang: str) -> tuple[int, list[Span]]:
+    """When a later item repeats a preposition ("a étudié à Lyon et à Paris"), the preposition before
+    the first item belongs to that item, not to the shared head (else "a étudié à à Paris")."""
+    preps = PREPOSITIONS.get(lang, set())
+    head = words_in(text, v0, boundary)
+    if not head or head[-1][2] != boundary or head[-1][0].lower() not in preps:
+        return boundary, items
+    later = [words_in(text, s, e)[:1] for s, e in items[1:]]
+    if not any(w and w[0][0].lower() in preps for w in later):
+        return boundary, items
+    start = head[-1][1]
+    return start, [(start, items[0][1])] + items[1:]
 
 
 def _last_item(text: str, c1: int, b: int, after: list[tuple[str, int, int]], lang: str) -> tuple[Span, Span]:

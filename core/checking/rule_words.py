@@ -30,7 +30,68 @@ COORDINATORS: dict[str, list[str]] = {
     "zh": ["并且", "而且", "但是", "但", "并", "而"],
     "ja": [],
     "ko": [],
+    "ca": ["i", "però", "mentre que", "tot i que"],
+    "ro": ["și", "dar", "iar", "însă", "deși"],
+    "cs": ["a", "ale", "avšak", "zatímco"],
+    "pl": ["i", "a", "ale", "lecz", "natomiast"],
+    "sr": ["i", "a", "ali", "dok", "и", "а", "али", "док"],
+    "fi": ["ja", "mutta", "kun taas"],
+    "lt": ["ir", "bet", "tačiau"],
+    "eo": ["kaj", "sed", "dum"],
+    "ms": ["dan", "tetapi", "manakala"],
 }
+
+# A finite auxiliary (or a reflexive or negation before the verb) that opens a clause after a
+# coordinator: "et a reçu le prix", "ed è morto a Parigi", "i va morir a París" (the words are
+# stopwords, so without this they read as the start of a noun phrase: "née à Varsovie et est morte
+# à Passy" became "née à est morte à Passy")
+CLAUSE_OPENERS: dict[str, set[str]] = {
+    "fr": {"a", "ont", "avait", "avaient", "eut", "est", "sont", "était", "étaient", "fut", "furent", "sera",
+           "seront", "devint", "devient", "s'est", "s'était", "s'y", "se", "n'a", "n'est", "n'était", "ne"},
+    "it": {"ha", "hanno", "aveva", "avevano", "ebbe", "è", "sono", "era", "erano", "fu", "furono", "sarà",
+           "divenne", "diventò", "venne", "vennero", "viene", "si", "non"},
+    "es": {"ha", "han", "había", "habían", "hubo", "fue", "fueron", "es", "son", "era", "eran", "será",
+           "se", "no"},
+    "pt": {"foi", "foram", "é", "são", "era", "eram", "tem", "têm", "tinha", "tinham", "será", "se", "não"},
+    "ca": {"va", "van", "ha", "han", "havia", "havien", "és", "són", "era", "eren", "fou", "foren", "serà",
+           "es", "s'hi"},
+    "ro": {"au", "este", "sunt", "era", "erau", "fost", "s-a", "s-au"},
+    "cs": {"byl", "byla", "bylo", "byli", "je", "jsou", "nebyl", "nebyla"},
+    "pl": {"był", "była", "było", "byli", "jest", "są", "został", "została"},
+    "sr": {"je", "su", "nije", "bio", "bila", "је", "су", "није", "био", "била"},
+    "lt": {"buvo", "yra", "tapo", "nebuvo"},
+    "fi": {"oli", "on", "ei"},
+    "eo": {"estis", "estas"},
+    "ms": {"telah", "sudah", "pernah", "kemudian", "akan"},
+    "de": {"wurde", "wurden", "ist", "sind", "war", "waren", "hat", "haben", "hatte", "hatten", "wird"},
+}
+
+# Languages whose clause after a coordinator must open with a verb that looks like one (a CLAUSE_OPENERS
+# word, or a past-tense form of this shape, as the first word or after a CLAUSE_OPENERS word such as
+# a reflexive), else the coordinator joins noun phrases: "studovala v Paříži a získala cenu" is two
+# clauses, "studovala fyziku a chemii na Sorbonně" one. The shapes are the narrative past tense of
+# biographies (Czech and Polish l-forms, Lithuanian -o/-ė, Finnish -i, Esperanto -is, Serbian
+# l-forms followed by the clitic "je"/"su"); Romanian and Catalan narrate in compound tenses that
+# open with an auxiliary ("a murit", "va morir"): CLAUSE_OPENERS alone, and for Romanian "a" before
+# a participle.
+VERB_SHAPES: dict[str, re.Pattern[str]] = {
+    "cs": re.compile(r"\w{2,}(?:l|la|lo|li|ly)$"),
+    "pl": re.compile(r"\w{2,}(?:ł|ła|ło|li|ły)$"),
+    "sr": re.compile(r"\w{2,}(?:o|la|li|le|ла|ли|ле|о)$"),
+    "lt": re.compile(r"\w{2,}(?:ė|avo|ėjo|ojo|ijo)$"),      # not -o alone: a genitive ("verslo")
+    "fi": re.compile(r"\w{2,}i$"),
+    "eo": re.compile(r"\w{2,}(?:is|as|os)$"),
+    "ms": re.compile(r"(?:me|ber|di|ter)\w{3,}$"),        # meninggal, berpindah, dilahirkan, terpilih
+    "ro": re.compile(r"^a\s+\w{2,}(?:at|it|ut|ât|ăt|s)$"),
+    "ca": re.compile(r"(?!)"),
+}
+SHAPE_NEEDS_CLITIC = {"sr": {"je", "su", "se", "је", "су", "се"}}    # "umrla je", "studirao je"
+# a reflexive or a negation before the verb, in the VERB_SHAPES languages: the verb after it decides
+# ("a nie jednostek" is "and not of individuals", "a nie mogła" a clause; Catalan "i no lineal" a
+# phrase, "i no va tornar" a clause)
+VERB_PARTICLES = {"pl": {"się", "nie"}, "cs": {"se", "si", "ne"}, "sr": {"se", "ne", "се", "не"},
+                  "ro": {"se", "nu"}, "lt": {"ne"}, "fi": set(), "eo": {"ne"}, "ca": {"no"},
+                  "ms": {"tidak"}}
 
 RELATIVES: dict[str, list[str]] = {
     "en": ["who", "which", "where", "whose", "when"],
@@ -59,6 +120,22 @@ PRONOUNS = {"he", "she", "they", "it", "él", "ella", "ellos", "ellas", "il", "e
             "وہ", "انہوں", "او", "آنها", "هو", "هي", "هم", "เขา", "เธอ", "他", "她", "他们", "彼",
             "彼女", "그는", "그녀는", "그"}
 
+# Words of PRONOUNS that are pronouns in some languages only: elsewhere an article, a verb or a
+# preposition ("Il film" in Italian, "O filme" in Portuguese, "Es un actor" in Spanish, "a o" in Czech)
+PRONOUN_LANGS = {"o": {"tr"}, "il": {"fr"}, "es": {"de"}, "er": {"de"}, "sie": {"de"}, "lei": {"it"},
+                 "lui": {"it", "fr"}, "ia": {"id", "ms"}, "dia": {"id", "ms"}}
+
+
+def is_pronoun_in(word: str, lang: str) -> bool:
+    """Whether `word` is a subject pronoun in `lang` (PRONOUNS, less the PRONOUN_LANGS words of other
+    languages)."""
+    low = word.lower()
+    if low not in PRONOUNS and word not in PRONOUNS:
+        return False
+    only = PRONOUN_LANGS.get(low)
+    return only is None or lang in only
+
+
 # English words that start a verb phrase after "and" (besides -ed forms and auxiliaries)
 EN_VERBS = {"was", "is", "were", "are", "became", "becomes", "has", "had", "have", "won", "wins",
             "wrote", "writes", "made", "makes", "went", "goes", "took", "takes", "gave", "gives",
@@ -82,7 +159,7 @@ AUXILIARIES = {"was", "is", "were", "are", "been", "be", "being", "also", "fue",
                "well", "widely", "not", "first", "later"}
 
 INTRO_MAX_WORDS = 10
-PRO_DROP = {"es", "it", "pt"}     # a sentence may start with its verb ("Nació en Varsovia")
+PRO_DROP = {"es", "it", "pt", "ca", "ro", "cs", "pl", "sr", "lt", "ru", "uk", "bg", "el"}     # a sentence may start with its verb ("Nació en Varsovia")
 INTRO_WORDS = {"however", "overall", "later", "after", "despite", "throughout", "today", "additionally",
                "furthermore", "moreover", "also", "currently", "besides", "unfortunately", "sadly"}
 MIN_CLAUSE_WORDS = 3

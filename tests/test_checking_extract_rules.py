@@ -268,6 +268,39 @@ def test_a_preposition_repeated_in_a_list_is_not_doubled(lang, text, expected):
     assert spans[0] == expected[0] and all(not a.endswith(b) or a == b for a, b in zip(spans, spans[1:]))
 
 
+def test_items_with_and_without_their_own_preposition():
+    text = "He was born on May 4, 1985, in Wisconsin Rapids, Wisconsin, to a Nigerian father and an American mother."
+    facts = [f.text for _s, f in extract(text, "en", "X")]
+    assert "He was born in Wisconsin Rapids" in facts and "He was born to a Nigerian father" in facts
+    assert "He was born on May 4" in facts
+    assert not any(" on in " in f or " on to " in f for f in facts), facts
+
+
+@pytest.mark.parametrize("lang,text,expected", [
+    # before: the participle was taken for the subject ("Born won two Nobel Prizes", "Née a reçu ...")
+    ("en", "Born in Warsaw, she studied in Paris and won two Nobel Prizes.",
+     ["she, Born in Warsaw", "she studied in Paris", "she won two Nobel Prizes"]),
+    ("en", "Known for her work on radioactivity, Marie Curie won two Nobel Prizes.",
+     ["Marie Curie, Known for her work on radioactivity", "Marie Curie won two Nobel Prizes"]),
+    ("fr", "Née à Varsovie, elle a étudié à Paris et a reçu deux prix Nobel.",
+     ["elle, Née à Varsovie", "elle a étudié à Paris", "elle a reçu deux prix Nobel"]),
+    ("es", "Nacida en Varsovia, Marie Curie estudió en París y ganó dos premios Nobel.",
+     ["Marie Curie, Nacida en Varsovia", "Marie Curie estudió en París", "Marie Curie ganó dos premios Nobel"]),
+    ("it", "Nata a Varsavia, Marie Curie ha studiato a Parigi e ha vinto due premi Nobel.",
+     ["Marie Curie, Nata a Varsavia", "Marie Curie ha studiato a Parigi", "Marie Curie ha vinto due premi Nobel"]),
+    # German puts the verb before the subject: nothing is carried
+    ("de", "Geboren in Warschau, studierte Marie Curie in Paris und gewann zwei Nobelpreise.",
+     ["Geboren in Warschau, studierte Marie Curie in Paris", "gewann zwei Nobelpreise"]),
+    # an opening phrase with a date and no participle stays as it was: the date goes last
+    ("en", "In 1891, Marie Curie moved to Paris.", ["Marie Curie moved to Paris In 1891"]),
+])
+def test_an_opening_participle_phrase_is_a_fact_about_the_subject_after_it(lang, text, expected):
+    facts = [f for _s, f in extract(text, lang, "Marie Curie")]
+    assert [f.text for f in facts] == expected
+    spans = [f.span for f in facts]
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))      # in order, not overlapping
+
+
 def test_spans_lie_inside_their_sentence_and_cover_the_clause():
     t = "Intro text here. Marie Curie studied physics in Paris and won two Nobel Prizes."
     for s, f in extract(t):

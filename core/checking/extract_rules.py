@@ -26,6 +26,7 @@ from .refine import Clause, ClauseRefiner
 from .rule_words import (
     ARTICLES,
     INTRO_MAX_WORDS,
+    INTRO_PARTICIPLES,
     INTRO_WORDS,
     PREPOSITIONS,
     PRO_DROP,
@@ -43,12 +44,14 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "6"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "7"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);
                          # 6: a clause opening with an auxiliary after a coordinator ("et est morte à Passy"),
-                         #    coordinators in 14 more languages, a list's repeated preposition kept once
+                         #    coordinators in 9 more languages, a list's repeated preposition kept once;
+                         # 7: an opening participle phrase is a fact about the subject after it ("Born in
+                         #    Warsaw, she ..."); a list item with its own preposition gets not the head's
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()
@@ -123,7 +126,7 @@ def _intro_end(text: str, words: list[tuple[str, int, int]], lang: str) -> int:
     w0 = words[0][0].lower()
     for idx, (_w, _s, e) in enumerate(words[:INTRO_MAX_WORDS + 1]):
         rest = text[e:e + 2]
-        if not (w0 in PREPOSITIONS.get(lang, ()) or w0 in INTRO_WORDS or w0[:1].isdigit()
+        if not (w0 in PREPOSITIONS.get(lang, ()) or w0 in INTRO_WORDS or w0 in INTRO_PARTICIPLES or w0[:1].isdigit()
                 or (w0 in STOPWORDS and w0 not in PRONOUNS and w0 not in ARTICLES and idx < 6)):
             break
         if rest.startswith(",") or rest.startswith("，") or rest.startswith("،"):
@@ -179,6 +182,12 @@ def _split(text: str, s0: int, e0: int, lang: str, subject: str | None, subj_spa
     or an appositive) first, then semicolons and coordinators in the main clause."""
     main: list[Span] = [(s0, e0)]
     extra: list[Piece] = []
+    intro = _participle_intro(text, s0, subject, subj_span)
+    if intro is not None:
+        # "Born in Warsaw, she ...": the phrase is a fact about the subject, the rest starts there
+        extra.append(intro)
+        s0 = intro.end + 1 if subj_span is None else subj_span[0]
+        main = [(s0, e0)]
     if subj_span is not None and subject is not None:
         found = _insertion(text, e0, lang, subject, subj_span[1])
         if found is not None:
@@ -195,8 +204,22 @@ def _split(text: str, s0: int, e0: int, lang: str, subject: str | None, subj_spa
         pieces.extend(sub_pieces[1:])
     else:
         pieces.extend(coordinate(text, main[0][0], main[0][1], lang, subject))
-    # relative-clause facts go right after the main clause they belong to
+    # relative-clause facts go right after the main clause they belong to, an opening phrase first
+    if intro is not None:
+        return [intro] + pieces[:1] + extra[1:] + pieces[1:]
     return pieces[:1] + extra + pieces[1:]
+
+
+def _participle_intro(text: str, s0: int, subject: str | None, subj_span: Span | None) -> Piece | None:
+    """"Born in Warsaw, she ...": the opening phrase (to its comma) as a piece about the subject after
+    it, when the sentence opens with one of INTRO_PARTICIPLES."""
+    if subject is None or subj_span is None or subj_span[0] <= s0:
+        return None
+    head = words_with_offsets(text[s0:subj_span[0]])
+    if not head or head[0][0].lower() not in INTRO_PARTICIPLES:
+        return None
+    a, b = trim(text, s0, subj_span[0])
+    return Piece(a, b, subject + ",") if b > a and n_words(text[a:b]) >= 2 else None
 
 
 def _insertion(text: str, e0: int, lang: str, subject: str, after: int) -> tuple[Piece, int] | None:

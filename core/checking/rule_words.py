@@ -162,6 +162,26 @@ INTRO_MAX_WORDS = 10
 PRO_DROP = {"es", "it", "pt", "ca", "ro", "cs", "pl", "sr", "lt", "ru", "uk", "bg", "el"}     # a sentence may start with its verb ("Nació en Varsovia")
 INTRO_WORDS = {"however", "overall", "later", "after", "despite", "throughout", "today", "additionally",
                "furthermore", "moreover", "also", "currently", "besides", "unfortunately", "sadly"}
+# Participles and adjectives that open a sentence before its subject: "Born in Warsaw, she ...",
+# "Née à Varsovie, elle ...", "Nacida en Varsovia, Marie Curie ...". The phrase up to the comma is a
+# fact about the subject that follows ("she, Born in Warsaw"), not the subject itself ("Born won two
+# Nobel Prizes" before).
+INTRO_PARTICIPLES = {
+    "born", "raised", "known", "educated", "trained", "married", "widowed", "remembered", "celebrated",
+    "renowned", "regarded", "considered", "described", "nicknamed", "dubbed",
+    "né", "née", "nés", "nées", "issu", "issue", "issus", "issues", "connu", "connue", "élevé", "élevée",
+    "formé", "formée", "surnommé", "surnommée", "considéré", "considérée", "originaire",
+    "nacido", "nacida", "conocido", "conocida", "criado", "criada", "educado", "educada", "considerado",
+    "considerada", "apodado", "apodada", "originario", "originaria",
+    "nato", "nata", "noto", "nota", "cresciuto", "cresciuta", "considerato", "considerata",
+    "soprannominato", "soprannominata",
+    "nascido", "nascida", "conhecido", "conhecida", "apelidado", "apelidada",
+    "geboren", "bekannt", "aufgewachsen",
+    "nascut", "nascuda", "conegut", "coneguda",
+    "născut", "născută", "cunoscut", "cunoscută",
+    "urodzony", "urodzona", "znany", "znana",
+    "narozený", "narozená", "známý", "známá",
+}
 MIN_CLAUSE_WORDS = 3
 
 VERB_FINAL = {"hi", "ur", "bn", "ja", "ko", "tr", "fa"}

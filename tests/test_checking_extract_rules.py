@@ -268,6 +268,20 @@ def test_a_preposition_repeated_in_a_list_is_not_doubled(lang, text, expected):
     assert spans[0] == expected[0] and all(not a.endswith(b) or a == b for a, b in zip(spans, spans[1:]))
 
 
+@pytest.mark.parametrize("lang,text,expected", [
+    # "as", not "such as": before, "Elle a travaillé" + "Elle a professeure à Paris"
+    ("fr", "Elle a travaillé comme professeure à Paris.", ["Elle a travaillé comme professeure à Paris"]),
+    ("it", "Ha lavorato come professore a Parigi.", ["Ha lavorato come professore a Parigi"]),
+    ("es", "Estudió física y trabajó como profesor en París.", ["Estudió física y trabajó como profesor en París"]),
+    # with a comma before it, or a list after it, it is "such as"
+    ("fr", "Il a écrit plusieurs romans, comme Madame Bovary et Salammbô.",
+     ["Il a écrit plusieurs romans", "Il a écrit Madame Bovary", "Il a écrit Salammbô"]),
+    ("de", "Er spielte in Filmen wie Heat und Ronin.", ["Er spielte in Filmen", "Er spielte in Heat", "Er spielte in Ronin"]),
+])
+def test_as_is_not_such_as(lang, text, expected):
+    assert [f.text for _s, f in extract(text, lang, "X")] == expected
+
+
 def test_items_with_and_without_their_own_preposition():
     text = "He was born on May 4, 1985, in Wisconsin Rapids, Wisconsin, to a Nigerian father and an American mother."
     facts = [f.text for _s, f in extract(text, "en", "X")]

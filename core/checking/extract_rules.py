@@ -44,14 +44,16 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "7"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "8"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);
                          # 6: a clause opening with an auxiliary after a coordinator ("et est morte à Passy"),
                          #    coordinators in 9 more languages, a list's repeated preposition kept once;
                          # 7: an opening participle phrase is a fact about the subject after it ("Born in
-                         #    Warsaw, she ..."); a list item with its own preposition gets not the head's
+                         #    Warsaw, she ..."); a list item with its own preposition gets not the head's;
+                         # 8: "como", "comme", "come", "wie" with no comma before them and no list after
+                         #    them are "as" ("a travaillé comme professeure"), not "such as"
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()

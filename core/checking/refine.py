@@ -122,8 +122,11 @@ class ClauseRefiner:
         if m is None or n_words(text[verb_start:m.start()]) < 2:
             return None
         k0, k1 = m.start(), m.end()
-        if lang == "en" and m.group(0).lower() == "like" and text[k0 - 2:k0].strip() != ",":
-            return None
+        if m.group(0).lower() in _AS_WORDS and text[k0 - 2:k0].strip() != ",":
+            # "like", "como", "comme", "come", "wie" without a comma before them: "worked as" ("a travaillé
+            # comme professeure à Paris"), unless a list follows ("des romans comme A et B")
+            if lang == "en" or not split_items(text, k1, b, lang):
+                return None
         if n_words(text[k1:b]) < 1:
             return None
         items = split_items(text, k1, b, lang) or [(k1, b)]
@@ -143,6 +146,9 @@ class ClauseRefiner:
             else:
                 out.append(Draft([(a, h1), (i0, i1)], carried, (i0, i1)))
         return out
+
+
+_AS_WORDS = {"like", "como", "comme", "come", "wie"}
 
 
 def _verb_start(clause: Clause, a: int, b: int, carried: str | None) -> int:

@@ -99,10 +99,7 @@ def inside_quotes(text: str, pos: int) -> bool:
     return straight or curly or guillemets
 
 
-def is_pronoun(word: str, lang: str | None = None) -> bool:
-    """A subject pronoun (in `lang`, when given: rule_words.is_pronoun_in)."""
-    if lang is not None:
-        return is_pronoun_in(word, lang)
+def is_pronoun(word: str) -> bool:
     return word.lower() in PRONOUNS or word in PRONOUNS
 
 
@@ -203,12 +200,12 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
     return n_words(right) >= MIN_CLAUSE_WORDS
 
 
-def _has_own_subject(clause: str, lang: str | None = None) -> bool:
+def _has_own_subject(clause: str, lang: str) -> bool:
     ws = words_with_offsets(clause)
     if not ws:
         return False
     first = ws[0][0]
-    return is_pronoun(first, lang) or (first[:1].isupper() and first.lower() not in STOPWORDS and len(ws) > 2)
+    return is_pronoun_in(first, lang) or (first[:1].isupper() and first.lower() not in STOPWORDS and len(ws) > 2)
 
 
 def _opens_with_verb(words: list[str], lang: str) -> bool:

@@ -185,10 +185,10 @@ def _split(text: str, s0: int, e0: int, lang: str, subject: str | None, subj_spa
     main: list[Span] = [(s0, e0)]
     extra: list[Piece] = []
     intro = _participle_intro(text, s0, subject, subj_span)
-    if intro is not None:
+    if intro is not None and subj_span is not None:
         # "Born in Warsaw, she ...": the phrase is a fact about the subject, the rest starts there
         extra.append(intro)
-        s0 = intro.end + 1 if subj_span is None else subj_span[0]
+        s0 = subj_span[0]
         main = [(s0, e0)]
     if subj_span is not None and subject is not None:
         found = _insertion(text, e0, lang, subject, subj_span[1])

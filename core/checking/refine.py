@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from .clauses import Draft, Piece, Span, coordinate, is_pronoun, n_words, trim, words_in
-from .refine_lists import np_list, split_items
+from .refine_lists import item_head, np_list, split_items
 from .refine_phrases import date_place, demonym, pp_split
 from .rule_words import (
     ARTICLES,
@@ -133,18 +133,11 @@ class ClauseRefiner:
         head_end = _head_end(text, verb_start, k0, lang, m.group(0).lower() in _EXAMPLE_WORDS)
         bare = Clause(text, lang, None, None)
         out = self.region(bare, a, k0, carried, 3) or [Draft([(a, k0)], carried, (a, k0))]
-        preps = PREPOSITIONS.get(lang, set())
         for i0, i1 in items:
-            first_item_word = words_in(text, i0, i1)[:1]
-            h1 = head_end
-            if first_item_word and first_item_word[0][0].lower() in preps:
-                hw = words_in(text, a, head_end)
-                if hw and hw[-1][0].lower() in preps:
-                    h1 = hw[-1][1]
             if lang in VERB_FINAL:
                 out.append(Draft([(i0, i1), (a, k0)], carried, (i0, i1)))
             else:
-                out.append(Draft([(a, h1), (i0, i1)], carried, (i0, i1)))
+                out.append(Draft([(a, item_head(text, a, head_end, (i0, i1), lang)), (i0, i1)], carried, (i0, i1)))
         return out
 
 

@@ -101,17 +101,20 @@ def np_list(text: str, a: int, b: int, verb_start: int, carried: str | None, lan
     last, tail = _last_item(text, c1, b, after, lang)
     items.append(last)
     return _item_drafts(text, a, b, boundary, [(s, e) for s, e in (trim(text, s, e) for s, e in items) if e > s],
-                        tail, c0, carried, lang, _bare_head(text, verb_start, boundary, lang))
+                        tail, c0, carried, lang)
 
 
-def _bare_head(text: str, v0: int, boundary: int, lang: str) -> int | None:
-    """Where the shared head ends without its last word when that word is a preposition ("a étudié à"
-    -> "a étudié"): an item that brings its own preposition ("et à Paris") follows the head there,
-    else "a étudié à à Paris". None when the head does not end in a preposition."""
-    head = words_in(text, v0, boundary)
-    if not head or head[-1][2] != boundary or head[-1][0].lower() not in PREPOSITIONS.get(lang, set()):
-        return None
-    return head[-1][1]
+def item_head(text: str, a: int, head_end: int, item: Span, lang: str) -> int:
+    """Where the shared head [a, head_end) of a list ends for one item: before the head's last word
+    when both it and the item's first word are prepositions (head "a étudié à", item "à Paris": "a
+    étudié" + "à Paris", not "a étudié à à Paris"), else at head_end."""
+    preps = PREPOSITIONS.get(lang, set())
+    first = words_in(text, item[0], item[1])[:1]
+    if first and first[0][0].lower() in preps:
+        hw = words_in(text, a, head_end)
+        if hw and hw[-1][0].lower() in preps:
+            return hw[-1][1]
+    return head_end
 
 
 def _last_item(text: str, c1: int, b: int, after: list[tuple[str, int, int]], lang: str) -> tuple[Span, Span]:
@@ -131,7 +134,7 @@ def _last_item(text: str, c1: int, b: int, after: list[tuple[str, int, int]], la
 
 
 def _item_drafts(text: str, a: int, b: int, boundary: int, items: list[Span], tail: Span, c0: int,
-                 carried: str | None, lang: str, bare_head: int | None = None) -> list[Draft] | None:
+                 carried: str | None, lang: str) -> list[Draft] | None:
     if len(items) < 2 or inside_quotes(text, c0):
         return None
     if any(n_words(text[s:e]) > MAX_ITEM_WORDS for s, e in items[:-1]):
@@ -144,18 +147,11 @@ def _item_drafts(text: str, a: int, b: int, boundary: int, items: list[Span], ta
             segs = [(a, boundary), (s, e), tail]
             span = (a if idx == 0 else s, e)
         else:
-            head = boundary
-            if idx > 0 and bare_head is not None and _opens_with_preposition(text, s, e, lang):
-                head = bare_head          # "et à Paris": the item's own preposition, not the head's too
+            head = item_head(text, a, boundary, (s, e), lang) if idx > 0 else boundary
             segs = [(a, head), (s, e)] + ([tail] if idx == len(items) - 1 else [])
             span = (a if idx == 0 else s, e if idx < len(items) - 1 else b)
         out.append(Draft(segs, carried, span))
     return out
-
-
-def _opens_with_preposition(text: str, s: int, e: int, lang: str) -> bool:
-    first = words_in(text, s, e)[:1]
-    return bool(first) and first[0][0].lower() in PREPOSITIONS.get(lang, set())
 
 
 def _item_boundary(text: str, v0: int, c0: int, lang: str, first_sep: int) -> int | None:

@@ -135,7 +135,7 @@ def test_v4_generator_draws_pawsx(tmp_path):
                    for ex in (dd.Generator(arts, pools, mix="v3", pawsx=rows).example(rng) for _ in range(300)))
 
 
-@pytest.mark.parametrize("mix, lo, hi", [("v5", 0.05, 0.15), ("v6", 0.02, 0.09)])
+@pytest.mark.parametrize("mix, lo, hi", [("v5", 0.05, 0.15), ("v6", 0.02, 0.09), ("v9", 0.03, 0.10)])
 def test_paraphrase_mixes_draw_pawsx_paraphrases_without_bags(tmp_path, mix, lo, hi):
     rows = dd.load_pawsx(write_pawsx(tmp_path / "pawsx"))
     arts = _articles()

@@ -69,13 +69,14 @@ def test_a_missing_input_is_one_clear_line(tmp_path, capsys):
 
 
 def test_run_sh_reads_each_mix_with_its_own_split_or_the_default():
-    """`MIXES="v7:4 v3 v7:0"`: each entry's split after the colon, $SPLIT without one; the tag names
-    both (run.sh's own lines, run by bash)."""
+    """`MIXES="v7:4 v3 v7:0 v9:4:14"`: each entry's split after the colon, $SPLIT without one, and its
+    seed after a second colon, $SEED without one; the tag names both (run.sh's own lines, run by bash)."""
     lines = device_pack.RUN_SH.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("for e in $MIXES"))
     body = [line for line in lines[start + 1:start + 4] if line.strip().startswith(("m=", "tag="))]
     assert len(body) == 2, body
-    script = "\n".join(["SPLIT=6", "SEED=13", "for e in $MIXES; do", *body, 'echo "$m $sp $tag"', "done"])
-    out = subprocess.run(["bash", "-c", script], env={"MIXES": "v7:4 v3 v7:0", "PATH": "/usr/bin:/bin"},
+    script = "\n".join(["SPLIT=6", "SEED=13", "for e in $MIXES; do", *body, 'echo "$m $sp $sd $tag"', "done"])
+    out = subprocess.run(["bash", "-c", script], env={"MIXES": "v7:4 v3 v7:0 v9:4:14", "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True, check=True).stdout.split("\n")
-    assert out[:3] == ["v7 4 v7-x4-s13", "v3 6 v3-x6-s13", "v7 0 v7-x0-s13"]
+    assert out[:4] == ["v7 4 13 v7-x4-s13", "v3 6 13 v3-x6-s13", "v7 0 13 v7-x0-s13", "v9 4 14 v9-x4-s14"]
+    assert "--seed $sd --split $sp" in device_pack.RUN_SH

@@ -564,9 +564,17 @@ MIX_V7 = MIX_V6
 MIX_V8 = (("kept", 0.13), ("paraphrase", 0.14), ("clause", 0.04), ("entity", 0.18), ("relation", 0.12),
           ("contradiction", 0.09), ("invented", 0.03), ("invented-topic", 0.03), ("unverifiable", 0.06),
           ("xnli", 0.06), ("xnli-p", 0.06), ("vitc", 0.06))
+# v9: v7 with the human-written supported text weighted up (XNLI 8% -> 12%, translated premises 6% ->
+# 7%, VitaminC 6% -> 9%, PAWS-X paraphrases 5% -> 6%) and relation swaps as in v8 (5% -> 7%), taken from
+# the kinds every detector finds (invented, invented-topic, unverifiable) and from the copies: on
+# silver a quarter of the scored words lie in GPT-4 paraphrases of the reference that the detector
+# flags whole, and the only paraphrases in the data that no rule made are these (docs/verifier.md)
+MIX_V9 = (("kept", 0.08), ("paraphrase", 0.12), ("clause", 0.04), ("entity", 0.16), ("relation", 0.07),
+          ("contradiction", 0.08), ("invented", 0.03), ("invented-topic", 0.03), ("unverifiable", 0.05),
+          ("xnli", 0.12), ("xnli-p", 0.07), ("vitc", 0.09), ("pawsx-para", 0.06))
 MIXES = {"v1": MIX_V1, "v2": MIX_V2, "v3": MIX_V3, "v4": MIX_V4, "v5": MIX_V5, "v6": MIX_V6, "v7": MIX_V7,
-         "v8": MIX_V8}
-MIX_PAWSX_LANGS = {"v7": ("en", "de", "es", "fr")}
+         "v8": MIX_V8, "v9": MIX_V9}
+MIX_PAWSX_LANGS = {"v7": ("en", "de", "es", "fr"), "v9": ("en", "de", "es", "fr")}
 
 
 def mix_inflects(mix: str) -> bool:

@@ -29,7 +29,8 @@ SITE_PACKAGES = ("babel", "platformdirs", "tqdm")
 
 RUN_SH = r"""#!/bin/bash
 # Written by mfact.core.training.device_pack: train each mix in $MIXES for $SEC s on the GPU.
-# An entry MIX:N trains with the lower N layers frozen (--split N; $SPLIT, 6, otherwise).
+# An entry MIX:N trains with the lower N layers frozen (--split N; $SPLIT, 6, otherwise); MIX:N:S with
+# seed S ($SEED, 13, otherwise).
 set -u
 SEC=${SEC:-180}
 MIXES=${MIXES:-v7}
@@ -46,11 +47,11 @@ cd "$R"
 echo "unpacked in $(( $(date +%s) - T0 )) s"
 MINS=$(python3 -c "print($SEC/60)")
 for e in $MIXES; do
-  m=${e%%:*}; sp=${e#*:}; [ "$sp" = "$e" ] && sp=$SPLIT
-  tag=$m-x$sp-s$SEED
+  m=${e%%:*}; sp=${e#*:}; [ "$sp" = "$e" ] && sp=$SPLIT; sd=${sp#*:}; [ "$sd" = "$sp" ] && sd=$SEED; sp=${sp%%:*}
+  tag=$m-x$sp-s$sd
   timeout $(( SEC + 100 )) python3 -m mfact.core.training.train_detector --articles /tmp/articles.pkl \
     --xnli /tmp/xnli-dev --vitaminc $D/vitc --pawsx /tmp/pawsx --lr 1e-4 --batch 64 --workers 15 \
-    --steps 200000 --eval-every 1000 --log-every 250 --ckpt-minutes 2 --device cuda --seed $SEED --split $sp \
+    --steps 200000 --eval-every 1000 --log-every 250 --ckpt-minutes 2 --device cuda --seed $sd --split $sp \
     --mix $m --dev-extra 10 --max-minutes $MINS --ckpt-dir /tmp/ck_$tag > /tmp/$tag.log 2>&1
   echo "$tag rc $? after $(( $(date +%s) - T0 )) s"
   grep -E "data:|dev score|done|Error" /tmp/$tag.log | cut -c1-300 | tail -6

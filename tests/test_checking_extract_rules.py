@@ -372,3 +372,24 @@ def test_participles_split_but_not_after_an_auxiliary():
     t = "Marie Curie est une physicienne née à Varsovie en 1867."
     assert [f.text for _s, f in extract(t, "fr")] == ["Marie Curie est une physicienne", "Marie Curie née à Varsovie",
                                                        "Marie Curie née en 1867"]
+
+
+@pytest.mark.parametrize("lang,text,expected", [
+    # a bare noun after the coordinator, with its place: a list item (before: "Ella química en ...")
+    ("es", "Ella estudió física y química en la Universidad de París.",
+     ["Ella estudió física", "Ella estudió química en la Universidad de París"]),
+    ("it", "Lei studiò fisica e chimica a Parigi.", ["Lei studiò fisica", "Lei studiò chimica a Parigi"]),
+    ("pt", "Ela estudou física e química em Paris.", ["Ela estudou física", "Ela estudou química em Paris"]),
+    ("fr", "Le succès critique et commercial du livre a incité les auteurs à écrire une suite.",
+     ["Le succès critique et commercial du livre a incité les auteurs à écrire une suite"]),
+    # a verb there opens a clause: a past tense, an imperfect, a gerund, a conditional
+    ("es", "Ella estudió física y murió en París.", ["Ella estudió física", "Ella murió en París"]),
+    ("es", "Ella estudió física y vivía en París.", ["Ella estudió física", "Ella vivía en París"]),
+    ("it", "Lei studiò fisica e morì a Parigi.", ["Lei studiò fisica", "Lei morì a Parigi"]),
+    ("pt", "Ela estudou física e morreu em Paris.", ["Ela estudou física", "Ela morreu em Paris"]),
+    ("fr", "Elle étudia la physique et mourut à Passy.", ["Elle étudia la physique", "Elle mourut à Passy"]),
+    # a word ending in -a/-e may be a present tense: a clause unless it ends like the word before
+    ("fr", "Elle est chef et propose des plats de poisson.", ["Elle est chef", "Elle propose des plats de poisson"]),
+])
+def test_a_romance_word_after_a_coordinator_opens_a_clause_only_if_it_looks_like_a_verb(lang, text, expected):
+    assert [f.text for _s, f in extract(text, lang, "X")] == expected

@@ -11,10 +11,13 @@ from .rule_words import (
     CLAUSE_OPENERS,
     COORDINATORS,
     EN_VERBS,
+    FINITE_AFTER,
+    FINITE_SHAPES,
     HAN_KANA,
     MIN_CLAUSE_WORDS,
     NON_GERUNDS,
     PARTICIPLES,
+    PREPOSITIONS,
     PRONOUNS,
     QUOTES,
     SHAPE_NEEDS_CLITIC,
@@ -197,7 +200,22 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
     if first[:1].isupper() or first[:1].isdigit():
         # "X and Y" lists of names or numbers
         return False
+    if lang in FINITE_SHAPES and _list_item(left, rw, lang):
+        return False       # "física y química en París": a list item with its place, not a clause
     return n_words(right) >= MIN_CLAUSE_WORDS
+
+
+def _list_item(left: str, rw: list[Word], lang: str) -> bool:
+    """Whether the words after a Romance coordinator (`rw`, a lowercase first word followed by a
+    preposition) continue a list rather than open a clause (FINITE_SHAPES)."""
+    first, nxt = rw[0][0].lower(), rw[1][0].lower() if len(rw) > 1 else ""
+    if not (nxt in PREPOSITIONS.get(lang, ()) or nxt in FINITE_AFTER[lang]) or FINITE_SHAPES[lang].match(first):
+        return False
+    if first[-1:] not in ("a", "e"):
+        return True
+    lw = words_with_offsets(left)
+    before = lw[-1][0].lower() if lw else ""
+    return len(before) > 3 and before[-2:] == first[-2:]      # "física y química", not "y propose des"
 
 
 def _has_own_subject(clause: str, lang: str) -> bool:

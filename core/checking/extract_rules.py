@@ -44,7 +44,7 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "8"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "9"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);
@@ -54,6 +54,8 @@ class RuleExtractor(Stage):
                          #    Warsaw, she ..."); a list item with its own preposition gets not the head's;
                          # 8: "como", "comme", "come", "wie" with no comma before them and no list after
                          #    them are "as" ("a travaillé comme professeure"), not "such as"
+                         # 9: in es/it/pt/fr a word after a coordinator followed by a preposition opens a
+                         #    clause only if it looks like a verb ("y química en París" is a list item)
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()

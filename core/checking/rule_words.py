@@ -85,6 +85,27 @@ VERB_SHAPES: dict[str, re.Pattern[str]] = {
     "ro": re.compile(r"^a\s+\w{2,}(?:at|it|ut|ât|ăt|s)$"),
     "ca": re.compile(r"(?!)"),
 }
+# Romance languages (no VERB_SHAPES: a clause there may open with any verb): when the word after a
+# coordinator is followed by a preposition (or "de"), it opens a clause only if it looks like a verb:
+# a finite past, imperfect or conditional, a gerund, a common irregular or present form; else it is
+# a list item with its place or complement ("estudió física y química en París" is one clause,
+# "estudió física y murió en París" two). A word ending in -a or -e may be a present tense ("y
+# propose des plats", "y forma parte de"): it joins the list only when it ends like the word before
+# the coordinator ("física y química", "conocida y apreciada"). Nouns that end like verbs are left out
+# of the shapes (es/pt "-ía"/"-ia": "filosofía"; "vivía" is listed).
+FINITE_AFTER = {"es": {"de", "del"}, "pt": {"de", "do", "da", "dos", "das"}, "it": {"di", "del", "della", "dei", "delle"},
+                "fr": {"de", "du"}}        # "y obra de Marie Curie": these follow the word too
+FINITE_SHAPES: dict[str, re.Pattern[str]] = {
+    "es": re.compile(r"\w{2,}(?:ó|aron|ieron|aba|aban|ían|ando|iendo|yendo)$|(?:fue|fueron|tuvo|tuvieron|hizo|"
+                     r"hicieron|dijo|estuvo|pudo|puso|vino|dio|vivía|tenía|residía|escribía|pertenecía)$"),
+    "pt": re.compile(r"\w{2,}(?:ou|eu|iu|aram|eram|iram|ava|avam|iam|ria|riam|ando|endo|indo)$|(?:foi|foram|"
+                     r"teve|tiveram|fez|fizeram|disse|esteve|veio|deu|vivia|tinha|residia|escrevia|pertencia)$"),
+    "it": re.compile(r"\w{2,}(?:ò|ì|ette|ettero|arono|erono|irono|ava|avano|eva|evano|ivano|ebbe|ebbero|"
+                     r"rebbe|rebbero|ando|endo)$|(?:fu|furono|nacque|visse|fece|disse|vinse|scrisse|rimase|"
+                     r"prese|mise)$"),
+    "fr": re.compile(r"\w{2,}(?:èrent|irent|urent|ait|aient|ant)$|(?:naquit|mourut|reçut|vécut|devint|obtint|"
+                     r"écrivit|fit|vit|fut|prit|épousa|fonda|travailla|enseigna|quitta|publia)$"),
+}
 SHAPE_NEEDS_CLITIC = {"sr": {"je", "su", "se", "је", "су", "се"}}    # "umrla je", "studirao je"
 # a reflexive or a negation before the verb, in the VERB_SHAPES languages: the verb after it decides
 # ("a nie jednostek" is "and not of individuals", "a nie mogła" a clause; Catalan "i no lineal" a

@@ -99,13 +99,14 @@ def test_the_training_script_runs_end_to_end_on_a_small_sample(tmp_path):
     pytest.importorskip("torch")
     out = tmp_path / "comb.json"
     proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_combiner", "--per-lang", "12",
-                           "--out", str(out)], capture_output=True, text=True, timeout=600)
+                           "--calibrate", "10", "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     c = load_combiner(out)
     assert c is not None and len(c.w) == 50
     meta = c.meta
     assert meta["pairs"] == 12 * 9 and meta["with_features"] > 100
     assert set(meta["data"]) >= {"xnli-dev/dev-en.tsv", "xnli-dev/dev-zh.tsv"}
+    assert meta["calibration_pairs"] > 10 and meta["temperature"] > 0     # 10 a never-trained language
     from mfact.core.checking.verify_default import DefaultVerifier
     v = DefaultVerifier()
     assert c.fits(v.detector().digest[:8], v.basis.digest)

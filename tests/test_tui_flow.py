@@ -414,8 +414,10 @@ async def test_quit_while_the_model_is_still_loading_is_immediate():
             await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen))
             t0 = time.monotonic()
             await pilot.press("q")
-            await wait_for(pilot, lambda: not app.is_running, timeout=2)
-            assert time.monotonic() - t0 < 1.0
+            await wait_for(pilot, lambda: not app.is_running, timeout=3)
+            # The loader holds for 30 s: a quit that waited for it would take that long. 2.5 s leaves
+            # room for a loaded 2-core machine (1.1 s seen while other work ran beside the suite).
+            assert time.monotonic() - t0 < 2.5
     finally:
         release.set()
 

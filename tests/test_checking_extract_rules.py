@@ -302,9 +302,15 @@ def test_items_with_and_without_their_own_preposition():
      ["Marie Curie, Nacida en Varsovia", "Marie Curie estudió en París", "Marie Curie ganó dos premios Nobel"]),
     ("it", "Nata a Varsavia, Marie Curie ha studiato a Parigi e ha vinto due premi Nobel.",
      ["Marie Curie, Nata a Varsavia", "Marie Curie ha studiato a Parigi", "Marie Curie ha vinto due premi Nobel"]),
-    # German puts the verb before the subject: nothing is carried
+    # German and Dutch put the verb before the subject: it stays in the clause, and the subject after
+    # it is carried (rules 9 kept the sentence whole: "... gewann zwei Nobelpreise" had no subject)
     ("de", "Geboren in Warschau, studierte Marie Curie in Paris und gewann zwei Nobelpreise.",
-     ["Geboren in Warschau, studierte Marie Curie in Paris", "gewann zwei Nobelpreise"]),
+     ["Marie Curie, Geboren in Warschau", "studierte Marie Curie in Paris", "Marie Curie gewann zwei Nobelpreise"]),
+    ("de", "In Warschau geboren, studierte sie Physik in Paris.", ["sie, In Warschau geboren", "studierte sie Physik in Paris"]),
+    ("nl", "Geboren in Warschau, studeerde Marie Curie in Parijs.",
+     ["Marie Curie, Geboren in Warschau", "studeerde Marie Curie in Parijs"]),
+    # a clause before the comma is not a participle phrase: the sentence is one fact, as before
+    ("de", "Als sie 1891 nach Paris zog, studierte sie Physik.", ["Als sie 1891 nach Paris zog, studierte sie Physik"]),
     # an opening phrase with a date and no participle stays as it was: the date goes last
     ("en", "In 1891, Marie Curie moved to Paris.", ["Marie Curie moved to Paris In 1891"]),
 ])

@@ -27,6 +27,7 @@ from .rule_words import (
     ARTICLES,
     INTRO_MAX_WORDS,
     INTRO_PARTICIPLES,
+    V2_LANGS,
     INTRO_WORDS,
     PREPOSITIONS,
     PRO_DROP,
@@ -44,7 +45,7 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "9"        # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "10"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);
@@ -56,6 +57,8 @@ class RuleExtractor(Stage):
                          #    them are "as" ("a travaillé comme professeure"), not "such as"
                          # 9: in es/it/pt/fr a word after a coordinator followed by a preposition opens a
                          #    clause only if it looks like a verb ("y química en París" is a list item)
+                         # 10: German and Dutch: the participle phrase before a verb-second clause
+                         #    ("Geboren in Warschau, studierte sie ...") too, the verb kept in its clause
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()
@@ -102,7 +105,7 @@ class RuleExtractor(Stage):
         if b <= a or not content_tokens(text[a:b]):
             return []
         intro = None
-        if subj_span is not None and a < subj_span[0] <= b:
+        if subj_span is not None and a < subj_span[0] <= b and not _verb_before(text, a, subj_span[0], lang):
             if re.search(r"\d", text[a:subj_span[0]]):
                 intro = trim(text, a, subj_span[0])   # "In 1999, he ...": the date goes last
             a = subj_span[0]     # an introductory phrase without a date: not part of the facts
@@ -114,6 +117,13 @@ class RuleExtractor(Stage):
             fact_text, (_x0, x1) = out[0]
             out[0] = (f"{fact_text} {text[intro[0]:intro[1]]}", (intro[0], x1))
         return out
+
+
+def _verb_before(text: str, a: int, subj_start: int, lang: str) -> bool:
+    """In German and Dutch a clause may open with its finite verb before the subject ("studierte sie
+    in Paris", after an opening phrase that is a fact of its own): the verb stays in the fact."""
+    head = text[a:subj_start].strip()
+    return lang in V2_LANGS and bool(head) and head[:1].islower() and len(head.split()) == 1 and head.isalpha()
 
 
 def _span_in(claim: str, text: str, x0: int, x1: int) -> Span:
@@ -145,10 +155,14 @@ def _subject(text: str, s0: int, e0: int, lang: str, entity: str) -> Span | None
     words = [w for w in words_with_offsets(text[:e0]) if w[1] >= s0]
     if not words:
         return None
-    words = words[_intro_end(text, words, lang):]
+    k = _intro_end(text, words, lang)
+    intro, words = words[:k], words[k:]
     if not words:
         return None
     ent_tokens = {t.lower() for t, _s, _e in words_with_offsets(entity or "")}
+    inverted = _inverted_subject(words, lang, intro, ent_tokens)
+    if inverted is not None:
+        return inverted
     first, fs, fe = words[0]
     if first.lower() in ent_tokens:
         end = fe
@@ -186,11 +200,12 @@ def _split(text: str, s0: int, e0: int, lang: str, subject: str | None, subj_spa
     or an appositive) first, then semicolons and coordinators in the main clause."""
     main: list[Span] = [(s0, e0)]
     extra: list[Piece] = []
-    intro = _participle_intro(text, s0, subject, subj_span)
-    if intro is not None and subj_span is not None:
+    found_intro = _participle_intro(text, s0, lang, subject, subj_span)
+    intro = found_intro[0] if found_intro else None
+    if found_intro is not None and subj_span is not None:
         # "Born in Warsaw, she ...": the phrase is a fact about the subject, the rest starts there
-        extra.append(intro)
-        s0 = subj_span[0]
+        extra.append(found_intro[0])
+        s0 = found_intro[1]
         main = [(s0, e0)]
     if subj_span is not None and subject is not None:
         found = _insertion(text, e0, lang, subject, subj_span[1])
@@ -214,16 +229,52 @@ def _split(text: str, s0: int, e0: int, lang: str, subject: str | None, subj_spa
     return pieces[:1] + extra + pieces[1:]
 
 
-def _participle_intro(text: str, s0: int, subject: str | None, subj_span: Span | None) -> Piece | None:
+def _is_participle_phrase(words: list[tuple[str, int, int]]) -> bool:
+    """An opening phrase led by one of INTRO_PARTICIPLES ("Born in Warsaw"), or in German and Dutch
+    ended by one ("In Warschau geboren")."""
+    return bool(words) and (words[0][0].lower() in INTRO_PARTICIPLES or words[-1][0].lower() in INTRO_PARTICIPLES)
+
+
+def _inverted_subject(words: list[tuple[str, int, int]], lang: str, intro: list[tuple[str, int, int]],
+                      ent_tokens: set[str]) -> Span | None:
+    """In German and Dutch the finite verb comes before the subject after an opening phrase:
+    "Geboren in Warschau, studierte Marie Curie in Paris" / "..., studierte sie ...": the subject
+    after that verb (the entity's name or a pronoun), when the phrase is a participle phrase."""
+    if lang not in V2_LANGS or not _is_participle_phrase(intro) or len(words) < 3 or not words[0][0][:1].islower():
+        return None
+    w, s, e = words[1]
+    if is_pronoun_in(w, lang):
+        return s, e
+    if w.lower() not in ent_tokens:
+        return None
+    for w2, _s2, e2 in words[2:]:
+        if w2.lower() not in ent_tokens:
+            break
+        e = e2
+    return s, e
+
+
+def _participle_intro(text: str, s0: int, lang: str, subject: str | None,
+                      subj_span: Span | None) -> tuple[Piece, int] | None:
     """"Born in Warsaw, she ...": the opening phrase (to its comma) as a piece about the subject after
-    it, when the sentence opens with one of INTRO_PARTICIPLES."""
+    it, when the sentence opens with one of INTRO_PARTICIPLES; and where the rest of the sentence
+    starts: the subject, or in German and Dutch the verb before it ("Geboren in Warschau, studierte
+    sie ...", "In Warschau geboren, studierte sie ...")."""
     if subject is None or subj_span is None or subj_span[0] <= s0:
         return None
-    head = words_with_offsets(text[s0:subj_span[0]])
-    if not head or head[0][0].lower() not in INTRO_PARTICIPLES:
+    comma = max(text.rfind(",", s0, subj_span[0]), text.rfind("，", s0, subj_span[0]))
+    if lang in V2_LANGS and comma > s0 and text[comma + 1:subj_span[0]].strip():
+        end = comma
+        rest = comma + 1 + len(text[comma + 1:subj_span[0]]) - len(text[comma + 1:subj_span[0]].lstrip())
+        ok = _is_participle_phrase(words_with_offsets(text[s0:comma]))
+    else:
+        end = rest = subj_span[0]
+        head = words_with_offsets(text[s0:end])
+        ok = bool(head) and head[0][0].lower() in INTRO_PARTICIPLES
+    if not ok:
         return None
-    a, b = trim(text, s0, subj_span[0])
-    return Piece(a, b, subject + ",") if b > a and n_words(text[a:b]) >= 2 else None
+    a, b = trim(text, s0, end)
+    return (Piece(a, b, subject + ","), rest) if b > a and n_words(text[a:b]) >= 2 else None
 
 
 def _insertion(text: str, e0: int, lang: str, subject: str, after: int) -> tuple[Piece, int] | None:

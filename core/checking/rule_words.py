@@ -205,6 +205,9 @@ INTRO_PARTICIPLES = {
 }
 MIN_CLAUSE_WORDS = 3
 
+# Languages whose finite verb comes second, before the subject after an opening phrase.
+V2_LANGS = {"de", "nl"}
+
 VERB_FINAL = {"hi", "ur", "bn", "ja", "ko", "tr", "fa"}
 
 PREPOSITIONS: dict[str, set[str]] = {

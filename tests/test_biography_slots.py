@@ -322,6 +322,44 @@ def test_year_first_dates_and_the_places_of_a_life_range(lang, text, entity, wan
     assert [(v.rel, v.text) for v in vals if v.kind in ("date", "place") and v.rel] == want
 
 
+CHINESE_LEAD = "玛丽·居里（1867年11月7日－1934年7月4日），出生于华沙，是波兰裔法国籍物理学家、化学家。"
+ARABIC_LEAD = "ماري كوري (7 نوفمبر 1867 في وارسو - 4 يوليو 1934) فيزيائية وكيميائية بولندية فرنسية."
+
+
+@pytest.mark.parametrize("lang, text, entity, want", [
+    # full-width brackets and dash; the birth word after the bracket took the death date before
+    ("zh", CHINESE_LEAD, "玛丽·居里", [("born", "1867年11月7日"), ("died", "1934年7月4日")]),
+    ("zh", "著名科学家玛丽·居里（1867年11月7日—1934年7月4日），出生于华沙。", "玛丽·居里",
+     [("born", "1867年11月7日"), ("died", "1934年7月4日")]),
+    # no capitals: the holder is the words before the bracket (none was found before)
+    ("ar", ARABIC_LEAD, "ماري كوري", [("born", "7 نوفمبر 1867"), ("died", "4 يوليو 1934")]),
+    ("ar", "العالمة ماري كوري (7 نوفمبر 1867 - 4 يوليو 1934) فيزيائية.", "ماري كوري",
+     [("born", "7 نوفمبر 1867"), ("died", "4 يوليو 1934")]),
+    # the Korean tilde
+    ("ko", "마리 퀴리(1867년 11월 7일 ~ 1934년 7월 4일)는 폴란드 출신의 프랑스 물리학자이다.", "마리 퀴리",
+     [("born", "1867년 11월 7일"), ("died", "1934년 7월 4일")]),
+    # her husband's range is his, in either script
+    ("zh", "她的丈夫皮埃尔·居里（1859年5月15日—1906年4月19日）是物理学家。", "玛丽·居里", []),
+    ("ar", "زوجها بيير كوري (15 مايو 1859 - 19 أبريل 1906) فيزيائي.", "ماري كوري", []),
+])
+def test_a_life_range_in_scripts_without_capitals(lang, text, entity, want):
+    vals = text_values(text, lang, entity).values
+    assert [(v.rel, v.text) for v in vals if v.kind == "date" and v.rel] == want
+
+
+@pytest.mark.parametrize("lang, lead, entity, wrong, right", [
+    ("zh", CHINESE_LEAD, "玛丽·居里", "玛丽·居里于1867年3月22日出生。", "玛丽·居里于1867年11月7日出生于华沙。"),
+    ("ar", ARABIC_LEAD, "ماري كوري", "ولدت ماري كوري في 22 مارس 1867.", "ولدت ماري كوري في 7 نوفمبر 1867 في وارسو."),
+])
+def test_a_wrong_birth_date_against_a_chinese_or_arabic_lead_is_a_conflict(lang, lead, entity, wrong, right):
+    """Before, the Chinese lead's birth word took the death date (a right claim was a conflict) and
+    the Arabic lead's dates filled no slot (a wrong one passed)."""
+    bad = check_slots(wrong, lang, [(lead, lang)], entity)
+    assert bad.conflict and bad.conflicts[0].reason().endswith("(born)")
+    good = check_slots(right, lang, [(lead, lang)], entity)
+    assert not good.conflict and good.agreed
+
+
 def test_a_wrong_place_or_date_against_a_hungarian_lead_is_a_conflict():
     """Before, the Hungarian lead's dates were read as a bare year and a month and day, its places
     not at all, and the claim's place not at all: every one of these passed."""

@@ -536,11 +536,16 @@ def _distance(gap: str) -> float:
     return float(len(_GAP_WORD.findall(gap)))
 
 
-_PAREN_RANGE = re.compile(r"\(([^()]{4,80}?)\s*[–—-]\s*([^()]{4,80}?)\)")
+# also Chinese and Japanese full-width brackets and dashes ("玛丽·居里（1867年11月7日－1934年7月4日）")
+# and the Korean tilde ("마리 퀴리(1867년 11월 7일 ~ 1934년 7월 4일)")
+_PAREN_RANGE = re.compile(r"[(（]([^()（）]{4,80}?)\s*[–—\-－―～〜~]\s*([^()（）]{4,80}?)[)）]")
 
 
 def _life_range(text: str, values: list[Value]) -> list[Value]:
-    """"Marie Curie (7 November 1867 – 4 July 1934)": the first date is the birth, the second the death."""
+    """"Marie Curie (7 November 1867 – 4 July 1934)": the first date is the birth, the second the death.
+    In a script without capitals a relation word after the parenthesis may have taken one of its
+    dates ("（1867年11月7日－1934年7月4日），出生于华沙": the birth word's place is no value there):
+    the parenthesis decides."""
     out = list(values)
     for m in _PAREN_RANGE.finditer(text):
         first = [i for i, v in enumerate(out) if v.kind == "date" and m.start(1) <= v.start and v.end <= m.end(1)]
@@ -549,8 +554,9 @@ def _life_range(text: str, values: list[Value]) -> list[Value]:
             holder = _holder_before(text, m.start())
             if not holder:
                 continue        # "(1969–1972)" after a common word: years of something, not a life
+            caseless = not _CASED_NAME.match(holder)
             for i, rel in ((first[0], "born"), (second[0], "died")):
-                if out[i].rel is None:
+                if out[i].rel is None or caseless:
                     out[i] = Value(**{**out[i].__dict__, "rel": rel, "holder": holder})
             for group, i, rel in ((1, first[0], "born"), (2, second[0], "died")):
                 out += _range_place(text, m.start(group), out[i], rel, holder)
@@ -573,9 +579,19 @@ def _range_place(text: str, start: int, date: Value, rel: str, holder: str) -> l
 def _holder_before(text: str, at: int) -> str:
     """The name right before a parenthesis at `at` ("" when none); a bounded tail, and words without
     inner hyphens: no backtracking blow-up on long capitalised chains ("Ab-Ab-Ab-...") in untrusted
-    text."""
+    text. In a script without capitals (Arabic, Chinese, Hebrew ...) the words right before it: up to
+    CASELESS_HOLDER_WORDS words, or the last CASELESS_HOLDER_CHARS characters of a run written
+    without spaces."""
     before = _NAME_BEFORE.search(text, max(0, at - NAME_TAIL), at)
-    return before.group(1) if before else ""
+    if before:
+        return before.group(1)
+    tail = _CASELESS_BEFORE.search(text, max(0, at - NAME_TAIL), at)
+    if not tail or any(c.isupper() or c.islower() for c in tail.group(1)):
+        return ""
+    words = tail.group(1).split()
+    if len(words) == 1:
+        return words[0][-CASELESS_HOLDER_CHARS:]
+    return " ".join(words[-CASELESS_HOLDER_WORDS:])
 
 
 _SIGN_PAREN = re.compile(r"\([^()]*[*†✝][^()]*\)")
@@ -602,10 +618,19 @@ def _subject_named(holder: str, entity: str) -> bool:
     someone else: "George Coke (1725–1759)" in "D'Ewes Coke" is his father, "Carl Peter Hagberg
     (1778–1841)" in "Carl August Hagberg" too. Particles ("de", "von") are no name's words."""
     hw, ew = name_words(holder), name_words(entity)
-    return bool(hw & ew) and (hw <= ew or ew <= hw)
+    if bool(hw & ew) and (hw <= ew or ew <= hw):
+        return True
+    # no spaces between words: the name is the end of the run before the parenthesis
+    compact = lambda n: re.sub(r"[\s·・‧]+", "", n)  # noqa: E731
+    return bool(entity) and not _CASED_NAME.search(holder) and compact(holder).endswith(compact(entity))
 
 
 _SENTENCE_CUT = re.compile(r"(?<=\w{4})\.\s")       # not after "St." or "D."
+_CASED_NAME = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω]")
+# letters (no digits, no punctuation but a name's middle dot) right before a parenthesis, caseless
+_CASELESS_BEFORE = re.compile(r"((?:[^\W\d_][^\W\d_·・‧]*(?:[·・‧][^\W\d_]+)*[ \u200c]?)+)\s*$")
+CASELESS_HOLDER_WORDS = 4      # "العالمة ماري كوري (": the name is among the last words
+CASELESS_HOLDER_CHARS = 12     # "著名科学家玛丽·居里（": among the last characters
 _NAME_BEFORE = re.compile(r"([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.]*(?:[ \-](?:[a-z]{1,3}[ \-])?[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.]*)*)\s*$")
 NAME_TAIL = 120                # characters before a life range searched for its holder's name
 _CAP_RUN = re.compile(r"(?<![\w'’-])([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-](?:(?:de|du|del|di|da|von|van|la|le|sur|am|an|upon|on)[ \-])?[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’-]*)*)")

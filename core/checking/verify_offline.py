@@ -206,7 +206,7 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r11"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r12"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
@@ -220,7 +220,9 @@ RULES_VERSION = "r11"     # the rules and the lexical normalisation: a change re
 # r9: the default verifier's near copy with one word swapped for its counterpart, counterparts.py;
 # r10: a number between the same words as another number of the evidence, in the default verifier;
 # r11: that rule moved into the slot checks, for every value the evidence lacks (slots._framed_value),
-# so it serves lite and slots too and gives a slot conflict with the evidence's value marked)
+# so it serves lite and slots too and gives a slot conflict with the evidence's value marked; r12: a
+# life range in full-width brackets, with a Korean tilde, or after a name in a script without capitals
+# (zh, ar, ko ...), and there the range's dates are the birth and the death whatever word follows)
 
 
 def is_about_someone_else(fact: str, entity: str, context: str = "") -> bool:

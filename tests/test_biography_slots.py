@@ -213,6 +213,15 @@ def test_a_long_capitalised_chain_before_a_life_range_is_read_in_linear_time():
     assert [v.text for v in vals] == ["1867", "1934", "1800", "1850"]
 
 
+@pytest.mark.timeout(20)
+def test_a_long_run_of_caseless_letters_before_a_range_is_read_in_linear_time():
+    """The holder of a range after a caseless name: a first pattern let a run of letters be cut into
+    words in exponentially many ways (a bench over real articles ran for minutes)."""
+    text = "ا" * 300 + "؟ (1867–1934) " + "玛" * 300 + "! (1800–1850) " + "ب" * 200 + " (1900–1950)"
+    vals = text_values(text, "ar", "ماري كوري").values
+    assert [v.text for v in vals] == ["1867", "1934", "1800", "1850", "1900", "1950"]
+
+
 # --------------------------------------------------------------------------- birth and death signs
 
 

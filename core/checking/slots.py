@@ -628,7 +628,9 @@ def _subject_named(holder: str, entity: str) -> bool:
 _SENTENCE_CUT = re.compile(r"(?<=\w{4})\.\s")       # not after "St." or "D."
 _CASED_NAME = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω]")
 # letters (no digits, no punctuation but a name's middle dot) right before a parenthesis, caseless
-_CASELESS_BEFORE = re.compile(r"((?:[^\W\d_][^\W\d_·・‧]*(?:[·・‧][^\W\d_]+)*[ \u200c]?)+)\s*$")
+# (one way only to cut a run into words: a space between two, a dot inside one; no backtracking blow-up)
+_CASELESS_WORD = r"[^\W\d_]+(?:[·・‧][^\W\d_]+)*"
+_CASELESS_BEFORE = re.compile(rf"({_CASELESS_WORD}(?:[ \u200c]{_CASELESS_WORD})*)\s*$")
 CASELESS_HOLDER_WORDS = 4      # "العالمة ماري كوري (": the name is among the last words
 CASELESS_HOLDER_CHARS = 12     # "著名科学家玛丽·居里（": among the last characters
 _NAME_BEFORE = re.compile(r"([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.]*(?:[ \-](?:[a-z]{1,3}[ \-])?[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.]*)*)\s*$")

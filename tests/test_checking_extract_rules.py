@@ -399,3 +399,23 @@ def test_participles_split_but_not_after_an_auxiliary():
 ])
 def test_a_romance_word_after_a_coordinator_opens_a_clause_only_if_it_looks_like_a_verb(lang, text, expected):
     assert [f.text for _s, f in extract(text, lang, "X")] == expected
+
+
+@pytest.mark.parametrize("lang,text,expected", [
+    # rules 10 left "于" behind when the date went ("她于出生于华沙") and took "去世" into the place
+    ("zh", "她于1867年出生于华沙。", ["她于1867年出生", "她出生于华沙"]),
+    ("zh", "她于1934年7月4日在法国去世。", ["她于1934年7月4日去世", "她在法国去世"]),
+    ("zh", "他于1920年在北京大学任教。", ["他于1920年任教", "他在北京大学任教"]),
+    # Turkish: two clauses each ending in a verb are two facts (before: "Varşova'da doğdu öldü", a list
+    # of places sharing "öldü"), the subject carried past a name with a case ending
+    ("tr", "Marie Curie Varşova’da doğdu ve Paris’te öldü.", ["Marie Curie Varşova’da doğdu", "Marie Curie Paris’te öldü"]),
+    ("tr", "Marie Curie 1891 yılında Paris’e taşındı ve Sorbonne’da fizik okudu.",
+     ["Marie Curie 1891 yılında Paris’e taşındı", "Marie Curie Sorbonne’da fizik okudu"]),
+    ("tr", "Fransa’da yaşadı ve orada öldü.", ["Fransa’da yaşadı", "orada öldü"]),
+    # ... but nouns joined by "ve" share their verb, as before ("ordu", the army, is no verb)
+    ("tr", "Fizik ve kimya okudu.", ["Fizik ve kimya okudu"]),
+    ("tr", "Osmanlı İmparatorluğu’nun büyük ordu ve donanması yenildi.",
+     ["Osmanlı İmparatorluğu’nun büyük ordu yenildi", "Osmanlı İmparatorluğu’nun donanması yenildi"]),
+])
+def test_chinese_dates_and_places_and_turkish_clauses(lang, text, expected):
+    assert [f.text for _s, f in extract(text, lang, "Marie Curie")] == expected

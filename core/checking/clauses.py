@@ -12,6 +12,7 @@ from .rule_words import (
     COORDINATORS,
     EN_VERBS,
     FINITE_AFTER,
+    FINAL_VERB_SHAPES,
     FINITE_SHAPES,
     HAN_KANA,
     MIN_CLAUSE_WORDS,
@@ -21,6 +22,7 @@ from .rule_words import (
     PRONOUNS,
     QUOTES,
     SHAPE_NEEDS_CLITIC,
+    SUFFIXED_NAMES,
     VERB_PARTICLES,
     VERB_SHAPES,
     is_pronoun_in,
@@ -174,6 +176,9 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
     """Whether a cut between `left` and `right` separates two clauses."""
     if sep.strip() in (";", "；", "؛"):
         return n_words(left) >= 2 and n_words(right) >= 2
+    if lang in FINAL_VERB_SHAPES and n_words(left) >= 2 and n_words(right) >= 2 \
+            and _ends_in_verb(left, lang) and _ends_in_verb(right, lang):
+        return True        # "Fransa'da yaşadı ve orada öldü": each side ends in its own verb
     if n_words(left) < MIN_CLAUSE_WORDS or n_words(right) < MIN_CLAUSE_WORDS - 1:
         return False
     rw = words_with_offsets(right)
@@ -205,6 +210,11 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
     return n_words(right) >= MIN_CLAUSE_WORDS
 
 
+def _ends_in_verb(clause: str, lang: str) -> bool:
+    ws = words_with_offsets(clause)
+    return bool(ws) and ws[-1][0][:1].islower() and FINAL_VERB_SHAPES[lang].fullmatch(ws[-1][0].lower()) is not None
+
+
 def _list_item(left: str, rw: list[Word], lang: str) -> bool:
     """Whether the words after a Romance coordinator (`rw`, a lowercase first word followed by a
     preposition) continue a list rather than open a clause (FINITE_SHAPES)."""
@@ -223,6 +233,8 @@ def _has_own_subject(clause: str, lang: str) -> bool:
     if not ws:
         return False
     first = ws[0][0]
+    if lang in SUFFIXED_NAMES and re.search(r"\w['’]\w", clause[:len(first) + 4]):
+        return False       # Turkish "Sorbonne'da ...": a name with a case ending is not the subject
     return is_pronoun_in(first, lang) or (first[:1].isupper() and first.lower() not in STOPWORDS and len(ws) > 2)
 
 

@@ -27,12 +27,13 @@ from .rule_words import (
     ARTICLES,
     INTRO_MAX_WORDS,
     INTRO_PARTICIPLES,
-    V2_LANGS,
     INTRO_WORDS,
     PREPOSITIONS,
-    PRO_DROP,
     PRONOUNS,
+    PRO_DROP,
     RELATIVES,
+    SUFFIXED_NAMES,
+    V2_LANGS,
     is_pronoun_in,
 )
 from .textutil import STOPWORDS, content_tokens, words_with_offsets
@@ -45,7 +46,7 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "10"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "11"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);
@@ -58,7 +59,10 @@ class RuleExtractor(Stage):
                          # 9: in es/it/pt/fr a word after a coordinator followed by a preposition opens a
                          #    clause only if it looks like a verb ("y química en París" is a list item)
                          # 10: German and Dutch: the participle phrase before a verb-second clause
-                         #    ("Geboren in Warschau, studierte sie ...") too, the verb kept in its clause
+                         #    ("Geboren in Warschau, studierte sie ...") too, the verb kept in its clause;
+                         # 11: Chinese "于/在" go with the date they introduce, a verb after a place stays
+                         #    with the date's fact; Turkish "ve" between two clauses that each end in a
+                         #    verb splits them, and a name with a case ending ("Paris'te") is no subject
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()
@@ -176,6 +180,8 @@ def _subject(text: str, s0: int, e0: int, lang: str, entity: str) -> Span | None
         return fs, fe
     if first.lower() in PRONOUNS:
         return None          # an article or a verb here ("Il film", "O filme", "Es un actor")
+    if lang in SUFFIXED_NAMES and re.search(r"\w['’]\w", first):
+        return None         # Turkish "Fransa'da yaşadı": a name with a case ending is no subject
     if first[:1].isupper() and first.lower() not in STOPWORDS:
         end = fe
         for w, _s, e in words[1:7]:

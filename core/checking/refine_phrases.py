@@ -87,7 +87,16 @@ def _gap(text: str, s: int, e: int) -> bool:
 
 def _place_phrase(text: str, ws: list[Word], d0: int, d1: int, b: int, lang: str) -> Span | None:
     """A place phrase right before or after the date: a place preposition and a name (cased
-    scripts: capitalised words, with ", Region" parts)."""
+    scripts: capitalised words, with ", Region" parts). In Chinese a verb of a life after the place
+    ("在法国去世") stays out of it: it belongs to the date's fact too."""
+    found = _place_span(text, ws, d0, d1, b, lang)
+    if found is None or lang != "zh":
+        return found
+    verb = _ZH_VERB_AFTER_PLACE.search(text, found[0] + 2, found[1])
+    return (found[0], verb.start()) if verb else found
+
+
+def _place_span(text: str, ws: list[Word], d0: int, d1: int, b: int, lang: str) -> Span | None:
     preps = PLACE_PREPS.get(lang, set())
     cased = any(w[:1].isupper() for w, _s, _e in ws)
     after = [w for w in ws if w[1] >= d1]
@@ -108,6 +117,11 @@ def _place_phrase(text: str, ws: list[Word], d0: int, d1: int, b: int, lang: str
                     return before[i][1], before[-1][2]
                 break
     return None
+
+
+# verbs of a life that follow the place they happen at in Chinese ("在巴黎去世", "在华沙出生")
+_ZH_VERB_AFTER_PLACE = re.compile(r"(?:出生|诞生|去世|逝世|病逝|过世|死亡|逝|死|工作|学习|生活|定居|长大|任教|居住|结婚|成婚|"
+                                  r"毕业|登基|即位|被捕|被杀|遇刺|下葬|安葬)(?:了)?$")
 
 
 def _place_after(text: str, after: list[Word], d1: int, b: int, lang: str) -> Span | None:

@@ -106,6 +106,19 @@ FINITE_SHAPES: dict[str, re.Pattern[str]] = {
     "fr": re.compile(r"\w{2,}(?:èrent|irent|urent|ait|aient|ant)$|(?:naquit|mourut|reçut|vécut|devint|obtint|"
                      r"écrivit|fit|vit|fut|prit|épousa|fonda|travailla|enseigna|quitta|publia)$"),
 }
+# A finite verb at the end of a clause, in the verb-final languages whose coordinator also joins
+# noun phrases: Turkish "Varşova'da doğdu ve Paris'te öldü" is two clauses, each ending in its verb
+# (the past "-dı", the reported past "-mış", the present "-(I)yor", the copula "-dır", with person
+# endings), not a list
+# of two places sharing "öldü". The stem before the ending has 3+ letters ("ordu", the army, is no
+# verb), and a few verbs with a shorter one are listed.
+FINAL_VERB_SHAPES: dict[str, re.Pattern[str]] = {
+    "tr": re.compile(r"\w{3,}(?:[dt][ıiuü](?:m|n|k|nız|niz|nuz|nüz|lar|ler|r|rlar|rler)?|m[ıiuü]ş(?:t[ıiuü]r)?(?:lar|ler)?|"
+                     r"[ıiuü]?yor(?:du|lar|dı)?)$|(?:öldü|oldu|aldı|dedi|yedi|öldüler|oldular|aldılar)$"),
+}
+# Languages that write a proper name's case ending after an apostrophe ("Paris'te", "Sorbonne'da"):
+# such a name opening a clause is no subject of its own.
+SUFFIXED_NAMES = {"tr"}
 SHAPE_NEEDS_CLITIC = {"sr": {"je", "su", "se", "је", "су", "се"}}    # "umrla je", "studirao je"
 # a reflexive or a negation before the verb, in the VERB_SHAPES languages: the verb after it decides
 # ("a nie jednostek" is "and not of individuals", "a nie mogła" a clause; Catalan "i no lineal" a
@@ -254,6 +267,8 @@ DATE_PREPS: dict[str, set[str]] = {
     "ru": {"в", "с"}, "bg": {"на", "през", "в", "от"}, "el": {"στις", "το", "στο", "τον"},
     "id": {"pada", "tahun"}, "vi": {"vào", "ngày"}, "sw": {"tarehe", "mwaka", "mnamo"},
     "ar": {"في", "عام"}, "fa": {"در"}, "th": {"เมื่อ", "ใน", "วันที่"},
+    # one character a word there: "她于1867年出生于华沙" -> "她于1867年出生", "她出生于华沙"
+    "zh": {"于", "於", "在"}, "yue": {"喺", "於", "響", "响"},
 }
 DATE_POSTS: dict[str, set[str]] = {"hi": {"को", "में"}, "ur": {"کو", "میں"}, "bn": {"সালে", "তারিখে"},
                                    "ja": {"に"}, "ko": set(), "tr": set()}

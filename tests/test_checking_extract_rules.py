@@ -419,3 +419,15 @@ def test_a_romance_word_after_a_coordinator_opens_a_clause_only_if_it_looks_like
 ])
 def test_chinese_dates_and_places_and_turkish_clauses(lang, text, expected):
     assert [f.text for _s, f in extract(text, lang, "Marie Curie")] == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    # "and" is a prefix: before, "ودرست الفيزياء في باريس" stayed inside both halves of the sentence
+    ("ولدت في وارسو عام 1867 ودرست الفيزياء في باريس.", ["ولدت في وارسو", "ولدت عام 1867", "درست الفيزياء في باريس"]),
+    ("انتقل إلى باريس عام 1891 وتزوج من بيير كوري عام 1895.", ["انتقل إلى باريس عام 1891", "تزوج من بيير كوري عام 1895"]),
+    # nouns after the prefix stay: "and chemistry", "and a sister"
+    ("ماري كوري عالمة فيزياء وكيمياء بولندية فرنسية.", ["ماري كوري عالمة فيزياء وكيمياء بولندية فرنسية"]),
+    ("كانت لها بنت وأخت في وارسو.", ["كانت لها بنت وأخت في وارسو"]),
+])
+def test_arabic_clauses_joined_by_the_prefix_and(text, expected):
+    assert [f.text for _s, f in extract(text, "ar", "ماري كوري")] == expected

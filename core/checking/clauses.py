@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 
 from .rule_words import (
+    AR_PAST_VERBS,
+    AR_T_NOUNS,
     ARTICLES,
     AUXILIARIES,
     CLAUSE_OPENERS,
@@ -162,7 +164,22 @@ def _cuts(text: str, start: int, end: int, lang: str) -> list[Span]:
     if lang in ("ar", "fa", "ur"):
         for m in re.finditer(r"\s[،,]|[،]", text[start:end]):
             cuts.append((start + m.start(), start + m.end()))
+    if lang == "ar":
+        # "and" is a prefix there: "ولدت في وارسو ودرست الفيزياء" -> the clause opens at the verb
+        for m in re.finditer(r"(?<!\S)و(\w+)", text[start:end]):
+            if arabic_past_verb(m.group(1)):
+                cuts.append((start + m.start(), start + m.start() + 1))
     return cuts
+
+
+def arabic_past_verb(word: str) -> bool:
+    """A word after the prefix "و" that reads as a verb in the past: a common one (AR_PAST_VERBS), or
+    its feminine in "-ت" ("درست", "حصلت"); not a noun with the article, a plural in "-ات", or a
+    noun in "-ت" (AR_T_NOUNS)."""
+    if word in AR_PAST_VERBS or (word.endswith("ت") and word[:-1] in AR_PAST_VERBS):
+        return True
+    return (len(word) >= 4 and word.endswith("ت") and not word.startswith("ال") and not word.endswith("ات")
+            and word not in AR_T_NOUNS)
 
 
 def _next_cut(cuts: list[Span], after: int, end: int, current: int = -1) -> int:

@@ -46,7 +46,7 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "11"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "12"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);
@@ -62,7 +62,8 @@ class RuleExtractor(Stage):
                          #    ("Geboren in Warschau, studierte sie ...") too, the verb kept in its clause;
                          # 11: Chinese "于/在" go with the date they introduce, a verb after a place stays
                          #    with the date's fact; Turkish "ve" between two clauses that each end in a
-                         #    verb splits them, and a name with a case ending ("Paris'te") is no subject
+                         #    verb splits them, and a name with a case ending ("Paris'te") is no subject;
+                         # 12: Arabic "و" as a prefix of a verb in the past opens a clause ("ودرست ...")
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()

@@ -116,6 +116,12 @@ FINAL_VERB_SHAPES: dict[str, re.Pattern[str]] = {
     "tr": re.compile(r"\w{3,}(?:[dt][ıiuü](?:m|n|k|nız|niz|nuz|nüz|lar|ler|r|rlar|rler)?|m[ıiuü]ş(?:t[ıiuü]r)?(?:lar|ler)?|"
                      r"[ıiuü]?yor(?:du|lar|dı)?)$|(?:öldü|oldu|aldı|dedi|yedi|öldüler|oldular|aldılar)$"),
 }
+# Arabic writes "and" as a prefix ("ودرست": "and she studied"). Verbs of a life in the past (masculine;
+# the feminine adds "ت") after which the prefix opens a clause, and nouns in "ت" it does not.
+AR_PAST_VERBS = frozenset("""كان أصبح صار حصل درس عمل توفي ولد تزوج انتقل أسس كتب نشر فاز شارك عاد بدأ قام ترك
+تخرج التحق عين أنشأ ألف قاد حكم نال دخل سافر هاجر عاش أقام درّس ساهم أخرج مثل لعب غنى أطلق اكتشف اخترع
+أعلن أصدر ظهر توج انضم قدم ربح خسر مات قتل اغتيل سجن""".split())
+AR_T_NOUNS = frozenset("بنت أخت بيت وقت صوت موت زيت سبت تخت".split())
 # Languages that write a proper name's case ending after an apostrophe ("Paris'te", "Sorbonne'da"):
 # such a name opening a clause is no subject of its own.
 SUFFIXED_NAMES = {"tr"}

@@ -431,3 +431,19 @@ def test_chinese_dates_and_places_and_turkish_clauses(lang, text, expected):
 ])
 def test_arabic_clauses_joined_by_the_prefix_and(text, expected):
     assert [f.text for _s, f in extract(text, "ar", "ماري كوري")] == expected
+
+
+@pytest.mark.parametrize("lang,text,expected", [
+    # adjectives that share a noun: before, "Мария Кюри была польским" and "Marie Curie war eine polnische"
+    ("ru", "Мария Кюри была польским и французским физиком.",
+     ["Мария Кюри была польским физиком", "Мария Кюри была французским физиком"]),
+    ("de", "Marie Curie war eine polnische und französische Physikerin.",
+     ["Marie Curie war eine polnische Physikerin", "Marie Curie war französische Physikerin"]),
+    # a Russian clause after "и" opens with a verb of the past; else "и" joins nouns (before: "Она химию
+    # в Париже", a clause with no verb)
+    ("ru", "Она изучала физику и химию в Париже.", ["Она изучала физику", "Она изучала химию в Париже"]),
+    ("ru", "Она родилась в Варшаве и умерла во Франции.", ["Она родилась в Варшаве", "Она умерла во Франции"]),
+    ("ru", "Она была физиком и химиком.", ["Она была физиком", "Она была химиком"]),
+])
+def test_russian_and_german_adjectives_and_clauses(lang, text, expected):
+    assert [f.text for _s, f in extract(text, lang, "Marie Curie")] == expected

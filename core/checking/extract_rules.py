@@ -46,7 +46,7 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "12"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "13"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);
@@ -63,7 +63,9 @@ class RuleExtractor(Stage):
                          # 11: Chinese "于/在" go with the date they introduce, a verb after a place stays
                          #    with the date's fact; Turkish "ve" between two clauses that each end in a
                          #    verb splits them, and a name with a case ending ("Paris'te") is no subject;
-                         # 12: Arabic "و" as a prefix of a verb in the past opens a clause ("ودرست ...")
+                         # 12: Arabic "و" as a prefix of a verb in the past opens a clause ("ودرست ...");
+                         # 13: Russian and German adjectives in a list share its noun ("польским и
+                         #    французским физиком"); a Russian clause after "и" opens with an l-form verb
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()

@@ -6,6 +6,7 @@ import re
 
 from .clauses import Draft, Span, inside_quotes, n_words, trim, words_in
 from .rule_words import (
+    ADJECTIVE_SHAPES,
     ARTICLES,
     CJK_LIST,
     COPULAS,
@@ -141,8 +142,13 @@ def _item_drafts(text: str, a: int, b: int, boundary: int, items: list[Span], ta
         return None
     if n_words(text[items[-1][0]:items[-1][1]]) > MAX_ITEM_WORDS + 2:
         return None
+    noun = _shared_noun(text, items, lang)
     out = []
     for idx, (s, e) in enumerate(items):
+        if noun is not None and idx < len(items) - 1:
+            head = item_head(text, a, boundary, (s, e), lang) if idx > 0 else boundary
+            out.append(Draft([(a, head), (s, e), noun], carried, (a if idx == 0 else s, e)))
+            continue
         if lang in VERB_FINAL:
             segs = [(a, boundary), (s, e), tail]
             span = (a if idx == 0 else s, e)
@@ -152,6 +158,31 @@ def _item_drafts(text: str, a: int, b: int, boundary: int, items: list[Span], ta
             span = (a if idx == 0 else s, e if idx < len(items) - 1 else b)
         out.append(Draft(segs, carried, span))
     return out
+
+
+def _shared_noun(text: str, items: list[Span], lang: str) -> Span | None:
+    """The noun that adjectives in a list share ("польским и французским физиком", "polnische und
+    französische Physikerin"): every item before the last one adjective, the last an adjective and the
+    noun phrase it goes on with; the noun phrase's span, or None."""
+    shape = ADJECTIVE_SHAPES.get(lang)
+    last = words_in(text, *items[-1])
+    if shape is None or len(last) < 2 or not _adjective(last[0][0], shape, lang):
+        return None
+    for k, (s, e) in enumerate(items[:-1]):
+        ws = words_in(text, s, e)
+        if k == 0 and len(ws) == 2 and ws[0][0].lower() in ARTICLES:
+            ws = ws[1:]              # "eine polnische und französische Physikerin"
+        if len(ws) != 1 or not _adjective(ws[0][0], shape, lang):
+            return None
+    if lang == "de" and not last[1][0][:1].isupper():
+        return None                  # German nouns are capitalised: "polnische und französische Physikerin"
+    return last[1][1], items[-1][1]
+
+
+def _adjective(word: str, shape: re.Pattern[str], lang: str) -> bool:
+    if lang == "de" and not word[:1].islower():
+        return False
+    return shape.fullmatch(word.lower()) is not None
 
 
 def _item_boundary(text: str, v0: int, c0: int, lang: str, first_sep: int) -> int | None:

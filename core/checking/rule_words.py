@@ -84,6 +84,8 @@ VERB_SHAPES: dict[str, re.Pattern[str]] = {
     "ms": re.compile(r"(?:me|ber|di|ter)\w{3,}$"),        # meninggal, berpindah, dilahirkan, terpilih
     "ro": re.compile(r"^a\s+\w{2,}(?:at|it|ut|ât|ăt|s)$"),
     "ca": re.compile(r"(?!)"),
+    # Russian l-forms, reflexive too ("родилась", "училась")
+    "ru": re.compile(r"\w{2,}(?:л|ла|ло|ли)(?:ся|сь)?$"),
 }
 # Romance languages (no VERB_SHAPES: a clause there may open with any verb): when the word after a
 # coordinator is followed by a preposition (or "de"), it opens a clause only if it looks like a verb:
@@ -115,6 +117,14 @@ FINITE_SHAPES: dict[str, re.Pattern[str]] = {
 FINAL_VERB_SHAPES: dict[str, re.Pattern[str]] = {
     "tr": re.compile(r"\w{3,}(?:[dt][ıiuü](?:m|n|k|nız|niz|nuz|nüz|lar|ler|r|rlar|rler)?|m[ıiuü]ş(?:t[ıiuü]r)?(?:lar|ler)?|"
                      r"[ıiuü]?yor(?:du|lar|dı)?)$|(?:öldü|oldu|aldı|dedi|yedi|öldüler|oldular|aldılar)$"),
+}
+# Adjectives by their endings, where adjectives before a noun inflect with it: "была польским и
+# французским физиком" is two facts about a physicist ("польским физиком", "французским физиком"),
+# not "была польским". German: any lowercase word with an adjective ending, before a capitalised noun.
+ADJECTIVE_SHAPES: dict[str, re.Pattern[str]] = {
+    "ru": re.compile(r"\w{2,}(?:ский|ская|ское|ские|ским|ской|ских|скими|ского|скую|"
+                     r"ный|ная|ное|ные|ным|ной|ных|ными|ного|ную|ый|ий|ая|ое|ые|ым|им|ых|их|ого|его|ую)"),
+    "de": re.compile(r"\w{2,}(?:ische|ischer|isches|ischen|ischem|e|er|es|en|em)"),
 }
 # Arabic writes "and" as a prefix ("ودرست": "and she studied"). Verbs of a life in the past (masculine;
 # the feminine adds "ت") after which the prefix opens a clause, and nouns in "ت" it does not.

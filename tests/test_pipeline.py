@@ -426,6 +426,24 @@ def test_a_verifier_answer_outside_the_session_format_is_caught():
         fake_pipeline().set_human_label("s1f1", "maybe")
 
 
+def test_session_builder_keeps_facts_in_text_order_whatever_order_they_arrive_in():
+    """Sentences are checked side by side: a later sentence's facts may arrive first. The builder's
+    list (what the TUI shows while the run streams) was in arrival order, the finished session's in
+    text order, so the list reordered itself at the end (the builder test below failed on a loaded
+    machine)."""
+    from mfact.core.events import FactEvent
+    from mfact.core.pipeline.session_builder import SessionBuilder
+    from mfact.core.session import Entity, Fact
+
+    b = SessionBuilder.for_run(Entity("Marie Curie"), "en", model="m", seed=1)
+    b.apply(FactEvent(Fact("s2f1", "She won a prize", 2, (40, 55))))
+    b.apply(FactEvent(Fact("s1f2", "She studied in Paris", 1, (20, 38))))
+    b.apply(FactEvent(Fact("s1f1", "She was a physicist", 1, (0, 19))))
+    assert [f.id for f in b.session.facts] == ["s1f1", "s1f2", "s2f1"]
+    b.apply(FactEvent(Fact("s2f1", "She won a prize", 0, (0, 3))))           # a known fact moved
+    assert [f.id for f in b.session.facts] == ["s2f1", "s1f1", "s1f2"]
+
+
 def test_session_builder_rebuilds_the_run_and_keeps_labels_set_meanwhile():
     """The TUI's reducer: the events of a run fold into the same session the run ends with; a label
     set while it ran survives the adoption; labels read back from the store are taken in."""

@@ -8,6 +8,7 @@ through it the labels other windows set in the store.
 """
 from __future__ import annotations
 
+import bisect
 import copy
 from collections.abc import Mapping
 
@@ -23,6 +24,10 @@ STALE = "metrics-stale"     # the metrics must be recomputed with the human labe
 
 def fact_changed(fact_id: str) -> str:
     return "fact:" + fact_id
+
+
+def _text_order(f: Fact) -> tuple[int, int, int]:
+    return f.span[0], f.sentence, f.span[1]
 
 
 class SessionBuilder:
@@ -101,9 +106,14 @@ class SessionBuilder:
         """A new fact (pending), or new text and span for a known one."""
         old = self._facts.get(fact.id)
         if old is not None:
+            moved = (old.span, old.sentence) != (fact.span, fact.sentence)
             old.text, old.span, old.sentence = fact.text, fact.span, fact.sentence
+            if moved:
+                self.session.facts.sort(key=_text_order)
             return old
-        self.session.facts.append(fact)
+        # in text order, as the finished session keeps them (Session.sort_facts): facts of later
+        # sentences may arrive first when sentences are checked side by side
+        bisect.insort(self.session.facts, fact, key=_text_order)
         self._facts[fact.id] = fact
         return fact
 

@@ -89,7 +89,7 @@ def session_page(session: Session, budget: int = PAGE_BUDGET, metrics=None) -> s
     """The whole page of one session (`metrics`: `page_metrics(session)`, computed when None)."""
     s = session
     metrics = metrics or page_metrics(s)
-    plan = _Plan(facts=sorted(s.facts, key=lambda f: (f.span[0], f.sentence, f.span[1])))
+    plan = _Plan(facts=sorted(s.facts, key=lambda f: f.text_order))
     plan.drift = _drift_index(plan.facts, metrics.drift_point)
     plan.under = [(a, b) for a, b, _ in M.ns_spans(s.text, M.span_items(s.text, plan.facts))]
     head = _header(s, metrics) + _legend()

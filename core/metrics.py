@@ -412,7 +412,7 @@ def hallucination_rate(h_det: float, n_tokens: int, calibration: Calibration | N
 
 def labels_of(session: "Session") -> list[str | None]:
     """Effective labels in text order (human when set, else automatic, None while pending)."""
-    return [f.label for f in sorted(session.facts, key=lambda f: (f.span[0], f.sentence, f.span[1]))]
+    return [f.label for f in sorted(session.facts, key=lambda f: f.text_order)]
 
 
 def all_human(session: "Session") -> bool:

@@ -263,6 +263,11 @@ class Fact:
         return None
 
     @property
+    def text_order(self) -> tuple[int, int, int]:
+        """Where the fact stands in the text (its start, sentence, end): the order a session keeps."""
+        return self.span[0], self.sentence, self.span[1]
+
+    @property
     def disagrees(self) -> bool:
         return self.human is not None and self.auto is not None and self.human.label != self.auto.label
 
@@ -376,7 +381,7 @@ class Session:
         return {e.id: e for e in self.evidence}
 
     def sort_facts(self) -> None:
-        self.facts.sort(key=lambda f: (f.span[0], f.sentence, f.span[1]))
+        self.facts.sort(key=lambda f: f.text_order)
 
     def to_dict(self) -> dict:
         return {

@@ -24,9 +24,9 @@ from .rule_words import (
     PRONOUNS,
     QUOTES,
     SHAPE_NEEDS_CLITIC,
-    SUFFIXED_NAMES,
     VERB_PARTICLES,
     VERB_SHAPES,
+    case_suffixed,
     is_pronoun_in,
 )
 from .segment import CLOSERS, TERMINATORS
@@ -167,12 +167,12 @@ def _cuts(text: str, start: int, end: int, lang: str) -> list[Span]:
     if lang == "ar":
         # "and" is a prefix there: "ولدت في وارسو ودرست الفيزياء" -> the clause opens at the verb
         for m in re.finditer(r"(?<!\S)و(\w+)", text[start:end]):
-            if arabic_past_verb(m.group(1)):
+            if _arabic_past_verb(m.group(1)):
                 cuts.append((start + m.start(), start + m.start() + 1))
     return cuts
 
 
-def arabic_past_verb(word: str) -> bool:
+def _arabic_past_verb(word: str) -> bool:
     """A word after the prefix "و" that reads as a verb in the past: a common one (AR_PAST_VERBS), or
     its feminine in "-ت" ("درست", "حصلت"); not a noun with the article, a plural in "-ات", or a
     noun in "-ت" (AR_T_NOUNS)."""
@@ -250,7 +250,7 @@ def _has_own_subject(clause: str, lang: str) -> bool:
     if not ws:
         return False
     first = ws[0][0]
-    if lang in SUFFIXED_NAMES and re.search(r"\w['’]\w", clause[:len(first) + 4]):
+    if case_suffixed(first, lang):
         return False       # Turkish "Sorbonne'da ...": a name with a case ending is not the subject
     return is_pronoun_in(first, lang) or (first[:1].isupper() and first.lower() not in STOPWORDS and len(ws) > 2)
 

@@ -32,8 +32,8 @@ from .rule_words import (
     PRONOUNS,
     PRO_DROP,
     RELATIVES,
-    SUFFIXED_NAMES,
     V2_LANGS,
+    case_suffixed,
     is_pronoun_in,
 )
 from .textutil import STOPWORDS, content_tokens, words_with_offsets
@@ -183,7 +183,7 @@ def _subject(text: str, s0: int, e0: int, lang: str, entity: str) -> Span | None
         return fs, fe
     if first.lower() in PRONOUNS:
         return None          # an article or a verb here ("Il film", "O filme", "Es un actor")
-    if lang in SUFFIXED_NAMES and re.search(r"\w['’]\w", first):
+    if case_suffixed(first, lang):
         return None         # Turkish "Fransa'da yaşadı": a name with a case ending is no subject
     if first[:1].isupper() and first.lower() not in STOPWORDS:
         end = fe
@@ -210,11 +210,11 @@ def _split(text: str, s0: int, e0: int, lang: str, subject: str | None, subj_spa
     main: list[Span] = [(s0, e0)]
     extra: list[Piece] = []
     found_intro = _participle_intro(text, s0, lang, subject, subj_span)
-    intro = found_intro[0] if found_intro else None
-    if found_intro is not None and subj_span is not None:
+    intro = None
+    if found_intro is not None:
         # "Born in Warsaw, she ...": the phrase is a fact about the subject, the rest starts there
-        extra.append(found_intro[0])
-        s0 = found_intro[1]
+        intro, s0 = found_intro
+        extra.append(intro)
         main = [(s0, e0)]
     if subj_span is not None and subject is not None:
         found = _insertion(text, e0, lang, subject, subj_span[1])
@@ -272,9 +272,10 @@ def _participle_intro(text: str, s0: int, lang: str, subject: str | None,
     if subject is None or subj_span is None or subj_span[0] <= s0:
         return None
     comma = max(text.rfind(",", s0, subj_span[0]), text.rfind("，", s0, subj_span[0]))
-    if lang in V2_LANGS and comma > s0 and text[comma + 1:subj_span[0]].strip():
-        end = comma
-        rest = comma + 1 + len(text[comma + 1:subj_span[0]]) - len(text[comma + 1:subj_span[0]].lstrip())
+    between = text[comma + 1:subj_span[0]]
+    if lang in V2_LANGS and comma > s0 and between.strip():
+        end = comma                                         # the verb after the comma starts the rest
+        rest = subj_span[0] - len(between.lstrip())
         ok = _is_participle_phrase(words_with_offsets(text[s0:comma]))
     else:
         end = rest = subj_span[0]

@@ -111,9 +111,8 @@ FINITE_SHAPES: dict[str, re.Pattern[str]] = {
 # A finite verb at the end of a clause, in the verb-final languages whose coordinator also joins
 # noun phrases: Turkish "Varşova'da doğdu ve Paris'te öldü" is two clauses, each ending in its verb
 # (the past "-dı", the reported past "-mış", the present "-(I)yor", the copula "-dır", with person
-# endings), not a list
-# of two places sharing "öldü". The stem before the ending has 3+ letters ("ordu", the army, is no
-# verb), and a few verbs with a shorter one are listed.
+# endings), not a list of two places sharing "öldü". The stem before the ending has 3+ letters
+# ("ordu", the army, is no verb), and a few verbs with a shorter one are listed.
 FINAL_VERB_SHAPES: dict[str, re.Pattern[str]] = {
     "tr": re.compile(r"\w{3,}(?:[dt][ıiuü](?:m|n|k|nız|niz|nuz|nüz|lar|ler|r|rlar|rler)?|m[ıiuü]ş(?:t[ıiuü]r)?(?:lar|ler)?|"
                      r"[ıiuü]?yor(?:du|lar|dı)?)$|(?:öldü|oldu|aldı|dedi|yedi|öldüler|oldular|aldılar)$"),
@@ -135,6 +134,13 @@ AR_T_NOUNS = frozenset("بنت أخت بيت وقت صوت موت زيت سبت 
 # Languages that write a proper name's case ending after an apostrophe ("Paris'te", "Sorbonne'da"):
 # such a name opening a clause is no subject of its own.
 SUFFIXED_NAMES = {"tr"}
+
+
+def case_suffixed(word: str, lang: str) -> bool:
+    """A name with a case ending after an apostrophe, in SUFFIXED_NAMES ("Sorbonne'da"): not a subject."""
+    return lang in SUFFIXED_NAMES and re.search(r"\w['’]\w", word) is not None
+
+
 SHAPE_NEEDS_CLITIC = {"sr": {"je", "su", "se", "је", "су", "се"}}    # "umrla je", "studirao je"
 # a reflexive or a negation before the verb, in the VERB_SHAPES languages: the verb after it decides
 # ("a nie jednostek" is "and not of individuals", "a nie mogła" a clause; Catalan "i no lineal" a

@@ -554,7 +554,7 @@ def _life_range(text: str, values: list[Value]) -> list[Value]:
             holder = _holder_before(text, m.start())
             if not holder:
                 continue        # "(1969–1972)" after a common word: years of something, not a life
-            caseless = not _CASED_NAME.match(holder)
+            caseless = _caseless(holder)
             for i, rel in ((first[0], "born"), (second[0], "died")):
                 if out[i].rel is None or caseless:
                     out[i] = Value(**{**out[i].__dict__, "rel": rel, "holder": holder})
@@ -586,7 +586,7 @@ def _holder_before(text: str, at: int) -> str:
     if before:
         return before.group(1)
     tail = _CASELESS_BEFORE.search(text, max(0, at - NAME_TAIL), at)
-    if not tail or any(c.isupper() or c.islower() for c in tail.group(1)):
+    if not tail or not _caseless(tail.group(1)):
         return ""
     words = tail.group(1).split()
     if len(words) == 1:
@@ -622,11 +622,15 @@ def _subject_named(holder: str, entity: str) -> bool:
         return True
     # no spaces between words: the name is the end of the run before the parenthesis
     compact = lambda n: re.sub(r"[\s·・‧]+", "", n)  # noqa: E731
-    return bool(entity) and not _CASED_NAME.search(holder) and compact(holder).endswith(compact(entity))
+    return bool(entity) and _caseless(holder) and compact(holder).endswith(compact(entity))
+
+
+def _caseless(name: str) -> bool:
+    """Written in a script without capitals (Arabic, Chinese, Korean ...)."""
+    return not any(c.isupper() or c.islower() for c in name)
 
 
 _SENTENCE_CUT = re.compile(r"(?<=\w{4})\.\s")       # not after "St." or "D."
-_CASED_NAME = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω]")
 # letters (no digits, no punctuation but a name's middle dot) right before a parenthesis, caseless
 # (one way only to cut a run into words: a space between two, a dot inside one; no backtracking blow-up)
 _CASELESS_WORD = r"[^\W\d_]+(?:[·・‧][^\W\d_]+)*"

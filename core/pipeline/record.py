@@ -69,7 +69,7 @@ class Record:
         return MetricsEvent(copy.deepcopy(s.metrics), copy.deepcopy(s.checks))
 
     def ordered_facts(self) -> list[Fact]:
-        return sorted(self.session.facts, key=lambda f: (f.span[0], f.sentence, f.span[1]))
+        return sorted(self.session.facts, key=lambda f: f.text_order)
 
     def drift_stop(self) -> str | None:
         """When the labelled prefix (in text order) has drifted past the threshold: record the

@@ -26,10 +26,6 @@ def fact_changed(fact_id: str) -> str:
     return "fact:" + fact_id
 
 
-def _text_order(f: Fact) -> tuple[int, int, int]:
-    return f.span[0], f.sentence, f.span[1]
-
-
 class SessionBuilder:
     """A session being built from events. `passages` holds each fact's retrieved passages (best
     first, as retrieved); `metrics` / `checks` the latest figures the run sent."""
@@ -109,11 +105,11 @@ class SessionBuilder:
             moved = (old.span, old.sentence) != (fact.span, fact.sentence)
             old.text, old.span, old.sentence = fact.text, fact.span, fact.sentence
             if moved:
-                self.session.facts.sort(key=_text_order)
+                self.session.facts.sort(key=lambda f: f.text_order)
             return old
-        # in text order, as the finished session keeps them (Session.sort_facts): facts of later
+        # in text order (Fact.text_order), as the finished session keeps them: facts of later
         # sentences may arrive first when sentences are checked side by side
-        bisect.insort(self.session.facts, fact, key=_text_order)
+        bisect.insort(self.session.facts, fact, key=lambda f: f.text_order)
         self._facts[fact.id] = fact
         return fact
 

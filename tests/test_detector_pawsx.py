@@ -148,6 +148,43 @@ def test_paraphrase_mixes_draw_pawsx_paraphrases_without_bags(tmp_path, mix, lo,
     assert {ex.kind for ex in paws} == {"pawsx", "pawsx-x"} and all(ex.spans == [] for ex in paws)
 
 
+def test_v10_inserts_errors_into_human_paraphrases_at_the_changed_words(tmp_path):
+    """Mix v10: v9's shares, and some PAWS-X paraphrases carry an inserted error labelled at the
+    changed words (the rest stay supported, bags stay bags); v9 inserts none."""
+    rows = dd.load_pawsx(write_pawsx(tmp_path / "pawsx"))
+    arts = _articles()
+    pools = dd.Pools.build(arts).build_forms(arts)
+    assert dd.MIXES["v10"] == dd.MIX_V9 and dd.mix_pawsx_langs("v10") == dd.mix_pawsx_langs("v9")
+    drawn = {}
+    for mix in ("v9", "v10"):
+        rng = random.Random(3)
+        got = [dd.Generator(arts, pools, mix=mix, pawsx=rows).example(rng, kind="pawsx-para") for _ in range(300)]
+        drawn[mix] = [ex for ex in got if ex is not None]
+    assert all(ex.spans == [] and ex.kind in ("pawsx", "pawsx-x") for ex in drawn["v9"])
+    wrong = [ex for ex in drawn["v10"] if ex.spans]
+    assert 0.25 * 300 < len(wrong) < 0.5 * 300
+    for ex in wrong:
+        base, _dash, kind = ex.kind.rpartition("-")
+        assert base in ("pawsx", "pawsx-x") and kind in ("entity", "relation", "contradiction")
+        assert all(0 <= a < b <= len(ex.sentence) and ex.sentence[a:b].strip() for a, b in ex.spans)
+    assert any(ex.spans == [] for ex in drawn["v10"])
+
+
+def test_human_error_labels_only_the_changed_words():
+    arts = _articles()
+    pools = dd.Pools.build(arts)
+    text = "He was born in 1901 and died in 1950."
+    for seed in range(20):
+        got = dd.human_error(text, "en", pools, text, random.Random(seed))
+        assert got is not None
+        new, spans, kind = got
+        assert new != text and kind in ("entity", "relation", "contradiction") and spans
+        kept = new
+        for a, b in sorted(spans, reverse=True):
+            kept = kept[:a] + kept[b:]
+        assert set(kept.split()) <= set(text.split()) | {"."}, (new, spans)
+
+
 def test_dev_set_takes_held_out_pawsx_pairs_after_the_rest(tmp_path):
     folder = write_pawsx(tmp_path / "pawsx")
     held = dd.load_pawsx(folder, heldout=True)

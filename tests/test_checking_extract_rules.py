@@ -422,6 +422,24 @@ def test_chinese_dates_and_places_and_turkish_clauses(lang, text, expected):
 
 
 @pytest.mark.parametrize("text,expected", [
+    # rules 13 cut after "ise" and gave "Yazlar sıcak ve yağışlıdır" (summers are rainy: the text says
+    # winters) and "Yazlar kışlar ise ılık"; the clause opens at the topic before "ise"
+    ("Yazlar sıcak ve nemlidir, kışlar ise ılık ve yağışlıdır.",
+     ["Yazlar sıcak", "Yazlar nemlidir", "kışlar ise ılık", "kışlar ise yağışlıdır"]),
+    # the topic is the clause's subject (nothing carried) ...
+    ("Marie Curie fizikçiydi, kocası ise kimyagerdi.", ["Marie Curie fizikçiydi", "kocası ise kimyagerdi"]),
+    ("Marie Curie Varşova'da doğdu, Pierre Curie ise Paris'te doğdu.",
+     ["Marie Curie Varşova'da doğdu", "Pierre Curie ise Paris'te doğdu"]),
+    ("Babası öğretmendi annesi ise piyanist ve yazardı.", ["Babası öğretmendi", "annesi ise piyanist", "annesi ise yazardı"]),
+    # ... unless it is a place: then the subject goes on
+    ("İlin doğusunda Kastamonu, kuzeyinde ise Karadeniz bulunur.",
+     ["İlin doğusunda Kastamonu", "İlin kuzeyinde ise Karadeniz bulunur"]),
+])
+def test_turkish_topic_clauses_with_ise(text, expected):
+    assert [f.text for _s, f in extract(text, "tr", "Marie Curie")] == expected
+
+
+@pytest.mark.parametrize("text,expected", [
     # "and" is a prefix: before, "ودرست الفيزياء في باريس" stayed inside both halves of the sentence
     ("ولدت في وارسو عام 1867 ودرست الفيزياء في باريس.", ["ولدت في وارسو", "ولدت عام 1867", "درست الفيزياء في باريس"]),
     ("انتقل إلى باريس عام 1891 وتزوج من بيير كوري عام 1895.", ["انتقل إلى باريس عام 1891", "تزوج من بيير كوري عام 1895"]),

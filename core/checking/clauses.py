@@ -146,6 +146,12 @@ def _cuts(text: str, start: int, end: int, lang: str) -> list[Span]:
             cs, ce = m.start(), m.end()
             if lang not in ("zh", "th") and not (cs == 0 or text[cs - 1] in " ,，、،"):
                 continue
+            if lang == "tr" and m.group(0).lower() == "ise":
+                cs = ce = _topic_start(text, start, cs)     # "..., kışlar ise ...": before the topic
+                if cs <= start:
+                    continue
+                if text[cs - 1] == ",":
+                    cs -= 1
             cuts.append((cs, ce))
     part = phrase_regex(PARTICIPLES.get(lang, []))
     if part is not None:
@@ -182,6 +188,27 @@ def _arabic_past_verb(word: str) -> bool:
             and word not in AR_T_NOUNS)
 
 
+def _topic_start(text: str, start: int, ise: int) -> int:
+    """Where the topic that Turkish "ise" follows begins ("yazlar sıcak, kışlar ise ılık": "kışlar"):
+    after the last comma within the three words before it, else at the word before it."""
+    ws = words_in(text, start, ise)[-3:]
+    if not ws:
+        return start
+    comma = text.rfind(",", ws[0][1] - 2 if ws[0][1] - 2 > start else start, ise)
+    if comma >= 0:
+        return comma + 1
+    return ws[-1][1]
+
+
+_TR_PLACE_CASE = re.compile(r"n?[dt][ae]n?$")     # locative or ablative: "kuzeyinde", "Paris'ten"
+
+
+def _topic_clause(right: str) -> bool:
+    """A Turkish clause opening with a topic and "ise" ("kışlar ise ılık ve yağışlıdır")."""
+    ws = [w.lower() for w, _s, _e in words_with_offsets(right)[:4]]
+    return "ise" in ws[1:] and len(ws) >= 3
+
+
 def _next_cut(cuts: list[Span], after: int, end: int, current: int = -1) -> int:
     for cs, _ce in cuts:
         if cs >= after and cs > current:
@@ -193,6 +220,8 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
     """Whether a cut between `left` and `right` separates two clauses."""
     if sep.strip() in (";", "；", "؛"):
         return n_words(left) >= 2 and n_words(right) >= 2
+    if lang == "tr" and n_words(left) >= 2 and _topic_clause(right):
+        return True        # "yazlar sıcak ve nemli, kışlar ise ılık ve yağışlıdır": two topics, two clauses
     if lang in FINAL_VERB_SHAPES and n_words(left) >= 2 and n_words(right) >= 2 \
             and _ends_in_verb(left, lang) and _ends_in_verb(right, lang):
         return True        # "Fransa'da yaşadı ve orada öldü": each side ends in its own verb
@@ -250,6 +279,11 @@ def _has_own_subject(clause: str, lang: str) -> bool:
     if not ws:
         return False
     first = ws[0][0]
+    if lang == "tr" and _topic_clause(clause):
+        # "annesi ise piyanistti": the topic is the subject; "kuzeyinde ise ...": a place, not one
+        topic = [w for w, _s, _e in ws[:4]]
+        topic = topic[:[w.lower() for w in topic].index("ise")]
+        return not _TR_PLACE_CASE.search(topic[-1].lower())
     if case_suffixed(first, lang):
         return False       # Turkish "Sorbonne'da ...": a name with a case ending is not the subject
     return is_pronoun_in(first, lang) or (first[:1].isupper() and first.lower() not in STOPWORDS and len(ws) > 2)

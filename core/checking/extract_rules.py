@@ -46,7 +46,7 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "13"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "14"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);
@@ -66,6 +66,8 @@ class RuleExtractor(Stage):
                          # 12: Arabic "و" as a prefix of a verb in the past opens a clause ("ودرست ...");
                          # 13: Russian and German adjectives in a list share its noun ("польским и
                          #    французским физиком"); a Russian clause after "и" opens with an l-form verb
+                         # 14: Turkish "ise" opens its clause at the topic before it ("..., kışlar ise
+                         #    ılık ve yağışlıdır"), which is the clause's subject unless it is a place
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()

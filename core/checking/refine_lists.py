@@ -192,6 +192,9 @@ def _item_boundary(text: str, v0: int, c0: int, lang: str, first_sep: int) -> in
     ws = words_in(text, v0, first_sep)
     if not ws:
         return None
+    low = [w.lower() for w, _s, _e in ws]
+    if lang == "tr" and "ise" in low[:-1]:
+        return ws[low.index("ise")][2]     # "kışlar ise ılık ve yağışlıdır": the items follow the topic
     q = re.search(r"[\"“«„][^\"“”«»„]*[\"”»]?\s*$", text[v0:first_sep])
     if q is not None and q.start() > 0:
         return v0 + q.start()      # a quoted title is the first item

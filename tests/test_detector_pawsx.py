@@ -321,3 +321,43 @@ def test_pawsx_never_trains_a_held_out_language(tmp_path, monkeypatch):
     only_en = side_data(args, "v6", {"en", "pl"})        # the languages of the training articles
     assert only_en["pawsx"] and all(set(r["text"]) == {"en"} for r in only_en["pawsx"])
     assert any("de" in r["text"] for r in only_en["pawsx_held"])
+
+
+def test_extend_appends_a_clause_labelled_at_its_words():
+    src = "Marie Curie was born in 1867 in Warsaw and died in 1934."
+    other = "In 1903, the prize went to her husband, who taught at the Sorbonne for many years."
+    seen = set()
+    for seed in range(30):
+        new, spans = dd.extend(src, other, "en", random.Random(seed))
+        body = src[:-1]
+        assert new.startswith(body) and new.endswith(".")
+        marked = new[spans[0][0]:spans[-1][1]]
+        # the appended clause, and only it, is labelled: a non-initial clause of `other`
+        assert marked in other and spans[0][0] > len(body) and new[len(body):spans[0][0]] in (", ", " and ", "; ")
+        seen.add(new[len(body):spans[0][0]])
+    assert seen == {", ", " and ", "; "}
+    # no sentence end, or a clause too short: nothing made
+    assert dd.extend("Marie Curie", other, "en", random.Random(1)) is None
+    assert dd.extend(src, "Yes.", "en", random.Random(1)) is None
+    # spaceless scripts join with a full-width comma, labelled by character
+    new, spans = dd.extend("她出生于华沙。", "她的丈夫皮埃尔是一位物理学家", "zh", random.Random(2))
+    assert new == "她出生于华沙，她的丈夫皮埃尔是一位物理学家。" and new[spans[0][0]] == "她" and spans[0][0] == 7
+
+
+def test_v11_draws_extensions_with_the_source_in_the_evidence(tmp_path):
+    rows = dd.load_pawsx(write_pawsx(tmp_path / "pawsx"))
+    arts = _articles()
+    pools = dd.Pools.build(arts).build_forms(arts)
+    assert abs(sum(w for _k, w in dd.MIX_V11) - 1.0) < 1e-9 and dd.mix_uses("v11", "extension")
+    rng = random.Random(4)
+    drawn = [dd.Generator(arts, pools, mix="v11", pawsx=rows).example(rng) for _ in range(800)]
+    ext = [ex for ex in drawn if ex is not None and ex.kind == "extension"]
+    assert 0.04 * 800 < len(ext) < 0.13 * 800
+    for ex in ext:
+        assert ex.spans and ex.spans[-1][1] <= len(ex.sentence)
+        start = ex.spans[0][0]
+        # the sentence up to the clause is a copy of an evidence sentence; the clause is in none
+        head = ex.sentence[:start].rstrip(" ,;").removesuffix(" and").rstrip(" ,;")
+        clause = ex.sentence[start:ex.spans[-1][1]]
+        assert any(e.startswith(head) for e in ex.evidence), ex
+        assert not any(clause in e for e in ex.evidence), ex

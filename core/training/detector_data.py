@@ -578,12 +578,21 @@ MIX_V9 = (("kept", 0.08), ("paraphrase", 0.12), ("clause", 0.04), ("entity", 0.1
 # reversed relation or a negation is labelled at the changed words, so accepting other wording is
 # not accepting other facts
 MIX_V10 = MIX_V9
+# v11: v10 with `extension` (8%, from the copies and the whole invented or unverifiable sentences): a
+# supported sentence with a clause appended that the evidence does not hold ("Version 11 is sold under
+# the Scalix brand, which Microsoft distributes"), labelled at the clause. The detector gave such a
+# clause 0.08: its training had unsupported text only as whole sentences, so a sentence that opens as
+# a copy of the evidence read as supported to its end
+MIX_V11 = (("kept", 0.06), ("paraphrase", 0.11), ("clause", 0.04), ("entity", 0.16), ("relation", 0.07),
+           ("contradiction", 0.08), ("invented", 0.02), ("invented-topic", 0.02), ("unverifiable", 0.04),
+           ("extension", 0.08), ("xnli", 0.12), ("xnli-p", 0.07), ("vitc", 0.09), ("pawsx-para", 0.04))
 MIXES = {"v1": MIX_V1, "v2": MIX_V2, "v3": MIX_V3, "v4": MIX_V4, "v5": MIX_V5, "v6": MIX_V6, "v7": MIX_V7,
-         "v8": MIX_V8, "v9": MIX_V9, "v10": MIX_V10}
-MIX_PAWSX_LANGS = {"v7": ("en", "de", "es", "fr"), "v9": ("en", "de", "es", "fr"), "v10": ("en", "de", "es", "fr")}
+         "v8": MIX_V8, "v9": MIX_V9, "v10": MIX_V10, "v11": MIX_V11}
+MIX_PAWSX_LANGS = {"v7": ("en", "de", "es", "fr"), "v9": ("en", "de", "es", "fr"), "v10": ("en", "de", "es", "fr"),
+                   "v11": ("en", "de", "es", "fr")}
 # mixes that insert errors into human-written paraphrases (PAWS-X, VitaminC's supported claims, XNLI's
 # entailed hypotheses and translated premises), and the share of such examples that get one
-HUMAN_ERROR_MIXES = ("v10",)
+HUMAN_ERROR_MIXES = ("v10", "v11")
 HUMAN_ERRORS = 0.4
 
 
@@ -731,6 +740,8 @@ class Generator:
                     return None
             ev = pick_evidence(sent, a.sentences, rng, include=None)
             return Example(sent, units_spans(sent), ev, kind, a.lang, article=a.title)
+        if kind == "extension":
+            return self._extension(a, i, rng)
         if kind == "unverifiable":
             tt = _terms(src)
             near = {j for j, s in enumerate(a.sentences) if j == i or overlap(tt, _terms(s)) >= 0.5}
@@ -739,6 +750,34 @@ class Generator:
                 return None
             return Example(src, units_spans(src), ev, kind, a.lang, article=a.title)
         return None
+
+    def _extension(self, a: Article, i: int, rng: random.Random) -> Example | None:
+        """Sentence `i` with a clause appended that the evidence does not hold: from a sentence of
+        another article (30% of the time) or of the same article, every sentence sharing half its
+        content words then left out of the evidence; labelled at the clause's words."""
+        src = a.sentences[i]
+        exclude: set[int] = set()
+        if rng.random() < 0.3:
+            b = self.articles[rng.choice(self.by_lang[a.lang])]
+            if b.title == a.title:
+                return None
+            other = rng.choice(b.sentences)
+        else:
+            j = rng.randrange(len(a.sentences))
+            other = a.sentences[j]
+            to = _terms(other)
+            exclude = {x for x, s in enumerate(a.sentences) if x == j or overlap(to, _terms(s)) >= 0.5}
+            if i in exclude or len(to) < 2:
+                return None
+        got = extend(src, other, a.lang, rng)
+        if got is None:
+            return None
+        new, spans = got
+        ev = pick_evidence(src, a.sentences, rng, include=src, exclude=exclude)
+        tc = _terms(new[spans[0][0]:spans[-1][1]])
+        if not tc or any(overlap(tc, _terms(e)) >= 0.5 for e in ev):
+            return None        # the clause is said in the evidence after all (a shared sentence)
+        return Example(new, spans, ev, "extension", a.lang, article=a.title)
 
     def _error(self, kind: str, a: Article, src: str, rng: random.Random) -> Example | None:
         """An entity, relation or contradiction error inserted into `src` (or, from v2, sometimes
@@ -759,6 +798,44 @@ class Generator:
         if not spans:
             return None
         return Example(new, spans, ev, kind, a.lang, article=a.title)
+
+
+_JOINS = {"en": "and", "de": "und", "fr": "et", "es": "y", "ca": "i", "it": "e", "pt": "e", "ro": "și", "pl": "i",
+          "cs": "a", "sr": "и", "lt": "ir", "hu": "és", "fi": "ja", "tr": "ve", "id": "dan", "ms": "dan",
+          "vi": "và", "eu": "eta", "eo": "kaj", "la": "et", "ru": "и"}
+
+
+def extend(src: str, other: str, lang: str, rng: random.Random) -> tuple[str, list[tuple[int, int]]] | None:
+    """`src` with a clause of `other` appended (after a comma, the language's "and", or a semicolon;
+    "，" in spaceless scripts), and the spans of the appended words; None when `other` has no clause
+    of 3-20 words (6-40 characters in spaceless scripts) or `src` does not end a sentence."""
+    body = src.rstrip()
+    end = body[-1:] if body[-1:] in ".。!?！？" else ""
+    if not end:
+        return None
+    body = body[:-1].rstrip(" ,;，")
+    parts = [x.strip().rstrip(".。!?！？;,， ") for x in re.split(r"(?<=[,;，；])\s*|\s+\(|\)\s*", other) if x]
+    inner = [x for x in parts[1:] if len(x.split()) >= 3 or (lang in SPACELESS and len(x) >= 6)]
+    part = rng.choice(inner) if inner else other.strip().rstrip(".。!?！？;,， ")
+    if lang in SPACELESS:
+        if not 6 <= len(part) <= 40:
+            return None
+        glue = "，"
+    else:
+        if not 3 <= len(part.split()) <= 20:
+            return None
+        r = rng.random()
+        join = _JOINS.get(lang)
+        glue = f" {join} " if join and r < 0.4 else ", " if r < 0.8 else "; "
+        first = part.split()[0]
+        if first[:1].isupper() and (first[1:2].islower() or len(first) == 1):
+            if first.lower() in _FUNCTION_START or (len(first) <= 3 and lang != "de"):
+                part = part[:1].lower() + part[1:]
+            else:
+                glue = "; "       # a sentence's first word that may be a name keeps its capital
+    start = len(body) + len(glue)
+    new = body + glue + part + end
+    return new, [(a + start, b + start) for a, b in units(part)]
 
 
 def units_spans(text: str) -> list[tuple[int, int]]:

@@ -52,12 +52,12 @@ XNLI = Path(__file__).resolve().parents[2] / "shared" / "data" / "xnli-dev"
 
 
 def dev_examples(pickle_path: Path, per_lang: int, extra: int, xnli_n: int = 0,
-                 xnli_dir: Path = XNLI) -> list[dd.Example]:
+                 xnli_dir: Path = XNLI, extensions: bool = False) -> list[dd.Example]:
     arts, _rep = pickle.loads(pickle_path.read_bytes())
     _train, dev_a = dd.split_articles(arts)
     rows = dd.load_xnli_rows(xnli_dir, heldout=True) if xnli_n and xnli_dir.is_dir() else []
     return dd.dev_set(dev_a, dd.Pools.build(dev_a), per_lang=per_lang, extra=extra, xnli_rows=rows,
-                      xnli_n=xnli_n if rows else 0)
+                      xnli_n=xnli_n if rows else 0, extensions=extensions)
 
 
 def kind_of(ex: dd.Example) -> str:
@@ -158,12 +158,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="held-out XNLI items, as train_detector's --dev-xnli (with --extra: as many premises "
                          "against their translation); 0: none")
     ap.add_argument("--verifiers", default="offline", help="comma-separated verifiers, side by side")
+    ap.add_argument("--extensions", action="store_true",
+                    help="also --extra sentences a language with an unsupported clause appended (row 'extension')")
     ap.add_argument("--langs", default="", help="only these languages (comma-separated)")
     args = ap.parse_args(argv)
     path = articles_pickle(args.articles)
     if path is None:
         return 2
-    examples = dev_examples(path, args.per_lang, args.extra, args.xnli)
+    examples = dev_examples(path, args.per_lang, args.extra, args.xnli, extensions=args.extensions)
     if args.langs:
         keep = set(args.langs.split(","))
         examples = [ex for ex in examples if ex.lang in keep]

@@ -361,3 +361,15 @@ def test_v11_draws_extensions_with_the_source_in_the_evidence(tmp_path):
         clause = ex.sentence[start:ex.spans[-1][1]]
         assert any(e.startswith(head) for e in ex.evidence), ex
         assert not any(clause in e for e in ex.evidence), ex
+
+
+def test_dev_set_takes_extensions_last(tmp_path):
+    held = dd.load_pawsx(write_pawsx(tmp_path / "pawsx"), heldout=True)
+    arts = _articles()
+    pools = dd.Pools.build(arts)
+    base = dd.dev_set(arts, pools, per_lang=10, extra=2, pawsx_rows=held)
+    with_e = dd.dev_set(arts, pools, per_lang=10, extra=2, pawsx_rows=held, extensions=True)
+    assert [e.sentence for e in with_e[:len(base)]] == [e.sentence for e in base]
+    added = with_e[len(base):]
+    assert len(added) == 2 and all(e.kind == "extension" and e.spans for e in added)
+    assert dd.dev_set(arts, pools, per_lang=10, extensions=True) == dd.dev_set(arts, pools, per_lang=10)

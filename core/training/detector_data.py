@@ -1090,10 +1090,11 @@ def split_articles(articles: list[Article]) -> tuple[list[Article], list[Article
 
 def dev_set(dev_articles: list[Article], pools: Pools, per_lang: int, seed: int = 4242,
             xnli_rows: list | None = None, xnli_n: int = 0, extra: int = 0,
-            pawsx_rows: list | None = None) -> list[Example]:
+            pawsx_rows: list | None = None, extensions: bool = False) -> list[Example]:
     """A fixed corruption dev set: per language `per_lang` examples, every kind in turn; with
     `extra`, supported variants and translated premises after it, then (with `pawsx_rows`, the
-    held-out groups) 2 x `extra` PAWS-X pairs per PAWS-X language."""
+    held-out groups) 2 x `extra` PAWS-X pairs per PAWS-X language, then (`extensions`) `extra`
+    sentences with an unsupported clause appended per language."""
     rng = random.Random(seed)
     gen = Generator(dev_articles, pools)
     out: list[Example] = []
@@ -1124,6 +1125,17 @@ def dev_set(dev_articles: list[Article], pools: Pools, per_lang: int, seed: int 
     if extra and pawsx_rows:
         rng3, by_y = random.Random(seed + 2), pawsx_by_label(pawsx_rows)
         out.extend(pawsx_example(by_y, rng3) for _ in range(2 * extra * len(PAWSX_LANGS)))
+    if extra and extensions:      # last: the sets before stay as they were
+        rng4 = random.Random(seed + 3)
+        for lang in sorted(gen.by_lang):
+            made = 0
+            for _try in range(extra * 5):
+                ex = gen.example(rng4, kind="extension", art=rng4.choice(gen.by_lang[lang]))
+                if ex is not None:
+                    out.append(ex)
+                    made += 1
+                    if made == extra:
+                        break
     return out
 
 

@@ -69,7 +69,8 @@ def build(args):
     side = side_data(args, mix, {a.lang for a in train_a})
     gen = dd.Generator(train_a, pools, side["xnli"], mix=mix, vitc=side["vitc"], pawsx=side["pawsx"])
     dev = dd.dev_set(dev_a, dd.Pools.build(dev_a), per_lang=args.dev_per_lang, xnli_rows=side["xnli_held"],
-                     xnli_n=args.dev_xnli, extra=getattr(args, "dev_extra", 0), pawsx_rows=side["pawsx_held"])
+                     xnli_n=args.dev_xnli, extra=getattr(args, "dev_extra", 0), pawsx_rows=side["pawsx_held"],
+                     extensions=getattr(args, "dev_extensions", False))
     files = {p.name: p for p in (sorted(wiki.glob("wiki_references*.csv")) if wiki else [])}
     files.update(side["files"])
     info = {"articles": rep, "train_articles": len(train_a), "dev_articles": len(dev_a),
@@ -752,6 +753,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--dev-xnli", type=int, default=200)
     ap.add_argument("--dev-extra", type=int, default=0,
                     help="add N supported variants per language and translated premises to the dev set (reported apart)")
+    ap.add_argument("--dev-extensions", action="store_true",
+                    help="with --dev-extra N: N sentences a language with an unsupported clause appended, last")
     ap.add_argument("--mix", choices=sorted(dd.MIXES), default="v1",
                     help="training mix: v1 (the first weights'), v2 (adds supported variants, translated "
                          "premises), v3 (adds other word forms, VitaminC), v4 (adds PAWS-X), v5 (v4 without the PAWS-X swap bags), v6 (v3 with 5%% PAWS-X paraphrases), v7 (v6 with PAWS-X in en, de, es, fr only)")

@@ -127,6 +127,20 @@ def test_ir_rule_skips_function_words_and_reads_the_evidence(fact, context, expe
     assert is_about_someone_else(fact, "Marie Curie", context) is expected
 
 
+@pytest.mark.parametrize("fact,lang,expected", [
+    # German capitalises nouns: after an article the capital is no name (before: IR, and the fact
+    # about OpenMail was set aside unchecked)
+    ("eine Groupware-Lösung von Hewlett-Packard entwickelt wurde", "de", False),
+    ("Der Konzern stellte den Vertrieb 2001 ein.", "de", False),
+    # the same words in a language whose capitals mark names stay IR; a German name without article too
+    ("eine Groupware-Lösung von Hewlett-Packard entwickelt wurde", "", True),
+    ("Hewlett-Packard Enterprise stellte den Vertrieb 2001 ein.", "de", True),
+])
+def test_ir_rule_reads_german_nouns_after_an_article(fact, lang, expected):
+    context = "OpenMail ist eine Groupware für E-Mails und Kalendarien."
+    assert is_about_someone_else(fact, "OpenMail", context, lang) is expected
+
+
 def test_verify_pairs_cli(tmp_path, capsys):
     f = tmp_path / "pairs.jsonl"
     rows = [{"id": "a", "lang": "en", "claim": "She won the Nobel Prize in Physics in 1903.",

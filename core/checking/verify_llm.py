@@ -86,7 +86,7 @@ class LLMVerifier(VerifierBase):
 
     def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
         name = f"{self.name}/{self.version}"
-        if is_about_someone_else(fact, entity):
+        if is_about_someone_else(fact, entity, lang=lang):
             return Verdict("IR", 0.6, name, [], "the fact is about someone or something other than the entity")
         use = [p for p in passages if p.text and p.text.strip()][: self.k]
         prompt = build_prompt(fact, entity, use)

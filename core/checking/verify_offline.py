@@ -206,7 +206,7 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r12"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r13"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
@@ -222,14 +222,21 @@ RULES_VERSION = "r12"     # the rules and the lexical normalisation: a change re
 # r11: that rule moved into the slot checks, for every value the evidence lacks (slots._framed_value),
 # so it serves lite and slots too and gives a slot conflict with the evidence's value marked; r12: a
 # life range in full-width brackets, with a Korean tilde, or after a name in a script without capitals
-# (zh, ar, ko ...), and there the range's dates are the birth and the death whatever word follows)
+# (zh, ar, ko ...), and there the range's dates are the birth and the death whatever word follows;
+# r13: in German a capitalised word after an article is a noun, not the name of someone else (IR))
 
 
-def is_about_someone_else(fact: str, entity: str, context: str = "") -> bool:
+# German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")
+NOUN_CAPITALS = {"de", "lb"}
+GERMAN_ARTICLES = {"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines"}
+
+
+def is_about_someone_else(fact: str, entity: str, context: str = "", lang: str = "") -> bool:
     """Conservative IR rule: the fact starts with a proper noun that is not part of the entity's name,
     and mentions neither the entity (any name part) nor a pronoun. Cased scripts only. Leading
     function words are skipped ("Les véhicules ..."), and a capitalised first word that `context`
-    (the evidence) writes in lower case is a common word at the start of a sentence, not a name."""
+    (the evidence) writes in lower case is a common word at the start of a sentence, not a name. In
+    German (`lang`) a capitalised word after an article is a noun like any other."""
     if not fact or not entity or not _is_cased(fact):
         return False
     ws = [w for w, _s, _e in words_with_offsets(fact)]
@@ -247,6 +254,8 @@ def is_about_someone_else(fact: str, entity: str, context: str = "") -> bool:
         k += 1
     first = ws[k]
     if not first[:1].isupper() or first.lower() in ent:
+        return False
+    if lang in NOUN_CAPITALS and k > 0 and low[k - 1] in GERMAN_ARTICLES:
         return False
     if context and re.search(r"(?<!\w)" + re.escape(first.lower()) + r"(?!\w)", context):
         return False
@@ -274,8 +283,8 @@ def rule_verdicts(items: Sequence[tuple[str, str, str, Sequence[Evidence]]],
     indices left to the model."""
     out: list[Verdict | None] = [None] * len(items)
     todo: list[int] = []
-    for i, (fact, entity, _lang, passages) in enumerate(items):
-        if is_about_someone_else(fact, entity, " ".join(p.text for p in passages if p.text)):
+    for i, (fact, entity, lang, passages) in enumerate(items):
+        if is_about_someone_else(fact, entity, " ".join(p.text for p in passages if p.text), lang):
             out[i] = Verdict("IR", 0.6, name, [], "the fact is about someone or something other than the entity")
         elif not any(p.text and p.text.strip() for p in passages):
             out[i] = Verdict("NS", 0.5, name, [], "no evidence was found")

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..protocols import FactContext
-from .textutil import has_cyrillic, serbian_latin
+from .textutil import han_simplified, has_cyrillic, serbian_latin
 from .windows import lead_first, top_windows
 
 Words = list[tuple[int, int, float]]          # (start, end, p(hallucinated)) per word
@@ -129,6 +129,8 @@ class SentenceScorer:
             return []
         if lang == "sr":      # Serbian evidence in Cyrillic, a text in Latin letters: read both in Latin
             jobs = [(s, [serbian_latin(p) for p in ps] if not has_cyrillic(s) else ps) for s, ps in jobs]
+        if lang == "zh":      # traditional and simplified characters: both read simplified (same offsets)
+            jobs = [(han_simplified(s), [han_simplified(p) for p in ps]) for s, ps in jobs]
         wins = [[w.text for w in top_windows(s, list(ps), lang, k=self.k)] for s, ps in jobs]
         pairs = [(s, ws) for (s, _ps), ws in zip(jobs, wins)]
         scored = (det.score_tokens(pairs, project=self.project) if hasattr(det, "score_tokens")

@@ -105,6 +105,32 @@ def fold_script(word: str) -> str:
     return word if has_cyrillic(folded) else folded
 
 
+@functools.lru_cache(maxsize=1)
+def _t2s_table() -> dict[int, str]:
+    """Traditional -> simplified Chinese, one character for one (OpenCC's TSCharacters table, its
+    first candidate; phrases and one-to-many entries left out so that offsets stay valid); empty
+    when the table is not installed (then nothing is folded)."""
+    try:
+        table = resources.files("opencc").joinpath("dictionary", "TSCharacters.txt").read_text("utf-8")
+    except (ImportError, OSError, ValueError):
+        return {}
+    out: dict[int, str] = {}
+    for line in table.splitlines():
+        trad, _tab, simp = line.partition("\t")
+        simp = simp.split(" ")[0]
+        if len(trad) == 1 and len(simp) == 1 and trad != simp:
+            out[ord(trad)] = simp
+    return out
+
+
+def han_simplified(text: str) -> str:
+    """Chinese text with traditional characters written simplified, one for one: the same length and
+    offsets ("羅莎·帕克斯" -> "罗莎·帕克斯"). Chinese Wikipedia writes articles in either script and
+    mixes them; an answer in the other script reads as other words to E5 and the detector."""
+    table = _t2s_table()
+    return text.translate(table) if table else text
+
+
 _OTHER_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _SERBIAN_LATIN_TEXT = {**SERBIAN_LATIN, **{ord(chr(k).upper()): v[0].upper() + v[1:] for k, v in SERBIAN_LATIN.items()}}
 

@@ -223,7 +223,8 @@ RULES_VERSION = "r13"     # the rules and the lexical normalisation: a change re
 # so it serves lite and slots too and gives a slot conflict with the evidence's value marked; r12: a
 # life range in full-width brackets, with a Korean tilde, or after a name in a script without capitals
 # (zh, ar, ko ...), and there the range's dates are the birth and the death whatever word follows;
-# r13: in German a capitalised word after an article is a noun, not the name of someone else (IR))
+# r13: in German a capitalised word after an article is a noun, not the name of someone else (IR);
+# Chinese text and evidence read by the detector in simplified characters (textutil.han_simplified))
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")

@@ -440,6 +440,20 @@ def test_turkish_topic_clauses_with_ise(text, expected):
 
 
 @pytest.mark.parametrize("text,expected", [
+    # a clause after a comma that names its own subject gets none carried (before: "她这场运动持续了三年",
+    # "她该市当时属于俄罗斯帝国", "她此外她还创立了研究所")
+    ("她引发了抵制运动，这场运动持续了一年。", ["她引发了抵制运动", "这场运动持续了一年"]),
+    ("她出生于华沙，该市当时属于俄罗斯帝国。", ["她出生于华沙", "该市当时属于俄罗斯帝国"]),
+    ("她获得了诺贝尔奖，此外她还创立了研究所。", ["她获得了诺贝尔奖", "此外她还创立了研究所"]),
+    ("居里夫人出生于华沙，其父是一名教师。", ["居里夫人出生于华沙", "其父是一名教师"]),
+    # adverbs made with a demonstrative open no subject: the subject is carried as before
+    ("她获得了诺贝尔奖，这时已经四十岁。", ["她获得了诺贝尔奖", "她这时已经四十岁"]),
+])
+def test_chinese_clauses_with_their_own_subject(text, expected):
+    assert [f.text for _s, f in extract(text, "zh", "Marie Curie")] == expected
+
+
+@pytest.mark.parametrize("text,expected", [
     # "and" is a prefix: before, "ودرست الفيزياء في باريس" stayed inside both halves of the sentence
     ("ولدت في وارسو عام 1867 ودرست الفيزياء في باريس.", ["ولدت في وارسو", "ولدت عام 1867", "درست الفيزياء في باريس"]),
     ("انتقل إلى باريس عام 1891 وتزوج من بيير كوري عام 1895.", ["انتقل إلى باريس عام 1891", "تزوج من بيير كوري عام 1895"]),

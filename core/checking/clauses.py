@@ -200,6 +200,17 @@ def _topic_start(text: str, start: int, ise: int) -> int:
     return ws[-1][1]
 
 
+# Chinese and Cantonese clauses that name their own subject: a demonstrative with what it points at
+# ("这场运动", "该市", "嗰個城市"; not the adverbs "此外", "这时", "此后"), or a personal pronoun in the
+# first characters ("此外她还创立了研究所")
+_HAN_DEMONSTRATIVE = re.compile(r"(?:这|這|那|该|該|此|呢|嗰)(?![外时時后後前样樣里裡么麼])\w")
+_HAN_PRONOUN = re.compile(r"^\w{0,3}?(?:她|他|它|佢|其)")
+
+
+def _han_own_subject(clause: str) -> bool:
+    return bool(_HAN_DEMONSTRATIVE.match(clause) or _HAN_PRONOUN.match(clause))
+
+
 _TR_PLACE_CASE = re.compile(r"n?[dt][ae]n?$")     # locative or ablative: "kuzeyinde", "Paris'ten"
 
 
@@ -279,6 +290,8 @@ def _has_own_subject(clause: str, lang: str) -> bool:
     if not ws:
         return False
     first = ws[0][0]
+    if lang in ("zh", "yue"):
+        return _han_own_subject(clause.lstrip(" ，,"))
     if lang == "tr" and _topic_clause(clause):
         # "annesi ise piyanistti": the topic is the subject; "kuzeyinde ise ...": a place, not one
         topic = [w for w, _s, _e in ws[:4]]

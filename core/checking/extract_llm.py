@@ -127,7 +127,7 @@ class LLMExtractor(Stage):
                          # 9: and Chinese dates and places, Turkish clauses (rules 11);
                          # 10: and Arabic clauses joined by the prefix "و" (rules 12);
                          # 11: and Russian and German adjective lists, Russian clauses (rules 13)
-                         # 12: and Turkish topic clauses with "ise" (rules 14)
+                         # 12: and Turkish topic clauses with "ise", Chinese clauses' own subjects (rules 14)
 
     def __init__(self, generator: Generator, demos: dict[str, list[str]] | None = None,
                  max_tokens: int = 200, n_fixed: int = N_FIXED_DEMOS):

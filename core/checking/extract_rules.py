@@ -67,7 +67,9 @@ class RuleExtractor(Stage):
                          # 13: Russian and German adjectives in a list share its noun ("польским и
                          #    французским физиком"); a Russian clause after "и" opens with an l-form verb
                          # 14: Turkish "ise" opens its clause at the topic before it ("..., kışlar ise
-                         #    ılık ve yağışlıdır"), which is the clause's subject unless it is a place
+                         #    ılık ve yağışlıdır"), which is the clause's subject unless it is a place;
+                         #    a Chinese clause with a demonstrative or pronoun subject ("，这场运动...") has
+                         #    no subject carried
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()

@@ -33,6 +33,16 @@ def test_fact_words_in_the_facts_own_characters():
     assert not FactContext(SENT, 5, 5).valid() and not FactContext(SENT, 0, len(SENT) + 1).valid()
 
 
+def test_fact_words_finds_words_the_extractor_wrote_without_quotes_or_brackets():
+    sent = "Он написал романы «Война и мир» и «Братья Карамазовы» (1880)."
+    words = [(m.start(), m.end(), 0.8 if "Карамазов" in m.group() or "Братья" in m.group() else 0.1)
+             for m in re.finditer(r"\S+", sent)]
+    fact = "Он написал романы Война и мир и Братья Карамазовы 1880"      # as the extractor renders it
+    got = fact_words(fact, FactContext(sent, 0, len(sent)), words)
+    assert [fact[a:b] for a, b, _p in got] == fact.split()
+    assert [fact[a:b] for a, b, p in got if p > 0.5] == ["Братья", "Карамазовы"]
+
+
 def test_rejudge_rebuilds_the_contexts_the_streamed_run_gave():
     text = ("Ada Lovelace was born in 1815 in London. She worked with Charles Babbage on the Analytical "
             "Engine! Her notes, published in 1843, hold the first program? She died in 1852.")

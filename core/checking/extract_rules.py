@@ -69,7 +69,8 @@ class RuleExtractor(Stage):
                          # 14: Turkish "ise" opens its clause at the topic before it ("..., kışlar ise
                          #    ılık ve yağışlıdır"), which is the clause's subject unless it is a place;
                          #    a Chinese clause with a demonstrative or pronoun subject ("，这场运动...") has
-                         #    no subject carried
+                         #    no subject carried; a Russian masculine past without "-л" ("умер",
+                         #    "вырос", "ушёл") opens a clause after "и"
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()

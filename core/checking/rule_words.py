@@ -85,7 +85,8 @@ VERB_SHAPES: dict[str, re.Pattern[str]] = {
     "ro": re.compile(r"^a\s+\w{2,}(?:at|it|ut|ât|ăt|s)$"),
     "ca": re.compile(r"(?!)"),
     # Russian l-forms, reflexive too ("родилась", "училась")
-    "ru": re.compile(r"\w{2,}(?:л|ла|ло|ли)(?:ся|сь)?$"),
+    "ru": re.compile(r"\w{2,}(?:л|ла|ло|ли)(?:ся|сь)?$|(?:у|по|вы|за|с|до|при|)(?:мер|гиб|рос|стиг|мог|шёл|шел|вёз|вез|нёс|нес)(?:ся)?$|"
+                     r"(?:у|при|пере|на|во|произо|вы|за|до|от)шёл$|(?:у|при|пере|на|во|произо|вы|за|до|от)шел$"),
 }
 # Romance languages (no VERB_SHAPES: a clause there may open with any verb): when the word after a
 # coordinator is followed by a preposition (or "de"), it opens a clause only if it looks like a verb:

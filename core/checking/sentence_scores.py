@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..protocols import FactContext
+from .rule_words import QUOTES
 from .textutil import han_simplified, has_cyrillic, serbian_latin
 from .windows import lead_first, top_windows
 
@@ -42,14 +43,26 @@ def fact_words(fact: str, ctx: FactContext, words: Words) -> Words:
     cur = 0
     for a, b, p in inside:
         w = ctx.sentence[a:b]
+        if not w.strip():
+            continue
         i = fact.find(w, cur)
         if i < 0:
             i = fact.find(w)
-        if i < 0 or not w.strip():
+        if i < 0:
+            # the extractor drops quotes and brackets ("«Братья Карамазовы»." -> "Братья Карамазовы"):
+            # the word without them
+            w = w.strip(_WORD_EDGES)
+            i = fact.find(w, cur) if w else -1
+            if i < 0 and w:
+                i = fact.find(w)
+        if i < 0:
             continue
         out.append((i, i + len(w), p))
         cur = i + len(w)
     return out
+
+
+_WORD_EDGES = QUOTES + "'‘’‹›「」『』()[]{}（）【】.,;:!?。，；：！？、"
 
 
 class Read:

@@ -378,3 +378,29 @@ def test_a_wrong_place_or_date_against_a_hungarian_lead_is_a_conflict():
     assert reasons("Bartók Béla 1882. március 25-én született.") == ['"1882. március 25" vs "1881. március 25" (born)']
     assert reasons("Bartók Béla Nagyszentmiklóson született 1881. március 25-én.") == []
     assert reasons("Bartók Béla New Yorkban halt meg 1945-ben.") == []
+
+
+ARABIC_LEAD = ("نجيب محفوظ (11 ديسمبر 1911 - 30 أغسطس 2006) روائي مصري، وهو أول عربي حائز على جائزة نوبل في الأدب "
+               "عام 1988. ولد في حي الجمالية بالقاهرة. تعرض لمحاولة اغتيال عام 1994. توفي في القاهرة.")
+
+
+@pytest.mark.parametrize("fact, want", [
+    # before: the year that ends one sentence filled the slot of the birth or death word that opens the
+    # next ("1911" vs "1988" (born), "2006" vs "1994" (died)): right facts in conflict
+    ("نجيب محفوظ ولد عام 1911.", []),
+    ("توفي نجيب محفوظ عام 2006.", []),
+    # the life range still decides
+    ("نجيب محفوظ ولد عام 1915.", ['"1915" vs "11 ديسمبر 1911" (born)']),
+    ("توفي نجيب محفوظ عام 1994.", ['"1994" vs "30 أغسطس 2006" (died)']),
+])
+def test_a_year_at_the_end_of_one_sentence_fills_no_slot_of_the_next(fact, want):
+    rep = check_slots(fact, "ar", [(ARABIC_LEAD, "ar")], "نجيب محفوظ")
+    assert [c.reason() for c in rep.conflicts] == want
+
+
+def test_a_sentence_end_is_no_clause_break_inside_dates_and_abbreviations():
+    from mfact.core.checking.slots import text_values
+    got = {v.text: v.rel for v in text_values("She was born in St. Petersburg in 1867.", "en", "X").values}
+    assert got["1867"] == "born"
+    got = {v.text: v.rel for v in text_values("He won the prize in 1988. Born in Paris, he moved.", "en", "X").values}
+    assert got["1988"] != "born" and got["Paris"] == "born"

@@ -421,7 +421,17 @@ def _numbers(text: str, lang: str, taken: list[tuple[int, int]]) -> list[Value]:
 # --------------------------------------------------------------------------- relations and places
 
 
-_CLAUSE_BREAK = re.compile(r"[;:!?。；！？]|,\s|\s(?:and|et|und|y|e|i|и|ve|và|dan|και|и)\s|\)")
+_CLAUSE_BREAK = re.compile(r"[;:!?。；！？؛]|[,،]\s|\s(?:and|et|und|y|e|i|и|ve|và|dan|και|и)\s|\)")
+# a sentence's end: a period after a word or year of 4+ characters, before a word that is not lower
+# case ("... عام 1988. ولد في ...", "in 1988. Born in ..."; not "1881. március 25.", "St. Petersburg")
+_SENTENCE_END = re.compile(r"(?<=\w{4})\.\s+(?![a-zß-ÿа-яё\d])")
+
+
+def _breaks(text: str, a: int, b: int) -> bool:
+    """Whether text[a:b], the words between a value and a relation word, leave the clause."""
+    gap = text[a:b]
+    return (bool(_CLAUSE_BREAK.search(gap)) and not gap.strip().startswith("(")) or \
+        _SENTENCE_END.search(text, a, b) is not None
 
 
 def _keywords(lang: str, extra: Sequence[str] = ()) -> list[tuple[str, str]]:
@@ -502,16 +512,18 @@ def _assign(text: str, values: list[Value], hits: list[tuple[int, int, str]]) ->
             if v.start < s and text[s:e] in _SIGNS:
                 continue                # a birth or death sign speaks of what follows it
             if e <= v.start:
-                gap = text[e:v.start]
+                a, b = e, v.start
+                gap = text[a:b]
                 cost = _distance(gap)
             elif s >= v.end:
-                gap = text[v.end:s]
+                a, b = v.end, s
+                gap = text[a:b]
                 cost = _distance(gap) + 0.5
                 if _UNTIL.search(gap):
                     continue            # "from 1939 until his death": the start of something else
             else:
                 continue
-            if _CLAUSE_BREAK.search(gap) and not gap.strip().startswith("("):
+            if _breaks(text, a, b):
                 continue
             if cost > MAX_COST:
                 continue

@@ -224,7 +224,8 @@ RULES_VERSION = "r13"     # the rules and the lexical normalisation: a change re
 # life range in full-width brackets, with a Korean tilde, or after a name in a script without capitals
 # (zh, ar, ko ...), and there the range's dates are the birth and the death whatever word follows;
 # r13: in German a capitalised word after an article is a noun, not the name of someone else (IR);
-# Chinese text and evidence read by the detector in simplified characters (textutil.han_simplified))
+# Chinese text and evidence read by the detector in simplified characters (textutil.han_simplified);
+# a relation word takes no value across a sentence's end or an Arabic comma (slots._breaks))
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")

@@ -211,6 +211,7 @@ def _han_own_subject(clause: str) -> bool:
     return bool(_HAN_DEMONSTRATIVE.match(clause) or _HAN_PRONOUN.match(clause))
 
 
+COMMA_CLAUSE_LANGS = {"ru", "uk", "be"}     # ", и" joins clauses ("..., и у них было 13 детей")
 _TR_PLACE_CASE = re.compile(r"n?[dt][ae]n?$")     # locative or ablative: "kuzeyinde", "Paris'ten"
 
 
@@ -231,6 +232,9 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
     """Whether a cut between `left` and `right` separates two clauses."""
     if sep.strip() in (";", "；", "؛"):
         return n_words(left) >= 2 and n_words(right) >= 2
+    if lang in COMMA_CLAUSE_LANGS and sep.strip().lower() in ("и", "а", "но") and left.rstrip().endswith(",") \
+            and n_words(left) >= 2 and n_words(right) >= 2:
+        return True        # Russian puts a comma before "и" between clauses, never inside a list
     if lang == "tr" and n_words(left) >= 2 and _topic_clause(right):
         return True        # "yazlar sıcak ve nemli, kışlar ise ılık ve yağışlıdır": two topics, two clauses
     if lang in FINAL_VERB_SHAPES and n_words(left) >= 2 and n_words(right) >= 2 \
@@ -292,6 +296,8 @@ def _has_own_subject(clause: str, lang: str) -> bool:
     first = ws[0][0]
     if lang in ("zh", "yue"):
         return _han_own_subject(clause.lstrip(" ，,"))
+    if lang in COMMA_CLAUSE_LANGS and any(w.lower() in ("он", "она", "оно", "они") for w, _s, _e in ws[:3]):
+        return True        # "и там он написал роман"
     if lang == "tr" and _topic_clause(clause):
         # "annesi ise piyanistti": the topic is the subject; "kuzeyinde ise ...": a place, not one
         topic = [w for w, _s, _e in ws[:4]]

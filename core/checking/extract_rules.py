@@ -70,7 +70,7 @@ class RuleExtractor(Stage):
                          #    ılık ve yağışlıdır"), which is the clause's subject unless it is a place;
                          #    a Chinese clause with a demonstrative or pronoun subject ("，这场运动...") has
                          #    no subject carried; a Russian masculine past without "-л" ("умер",
-                         #    "вырос", "ушёл") opens a clause after "и"
+                         #    "вырос", "ушёл") opens a clause after "и", and ", и" always joins clauses
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()

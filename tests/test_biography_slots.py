@@ -404,3 +404,25 @@ def test_a_sentence_end_is_no_clause_break_inside_dates_and_abbreviations():
     assert got["1867"] == "born"
     got = {v.text: v.rel for v in text_values("He won the prize in 1988. Born in Paris, he moved.", "en", "X").values}
     assert got["1988"] != "born" and got["Paris"] == "born"
+
+
+RUSSIAN_LEAD = ("Лев Никола́евич Толсто́й (28 августа 1828, Ясная Поляна, Тульская губерния — 7 ноября 1910, станция "
+                "Астапово, Рязанская губерния) — один из наиболее известных русских писателей и мыслителей.")
+TURKISH_LEAD = "Mustafa Kemal Atatürk (1881, Selanik – 10 Kasım 1938, İstanbul), Türk mareşal ve devlet adamıdır."
+
+
+@pytest.mark.parametrize("lead, lang, entity, fact, want", [
+    # "date, place" halves, and a name written with its stress marks: before, no slot was filled (the
+    # holder was not read) and the wrong place of death passed
+    (RUSSIAN_LEAD, "ru", "Лев Толстой", "Лев Толстой умер в Москве.", ['"Москве" vs "Астапово" (died)']),
+    (RUSSIAN_LEAD, "ru", "Лев Толстой", "Лев Толстой умер в Астапово.", []),
+    (RUSSIAN_LEAD, "ru", "Лев Толстой", "Лев Толстой родился в 1829 году.", ['"1829" vs "28 августа 1828" (born)']),
+    (TURKISH_LEAD, "tr", "Mustafa Kemal Atatürk", "Mustafa Kemal Atatürk Ankara'da öldü.",
+     ['"Ankara\'da" vs "İstanbul" (died)']),
+    (TURKISH_LEAD, "tr", "Mustafa Kemal Atatürk", "Mustafa Kemal Atatürk İstanbul'da öldü.", []),
+])
+def test_a_life_range_with_the_place_after_the_date(lead, lang, entity, fact, want):
+    rep = check_slots(fact, lang, [(lead, lang)], entity)
+    assert [c.reason() for c in rep.conflicts] == want
+    if not want:
+        assert rep.agreed

@@ -571,21 +571,33 @@ def _life_range(text: str, values: list[Value]) -> list[Value]:
                 if out[i].rel is None or caseless:
                     out[i] = Value(**{**out[i].__dict__, "rel": rel, "holder": holder})
             for group, i, rel in ((1, first[0], "born"), (2, second[0], "died")):
-                out += _range_place(text, m.start(group), out[i], rel, holder)
+                out += _range_place(text, m.start(group), out[i], rel, holder, m.end(group))
     return sorted(out, key=lambda v: v.start)
 
 
 _PLACE_FIRST = re.compile(r"\s*([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-][\w'’.-]+){0,3}?)\s*,\s*$")
 
 
-def _range_place(text: str, start: int, date: Value, rel: str, holder: str) -> list[Value]:
-    """The place before a date in one half of a life range, "Place, date" ("Marie Curie (Varsovie,
+def _range_place(text: str, start: int, date: Value, rel: str, holder: str, end: int | None = None) -> list[Value]:
+    """The place in one half of a life range, before its date, "Place, date" ("Marie Curie (Varsovie,
     7 novembre 1867 – Passy, 4 juillet 1934)", "Bartók Béla (Nagyszentmiklós, 1881. március 25. –
-    New York, 1945. szeptember 26.)"): that birth's or death's place."""
+    New York, 1945. szeptember 26.)"), or after it up to the half's `end`, "date, Place[, region]"
+    (Russian and Turkish leads: "(28 августа 1828, Ясная Поляна, Тульская губерния — 7 ноября 1910,
+    станция Астапово, ...)", "(1881, Selanik – 10 Kasım 1938, İstanbul)"): that birth's or death's place."""
     m = _PLACE_FIRST.fullmatch(text, start, date.start)
-    if not m or not m.group(1)[:1].isupper() or _fold(m.group(1)) in _all_month_words():
+    if m and m.group(1)[:1].isupper() and _fold(m.group(1)) not in _all_month_words():
+        return [Value("place", m.start(1), m.end(1), m.group(1), rel=rel, holder=holder)]
+    if end is None:
+        return []
+    m = _RANGE_PLACE_AFTER.match(text, date.end, end)
+    if not m or _fold(m.group(1)) in _all_month_words():
         return []
     return [Value("place", m.start(1), m.end(1), m.group(1), rel=rel, holder=holder)]
+
+
+# after a date: ", " then at most one lower-case word ("станция") and a capitalised name of up to four
+# words, to the next comma or the end of the half
+_RANGE_PLACE_AFTER = re.compile(r"\s*,\s*(?:(?=[a-zß-ÿа-яё])\w+\s+)?([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-][\w'’.-]+){0,3}?)\s*(?:,|$)")
 
 
 def _holder_before(text: str, at: int) -> str:
@@ -649,7 +661,9 @@ _CASELESS_WORD = r"[^\W\d_]+(?:[·・‧][^\W\d_]+)*"
 _CASELESS_BEFORE = re.compile(rf"({_CASELESS_WORD}(?:[ \u200c]{_CASELESS_WORD})*)\s*$")
 CASELESS_HOLDER_WORDS = 4      # "العالمة ماري كوري (": the name is among the last words
 CASELESS_HOLDER_CHARS = 12     # "著名科学家玛丽·居里（": among the last characters
-_NAME_BEFORE = re.compile(r"([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.]*(?:[ \-](?:[a-z]{1,3}[ \-])?[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.]*)*)\s*$")
+# (a name's letters may carry combining marks: Russian leads write the stress, "Лев Никола́евич Толсто́й")
+_NAME_BEFORE = re.compile(r"([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.\u0300-\u036f]*(?:[ \-](?:[a-z]{1,3}[ \-])?"
+                          r"[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.\u0300-\u036f]*)*)\s*$")
 NAME_TAIL = 120                # characters before a life range searched for its holder's name
 _CAP_RUN = re.compile(r"(?<![\w'’-])([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-](?:(?:de|du|del|di|da|von|van|la|le|sur|am|an|upon|on)[ \-])?[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’-]*)*)")
 

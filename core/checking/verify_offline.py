@@ -225,7 +225,8 @@ RULES_VERSION = "r13"     # the rules and the lexical normalisation: a change re
 # (zh, ar, ko ...), and there the range's dates are the birth and the death whatever word follows;
 # r13: in German a capitalised word after an article is a noun, not the name of someone else (IR);
 # Chinese text and evidence read by the detector in simplified characters (textutil.han_simplified);
-# a relation word takes no value across a sentence's end or an Arabic comma (slots._breaks))
+# a relation word takes no value across a sentence's end or an Arabic comma (slots._breaks); a life
+# range's place after its date ("28 августа 1828, Ясная Поляна —"), and names with stress marks)
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")

@@ -453,6 +453,19 @@ def test_chinese_clauses_with_their_own_subject(text, expected):
     assert [f.text for _s, f in extract(text, "zh", "Marie Curie")] == expected
 
 
+@pytest.mark.parametrize("entity,text,expected", [
+    # a date with its comma is no clause: before, the fact "1955年12月1日" alone
+    ("罗莎·帕克斯", "1955年12月1日，她在公车上拒绝让座给白人。", ["她在公车上拒绝让座给白人 1955年12月1日"]),
+    # a date and what happened then is one: before, "她于1913年出生结婚" and "她出生，1932年结婚"
+    ("罗莎·帕克斯", "她于1913年出生，1932年结婚。", ["她于1913年出生", "她 1932年结婚"]),
+    # the entity's name in the other script is the subject, carried on (before: "2005年10月24日去世")
+    ("羅莎·帕克斯", "罗莎·帕克斯于1913年2月4日出生，2005年10月24日在纽约去世。",
+     ["罗莎·帕克斯于1913年2月4日出生", "罗莎·帕克斯 2005年10月24日去世", "罗莎·帕克斯在纽约去世"]),
+])
+def test_chinese_dates_that_open_a_clause_and_names_in_either_script(entity, text, expected):
+    assert [f.text for _s, f in extract(text, "zh", entity)] == expected
+
+
 @pytest.mark.parametrize("text,expected", [
     # "and" is a prefix: before, "ودرست الفيزياء في باريس" stayed inside both halves of the sentence
     ("ولدت في وارسو عام 1867 ودرست الفيزياء في باريس.", ["ولدت في وارسو", "ولدت عام 1867", "درست الفيزياء في باريس"]),

@@ -211,6 +211,10 @@ def _han_own_subject(clause: str) -> bool:
     return bool(_HAN_DEMONSTRATIVE.match(clause) or _HAN_PRONOUN.match(clause))
 
 
+# a Chinese or Japanese sentence that opens with a date and a comma: the date goes with the clause
+# ("1955年12月1日，她在公车上拒绝让座", not the fact "1955年12月1日")
+_HAN_DATE_ONLY = re.compile(r"(?:[于於在]\s*)?(?:公元\s*)?\d{1,4}\s*年(?:\s*\d{1,2}\s*月)?(?:\s*\d{1,2}\s*[日号號])?"
+                            r"(?:[初底末中])?(?:[时時])?")
 COMMA_CLAUSE_LANGS = {"ru", "uk", "be"}     # ", и" joins clauses ("..., и у них было 13 детей")
 _TR_PLACE_CASE = re.compile(r"n?[dt][ae]n?$")     # locative or ablative: "kuzeyinde", "Paris'ten"
 
@@ -230,6 +234,8 @@ def _next_cut(cuts: list[Span], after: int, end: int, current: int = -1) -> int:
 
 def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
     """Whether a cut between `left` and `right` separates two clauses."""
+    if lang in ("zh", "ja") and _HAN_DATE_ONLY.fullmatch(left.strip(" ，,、")):
+        return False
     if sep.strip() in (";", "；", "؛"):
         return n_words(left) >= 2 and n_words(right) >= 2
     if lang in COMMA_CLAUSE_LANGS and sep.strip().lower() in ("и", "а", "но") and left.rstrip().endswith(",") \
@@ -256,6 +262,9 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
         return low in EN_VERBS or (low.endswith("ed") and len(low) > 3) or (
             low.endswith("ing") and low not in NON_GERUNDS and len(low) > 5)
     if lang in ("zh", "ja", "th"):
+        date = _HAN_DATE_ONLY.match(right.strip(" ，,、")) if lang != "th" else None
+        if date and len(right.strip(" ，,、。")) - date.end() >= 2:
+            return True    # "她于1913年出生，1932年结婚": a date and what happened then
         return n_words(right) >= 3
     if low.replace("\u2019", "'") in CLAUSE_OPENERS.get(lang, ()) and len(rw) >= 2:
         return True        # "et a reçu ...", "ed è morto ...": a verb phrase, not a noun phrase

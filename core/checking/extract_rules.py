@@ -36,7 +36,7 @@ from .rule_words import (
     case_suffixed,
     is_pronoun_in,
 )
-from .textutil import STOPWORDS, content_tokens, words_with_offsets
+from .textutil import STOPWORDS, content_tokens, han_simplified, words_with_offsets
 
 __all__ = ["PRONOUNS", "RuleExtractor"]
 
@@ -69,7 +69,9 @@ class RuleExtractor(Stage):
                          # 14: Turkish "ise" opens its clause at the topic before it ("..., kışlar ise
                          #    ılık ve yağışlıdır"), which is the clause's subject unless it is a place;
                          #    a Chinese clause with a demonstrative or pronoun subject ("，这场运动...") has
-                         #    no subject carried; a Russian masculine past without "-л" ("умер",
+                         #    no subject carried, a date and its comma open no clause, a date after the
+                         #    comma opens one, the entity's name in either script is the subject;
+                         #    a Russian masculine past without "-л" ("умер",
                          #    "вырос", "ушёл") opens a clause after "и", and ", и" always joins clauses
 
     def __init__(self) -> None:
@@ -200,8 +202,10 @@ def _subject(text: str, s0: int, e0: int, lang: str, entity: str) -> Span | None
         if end == fe and lang in PRO_DROP and len(words) > 1 and words[1][0][:1].islower():
             return None     # "Está situada ...": a verb, the subject is dropped
         return fs, end
-    # a caseless script: the entity's name anywhere at the start of the sentence
-    if entity and text[s0:].startswith(entity):
+    # a caseless script: the entity's name at the start of the sentence (in Chinese in either script:
+    # "罗莎·帕克斯" for the article "羅莎·帕克斯")
+    if entity and (text[s0:].startswith(entity) or
+                   (lang == "zh" and han_simplified(text[s0:s0 + len(entity)]) == han_simplified(entity))):
         return s0, s0 + len(entity)
     return None
 

@@ -262,8 +262,9 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
         return low in EN_VERBS or (low.endswith("ed") and len(low) > 3) or (
             low.endswith("ing") and low not in NON_GERUNDS and len(low) > 5)
     if lang in ("zh", "ja", "th"):
-        date = _HAN_DATE_ONLY.match(right.strip(" ，,、")) if lang != "th" else None
-        if date and len(right.strip(" ，,、。")) - date.end() >= 2:
+        rest = right.strip(" ，,、。")
+        date = _HAN_DATE_ONLY.match(rest) if lang != "th" else None
+        if date and len(rest) - date.end() >= 2:
             return True    # "她于1913年出生，1932年结婚": a date and what happened then
         return n_words(right) >= 3
     if low.replace("\u2019", "'") in CLAUSE_OPENERS.get(lang, ()) and len(rw) >= 2:

@@ -512,19 +512,17 @@ def _assign(text: str, values: list[Value], hits: list[tuple[int, int, str]]) ->
             if v.start < s and text[s:e] in _SIGNS:
                 continue                # a birth or death sign speaks of what follows it
             if e <= v.start:
-                a, b = e, v.start
-                gap = text[a:b]
-                cost = _distance(gap)
+                a, b, after = e, v.start, False
             elif s >= v.end:
-                a, b = v.end, s
-                gap = text[a:b]
-                cost = _distance(gap) + 0.5
-                if _UNTIL.search(gap):
-                    continue            # "from 1939 until his death": the start of something else
+                a, b, after = v.end, s, True
             else:
                 continue
+            gap = text[a:b]
+            if after and _UNTIL.search(gap):
+                continue                # "from 1939 until his death": the start of something else
             if _breaks(text, a, b):
                 continue
+            cost = _distance(gap) + (0.5 if after else 0.0)
             if cost > MAX_COST:
                 continue
             if best is None or cost < best[0]:

@@ -440,6 +440,59 @@ def test_turkish_topic_clauses_with_ise(text, expected):
 
 
 @pytest.mark.parametrize("text,expected", [
+    # Turkish puts the verb last: a "ve" whose left side ends in no verb joins noun phrases or
+    # subordinate clauses. Rules 14 cut there and gave "İstifa yasama yürütme" and "yargı arasındaki ..."
+    ("Rusya'nın yasama, yürütme ve yargı arasındaki güç dengesinin değişeceğini belirtti.",
+     ["Rusya'nın yasama, yürütme ve yargı arasındaki güç dengesinin değişeceğini belirtti"]),
+    ("Grubun müziği metal, folk, hard rock ve klasik müzik gibi tarzlardan ilham alır.",
+     ["Grubun müziği metal ilham alır", "Grubun folk ilham alır", "Grubun hard rock ilham alır",
+      "Grubun klasik müzik gibi tarzlardan ilham alır"]),
+    # ... clauses that end in a verb the shapes know are still two facts: short stems, the aorist
+    # passive, a copula after a name's apostrophe
+    ("Marie Curie teklifi kabul etti ve Paris'e döndü.", ["Marie Curie teklifi kabul etti", "Marie Curie Paris'e döndü"]),
+    ("Marie Curie sık sık anılır ve hayatı filmlere konu olur.",
+     ["Marie Curie sık sık anılır", "Marie Curie hayatı filmlere konu olur"]),
+    ("En kararlı izotopu 262Lr'dir ve yarılanma süresi yaklaşık 4 saattir.",
+     ["En kararlı izotopu 262Lr'dir", "yarılanma süresi yaklaşık 4 saattir"]),
+])
+def test_turkish_ve_needs_a_verb_on_its_left(text, expected):
+    assert [f.text for _s, f in extract(text, "tr", "Marie Curie")] == expected
+
+
+@pytest.mark.parametrize("lang,entity,text,expected", [
+    # German: "und" before a preposition with no verb after it shares the verb before it (rules 14 gave
+    # "Seit seit 1996 Mitglied der ..."); "und" before a date and a verb opens a clause (rules 14 gave
+    # "Von 1991 bis 1996 war er 1997/98 erhielt er ein Guggenheim-Stipendium")
+    ("de", "Sergiu Klainerman",
+     "Seit 2005 ist er Mitglied der National Academy of Sciences und seit 1996 Mitglied der American Academy of Arts &"
+     " Sciences.",
+     ["Seit 2005 ist er Mitglied der National Academy of Sciences und seit 1996 Mitglied der American Academy of Arts & "
+      "Sciences"]),
+    ("de", "Sergiu Klainerman", "Von 1991 bis 1996 war er MacArthur Fellow, und 1997/98 erhielt er ein Guggenheim-Stipendium.",
+     ["Von 1991 bis 1996 war er MacArthur Fellow", "1997/98 erhielt er ein Guggenheim-Stipendium"]),
+    ("de", "Albert Einstein", "Er wurde in Ulm geboren und starb 1955 in Princeton.",
+     ["Er wurde in Ulm geboren", "Er starb 1955 in Princeton"]),
+    # a German relative clause ends in its verb: ", die höchste Auszeichnung der Mathematik" is an
+    # apposition (rules 14: "die Fields-Medaille verliehen höchste Auszeichnung der Mathematik")
+    ("de", "Sergiu Klainerman", "Außerdem wurde ihm 2010 die Fields-Medaille verliehen, die höchste Auszeichnung der Mathematik.",
+     ["Außerdem wurde ihm 2010 die Fields-Medaille verliehen, die höchste Auszeichnung der Mathematik"]),
+    # an example between commas before the predicate: the clause without it, and the example with the
+    # predicate (rules 14: "Seine Keyboardsoli", "Seine das Klavierintro ...", "Seine prägten ...")
+    ("de", "Tony Banks", "Seine Keyboardsoli, wie das Klavierintro von Firth of Fifth, prägten den Sound der Band.",
+     ["Seine Keyboardsoli prägten den Sound der Band", "das Klavierintro von Firth of Fifth prägten den Sound der Band"]),
+    ("en", "Tony Banks", "His keyboard solos, such as the piano intro of Firth of Fifth, shaped the sound of the band.",
+     ["His keyboard solos shaped the sound of the band", "the piano intro of Firth of Fifth shaped the sound of the band"]),
+    ("fr", "Tony Banks", "Ses solos, comme l'introduction de Firth of Fifth, ont marqué le son du groupe.",
+     ["Ses solos ont marqué le son du groupe", "l'introduction de Firth of Fifth ont marqué le son du groupe"]),
+    # ... not a clause with its verb before the example, nor a list of examples
+    ("en", "Marie Curie", "She studied several subjects, such as physics and chemistry, at the Sorbonne.",
+     ["She studied several subjects", "She studied physics", "She studied chemistry", "She studied at the Sorbonne"]),
+])
+def test_german_clauses_and_examples_between_commas(lang, entity, text, expected):
+    assert [f.text for _s, f in extract(text, lang, entity)] == expected
+
+
+@pytest.mark.parametrize("text,expected", [
     # a clause after a comma that names its own subject gets none carried (before: "她这场运动持续了三年",
     # "她该市当时属于俄罗斯帝国", "她此外她还创立了研究所")
     ("她引发了抵制运动，这场运动持续了一年。", ["她引发了抵制运动", "这场运动持续了一年"]),

@@ -141,6 +141,21 @@ def test_ir_rule_reads_german_nouns_after_an_article(fact, lang, expected):
     assert is_about_someone_else(fact, "OpenMail", context, lang) is expected
 
 
+@pytest.mark.parametrize("fact,lang,expected", [
+    # rules r13 read the connective as a name ("Ancak En ..."), so a fact with a swapped actor
+    # ("Freddie Mercury'yi") was IR and never checked
+    ("Ancak En İyi Erkek Oyuncu dalındaki Altın Küre Ödülü'nü Rocketman filmiyle kazandı.", "tr", False),
+    ("However Golden Globe voters gave the award to Rocketman.", "en", False),
+    ("Однако Золотой глобус получил фильм Rocketman.", "ru", False),
+    # a name after the connective is still someone else's
+    ("Ancak Hugh Jackman En İyi Erkek Oyuncu ödülünü kazandı.", "tr", True),
+])
+def test_ir_rule_skips_a_connective_opening_the_fact(fact, lang, expected):
+    context = ("Taron Egerton Galli bir aktördür. Rocketman filminde Elton John'u canlandırdı; bu rol ona En İyi "
+               "Erkek Oyuncu dalında Altın Küre Ödülü'nü kazandırdı. Golden Globe, Золотой глобус.")
+    assert is_about_someone_else(fact, "Taron Egerton", context, lang) is expected
+
+
 def test_verify_pairs_cli(tmp_path, capsys):
     f = tmp_path / "pairs.jsonl"
     rows = [{"id": "a", "lang": "en", "claim": "She won the Nobel Prize in Physics in 1903.",

@@ -12,8 +12,13 @@ from .rule_words import (
     AUXILIARIES,
     CLAUSE_OPENERS,
     COORDINATORS,
+    DE_CLAUSE_PRONOUNS,
+    DE_FINITE,
+    DE_NOT_VERBS,
+    DE_WEAK_PAST,
     EN_VERBS,
     FINITE_AFTER,
+    FINAL_COPULA_AFTER_NAME,
     FINAL_VERB_SHAPES,
     FINITE_SHAPES,
     HAN_KANA,
@@ -246,6 +251,10 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
     if lang in FINAL_VERB_SHAPES and n_words(left) >= 2 and n_words(right) >= 2 \
             and _ends_in_verb(left, lang) and _ends_in_verb(right, lang):
         return True        # "Fransa'da yaşadı ve orada öldü": each side ends in its own verb
+    if lang in FINAL_VERB_SHAPES and not _ends_in_verb(left, lang):
+        # the verb comes last: a left side without one is a noun phrase or a subordinate clause
+        # ("yasama, yürütme ve yargı arasındaki ...", "... yapılacağını ve ... değişeceğini belirtti")
+        return False
     if n_words(left) < MIN_CLAUSE_WORDS or n_words(right) < MIN_CLAUSE_WORDS - 1:
         return False
     rw = words_with_offsets(right)
@@ -253,6 +262,10 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
         return False
     first = rw[0][0]
     low = first.lower()
+    if lang == "de" and (first[:1].isdigit() or low in PREPOSITIONS["de"]):
+        # "und 1997/98 erhielt er ...": a date, then the verb; "und seit 1996 Mitglied der ...": no verb,
+        # the words share the one before
+        return _german_clause([w for w, _s, _e in rw[1:4]])
     if is_pronoun_in(first, lang):
         return True
     if lang == "en":
@@ -281,9 +294,27 @@ def _clause_pair(left: str, right: str, lang: str, sep: str) -> bool:
     return n_words(right) >= MIN_CLAUSE_WORDS
 
 
+def _german_clause(first: list[str]) -> bool:
+    """Whether words after a German coordinator open a clause of their own: a finite verb or a
+    subject pronoun among the first of them (rule_words.DE_FINITE)."""
+    for w in first:
+        low = w.lower()
+        if low in DE_CLAUSE_PRONOUNS or low in DE_FINITE:
+            return True
+        if w[:1].islower() and DE_WEAK_PAST.match(low) and not DE_NOT_VERBS.match(low):
+            return True
+    return False
+
+
 def _ends_in_verb(clause: str, lang: str) -> bool:
     ws = words_with_offsets(clause)
-    return bool(ws) and ws[-1][0][:1].islower() and FINAL_VERB_SHAPES[lang].fullmatch(ws[-1][0].lower()) is not None
+    if not ws:
+        return False
+    last = ws[-1][0]
+    after_name = FINAL_COPULA_AFTER_NAME.get(lang)
+    if after_name is not None and after_name.search(last):
+        return True
+    return last[:1].islower() and FINAL_VERB_SHAPES[lang].fullmatch(last.lower()) is not None
 
 
 def _list_item(left: str, rw: list[Word], lang: str) -> bool:

@@ -117,7 +117,7 @@ class LLMExtractor(Stage):
     """FActScore-style few-shot extraction with any Generator; rules as the fallback."""
 
     name = "llm"
-    version = "12"       # 2: sentences that decline, and facts about the model's input, hold no claim;
+    version = "13"       # 2: sentences that decline, and facts about the model's input, hold no claim;
                          # 3: the same phrases in the first person plural and more of the input's names;
                          # 4: its fallback, the rules, split more clauses (rules 6);
                          # 5: and read an opening participle phrase (rules 7);
@@ -128,6 +128,8 @@ class LLMExtractor(Stage):
                          # 10: and Arabic clauses joined by the prefix "و" (rules 12);
                          # 11: and Russian and German adjective lists, Russian clauses (rules 13)
                          # 12: and Turkish topic clauses with "ise", Chinese clauses' own subjects (rules 14)
+                         # 13: and Turkish "ve" between noun phrases, German clauses, examples between
+                         #     commas (rules 15)
 
     def __init__(self, generator: Generator, demos: dict[str, list[str]] | None = None,
                  max_tokens: int = 200, n_fixed: int = N_FIXED_DEMOS):

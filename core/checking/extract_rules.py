@@ -46,7 +46,7 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "14"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "15"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);
@@ -73,6 +73,12 @@ class RuleExtractor(Stage):
                          #    comma opens one, the entity's name in either script is the subject;
                          #    a Russian masculine past without "-л" ("умер",
                          #    "вырос", "ушёл") opens a clause after "и", and ", и" always joins clauses
+                         # 15: Turkish "ve" with no verb at the end of its left side joins no clauses
+                         #    ("yasama, yürütme ve yargı arasındaki ..."); more verb ends (aorist, passive);
+                         #    German "und" before a preposition opens a clause only with a verb, before a
+                         #    date only with one ("und 1997/98 erhielt er"); a German relative clause ends
+                         #    in a lowercase verb; an example between commas before the predicate ("His
+                         #    solos, such as X, shaped ...") gives the clause without it and the example
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()

@@ -20,21 +20,27 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .clauses import Draft, Piece, Span, coordinate, is_pronoun, n_words, trim, words_in
+from .clauses import Draft, Piece, Span, coordinate, is_pronoun, n_words, phrase_regex, trim, words_in
 from .refine_lists import item_head, np_list, split_items
 from .refine_phrases import date_place, demonym, pp_split
 from .rule_words import (
     ARTICLES,
+    AUXILIARIES,
+    CLAUSE_OPENERS,
+    COPULAS,
     DETERMINERS,
     EN_PARTICIPLE_HEADS,
     GERUND,
     INCLUDING,
+    LIST_CONJ,
+    MAX_ITEM_WORDS,
     MAX_REFINE_CHARS,
     NON_GERUNDS,
     PARTICIPLES,
     PREPOSITIONS,
     PRONOUNS,
     RELATIVES,
+    V2_LANGS,
     VERB_FINAL,
 )
 
@@ -129,6 +135,9 @@ class ClauseRefiner:
                 return None
         if n_words(text[k1:b]) < 1:
             return None
+        inserted = _inserted_examples(text, a, b, k0, k1, lang)
+        if inserted is not None:
+            return inserted
         items = split_items(text, k1, b, lang) or [(k1, b)]
         head_end = _head_end(text, verb_start, k0, lang, m.group(0).lower() in _EXAMPLE_WORDS)
         bare = Clause(text, lang, None, None)
@@ -142,6 +151,33 @@ class ClauseRefiner:
 
 
 _AS_WORDS = {"like", "como", "comme", "come", "wie"}
+
+
+def _inserted_examples(text: str, a: int, b: int, k0: int, k1: int, lang: str) -> list[Draft] | None:
+    """"His solos, such as the intro of Firth of Fifth, shaped the band's sound": an example between
+    commas before the predicate, not a list running to the clause's end. Two facts: the clause without
+    the insertion, and the example with the predicate. None when it is no such insertion (no comma
+    before the keyword, no single example closed by a comma, a predicate of fewer than two words)."""
+    if lang in VERB_FINAL:
+        return None
+    before = text.rfind(",", a, k0)
+    if before < 0 or text[before + 1:k0].strip():
+        return None
+    head = words_in(text, a, before)
+    verbs = COPULAS | AUXILIARIES | CLAUSE_OPENERS.get(lang, set())
+    if not head or len(head) > 5 or is_pronoun(head[0][0]) or any(w.lower() in verbs for w, _s, _e in head):
+        return None        # "She studied several subjects, such as ...", "algunas son patentadas, como ...": a clause
+    close = text.find(",", k1, b)
+    if close < 0 or n_words(text[k1:close]) < 1 or n_words(text[close + 1:b]) < 2:
+        return None
+    # "such as A, B and C" is a list: another comma, or a short last part with a conjunction
+    rest = text[close + 1:b]
+    conj = phrase_regex(LIST_CONJ.get(lang, []))
+    found = conj.search(rest) if conj is not None else None
+    if "," in rest or (found is not None and n_words(rest[:found.start()]) <= MAX_ITEM_WORDS):
+        return None
+    return [Draft([(a, before), (close + 1, b)], None, (a, b)),
+            Draft([(k1, close), (close + 1, b)], None, (k1, b))]
 
 
 def _verb_start(clause: Clause, a: int, b: int, carried: str | None) -> int:
@@ -170,6 +206,8 @@ def _relative_clause(clause: Clause, a: int, b: int, about: str | None) -> Trail
         word = m.group(1).lower()
         if n_words(text[a:cut]) < 3 or n_words(text[a + m.end():b]) < 2:
             continue
+        if lang in V2_LANGS and not _ends_lowercase(text, a + m.end(), b):
+            continue       # ", die höchste Auszeichnung der Mathematik": an apposition, no verb at its end
         if lang == "en" and word in ("where", "when"):
             first = words_in(text, a + m.end(), b)[0][0]
             if first.lower() in PRONOUNS or first[:1].isupper():
@@ -185,6 +223,17 @@ def _relative_clause(clause: Clause, a: int, b: int, about: str | None) -> Trail
         if m2 and n_words(seg[:m2.start()]) >= 3 and n_words(seg[m2.end():]) >= 2:
             return Trailing(a + m2.start(), a + m2.end(), about)
     return None
+
+
+def _ends_lowercase(text: str, start: int, b: int) -> bool:
+    """Whether the words from `start` end in a lowercase word at `b` or before one of its commas: the
+    verb that closes a German or Dutch relative clause (a list inside it has commas too)."""
+    ends = [m.start() for m in re.finditer(r"[,;]", text[start:b])] + [b - start]
+    for e in ends:
+        ws = words_in(text, start, start + e)
+        if ws and ws[-1][0][:1].islower():
+            return True
+    return False
 
 
 def _apposition(text: str, a: int, b: int) -> Trailing | None:

@@ -113,11 +113,17 @@ FINITE_SHAPES: dict[str, re.Pattern[str]] = {
 # noun phrases: Turkish "Varşova'da doğdu ve Paris'te öldü" is two clauses, each ending in its verb
 # (the past "-dı", the reported past "-mış", the present "-(I)yor", the copula "-dır", with person
 # endings), not a list of two places sharing "öldü". The stem before the ending has 3+ letters
-# ("ordu", the army, is no verb), and a few verbs with a shorter one are listed.
+# ("ordu", the army, is no verb), and a few verbs with a shorter one are listed, with the passive
+# aorist ("kullanılır", "anılır") and common aorists ("eder", "olur"): a clause that ends in none of
+# these is no clause of its own (clauses._clause_pair).
 FINAL_VERB_SHAPES: dict[str, re.Pattern[str]] = {
     "tr": re.compile(r"\w{3,}(?:[dt][ıiuü](?:m|n|k|nız|niz|nuz|nüz|lar|ler|r|rlar|rler)?|m[ıiuü]ş(?:t[ıiuü]r)?(?:lar|ler)?|"
-                     r"[ıiuü]?yor(?:du|lar|dı)?)$|(?:öldü|oldu|aldı|dedi|yedi|öldüler|oldular|aldılar)$"),
+                     r"[ıiuü]?yor(?:du|lar|dı)?)$|\w{2,}(?:[ıiuü]l|[aeıioöuü]n)[ıiuü]r(?:lar|ler)?$|"
+                     r"(?:öldü|oldu|aldı|dedi|yedi|etti|erdi|öldüler|oldular|aldılar|ettiler|eder|ederler|olur|"
+                     r"olurlar|verir|söyler|gelir|gider|kalır|alır|yapar|bulunur)$"),
 }
+# A copula after a name's apostrophe ("... 262Lr'dir", "... Ankara'ydı"): the clause ends there too
+FINAL_COPULA_AFTER_NAME = {"tr": re.compile(r"['’]y?[dt][ıiuü]r?(?:lar|ler)?$")}
 # Adjectives by their endings, where adjectives before a noun inflect with it: "была польским и
 # французским физиком" is two facts about a physicist ("польским физиком", "французским физиком"),
 # not "была польским". German: any lowercase word with an adjective ending, before a capitalised noun.
@@ -243,6 +249,20 @@ MIN_CLAUSE_WORDS = 3
 
 # Languages whose finite verb comes second, before the subject after an opening phrase.
 V2_LANGS = {"de", "nl"}
+# A German clause after a coordinator has a finite verb or a subject pronoun in its first words ("und
+# 1997/98 erhielt er ...", "und starb 1955"); without one the words share the verb before it ("seit
+# 2005 ist er Mitglied der A und seit 1996 Mitglied der B"): weak pasts by their ending, the common
+# strong and irregular forms listed.
+DE_CLAUSE_PRONOUNS = {"er", "sie", "es", "ich", "wir", "ihr", "man"}
+DE_FINITE = frozenset("""ist sind war waren wurde wurden wird werden hat haben hatte hatten kann konnte konnten
+muss musste soll sollte will wollte gilt galt liegt lag lebt lebte starb erhielt erhielten ging gingen kam
+kamen schrieb gewann gewannen verließ zog zogen blieb blieben fand begann begannen nahm nahmen gab gaben
+hielt trat traten verlor sang wuchs stand sah las floh half bekam verbrachte entwarf bewies heiratete
+gehört gehörte befindet befand spielt spielte arbeitet lehrt stammt stammte folgte erschien erschienen
+wechselte""".split())
+DE_WEAK_PAST = re.compile(r"\w{3,}(?:te|ten|tete|teten)$")
+DE_NOT_VERBS = re.compile(r"\w*(?:ste|sten|erste|ersten|zweite|zweiten|dritte|dritten|vierte|vierten|letzte|letzten|"
+                          r"hälfte|mitte|geschichte|seite|seiten|rechte|rechten)$")
 
 VERB_FINAL = {"hi", "ur", "bn", "ja", "ko", "tr", "fa"}
 

@@ -33,6 +33,7 @@ from ..errors import MfactError
 from ..protocols import Embedder, VerifierBase
 from ..session import Evidence, Verdict
 from .extract_rules import PRONOUNS
+from .rule_words import COORDINATORS, INTRO_WORDS
 from .textutil import (POSSESSIVES, STOPWORDS, char_ngrams, has_negation, content_tokens, numbers, proper_nouns, tokens,
                        words_with_offsets)
 
@@ -206,7 +207,7 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r13"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r14"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
@@ -226,12 +227,21 @@ RULES_VERSION = "r13"     # the rules and the lexical normalisation: a change re
 # r13: in German a capitalised word after an article is a noun, not the name of someone else (IR);
 # Chinese text and evidence read by the detector in simplified characters (textutil.han_simplified);
 # a relation word takes no value across a sentence's end or an Arabic comma (slots._breaks); a life
-# range's place after its date ("28 августа 1828, Ясная Поляна —"), and names with stress marks)
+# range's place after its date ("28 августа 1828, Ясная Поляна —"), and names with stress marks;
+# r14: the IR rule skips a connective opening the fact ("Ancak En İyi Erkek Oyuncu ..."); dates in two
+# calendars ("27 января [8 февраля] 1834") and the life range they open; a year and a day without one
+# do not agree (nothing to compare); of several values in the sentence matching a fact, the one among
+# its words; "year" words in a fact that says nothing but agreed slots ("умер в 1907 году")
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")
 NOUN_CAPITALS = {"de", "lb"}
 GERMAN_ARTICLES = {"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines"}
+
+
+def _sentence_openers(lang: str) -> set[str]:
+    """Connectives that may open a sentence before its subject ("But", "However", "Ancak", "Однако")."""
+    return {w for w in COORDINATORS.get(lang, []) if " " not in w} | INTRO_WORDS
 
 
 def is_about_someone_else(fact: str, entity: str, context: str = "", lang: str = "") -> bool:
@@ -253,8 +263,9 @@ def is_about_someone_else(fact: str, entity: str, context: str = "", lang: str =
     if any(w in POSSESSIVES for w in low):
         return False
     k = 0
-    while k < len(ws) - 1 and low[k] in STOPWORDS:
-        k += 1
+    openers = _sentence_openers(lang)
+    while k < len(ws) - 1 and (low[k] in STOPWORDS or low[k] in openers):
+        k += 1        # "Ancak En İyi Erkek Oyuncu ...": a connective opens the sentence, not a name
     first = ws[k]
     if not first[:1].isupper() or first.lower() in ent:
         return False

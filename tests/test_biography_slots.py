@@ -426,3 +426,33 @@ def test_a_life_range_with_the_place_after_the_date(lead, lang, entity, fact, wa
     assert [c.reason() for c in rep.conflicts] == want
     if not want:
         assert rep.agreed
+
+
+MENDELEEV_LEAD = ("Дми́трий Ива́нович Менделе́ев (27 января [8 февраля] 1834, Тобольск — 20 января [2 февраля] 1907, "
+                  "Санкт-Петербург) — русский учёный-энциклопедист. В 1850 году поступил в Главный педагогический "
+                  "институт, который окончил в 1855 году с золотой медалью.")
+
+
+@pytest.mark.parametrize("fact, want", [
+    # dates before 1918 in both calendars, the Gregorian in brackets: before, "27 января" and "8 февраля"
+    # were dates without a year, no life range was read, and the death place was no slot
+    ("Менделеев родился 8 февраля 1834 года.", []),
+    ("Менделеев родился 27 января 1834 года.", []),
+    ("Менделеев родился 9 февраля 1834 года.", ['"9 февраля 1834" vs "8 февраля" (born)']),
+    ("Менделеев умер в 1907 году в Санкт-Петербурге.", []),
+    ("Менделеев умер в Москве.", ['"Москве" vs "Санкт-Петербург" (died)']),
+    # a year and a day without one share nothing: "1857" was "found" in "27 января" and passed
+    ("Менделеев окончил институт в 1857 году.", ['"1857" vs "1855"']),
+])
+def test_dates_in_two_calendars_and_a_year_against_a_day_without_one(fact, want):
+    rep = check_slots(fact, "ru", [(MENDELEEV_LEAD, "ru")], "Дмитрий Менделеев")
+    assert [c.reason() for c in rep.conflicts] == want
+    if not want:
+        assert rep.agreed and not rep.missing
+
+
+def test_the_bracketed_date_is_the_same_day_in_the_other_calendar():
+    got = [(v.text, v.rel, v.year, v.month, v.day, v.alt) for v in text_values(MENDELEEV_LEAD, "ru", "Дмитрий Менделеев").values
+           if v.kind == "date"][:4]
+    assert got == [("27 января [8 февраля] 1834", "born", 1834, 1, 27, False), ("8 февраля", "born", 1834, 2, 8, True),
+                   ("20 января [2 февраля] 1907", "died", 1907, 1, 20, False), ("2 февраля", "died", 1907, 2, 2, True)]

@@ -346,3 +346,15 @@ def test_every_verifier_with_slot_checks_calls_the_rewritten_year_not_supported(
     assert out[0].label == "NS" and [FUSED[a:b] for a, b in out[0].marks] == ["1905"], out[0].reason
     assert '"1905" vs "1903"' in out[0].reason
     assert out[1].label == "S", out[1].reason
+
+
+def test_a_fact_of_only_agreed_slots_with_a_year_word_is_supported(verifier):
+    # "Он умер в 1907 году": the death year agrees with the lead's life range (in two calendars), and
+    # "году" (the year's word) says nothing more; before, the detector flagged the sentence whole (NS)
+    lead = ("Дми́трий Ива́нович Менделе́ев (27 января [8 февраля] 1834, Тобольск — 20 января [2 февраля] 1907, "
+            "Санкт-Петербург) — русский учёный-энциклопедист, химик, физик и педагог.")
+    ev = [Evidence("ru-lead", "given", "ru", "Дмитрий Менделеев", lead)]
+    got = verifier.verify_batch([(f, "Дмитрий Менделеев", "ru", ev) for f in
+                                 ("Он умер в 1907 году", "Он умер в 1908 году", "Он родился 8 февраля 1834 года")])
+    assert [v.label for v in got] == ["S", "NS", "S"]
+    assert got[0].reason.startswith("slot agreement") and "slot conflict" in got[1].reason

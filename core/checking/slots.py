@@ -221,6 +221,8 @@ class Value:
     rel: str | None = None         # the relation whose slot it fills
     parts: tuple[tuple[int, int, str], ...] = ()   # (start, end, "day"|"month"|"year") of a date
     holder: str = ""               # a life range's: the name right before it ("Pierre Curie (1859–1906)")
+    alt: bool = False              # the same day in the other calendar, in brackets after the first
+                                   # ("27 января [8 февраля] 1834": Julian, then Gregorian)
 
     def show(self) -> str:
         return self.text
@@ -323,6 +325,9 @@ def _named_month_dates(text: str, lang: str, taken: list[tuple[int, int]]) -> It
                 day = int(after.group(1))
                 parts.append((e + after.start(1), e + after.end(1), "day"))
                 e = e + after.end()
+        if day is not None and (pair := _dual_date(text, s, e, mo, day, parts, table)):
+            yield from pair
+            continue
         ym = _YEAR_AFTER.match(text[e:e + 14])
         if ym and _year_ok(int(ym.group(1))):
             year = int(ym.group(1))
@@ -336,6 +341,31 @@ def _named_month_dates(text: str, lang: str, taken: list[tuple[int, int]]) -> It
         if (day is None and year is None) or (day is not None and not 1 <= day <= 31):
             continue                         # a bare month word ("may", "mars") is not a date
         yield Value("date", s, e, text[s:e], year, mo, day, parts=tuple(sorted(parts)))
+
+
+# the other calendar's day and month in brackets, before the year both share (Russian Wikipedia's
+# dates before 1918: "27 января [8 февраля] 1834", "27 января (8 февраля) 1834")
+_ALT_DAY_MONTH = re.compile(r"\s*[\[(](\d{1,2})\s+(\w+)\.?[\])]")
+
+
+def _dual_date(text: str, s: int, e: int, mo: int, day: int, parts: list[tuple[int, int, str]],
+               table: dict[str, int]) -> list[Value] | None:
+    """"27 января [8 февраля] 1834" (the day and month [s, e) read): the date, and the bracketed one
+    (`alt`) with the same year; None when no such bracket and year follow."""
+    am = _ALT_DAY_MONTH.match(text, e)
+    if not am or not 1 <= int(am.group(1)) <= 31:
+        return None
+    mo2 = table.get(_fold(am.group(2)))
+    ym = _YEAR_AFTER.match(text[am.end():am.end() + 14])
+    if mo2 is None or not ym or not _year_ok(int(ym.group(1))):
+        return None
+    year = int(ym.group(1))
+    y0 = am.end() + ym.start(1)
+    y = (y0, y0 + len(ym.group(1)), "year")
+    alt_parts = ((am.start(1), am.end(1), "day"), (am.start(2), am.end(2), "month"), y)
+    return [Value("date", s, y[1], text[s:y[1]], year, mo, day, parts=tuple(sorted([*parts, y]))),
+            Value("date", am.start(1), am.end(2), text[am.start(1):am.end(2)], year, mo2, int(am.group(1)),
+                  parts=alt_parts, alt=True)]
 
 
 def _decades_and_years(text: str, lang: str, taken: list[tuple[int, int]]) -> Iterable[Value]:
@@ -560,12 +590,16 @@ def _life_range(text: str, values: list[Value]) -> list[Value]:
     for m in _PAREN_RANGE.finditer(text):
         first = [i for i, v in enumerate(out) if v.kind == "date" and m.start(1) <= v.start and v.end <= m.end(1)]
         second = [i for i, v in enumerate(out) if v.kind == "date" and m.start(2) <= v.start and v.end <= m.end(2)]
+        alts = [i for i in first + second if out[i].alt]       # the other calendar's: the same day
+        first, second = [i for i in first if i not in alts], [i for i in second if i not in alts]
         if len(first) == 1 and len(second) == 1:
             holder = _holder_before(text, m.start())
             if not holder:
                 continue        # "(1969–1972)" after a common word: years of something, not a life
             caseless = _caseless(holder)
-            for i, rel in ((first[0], "born"), (second[0], "died")):
+            named = [(first[0], "born"), (second[0], "died")]
+            named += [(i, "born" if out[i].end <= m.end(1) else "died") for i in alts]
+            for i, rel in named:
                 if out[i].rel is None or caseless:
                     out[i] = Value(**{**out[i].__dict__, "rel": rel, "holder": holder})
             for group, i, rel in ((1, first[0], "born"), (2, second[0], "died")):
@@ -905,9 +939,15 @@ def date_diff(a: Value, b: Value) -> list[str]:
     return diff
 
 
+def dates_comparable(a: Value, b: Value) -> bool:
+    """Whether two dates give a part in common to compare: a year, or a month ("1857" and "27 января"
+    say nothing of each other)."""
+    return (a.year is not None and b.year is not None) or (a.month is not None and b.month is not None)
+
+
 def values_agree(a: Value, b: Value, same_name: NameMatcher = names_alike) -> bool:
     if a.kind == "date" and b.kind == "date":
-        if a.year is None and b.year is None and (a.month is None or b.month is None):
+        if not dates_comparable(a, b) or (a.year is None and b.year is None and (a.month is None or b.month is None)):
             return False
         return not date_diff(a, b)
     if a.kind in ("number", "ordinal") and b.kind == a.kind:
@@ -1019,7 +1059,7 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
         if v.rel is not None:
             rep.slot_values += 1
             same_slot = [(i, e) for i in order for e in evs[i].values
-                         if e.rel == v.rel and e.kind == v.kind]
+                         if e.rel == v.rel and e.kind == v.kind and (v.kind != "date" or dates_comparable(v, e))]
             if same_slot:
                 _check_slot(v, same_slot, anywhere, evs, order, same_name, rep)
                 continue
@@ -1185,7 +1225,15 @@ def _matching_sentence_value(v: Value, fact_content: set[str], passages: Sequenc
     same = [x for x in evs[i].values if s <= x.start and x.end <= e and _same_kind(v, x)]
     if not same:
         return None
-    return i, same[0]
+    # several: the one among the fact's own words ("окончил в 1855", not "в 1850 году поступил")
+    return i, max(same, key=lambda x: len(_near_words(evs[i].words, x) & fact_content))
+
+
+def _near_words(words: Sequence[tuple[str, int, int]], x: Value, n: int = 3) -> set[str]:
+    """The content words (5-letter prefixes, as `_sentence_words`) within `n` words of value `x`."""
+    i = bisect.bisect_right(words, x.start, key=lambda w: w[2])
+    j = bisect.bisect_left(words, x.end, key=lambda w: w[1])
+    return {w.lower()[:5] for w, _a, _b in (*words[max(0, i - n):i], *words[j:j + n]) if w.lower() not in STOPWORDS}
 
 
 FRAME_WORDS = 2     # words on each side of a value that must read the same around the evidence's

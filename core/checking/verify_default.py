@@ -469,6 +469,11 @@ _AUX = set("""was is were be been has had have did does got get wurde ist war wi
 a fut es fue era ha sido è stato stata foi é era был была было были oldu idi""".split())
 
 
+# "year" after a year ("умер в 1907 году", "1938 yılında öldü", "starb im Jahr 1955", "توفي عام 1907")
+_YEAR_WORDS = set("""year году года год г jahr jahre año anno ano année an yılında yılı roku rok évben vuonna
+metais năm tahun taon سنة عام سال""".split())
+
+
 def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
     """The fact says nothing but the entity, relation words, function words and the values that
     agreed ("Marie Curie was born in 1867.")."""
@@ -485,7 +490,7 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
         if lw in rel or any(len(r) >= 4 and lw.startswith(r) for r in rel):
             continue
         if lw in {"am", "on", "le", "el", "à", "en", "in", "im", "a", "de", "del", "the", "of", "geboren",
-                  "gestorben", "est", "née", "né"}:
+                  "gestorben", "est", "née", "né"} or lw in _YEAR_WORDS:
             continue
         return False
     return True

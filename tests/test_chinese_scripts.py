@@ -37,3 +37,15 @@ def test_a_simplified_claim_reads_a_traditional_article(verifier, monkeypatch):
     monkeypatch.setattr(sentence_scores, "han_simplified", lambda text: text)
     fresh = DefaultVerifier()
     assert fresh.verify(SUPPORTED, "羅莎·帕克斯", "zh", ev).label == "NS"
+
+
+def test_a_chinese_fact_of_only_an_agreed_birth_year_is_supported(verifier):
+    # "她于1981年出生": the year agrees with the article's birth slot, and the rest is a pronoun, "于" and
+    # "出生"; before, each character was a word of its own, none of them "only a slot", and the detector
+    # flagged "她于" and "年" (NS)
+    lead = "娜塔莉·波特曼是一名以色列裔美國演員。1981年，波曼出生於耶路撒冷。她的父親是以色列醫師。"
+    ev = [Evidence(id="e1", source="given", lang="zh", title="娜塔莉·波特曼", text=lead)]
+    facts = ["她于1981年出生", "她于1982年出生", "她于1981年出生于耶路撒冷"]
+    got = verifier.verify_batch([(f, "娜塔莉·波特曼", "zh", ev) for f in facts])
+    assert [v.label for v in got] == ["S", "NS", "S"], [v.reason for v in got]
+    assert got[0].reason.startswith("slot agreement")

@@ -3,7 +3,7 @@ before/after, born/died ...) is NS, with that word marked: the detector, reading
 passes many such single-word swaps in long sentences (corruption dev set, relation errors)."""
 from __future__ import annotations
 
-from mfact.core.checking.counterparts import counterparts, swapped_counterpart
+from mfact.core.checking.counterparts import award_status_swap, counterparts, swapped_counterpart
 from mfact.core.session import Evidence
 
 CHESS = ("Chess is a board game for two players. The players, referred to as White and Black, each control "
@@ -45,3 +45,41 @@ def test_the_default_verifier_calls_the_swap_not_supported_and_marks_the_word():
     assert out[0].label == "NS" and [wrong[a:b] for a, b in out[0].marks] == ["queen"], out[0].reason
     assert '"queen" where the evidence says "king"' in out[0].reason
     assert out[1].label == "S", out[1].reason
+
+
+EGERTON = ("Egerton, Rocketman'deki rolüyle Altın Küre Ödülü'nü kazandı. Ayrıca film müziğindeki çalışmasıyla "
+           "Grammy Ödülü'ne aday gösterildi.")
+
+
+def test_a_prize_won_where_the_evidence_has_it_nominated_and_the_reverse():
+    # the detector passed "kazandı" (won) against "aday gösterildi" (nominated): S 0.97
+    fact = "Egerton ayrıca film müziğindeki çalışmasıyla Grammy Ödülü'nü kazandı"
+    a, b, said = award_status_swap(fact, "tr", [EGERTON])
+    assert (fact[a:b], said) == ("kazandı", "aday")
+    fact = "Egerton was nominated for the Golden Globe Award for his role in Rocketman."
+    a, b, said = award_status_swap(fact, "en", ["Egerton won the Golden Globe Award for his role in Rocketman."])
+    assert (fact[a:b], said) == ("nominated", "won")
+    fact = "Менделеев получил Нобелевскую премию по химии."
+    assert award_status_swap(fact, "ru", ["Менделеев трижды номинировался на Нобелевскую премию по химии."])[2] \
+        == "номинировался"
+
+
+def test_no_award_swap_where_the_evidence_says_the_same_or_both_or_of_another_prize():
+    assert award_status_swap("Egerton Rocketman'deki rolüyle Altın Küre Ödülü'nü kazandı", "tr", [EGERTON]) is None
+    both = ["He won the Golden Globe Award for Rocketman and was nominated for a BAFTA Award."]
+    assert award_status_swap("He won the Golden Globe Award for Rocketman.", "en", both) is None
+    other = ["He was nominated for the Academy Award for Best Actor."]
+    assert award_status_swap("He won the Golden Globe Award for Rocketman in 2020.", "en", other) is None
+    # a fact saying both, or neither; a language without a table
+    assert award_status_swap("He was nominated for and won the Golden Globe Award.", "en", both) is None
+    assert award_status_swap("He starred in Rocketman as Elton John.", "en", both) is None
+    assert award_status_swap("Egerton ayrıca Grammy Ödülü'nü kazandı", "xx", [EGERTON]) is None
+
+
+def test_the_default_verifier_marks_the_award_status():
+    from mfact.core.checking.verify_default import DefaultVerifier
+    ev = [Evidence(id="e1", source="given", lang="tr", title="Taron Egerton", text=EGERTON)]
+    fact = "Egerton ayrıca film müziğindeki çalışmasıyla Grammy Ödülü'nü kazandı"
+    out = DefaultVerifier().verify_batch([(fact, "Taron Egerton", "tr", ev)])
+    assert out[0].label == "NS" and [fact[a:b] for a, b in out[0].marks] == ["kazandı"], out[0].reason
+    assert "(won or nominated)" in out[0].reason

@@ -13,7 +13,7 @@ import functools
 from typing import Sequence
 
 from .segment import split_sentences
-from .textutil import SPACELESS, words_with_offsets
+from .textutil import SPACELESS, STOPWORDS, words_with_offsets
 
 # relation swaps (events, roles) and antonyms
 RELATIONS = {
@@ -103,6 +103,71 @@ def pairs(spec: str) -> dict[str, str]:
 def counterparts(lang: str) -> dict[str, str]:
     """word -> its counterpart, relations and antonyms (a word in both: its relation)."""
     return {**pairs(ANTONYMS.get(lang, "")), **pairs(RELATIONS.get(lang, ""))}
+
+
+# A prize won where the evidence has it nominated, or the reverse: (won, nominated) word beginnings per
+# language ("$": the whole word). FAVA's relation errors swap these, and the detector, reading a sentence otherwise close to
+# its evidence, passes them ("Grammy Ödülü'nü kazandı" against "Grammy Ödülü'ne aday gösterildi": S 0.97).
+AWARD_STATUS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "en": (("won$", "win$", "wins$", "winning", "winner", "received", "awarded"), ("nominat", "shortlisted")),
+    "es": (("ganó", "ganador", "ganadora", "recibió", "obtuvo", "galardonad"), ("nominad", "nominación")),
+    "fr": (("remport", "reçu", "reçoit", "obtenu", "obtint", "lauréat"), ("nominé", "nomination")),
+    "de": (("gewann", "gewinnt", "erhielt", "erhält", "ausgezeichnet"), ("nominier",)),
+    "it": (("vinse", "vinto", "vince", "ricevette", "ricevuto", "ottenne", "ottenuto"), ("nominat", "candidat")),
+    "pt": (("ganhou", "venceu", "recebeu", "conquistou"), ("nomead", "indicad", "indicação")),
+    "ca": (("guanyà", "guanyar", "rebé"), ("nominat", "nominació")),
+    "ro": (("câștigat", "primit"), ("nominaliz",)),
+    "ru": (("получил", "выиграл", "удостоен", "награжд"), ("номинир", "номинац")),
+    "pl": (("zdobył", "otrzymał", "wygrał"), ("nominow", "nominac")),
+    "cs": (("získal", "vyhrál", "obdržel"), ("nominov", "nominac")),
+    "tr": (("kazan", "aldı"), ("aday",)),
+    "id": (("memenang", "meraih", "menerima"), ("nominasi", "dinominasikan")),
+    "ms": (("memenang", "meraih", "menerima"), ("nominasi", "dicalonkan")),
+    "hu": (("nyert", "elnyert", "kapott"), ("jelöl",)),
+    "fi": (("voitti", "sai$"), ("ehdol",)),
+    "ar": (("فاز", "حصل", "نال"), ("رشح", "ترشيح", "مرشح", "ترشح")),
+}
+AWARD_OVERLAP = 0.6        # share of the fact's other content words the evidence sentence must hold
+
+
+def _status_words(words: Sequence[str], stems: tuple[str, ...], lang: str) -> list[int]:
+    """Indices of the words that begin with one of `stems` (in Arabic after a prefixed "و"/"ف")."""
+    out = []
+    for i, w in enumerate(words):
+        if lang == "ar" and len(w) > 3 and w[0] in "وف":
+            w = w[1:]
+        if any(w == s[:-1] if s.endswith("$") else w.startswith(s) for s in stems):
+            out.append(i)
+    return out
+
+
+def award_status_swap(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, str] | None:
+    """(start, end, the evidence's word) of the fact's "won" where the evidence sentence that holds
+    the rest of the fact (AWARD_OVERLAP of its content words, 5-letter beginnings) says "nominated",
+    and says nothing of winning, or the reverse. None otherwise."""
+    table = AWARD_STATUS.get(lang)
+    if table is None:
+        return None
+    fw = words_with_offsets(fact)
+    ft = [w.lower() for w, _a, _b in fw]
+    won, nom = _status_words(ft, table[0], lang), _status_words(ft, table[1], lang)
+    if bool(won) == bool(nom):
+        return None
+    said, other = (won, table[1]) if won else (nom, table[0])
+    mine = table[0] if won else table[1]
+    content = {t[:5] for i, t in enumerate(ft) if i not in said and t not in STOPWORDS and len(t) > 2}
+    if len(content) < 3:
+        return None
+    for text in texts:
+        for sent in split_sentences(text, lang):
+            et = [w.lower() for w, _a, _b in words_with_offsets(sent.text)]
+            theirs = _status_words(et, other, lang)
+            if not theirs or _status_words(et, mine, lang):
+                continue
+            if len(content & {t[:5] for t in et}) >= AWARD_OVERLAP * len(content):
+                i = said[0]
+                return fw[i][1], fw[i][2], words_with_offsets(sent.text)[theirs[0]][0]
+    return None
 
 
 def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, str] | None:

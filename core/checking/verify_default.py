@@ -26,18 +26,20 @@ import numpy as np
 
 from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
-from .counterparts import swapped_counterpart
+from .counterparts import award_status_swap, swapped_counterpart
 from .fact_features import fact_features, load_basis
 from .precision import version_tag
 from .sentence_scores import COMPARED_WINDOWS, MAX_CHARS, SentenceScorer, fact_words
-from .slots import SlotReport, _sentence_words, check_slots, names_alike, relation_words, text_values
-from .textutil import SPACELESS, STOPWORDS, words_with_offsets
+from .slots import (SlotReport, _sentence_words, bare_name, check_slots, names_alike, relation_words,
+                    text_values)
+from .textutil import SPACELESS, STOPWORDS, fold_accents, han_simplified, words_with_offsets
 from .verify_offline import OfflineVerifier, rule_verdicts
 from .windows import Window, lead_first, top_windows
 
 WINDOWS_PER_FACT = 2
 PREPARE_WINDOWS = COMPARED_WINDOWS
 NAME_SIMILARITY = 0.87        # cosine of two names (E5 query vectors) taken as the same place
+NAME_SURE = 0.93             # ... and taken so even when they start with different letters ("İstanbul"/"Ankara": 0.88)
 CONFLICT_CONFIDENCE = 0.9
 SWAP_CONFIDENCE = 0.8    # a near copy of an evidence sentence with one word its counterpart (counterparts.py)
 NEW_VALUE_KINDS = ("date", "number")    # a fact's value of these kinds that no passage has: no paraphrase
@@ -203,6 +205,7 @@ class DefaultVerifier(VerifierBase):
         """The same place: by spelling, else by the embedder (cross-lingual: "Warsaw"/"Varsovie")."""
         if names_alike(a, b):
             return True
+        a, b = bare_name(a), bare_name(b)       # "Chicago'da" and "Manhattan'da" are close by their endings
         with self._lock:
             missing = [n for n in (a, b) if n not in self._names]
             if missing:
@@ -210,7 +213,11 @@ class DefaultVerifier(VerifierBase):
                 for n, v in zip(missing, vecs):
                     self._names[n] = np.asarray(v, np.float32)
             va, vb = self._names[a], self._names[b]
-        return float(va @ vb) >= NAME_SIMILARITY
+        sim = float(va @ vb)
+        fa, fb = _initial(a), _initial(b)
+        if fa and fb and fa != fb and sim < NAME_SURE:
+            return False        # "İstanbul"/"Ankara" read 0.88 by the embedder; "Warsaw"/"Varsovie" start alike
+        return sim >= NAME_SIMILARITY
 
     # ------------------------------------------------------------------ verify
 
@@ -392,11 +399,9 @@ class DefaultVerifier(VerifierBase):
             shown = "; ".join(f'"{a.text}" = "{b.text}"' for a, b, _i in rep.agreed)
             return Verdict("S", round(conf, 4), name, used or [usable[rep.agreed[0][2]].id],
                            f"slot agreement: {shown}; p(supported)={p:.2f} before the slot check")
-        if p >= threshold and (swap := swapped_counterpart(fact, lang, [w.text for w in ws])):
-            a, b, said = swap
-            return Verdict("NS", SWAP_CONFIDENCE, name, used,
-                           f'"{fact[a:b]}" where the evidence says "{said}" between the same words; '
-                           f"p(supported)={p:.2f} before", marks=[(a, b)])
+        if p >= threshold and (swap := _swapped(fact, lang, [w.text for w in ws])):
+            (a, b), why = swap
+            return Verdict("NS", SWAP_CONFIDENCE, name, used, f"{why}; p(supported)={p:.2f} before", marks=[(a, b)])
         label = "S" if p >= threshold else "NS"
         conf = p if label == "S" else 1.0 - p
         marks: list[tuple[int, int]] = []
@@ -412,6 +417,18 @@ class DefaultVerifier(VerifierBase):
         if rep.missing:
             reason += ", not in the evidence: " + ", ".join(f'"{v.text}"' for v in rep.missing)
         return Verdict(label, round(min(1.0, max(0.0, conf)), 4), name, used, reason, marks=marks)
+
+
+def _swapped(fact: str, lang: str, texts: Sequence[str]) -> tuple[tuple[int, int], str] | None:
+    """A word swapped for its counterpart in a near copy of an evidence sentence, or a prize won where
+    the evidence has it nominated (or the reverse): its span, and the reason."""
+    if swap := swapped_counterpart(fact, lang, texts):
+        a, b, said = swap
+        return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" between the same words'
+    if award := award_status_swap(fact, lang, texts):
+        a, b, said = award
+        return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" (won or nominated)'
+    return None
 
 
 NEAR_COPY = 0.6        # share of a fact's content words in one evidence sentence: a near copy
@@ -479,8 +496,10 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
     agreed ("Marie Curie was born in 1867.")."""
     vals = text_values(fact, lang, entity).values
     spans = [(v.start, v.end) for v in vals]
-    ent = {w.lower() for w, _a, _b in words_with_offsets(entity)}
     rel = _relation_vocab()
+    if lang in SPACELESS:
+        return _only_slots_spaceless(fact, entity, spans, rel)
+    ent = {w.lower() for w, _a, _b in words_with_offsets(entity)}
     for w, a, b in words_with_offsets(fact):
         lw = w.lower()
         if any(a < e and s < b for s, e in spans):
@@ -494,6 +513,48 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
             continue
         return False
     return True
+
+
+# characters that say nothing in a Chinese or Japanese fact about a birth or death: pronouns, "in/at",
+# "was", "year/month/day", "then", "and"
+_HAN_EMPTY = re.compile(r"[她他其于於在是为為曾的了年月日并並及和与與之はにでがをの]")
+
+
+def _only_slots_spaceless(fact: str, entity: str, spans: list[tuple[int, int]], rel: set[str]) -> bool:
+    """`_only_slots` where words are not spaced ("她于1981年出生"): what is left once the values, the
+    entity's name (in either script), the relation words and _HAN_EMPTY's characters are taken out is
+    punctuation only."""
+    text = han_simplified(fact)
+    taken = list(spans)
+    for w in {*rel, entity}:
+        w = han_simplified(w)
+        taken += [(m.start(), m.end()) for m in re.finditer(re.escape(w), text)] if w else []
+    chars = list(text)
+    for a, b in taken:       # every occurrence blanked at once: "出生" and "生于" overlap in "出生于"
+        chars[a:b] = " " * (b - a)
+    return not re.search(r"\w", _HAN_EMPTY.sub(" ", "".join(chars)))
+
+
+# a name's first letter in Latin (Cyrillic and Greek transliterated), with the letters that change
+# between languages' spellings of one name made one: Warsaw/Varsovie/Варшава, Köln/Cologne, Kyiv/Киев
+_INITIAL_MAP = str.maketrans({"w": "v", "k": "c", "q": "c", "y": "i", "j": "i", "ı": "i",
+                              "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "z",
+                              "з": "z", "и": "i", "й": "i", "к": "c", "л": "l", "м": "m", "н": "n", "о": "o",
+                              "п": "p", "р": "r", "с": "s", "т": "t", "у": "u", "ф": "f", "х": "h", "ц": "c",
+                              "ч": "c", "ш": "s", "щ": "s", "э": "e", "ю": "i", "я": "i", "і": "i", "ї": "i",
+                              "α": "a", "β": "v", "γ": "g", "δ": "d", "ε": "e", "ζ": "z", "η": "i", "θ": "t",
+                              "ι": "i", "κ": "c", "λ": "l", "μ": "m", "ν": "n", "ξ": "x", "ο": "o", "π": "p",
+                              "ρ": "r", "σ": "s", "τ": "t", "υ": "i", "φ": "f", "χ": "h", "ψ": "p", "ω": "o"})
+
+
+def _initial(name: str) -> str:
+    """The first letter class of a name in a Latin, Cyrillic or Greek script; "" in others (Arabic,
+    Chinese ...), where only the embedder can say."""
+    letters = [c for c in fold_accents(name) if c.isalpha()]
+    if not letters:
+        return ""
+    c = letters[0].translate(_INITIAL_MAP)
+    return c if "a" <= c <= "z" else ""
 
 
 class SlotsVerifier(DefaultVerifier):

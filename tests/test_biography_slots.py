@@ -456,3 +456,53 @@ def test_the_bracketed_date_is_the_same_day_in_the_other_calendar():
            if v.kind == "date"][:4]
     assert got == [("27 января [8 февраля] 1834", "born", 1834, 1, 27, False), ("8 февраля", "born", 1834, 2, 8, True),
                    ("20 января [2 февраля] 1907", "died", 1907, 1, 20, False), ("2 февраля", "died", 1907, 2, 2, True)]
+
+
+@pytest.mark.parametrize("lang, text, want", [
+    # a birthday is no birth: its date fills no birth slot (rules r13: "14 Ağustos 2010" was the birth
+    # of someone born "6 Ağustos 1930", a conflict with the right date, and "Manhattan'da" her birthplace)
+    ("tr", "Lincoln, 14 Ağustos 2010'da Manhattan'da 80. doğum gününden sekiz gün sonra öldü.",
+     {"14 Ağustos 2010": None, "Manhattan'da": "died"}),
+    ("en", "She celebrated her 80th birthday on 6 August 2010 in New York.", {"6 August 2010": None}),
+    ("de", "Ihren 80. Geburtstag feierte sie am 6. August 2010 in New York.", {"6. August 2010": None}),
+    ("ru", "День рождения 6 августа 2010 года она отметила в Нью-Йорке.", {"6 августа 2010": None}),
+    ("tr", "Abbey Lincoln 1930'da doğdu.", {"1930": "born"}),
+])
+def test_a_birthday_is_no_birth(lang, text, want):
+    got = {v.text: v.rel for v in text_values(text, lang, "Abbey Lincoln").values if v.text in want}
+    assert got == want
+
+
+def test_a_turkish_decade_with_a_case_ending_is_a_decade():
+    # "1970'lerin ortasında" (in the mid-1970s): 1975 is in it (before, the year 1970 and a conflict)
+    ev = "Lincoln, 1970'lerin ortasında Afrika'yı gezdikten sonra Aminata Moseka adını aldı."
+    [v] = text_values(ev, "tr", "Abbey Lincoln").values
+    assert v.decade and v.year == 1970
+    rep = check_slots("Lincoln, 1975 yılında Afrika'yı gezdikten sonra Aminata Moseka adını aldı.", "tr", [(ev, "tr")],
+                      "Abbey Lincoln")
+    assert not rep.conflicts and rep.agreed
+
+
+@pytest.mark.parametrize("lang, lead, entity, fact, want", [
+    # a living person's lead gives the birth with an abbreviation or an open range: before, no slot,
+    # and "1966'da doğdu", "родился в Москве" passed
+    ("tr", "Dmitri Anatolyeviç Medvedev (d. 14 Eylül 1965, Leningrad) Rus siyasetçi.", "Dmitri Medvedev",
+     "Medvedev 1966'da doğdu.", ['"1966" vs "14 Eylül 1965" (born)']),
+    ("tr", "Dmitri Anatolyeviç Medvedev (d. 14 Eylül 1965, Leningrad) Rus siyasetçi.", "Dmitri Medvedev",
+     "Medvedev Moskova'da doğdu.", ['"Moskova\'da" vs "Leningrad" (born)']),
+    ("tr", "Dmitri Anatolyeviç Medvedev (d. 14 Eylül 1965, Leningrad) Rus siyasetçi.", "Dmitri Medvedev",
+     "Medvedev 14 Eylül 1965'te Leningrad'da doğdu.", []),
+    ("ru", "Дмитрий Анатольевич Медведев (род. 14 сентября 1965, Ленинград) — российский политик.",
+     "Дмитрий Медведев", "Медведев родился в Москве.", ['"Москве" vs "Ленинград" (born)']),
+    ("en", "Natalie Portman (9 June 1981 –) is an actress.", "Natalie Portman", "Natalie Portman was born in 1980.",
+     ['"1980" vs "9 June 1981" (born)']),
+])
+def test_a_living_persons_birth_in_the_lead(lang, lead, entity, fact, want):
+    rep = check_slots(fact, lang, [(lead, lang)], entity)
+    assert [c.reason() for c in rep.conflicts] == want
+    if not want:
+        assert rep.agreed
+
+
+def test_an_open_range_after_a_common_word_is_no_birth():
+    assert [v.rel for v in text_values("The band (1969–) was formed in London.", "en", "Genesis").values] == [None]

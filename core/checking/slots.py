@@ -229,7 +229,7 @@ class Value:
 
 
 _NUM = r"\d+(?:[.,\u00a0\u202f ]\d{3})*(?:[.,]\d+)?"
-_YEAR_RE = re.compile(r"(?<![\w.,])(\d{3,4})(?:\s?(?:s|'s|’s|er|-х|-e|-е|lar|ler|-an|an))?(?![\w%])")
+_YEAR_RE = re.compile(r"(?<![\w.,])(\d{3,4})(?:\s?(?:s|'s|’s|er|-х|-e|-е|lar|ler|-an|an)|['’](?:lar|ler)\w*)?(?![\w%])")
 _ISO_RE = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")
 _DMY_NUM_RE = re.compile(r"(?<![\d.])(\d{1,2})([./])(\d{1,2})\2(\d{4})(?!\d)")
 _CJK_DATE_RE = re.compile(r"(\d{3,4})\s?[年년]\s?(?:(\d{1,2})\s?[月월]\s?(?:(\d{1,2})\s?[日일])?)?")
@@ -495,7 +495,20 @@ def _relation_hits(text: str, lang: str, extra: Sequence[str] = ()) -> list[tupl
     for m in _MARKER.finditer(text):
         g = 1 if m.group(1) else 2
         hits.append((m.start(g), m.end(g), "born" if g == 1 else "died"))
-    return sorted({h for h in set(hits) if not _someone_elses(text, h)})
+    return sorted({h for h in set(hits) if not _someone_elses(text, h) and not _birthday(low, h)})
+
+
+_BIRTHDAY_BEFORE = re.compile(r"(?:день|дня|днём|днем|дню|عيد)\s+$")
+
+
+def _birthday(low: str, hit: tuple[int, int, str]) -> bool:
+    """A birth word that names a birthday ("80. doğum gününden sekiz gün sonra öldü", "birthday",
+    "Geburtstag", "день рождения", "عيد الميلاد"): no birth, and its date fills no birth slot."""
+    s, e, rel = hit
+    if rel != "born":
+        return False
+    return (low[s:e].startswith(("birthday", "geburtstag")) or re.match(r"\s+gün", low[e:e + 6]) is not None
+            or _BIRTHDAY_BEFORE.search(low[max(0, s - 8):s]) is not None)
 
 
 def _someone_elses(text: str, hit: tuple[int, int, str]) -> bool:
@@ -604,6 +617,34 @@ def _life_range(text: str, values: list[Value]) -> list[Value]:
                     out[i] = Value(**{**out[i].__dict__, "rel": rel, "holder": holder})
             for group, i, rel in ((1, first[0], "born"), (2, second[0], "died")):
                 out += _range_place(text, m.start(group), out[i], rel, holder, m.end(group))
+    return sorted(out, key=lambda v: v.start)
+
+
+# a living person's lead: "(d. 14 Eylül 1965, Leningrad)", "(род. 14 сентября 1965, Ленинград)",
+# "(b. 9 June 1981)", and a range left open, "（1981年6月9日—）", "(9. Juni 1981 –)"
+_BORN_ABBR = {"tr": r"d\.", "ru": r"род\.", "uk": r"нар\.", "bg": r"р\.", "en": r"b\.", "sr": r"рођ\.|rođ\."}
+_OPEN_RANGE = re.compile(r"[(（]([^()（）]{4,80}?)\s*[–—\-－―～〜~]\s*[)）]")
+
+
+def _open_life(text: str, values: list[Value], lang: str) -> list[Value]:
+    """The one date of such a parenthesis after a name is the birth (its other calendar's too), and a
+    place after it ("1965, Leningrad") the birthplace."""
+    pats = [_OPEN_RANGE]
+    if lang in _BORN_ABBR:
+        pats.append(re.compile(r"[(（]\s*(?:" + _BORN_ABBR[lang] + r")\s*([^()（）;]{4,80}?)\s*[)）;]"))
+    out = list(values)
+    for pat in pats:
+        for m in pat.finditer(text):
+            inside = [i for i, v in enumerate(out) if v.kind == "date" and m.start(1) <= v.start and v.end <= m.end(1)]
+            main = [i for i in inside if not out[i].alt]
+            if len(main) != 1 or any(out[i].rel not in (None, "born") for i in inside):
+                continue
+            holder = _holder_before(text, m.start())
+            if not holder:
+                continue
+            for i in inside:
+                out[i] = Value(**{**out[i].__dict__, "rel": "born", "holder": holder})
+            out += _range_place(text, m.start(1), out[main[0]], "born", holder, m.end(1))
     return sorted(out, key=lambda v: v.start)
 
 
@@ -833,6 +874,7 @@ def _text_values(text: str, lang: str, extra_langs: tuple[str, ...] = ()) -> Tex
         values += places
     values = _assign(norm, sorted(values, key=lambda v: v.start), hits)
     values = _life_range(norm, values)
+    values = _open_life(norm, values, lang)
     values = _sign_holders(norm, values)
     values = _relatives_values(norm, values, (lang, *extra_langs))
     # a place counts only in the slot of a birth or a death, an age only as the age at death
@@ -897,8 +939,16 @@ def _cased(text: str) -> bool:
 # --------------------------------------------------------------------------- comparison
 
 
+_CASE_AFTER_NAME = re.compile(r"['’]\w{1,6}$")     # a case ending after a name's apostrophe ("Chicago'da")
+
+
+def bare_name(s: str) -> str:
+    """A place without the case ending Turkish writes after an apostrophe ("Manhattan'da" -> "Manhattan")."""
+    return _CASE_AFTER_NAME.sub("", s.strip())
+
+
 def _fold_name(s: str) -> str:
-    return "".join(c for c in fold_accents(s) if c.isalnum())
+    return "".join(c for c in fold_accents(bare_name(s)) if c.isalnum())
 
 
 def names_alike(a: str, b: str) -> bool:

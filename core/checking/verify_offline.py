@@ -231,7 +231,9 @@ RULES_VERSION = "r14"     # the rules and the lexical normalisation: a change re
 # r14: the IR rule skips a connective opening the fact ("Ancak En İyi Erkek Oyuncu ..."); dates in two
 # calendars ("27 января [8 февраля] 1834") and the life range they open; a year and a day without one
 # do not agree (nothing to compare); of several values in the sentence matching a fact, the one among
-# its words; "year" words in a fact that says nothing but agreed slots ("умер в 1907 году")
+# its words; "year" words in a fact that says nothing but agreed slots ("умер в 1907 году"), and in
+# Chinese and Japanese such a fact read without spaces ("她于1981年出生"); a prize won where the
+# evidence has it nominated, or the reverse (counterparts.award_status_swap)
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")

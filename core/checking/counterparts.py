@@ -160,13 +160,14 @@ def award_status_swap(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, 
         return None
     for text in texts:
         for sent in split_sentences(text, lang):
-            et = [w.lower() for w, _a, _b in words_with_offsets(sent.text)]
+            ew = words_with_offsets(sent.text)
+            et = [w.lower() for w, _a, _b in ew]
             theirs = _status_words(et, other, lang)
             if not theirs or _status_words(et, mine, lang):
                 continue
             if len(content & {t[:5] for t in et}) >= AWARD_OVERLAP * len(content):
                 i = said[0]
-                return fw[i][1], fw[i][2], words_with_offsets(sent.text)[theirs[0]][0]
+                return fw[i][1], fw[i][2], ew[theirs[0]][0]
     return None
 
 

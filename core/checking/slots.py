@@ -601,8 +601,7 @@ def _life_range(text: str, values: list[Value]) -> list[Value]:
     the parenthesis decides."""
     out = list(values)
     for m in _PAREN_RANGE.finditer(text):
-        first = [i for i, v in enumerate(out) if v.kind == "date" and m.start(1) <= v.start and v.end <= m.end(1)]
-        second = [i for i, v in enumerate(out) if v.kind == "date" and m.start(2) <= v.start and v.end <= m.end(2)]
+        first, second = _dates_in(out, m.start(1), m.end(1)), _dates_in(out, m.start(2), m.end(2))
         alts = [i for i in first + second if out[i].alt]       # the other calendar's: the same day
         first, second = [i for i in first if i not in alts], [i for i in second if i not in alts]
         if len(first) == 1 and len(second) == 1:
@@ -623,19 +622,23 @@ def _life_range(text: str, values: list[Value]) -> list[Value]:
 # a living person's lead: "(d. 14 Eylül 1965, Leningrad)", "(род. 14 сентября 1965, Ленинград)",
 # "(b. 9 June 1981)", and a range left open, "（1981年6月9日—）", "(9. Juni 1981 –)"
 _BORN_ABBR = {"tr": r"d\.", "ru": r"род\.", "uk": r"нар\.", "bg": r"р\.", "en": r"b\.", "sr": r"рођ\.|rođ\."}
+_BORN_PAREN = {lang: re.compile(r"[(（]\s*(?:" + abbr + r")\s*([^()（）;]{4,80}?)\s*[)）;]") for lang, abbr in _BORN_ABBR.items()}
 _OPEN_RANGE = re.compile(r"[(（]([^()（）]{4,80}?)\s*[–—\-－―～〜~]\s*[)）]")
+
+
+def _dates_in(values: list[Value], a: int, b: int) -> list[int]:
+    """Indices of the dates inside [a, b)."""
+    return [i for i, v in enumerate(values) if v.kind == "date" and a <= v.start and v.end <= b]
 
 
 def _open_life(text: str, values: list[Value], lang: str) -> list[Value]:
     """The one date of such a parenthesis after a name is the birth (its other calendar's too), and a
     place after it ("1965, Leningrad") the birthplace."""
-    pats = [_OPEN_RANGE]
-    if lang in _BORN_ABBR:
-        pats.append(re.compile(r"[(（]\s*(?:" + _BORN_ABBR[lang] + r")\s*([^()（）;]{4,80}?)\s*[)）;]"))
+    pats = [_OPEN_RANGE] + ([_BORN_PAREN[lang]] if lang in _BORN_PAREN else [])
     out = list(values)
     for pat in pats:
         for m in pat.finditer(text):
-            inside = [i for i, v in enumerate(out) if v.kind == "date" and m.start(1) <= v.start and v.end <= m.end(1)]
+            inside = _dates_in(out, m.start(1), m.end(1))
             main = [i for i in inside if not out[i].alt]
             if len(main) != 1 or any(out[i].rel not in (None, "born") for i in inside):
                 continue
@@ -997,7 +1000,7 @@ def dates_comparable(a: Value, b: Value) -> bool:
 
 def values_agree(a: Value, b: Value, same_name: NameMatcher = names_alike) -> bool:
     if a.kind == "date" and b.kind == "date":
-        if not dates_comparable(a, b) or (a.year is None and b.year is None and (a.month is None or b.month is None)):
+        if not dates_comparable(a, b):
             return False
         return not date_diff(a, b)
     if a.kind in ("number", "ordinal") and b.kind == a.kind:
@@ -1279,10 +1282,14 @@ def _matching_sentence_value(v: Value, fact_content: set[str], passages: Sequenc
     return i, max(same, key=lambda x: len(_near_words(evs[i].words, x) & fact_content))
 
 
+def _around(words: Sequence[tuple[str, int, int]], start: int, end: int) -> tuple[int, int]:
+    """(i, j): words[:i] end at or before `start`, words[j:] start at or after `end`."""
+    return bisect.bisect_right(words, start, key=lambda w: w[2]), bisect.bisect_left(words, end, key=lambda w: w[1])
+
+
 def _near_words(words: Sequence[tuple[str, int, int]], x: Value, n: int = 3) -> set[str]:
     """The content words (5-letter prefixes, as `_sentence_words`) within `n` words of value `x`."""
-    i = bisect.bisect_right(words, x.start, key=lambda w: w[2])
-    j = bisect.bisect_left(words, x.end, key=lambda w: w[1])
+    i, j = _around(words, x.start, x.end)
     return {w.lower()[:5] for w, _a, _b in (*words[max(0, i - n):i], *words[j:j + n]) if w.lower() not in STOPWORDS}
 
 
@@ -1293,8 +1300,7 @@ FRAME_SHARE = 0.4   # and the share of the fact's content words that the evidenc
 def _frame(words: Sequence[tuple[str, int, int]], start: int, end: int) -> tuple[str, ...] | None:
     """The FRAME_WORDS words before `start` and after `end` (lower case), None when either side has
     fewer."""
-    i = bisect.bisect_right(words, start, key=lambda w: w[2])      # words ending at or before start
-    j = bisect.bisect_left(words, end, key=lambda w: w[1])         # the first word starting at or after end
+    i, j = _around(words, start, end)
     if i < FRAME_WORDS or len(words) - j < FRAME_WORDS:
         return None
     return tuple(w.lower() for w, _a, _b in (*words[i - FRAME_WORDS:i], *words[j:j + FRAME_WORDS]))

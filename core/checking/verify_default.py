@@ -498,7 +498,7 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
     spans = [(v.start, v.end) for v in vals]
     rel = _relation_vocab()
     if lang in SPACELESS:
-        return _only_slots_spaceless(fact, entity, spans, rel)
+        return _only_slots_spaceless(fact, entity, spans)
     ent = {w.lower() for w, _a, _b in words_with_offsets(entity)}
     for w, a, b in words_with_offsets(fact):
         lw = w.lower()
@@ -520,14 +520,19 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
 _HAN_EMPTY = re.compile(r"[她他其于於在是为為曾的了年月日并並及和与與之はにでがをの]")
 
 
-def _only_slots_spaceless(fact: str, entity: str, spans: list[tuple[int, int]], rel: set[str]) -> bool:
+@functools.lru_cache(maxsize=1)
+def _relation_vocab_simplified() -> frozenset[str]:
+    """The relation words in simplified Chinese characters, read once."""
+    return frozenset(han_simplified(w) for w in _relation_vocab())
+
+
+def _only_slots_spaceless(fact: str, entity: str, spans: list[tuple[int, int]]) -> bool:
     """`_only_slots` where words are not spaced ("她于1981年出生"): what is left once the values, the
     entity's name (in either script), the relation words and _HAN_EMPTY's characters are taken out is
     punctuation only."""
     text = han_simplified(fact)
     taken = list(spans)
-    for w in {*rel, entity}:
-        w = han_simplified(w)
+    for w in {*_relation_vocab_simplified(), han_simplified(entity)}:
         taken += [(m.start(), m.end()) for m in re.finditer(re.escape(w), text)] if w else []
     chars = list(text)
     for a, b in taken:       # every occurrence blanked at once: "出生" and "生于" overlap in "出生于"

@@ -18,6 +18,7 @@ other embedder). A fact about someone else than the entity is labelled IR by a c
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -241,9 +242,10 @@ NOUN_CAPITALS = {"de", "lb"}
 GERMAN_ARTICLES = {"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines"}
 
 
-def _sentence_openers(lang: str) -> set[str]:
+@functools.lru_cache(maxsize=64)
+def _sentence_openers(lang: str) -> frozenset[str]:
     """Connectives that may open a sentence before its subject ("But", "However", "Ancak", "Однако")."""
-    return {w for w in COORDINATORS.get(lang, []) if " " not in w} | INTRO_WORDS
+    return frozenset({w for w in COORDINATORS.get(lang, []) if " " not in w} | INTRO_WORDS)
 
 
 def is_about_someone_else(fact: str, entity: str, context: str = "", lang: str = "") -> bool:

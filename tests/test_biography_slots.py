@@ -506,3 +506,135 @@ def test_a_living_persons_birth_in_the_lead(lang, lead, entity, fact, want):
 
 def test_an_open_range_after_a_common_word_is_no_birth():
     assert [v.rel for v in text_values("The band (1969–) was formed in London.", "en", "Genesis").values] == [None]
+
+
+@pytest.mark.parametrize("lang, text, entity, want", [
+    # a relative's birth or death, its kinship word right before or after the relation word, fills
+    # none of the subject's slots (rules r15; before, all were the subject's)
+    ("tr", "Rogers, 1996'dan beri evli ve 2021 doğumlu bir oğulları var.", "Kenny Rogers", {"2021": None}),
+    ("en", "She has a son born in 2021.", "Alicia Vikander", {"2021": None}),
+    ("ru", "В 2021 году у неё родился сын.", "Алисия Викандер", {"2021": None}),
+    ("ar", "وُلدت ابنتها عام 2012.", "أليسيا فيكاندر", {"2012": None}),
+    ("fr", "En 2012 naît sa fille Emma.", "Emma Watson", {"2012": None, "Emma": None}),
+    ("zh", "她于2010年结婚，2012年2月6號長女出生。", "田中圭", {"2010年": "married", "2012年2月6號": None}),
+    ("ja", "2012年に長女が誕生した。", "田中圭", {"2012年": None}),
+    ("ko", "2001년 2월 첫째 딸이 태어났다.", "스기우라 미카코", {"2001년 2월 ": None}),
+    # the relative named between the kinship word and the relation word, or the subject of a
+    # verb-final or Chinese clause
+    ("ru", "Её отец Иван Павлович умер в 1847 году в Тобольске.", "Дмитрий Менделеев", {"1847": None, "Тобольске": None}),
+    ("ru", "Его отец, Иван Павлович, умер в 1847 году.", "Дмитрий Менделеев", {"1847": None}),
+    ("tr", "Mendeleyev'in babası 1847'de Tobolsk'ta öldü.", "Dmitri Mendeleyev", {"1847": None, "Tobolsk'ta": None}),
+    ("zh", "她的父亲于1902年去世。", "玛丽·居里", {"1902年": None}),
+    ("zh", "1906年，她的丈夫皮埃尔·居里在巴黎去世。", "玛丽·居里", {"1906年": None}),
+    ("ru", "Менделеев умер в 1907 году в Санкт-Петербурге.", "Дмитрий Менделеев",
+     {"1907": "died", "Санкт-Петербурге": "died"}),
+    # a kinship word that describes the subject: her own birth
+    ("tr", "Curie, 1867'de Varşova'da bir öğretmenin kızı olarak doğdu.", "Marie Curie",
+     {"1867": "born", "Varşova'da": "born"}),
+    ("en", "She was born the fifth child of a teacher in 1867.", "Marie Curie", {"1867": "born"}),
+    ("de", "Sie wurde 1867 als Tochter eines Lehrers geboren.", "Marie Curie", {"1867": "born"}),
+    ("zh", "居里1867年作为家中的第五个孩子出生于华沙。", "居里", {"1867年": "born"}),
+    ("ja", "1990年、田中家の長女として東京で生まれる。", "田中花子", {"1990年": "born"}),
+    ("ko", "해킷은 1980년 사우스포트에서 경찰의 아들로 태어났다.", "그랜트 해킷", {"1980년 ": "born"}),
+])
+def test_a_relatives_birth_or_death_is_not_the_subjects(lang, text, entity, want):
+    rels = {v.text: v.rel for v in text_values(text, lang, entity).values}
+    assert {k: rels.get(k) for k in want} == want       # a place of no birth or death is no value
+
+
+@pytest.mark.parametrize("text, entity, want", [
+    # Turkish names an event's owner in the genitive: Newton's death, the father's, not the subject's
+    ("Desaguliers, 1727'de Newton'un ölümünden sonra Hans Sloane başkanlığı devraldı.", "John Desaguliers",
+     {"1727": None}),
+    ("Babasının Şubat 967'de ölümü sırasında henüz on beş yaşındaydı.", "Sa'düd Devle", {"Şubat 967": None}),
+    ("Curie'nin 1934'teki ölümünden sonra laboratuvarı kızı devraldı.", "Marie Curie", {"1934": "died"}),
+    # verb-final: a place after the birth word is in the next clause ("grew up in Beşiktaş")
+    ("İstanbul doğumlu olan Lodi'nin çocukluğunun büyük bir kısmı Beşiktaş'ta geçti.", "Yonca Lodi",
+     {"Beşiktaş'ta": None}),
+    # "after 1962 until his death": a period's start; "öldürücü" (deadly) is no death
+    ("Hay, 1962'den sonra ölümüne kadar partneri John Burnside ile yaşadı.", "Harry Hay",
+     {"1962": None, "John Burnside": None}),
+    ("Savaşa yol açan öldürücü siyasi atmosfer onu 1945'te istifaya zorladı.", "Aleksandros Otoneos", {"1945": None}),
+    ("Otoneos 20 Eylül 1970'te Atina'da öldü.", "Aleksandros Otoneos", {"20 Eylül 1970": "died", "Atina'da": "died"}),
+])
+def test_whose_event_in_turkish(text, entity, want):
+    rels = {v.text: v.rel for v in text_values(text, "tr", entity).values}
+    assert {k: rels.get(k) for k in want} == want
+
+
+def test_a_korean_value_after_the_birth_word_is_the_next_clauses():
+    text = "사우스포트에서 경찰의 아들로 태어난 해킷은 1997년 팬패시픽 대회에 데뷔하였다."
+    assert [(v.text, v.rel) for v in text_values(text, "ko", "그랜트 해킷").values] == [("1997년 ", None)]
+
+
+def test_a_childs_birth_is_no_conflict_with_the_lead():
+    # the bench's false alarms (bench/biography_slots.py): a sentence on a child's birth against the
+    # rest of the article, its lead's birth date (before: "2021" vs "3 Ekim 1988" (born))
+    lead = "田中圭（1984年7月10日—），日本男演員。2011年與女演員結婚。"
+    assert not check_slots("2012年2月6號長女出生。", "zh", [(lead, "zh")], "田中圭").conflicts
+    lead = "Alicia Amanda Vikander (d. 3 Ekim 1988) İsveçli oyuncu."
+    assert not check_slots("2021 doğumlu bir oğulları var.", "tr", [(lead, "tr")], "Alicia Vikander").conflicts
+    rep = check_slots("Vikander 1987'de doğdu.", "tr", [(lead + " 2021 doğumlu bir oğulları var.", "tr")],
+                      "Alicia Vikander")
+    assert [c.reason() for c in rep.conflicts] == ['"1987" vs "3 Ekim 1988" (born)']
+
+
+def test_a_cantonese_date_with_hao_has_its_day():
+    [v] = text_values("韓德爾老豆喺1697年2月11號過身。", "yue", "韓德爾").values
+    assert (v.text, v.year, v.month, v.day) == ("1697年2月11號", 1697, 2, 11)
+
+
+@pytest.mark.parametrize("lang, lead, entity, want", [
+    # a stage name: the life range follows the birth name, the entity is given as its other name
+    # (before, the range was someone else's and filled no slot)
+    ("tr", "Abbey Lincoln olarak bilinen Anna Marie Wooldridge (6 Ağustos 1930 - 14 Ağustos 2010), Amerikalı caz "
+           "şarkıcısıdır.", "Abbey Lincoln", {"6 Ağustos 1930": "born", "14 Ağustos 2010": "died"}),
+    ("en", "Anna Marie Wooldridge (August 6, 1930 – August 14, 2010), known professionally as Abbey Lincoln, was an "
+           "American jazz singer.", "Abbey Lincoln", {"August 6, 1930": "born", "August 14, 2010": "died"}),
+    ("de", "Anna Marie Wooldridge (* 6. August 1930 in Chicago; † 14. August 2010 in New York), bekannt als Abbey "
+           "Lincoln, war eine US-amerikanische Jazzsängerin.", "Abbey Lincoln",
+     {"6. August 1930": "born", "Chicago": "born", "14. August 2010": "died"}),
+    ("zh", "娜塔-李·赫許勒（1981年6月9日—），藝名娜塔莉·波特曼，是一位美國演員。", "娜塔莉·波特曼", {"1981年6月9日": "born"}),
+    ("ar", "آنا ماري وولدريدج (6 أغسطس 1930 - 14 أغسطس 2010) المعروفة باسم آبي لينكولن، مغنية جاز أمريكية.",
+     "آبي لينكولن", {"6 أغسطس 1930": "born", "14 أغسطس 2010": "died"}),
+    # not another's name: "known as Abbey Lincoln's husband"
+    ("en", "Max Roach (January 10, 1924 – August 16, 2007), known as Abbey Lincoln's husband, was a drummer.",
+     "Abbey Lincoln", {"January 10, 1924": None, "August 16, 2007": None}),
+])
+def test_a_stage_names_life_range_is_the_subjects(lang, lead, entity, want):
+    rels = {v.text: v.rel for v in text_values(lead, lang, entity).values}
+    assert {k: rels.get(k) for k in want} == want
+
+
+def test_a_wrong_birth_year_against_a_stage_names_lead():
+    lead = "Abbey Lincoln olarak bilinen Anna Marie Wooldridge (6 Ağustos 1930 - 14 Ağustos 2010), Amerikalı caz şarkıcısıdır."
+    rep = check_slots("Abbey Lincoln 1932'de doğdu.", "tr", [(lead, "tr")], "Abbey Lincoln")
+    assert [c.reason() for c in rep.conflicts] == ['"1932" vs "6 Ağustos 1930" (born)']
+    # before, the death was set against the first date of the lead, the birth
+    rep = check_slots("Abbey Lincoln 2012'de öldü.", "tr", [(lead, "tr")], "Abbey Lincoln")
+    assert [c.reason() for c in rep.conflicts] == ['"2012" vs "14 Ağustos 2010" (died)']
+
+
+@pytest.mark.parametrize("lang, text, entity, want", [
+    # the parents' names after "born into the family of" are no birthplace (the Russian Wikipedia lead
+    # of Mendeleev: before, "Ивана Павловича Менделеева" was his birthplace, against any place said)
+    ("ru", "Родился в семье Ивана Павловича Менделеева, директора Тобольской гимназии.", "Дмитрий Менделеев",
+     {"Ивана Павловича Менделеева": None}),
+    ("pl", "Urodził się w ubogiej wiejskiej rodzinie Antoniego Witczaka i Wandy z domu Krzemińskiej.",
+     "Stefan Witczak", {"Antoniego Witczaka": None}),
+    # a place after the family's words is one
+    ("ru", "Родился в семье учителя в Тобольске.", "Дмитрий Менделеев", {"Тобольске": "born"}),
+    ("pl", "Urodził się w rodzinie Kowalskich w Warszawie.", "Jan Kowalski", {"Warszawie": "born"}),
+    ("ro", "Grete Berger s-a născut într-o familie evreiască din Silezia austriacă.", "Grete Berger",
+     {"Silezia": "born"}),
+])
+def test_a_familys_names_are_no_birthplace(lang, text, entity, want):
+    rels = {v.text: v.rel for v in text_values(text, lang, entity).values}
+    assert {k: rels.get(k) for k in want} == want
+
+
+def test_a_place_against_a_lead_that_names_the_parents():
+    lead = ("Дмитрий Иванович Менделеев — русский учёный-энциклопедист. Родился в семье Ивана Павловича "
+            "Менделеева, директора Тобольской гимназии.")
+    rep = check_slots("Менделеев родился в Тобольске.", "ru", [(lead, "ru")], "Дмитрий Менделеев")
+    assert not rep.conflicts

@@ -34,6 +34,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from . import whose
 from .kinship import function_words, kin_conflicts, links, mentions, name_words
 from .nationality import PRONOUNS, nationality_conflicts
 from .textutil import POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, normalise_digits, words_with_offsets
@@ -232,8 +233,8 @@ _NUM = r"\d+(?:[.,\u00a0\u202f ]\d{3})*(?:[.,]\d+)?"
 _YEAR_RE = re.compile(r"(?<![\w.,])(\d{3,4})(?:\s?(?:s|'s|’s|er|-х|-e|-е|lar|ler|-an|an)|['’](?:lar|ler)\w*)?(?![\w%])")
 _ISO_RE = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")
 _DMY_NUM_RE = re.compile(r"(?<![\d.])(\d{1,2})([./])(\d{1,2})\2(\d{4})(?!\d)")
-_CJK_DATE_RE = re.compile(r"(\d{3,4})\s?[年년]\s?(?:(\d{1,2})\s?[月월]\s?(?:(\d{1,2})\s?[日일])?)?")
-_CJK_MD_RE = re.compile(r"(?<!\d)(\d{1,2})\s?[月월]\s?(\d{1,2})\s?[日일]")
+_CJK_DATE_RE = re.compile(r"(\d{3,4})\s?[年년]\s?(?:(\d{1,2})\s?[月월]\s?(?:(\d{1,2})\s?[日일號号])?)?")
+_CJK_MD_RE = re.compile(r"(?<!\d)(\d{1,2})\s?[月월]\s?(\d{1,2})\s?[日일號号]")
 _DECADE_WORDS = re.compile(r"(?:années|años|anni|anos|jaren|jahre|decade of|década de)\s+(\d{3}0)(?!\d)",
                            re.IGNORECASE)
 _ORDINAL_RE = re.compile(r"(?<![\w.])(\d{1,3})(?:st|nd|rd|th|e|er|re|ème|eme|º|ª|\.º|\.ª|-й|-я|-е|-го|-ми)(?![\w])")
@@ -474,6 +475,11 @@ def _keywords(lang: str, extra: Sequence[str] = ()) -> list[tuple[str, str]]:
     return out
 
 
+# words that begin like a relation word and are none: Turkish "öldürdü" (killed), "öldürücü" (deadly);
+# "öldürüldü" (was killed) is a death
+_NOT_RELATION = {"tr": re.compile(r"öldür(?!ül)")}
+
+
 def _relation_hits(text: str, lang: str, extra: Sequence[str] = ()) -> list[tuple[int, int, str]]:
     """(start, end, relation) of each relation word in the text."""
     hits: list[tuple[int, int, str]] = []
@@ -486,8 +492,11 @@ def _relation_hits(text: str, lang: str, extra: Sequence[str] = ()) -> list[tupl
             if _nospace(w) or ((m.start() == 0 or not low[m.start() - 1].isalnum())):
                 hits.append((m.start(), m.end(), rel))
     single = [(w, rel) for w, rel in kws if (w, rel) not in spaced]
+    unlike = _NOT_RELATION.get(lang)
     for word, s, e in words:
         lw = word.lower()
+        if unlike is not None and unlike.match(lw):
+            continue
         for w, rel in single:
             if lw == w or (len(w) >= 4 and lw.startswith(w) and len(lw) - len(w) <= 4):
                 hits.append((s, e, rel))
@@ -541,36 +550,21 @@ def _nospace(w: str) -> bool:
     return any(unicodedata.name(c, "").startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "THAI")) for c in w)
 
 
-def _assign(text: str, values: list[Value], hits: list[tuple[int, int, str]]) -> list[Value]:
+def _assign(text: str, values: list[Value], hits: list[tuple[int, int, str]], lang: str = "") -> list[Value]:
     """Give each value the relation word nearest to it in its clause (one before it first); a
     relation word gives its slot to one value of each kind, the nearest ("King from 1479 until his
-    death in 1516": 1516 is the death, 1479 fills no slot)."""
+    death in 1516": 1516 is the death, 1479 fills no slot). A relation word that tells a relative's
+    event, or one whose owner is named in the genitive (whose.py), still takes its value: the value
+    then fills no slot, or carries that owner as its holder."""
     if not hits:
         return values
+    kin = whose.relatives_hits(text, hits, lang, _breaks)
+    owners = whose.genitive_owners(text, hits, lang, _breaks)
     out = []
     taken: dict[tuple[int, str], tuple[float, int]] = {}     # (hit, kind) -> (cost, value's index)
     for v in values:
-        best: tuple[float, str, int] | None = None
-        for h, (s, e, rel) in enumerate(hits):
-            if v.start < s and text[s:e] in _SIGNS:
-                continue                # a birth or death sign speaks of what follows it
-            if e <= v.start:
-                a, b, after = e, v.start, False
-            elif s >= v.end:
-                a, b, after = v.end, s, True
-            else:
-                continue
-            gap = text[a:b]
-            if after and _UNTIL.search(gap):
-                continue                # "from 1939 until his death": the start of something else
-            if _breaks(text, a, b):
-                continue
-            cost = _distance(gap) + (0.5 if after else 0.0)
-            if cost > MAX_COST:
-                continue
-            if best is None or cost < best[0]:
-                best = (cost, rel, h)
-        out.append(Value(**{**v.__dict__, "rel": best[1]}) if best else v)
+        best = _nearest_hit(text, v, hits, lang)
+        out.append(_given(v, best[1], best[2], kin, owners) if best else v)
         if best is not None and v.kind == "date":      # a birth or a death has one date, its places
             key = (best[2], v.kind)                   # may be several ("Passy, Haute-Savoie")
             if key in taken and taken[key][0] <= best[0]:
@@ -580,6 +574,42 @@ def _assign(text: str, values: list[Value], hits: list[tuple[int, int, str]]) ->
                     out[taken[key][1]] = values[taken[key][1]]
                 taken[key] = (best[0], len(out) - 1)
     return out
+
+
+def _given(v: Value, rel: str, h: int, kin: set[int], owners: dict[int, str]) -> Value:
+    if h in kin or owners.get(h) == "":
+        return v                                   # a relative's birth or death
+    return Value(**{**v.__dict__, "rel": rel, "holder": owners.get(h, v.holder)})
+
+
+def _nearest_hit(text: str, v: Value, hits: list[tuple[int, int, str]], lang: str) -> tuple[float, str, int] | None:
+    """(cost, relation, index) of the relation word nearest to value `v` in its clause, or None."""
+    if whose.marks_period(text, v.start, v.end, lang):
+        return None                     # "1962'den sonra": the start of a period
+    best: tuple[float, str, int] | None = None
+    for h, (s, e, rel) in enumerate(hits):
+        if v.start < s and text[s:e] in _SIGNS:
+            continue                # a birth or death sign speaks of what follows it
+        if e <= v.start:
+            if lang in whose.HEAD_FINAL and text[s:e] not in _SIGNS:
+                continue            # "İstanbul doğumlu olan Lodi'nin çocukluğu Beşiktaş'ta geçti"
+            a, b, after = e, v.start, False
+        elif s >= v.end:
+            a, b, after = v.end, s, True
+        else:
+            continue
+        gap = text[a:b]
+        if after and _UNTIL.search(gap):
+            continue                # "from 1939 until his death": the start of something else
+        if _breaks(text, a, b) or (not after and "，" in gap):
+            continue                # "她于2010年结婚，2012年...": the date opens the next clause
+            continue
+        cost = _distance(gap) + (0.5 if after else 0.0)
+        if cost > MAX_COST:
+            continue
+        if best is None or cost < best[0]:
+            best = (cost, rel, h)
+    return best
 
 
 _GAP_WORD = re.compile(r"\w+")
@@ -755,6 +785,17 @@ _PLACE_CASE = {"eu": re.compile(r"(?:[^k]n)$"), "fi": re.compile(r"(?:ss[aä]|ll
                "tr": re.compile(r"(?:['’]?[dt][ae]|['’]?[dt][ae]n)$")}
 
 
+# "born into the family of", "в семье", "w rodzinie", "in der Familie (von)": the names after it are
+# the parents' (with up to two words between: "w ubogiej wiejskiej rodzinie", "в семье учителя")
+_FAMILY_BEFORE = re.compile(r"(?<!\w)(?i:family|familie|famille|familia|famiglia|família|семье|семьи|родині|"
+                            r"сім'ї|rodzinie|rodině|rodine|családjában|perheeseen|gezin|عائلة|أسرة)"
+                            r"(?:\s+(?:of|von|de|du|des|di|do|da|del|della|van|der|the|a|an|ein|eines|einer))*"
+                            r"(?:\s+[a-zß-ÿа-яёіїє]\w*){0,2}\s*$")
+
+
+_IN_BEFORE = re.compile(r"(?<!\w)(?:в|во|из|w|we|in|im|à|en|em|na|a|u|au|nel|nella|no|din|from|aus)\s+$")  # "в семье учителя в Тобольске"
+
+
 def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: list[tuple[int, int]],
             lang: str = "") -> list[Value]:
     """Capitalised names in the clause of a 'born' or 'died' word: the place of that event."""
@@ -777,6 +818,8 @@ def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: 
             continue            # a sentence-initial capital says nothing
         if after is not None and not after.search(text, max(0, s - 8), s):
             continue
+        if _FAMILY_BEFORE.search(text, max(0, s - 40), s) and not _IN_BEFORE.search(text, max(0, s - 6), s):
+            continue            # "родился в семье Ивана Павловича": the parents' names, no place
         if case is not None and not case.search(name.lower()) and not _in_parentheses(text, s):
             continue
         out.append(Value("place", s, e, name))
@@ -822,10 +865,40 @@ def text_values(text: str, lang: str, entity: str = "", extra_langs: tuple[str, 
             if v.kind != "place" or not ({_fold(p) for p in re.split(r"[ \-]", v.text)} & skip)]
     # a life range after someone else's name is that person's
     kept = [Value(**{**v.__dict__, "rel": None}) if v.holder and v.rel and entity and not _subject_named(v.holder, entity)
-            else v for v in kept]
+            and not _known_as(text, v, entity) else v for v in kept]
     kept = _others_events(text, kept, entity)
     changed = len(kept) != len(base.values) or any(a is not b for a, b in zip(kept, base.values))
     return TextValues(kept, base.words) if changed else base
+
+
+# "known as", a stage name or a pen name: the name after it (before it in Turkish) is the same person's
+_ALIAS = re.compile(r"(?:known(?: professionally| publicly)? as|stage name|pen name|bekannt als|Künstlername|"
+                    r"connue? sous le nom(?: de)?|nom de scène|conocid[oa] como|nombre artístico|conhecid[oa] como|"
+                    r"nome artístico|conosciut[oa] come|nome d'arte|известн(?:ая|ый) как|псевдоним|"
+                    r"المعروفة? باسم|藝名|艺名|筆名|笔名|olarak bilinen|olarak tanınan|sahne adı(?:yla)?)",
+                    re.IGNORECASE)
+ALIAS_GAP = 24        # characters between the marker and the name
+_ALIAS_SENTENCE = re.compile(r"(?<=\w{4})[.!?]\s+|(?<=[。！？])|\n+")
+
+
+def _known_as(text: str, v: Value, entity: str) -> bool:
+    """Whether the sentence of `v` gives `entity` as the holder's other name ("Anna Marie Wooldridge
+    (1930 – 2010), known professionally as Abbey Lincoln"; "Abbey Lincoln olarak bilinen Anna Marie
+    Wooldridge (...)"; "娜塔-李·赫許勒（1981年6月9日—），藝名娜塔莉·波特曼"); not "known as Abbey
+    Lincoln's husband"."""
+    starts = [0] + [m.end() for m in _ALIAS_SENTENCE.finditer(text)]     # not after "6." in "6. August"
+    a = max(x for x in starts if x <= v.start)
+    b = min([x for x in starts if x > v.start] + [len(text)])
+    sentence = text[a:b]
+    for m in re.finditer(re.escape(entity), sentence, re.IGNORECASE):
+        if sentence[m.end():m.end() + 1] in ("'", "’", "的"):
+            continue
+        around = sentence[max(0, m.start() - ALIAS_GAP - 20):m.start()] + "\n" + sentence[m.end():m.end() + ALIAS_GAP]
+        before, after = around.split("\n")
+        if any(x.end() >= len(before) - ALIAS_GAP for x in _ALIAS.finditer(before)) or \
+                any(x.start() <= 2 for x in _ALIAS.finditer(after)):
+            return True
+    return False
 
 
 def _others_events(text: str, values: list[Value], entity: str) -> list[Value]:
@@ -875,7 +948,7 @@ def _text_values(text: str, lang: str, extra_langs: tuple[str, ...] = ()) -> Tex
     if hits and _cased(text):
         places = _places(norm, [h for h in hits if h[2] in ("born", "died")], skip, taken, lang)
         values += places
-    values = _assign(norm, sorted(values, key=lambda v: v.start), hits)
+    values = _assign(norm, sorted(values, key=lambda v: v.start), hits, lang)
     values = _life_range(norm, values)
     values = _open_life(norm, values, lang)
     values = _sign_holders(norm, values)

@@ -27,11 +27,35 @@ def test_no_swap_where_the_fact_is_no_near_copy_or_the_words_agree():
     ev = ["Marie Curie moved to Paris in 1891, after she had studied in Warsaw for six years."]
     assert swapped_counterpart("She had studied in Warsaw for six years before Marie Curie moved to Paris.",
                                "en", ev) is None
-    # a short fact, a language without a table, a language without spaces
+    # a short fact, a language without a table, a pair not in the table, no evidence
     assert swapped_counterpart("one queen, one queen", "en", [CHESS]) is None
     assert swapped_counterpart(same.replace("king", "queen"), "xx", [CHESS]) is None
     assert swapped_counterpart("居里夫人在战前出生于华沙。", "zh", ["居里夫人在战后出生于华沙。"]) is None
     assert swapped_counterpart(same, "en", []) is None
+
+
+def test_a_swap_in_a_language_without_spaces_or_a_new_table():
+    # rules r15: Chinese, Cantonese and Japanese compare the characters around the word (simplified
+    # against traditional too), Chinese comparisons their adjective; Russian, Ukrainian, Arabic, Hebrew
+    # have tables. Before, none of these was found.
+    diablo = ["同時，專家級人物的儲物箱空間較普通角色的要小很多。"]
+    for fact in ("专家级角色的储物箱空间比普通角色更大", "专家级角色的储物箱空间比普通角色要大很多"):
+        a, b, said = swapped_counterpart(fact, "zh", diablo)
+        assert (fact[a:b], said) == ("大", "小")
+    assert swapped_counterpart("专家级角色的储物箱空间比普通角色更小", "zh", diablo) is None
+    cases = [("zh", "居里1934年在巴黎出生", "居里1934年在巴黎逝世。", "出生", "逝世"),
+             ("ja", "キュリーは1934年にパリで誕生した。", "キュリーは1934年にパリで死去した。", "誕生", "死去"),
+             ("ru", "Менделеев родился в 1907 году в Санкт-Петербурге.", "Менделеев умер в 1907 году в Санкт-Петербурге.",
+              "родился", "умер"),
+             ("ru", "Байкал — крупнейший пресноводный водоём на юге России.",
+              "Байкал — крупнейший пресноводный водоём на севере России.", "юге", "севере"),
+             ("ar", "ولد ماري كوري في باريس عام 1934 بعد مرض طويل.", "توفي ماري كوري في باريس عام 1934 بعد مرض طويل.",
+              "ولد", "توفي")]
+    for lang, fact, ev, word, said in cases:
+        a, b, got = swapped_counterpart(fact, lang, [ev])
+        assert (fact[a:b], got) == (word, said), lang
+    # other characters around the word: no near copy
+    assert swapped_counterpart("居里1867年在华沙出生", "zh", ["居里1934年在巴黎逝世。"]) is None
 
 
 def test_the_default_verifier_calls_the_swap_not_supported_and_marks_the_word():
@@ -83,3 +107,13 @@ def test_the_default_verifier_marks_the_award_status():
     out = DefaultVerifier().verify_batch([(fact, "Taron Egerton", "tr", ev)])
     assert out[0].label == "NS" and [fact[a:b] for a, b in out[0].marks] == ["kazandı"], out[0].reason
     assert "(won or nominated)" in out[0].reason
+
+
+def test_the_default_verifier_calls_a_chinese_comparison_turned_around_not_supported():
+    from mfact.core.checking.verify_default import DefaultVerifier
+    text = ("為了滿足玩家對遊戲難度的追求，玩家在創造職業角色時，可以選擇專家級職業；專家級職業人物若在遊戲過程中死亡，"
+            "該角色將無法再次進行遊戲。 同時，專家級人物的儲物箱空間較普通角色的要小很多。")
+    ev = [Evidence(id="e1", source="given", lang="zh", title="暗黑破壞神II", text=text)]
+    wrong = "此外，专家级角色的储物箱空间比普通角色更大"
+    out = DefaultVerifier().verify_batch([(wrong, "暗黑破壞神II", "zh", ev)])
+    assert out[0].label == "NS" and [wrong[a:b] for a, b in out[0].marks] == ["大"], out[0].reason

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from typing import Sequence
 
 from .segment import split_sentences
-from .textutil import SPACELESS, STOPWORDS, words_with_offsets
+from .textutil import SPACELESS, STOPWORDS, han_simplified, words_with_offsets
 
 # relation swaps (events, roles) and antonyms
 RELATIONS = {
@@ -37,7 +38,8 @@ RELATIONS = {
     "id": "lahir:meninggal sebelum:sesudah ayah:ibu putra:putri raja:ratu menang:kalah",
     "ms": "lahir:meninggal sebelum:selepas bapa:ibu raja:permaisuri menang:kalah",
     "vi": "sinh:mất trước:sau cha:mẹ thắng:thua tăng:giảm",
-    "zh": "出生:逝世 之前:之后 父亲:母亲 儿子:女儿 增加:减少 胜利:失败 建立:解散",
+    "zh": "出生:逝世 之前:之后 以前:以后 父亲:母亲 儿子:女儿 丈夫:妻子 增加:减少 上升:下降 胜利:失败 建立:解散 "
+          "开始:结束 获胜:落败",
     "yue": "出生:逝世 之前:之後 父親:母親 兒子:女兒 增加:減少",
     "fi": "syntyi:kuoli ennen:jälkeen isä:äiti poika:tytär veli:sisko kuningas:kuningatar voitti:hävisi",
     "hu": "született:meghalt előtt:után apja:anyja fia:lánya király:királynő nyert:vesztett",
@@ -49,6 +51,15 @@ RELATIONS = {
     "lt": "gimė:mirė prieš:po tėvas:motina sūnus:dukra karalius:karalienė",
     "eu": "jaio:hil aurretik:ondoren aita:ama seme:alaba errege:erregina",
     "ko": "아버지:어머니 아들:딸 이전:이후 증가:감소",
+    "ru": "родился:умер родилась:умерла рождения:смерти до:после отец:мать сын:дочь муж:жена брат:сестра "
+          "король:королева выиграл:проиграл выиграла:проиграла победил:проиграл увеличился:уменьшился "
+          "основал:распустил открыт:закрыт женился:развёлся",
+    "uk": "народився:помер народилася:померла до:після батько:мати син:донька чоловік:дружина брат:сестра "
+          "король:королева виграв:програв",
+    "ar": "ولد:توفي ولدت:توفيت قبل:بعد الأب:الأم والده:والدته ابن:ابنة ابنه:ابنته زوجها:زوجته أخ:أخت "
+          "أخوه:أخته الملك:الملكة ملك:ملكة فاز:خسر فازت:خسرت زاد:انخفض ارتفع:انخفض تأسست:حلت",
+    "he": "נולד:נפטר נולדה:נפטרה לפני:אחרי אביו:אמו בנו:בתו מלך:מלכה ניצח:הפסיד",
+    "ja": "誕生:死去 以前:以後 父:母 息子:娘 長男:長女 増加:減少 勝利:敗北 設立:解散",
 }
 ANTONYMS = {
     "en": "first:last largest:smallest north:south east:west older:younger highest:lowest early:late "
@@ -71,8 +82,9 @@ ANTONYMS = {
     "id": "pertama:terakhir utara:selatan timur:barat lebih:kurang besar:kecil",
     "ms": "pertama:terakhir utara:selatan timur:barat besar:kecil",
     "vi": "bắc:nam đông:tây lớn:nhỏ nhiều:ít",
-    "zh": "第一:最后 北:南 东:西 最大:最小 冬:夏",
-    "yue": "第一:最後 北:南 東:西 最大:最細 冬:夏",
+    "zh": "第一:最后 北:南 东:西 最大:最小 冬:夏 更大:更小 较大:较小 大很多:小很多 最高:最低 最早:最晚 "
+          "多于:少于 高于:低于 早于:晚于",
+    "yue": "第一:最後 北:南 東:西 最大:最細 冬:夏 最高:最低 最早:最遲",
     "fi": "ensimmäinen:viimeinen talvi:kesä enemmän:vähemmän suurin:pienin",
     "hu": "első:utolsó északi:déli keleti:nyugati tél:nyár több:kevesebb legnagyobb:legkisebb",
     "eo": "unua:lasta nordo:sudo oriento:okcidento vintro:somero pli:malpli granda:malgranda",
@@ -83,6 +95,14 @@ ANTONYMS = {
     "lt": "pirmasis:paskutinis šiaurės:pietų rytų:vakarų daugiau:mažiau didžiausias:mažiausias",
     "eu": "lehen:azken iparralde:hegoalde ekialde:mendebalde gehiago:gutxiago handi:txiki",
     "ko": "북쪽:남쪽 동쪽:서쪽 최초:최후 최대:최소",
+    "ru": "первый:последний первая:последняя первым:последним север:юг восток:запад северной:южной "
+          "восточной:западной северном:южном крупнейший:наименьший больше:меньше старший:младший "
+          "старшая:младшая зима:лето зимой:летом севере:юге востоке:западе северу:югу",
+    "uk": "перший:останній північ:південь схід:захід більше:менше старший:молодший",
+    "ar": "الأول:الأخير أول:آخر الأولى:الأخيرة الشمال:الجنوب الشرق:الغرب شمال:جنوب شرق:غرب الشمالي:الجنوبي "
+          "الشرقي:الغربي أكبر:أصغر الأكبر:الأصغر أكثر:أقل الشتاء:الصيف",
+    "he": "הראשון:האחרון צפון:דרום מזרח:מערב יותר:פחות הגדול:הקטן",
+    "ja": "北部:南部 東部:西部 最大:最小 最初:最後 以上:以下",
 }
 
 NEAR_COPY_RATIO = 0.8                           # difflib ratio of a fact and its evidence sentence
@@ -177,8 +197,10 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
     counterpart: "... one queen, one queen ..." against "... one king, one queen ...". None when no
     sentence of `texts` aligns so, or the language has no table or no spaces."""
     table = counterparts(lang)
-    if not table or lang in SPACELESS:
+    if not table:
         return None
+    if lang in SPACELESS:
+        return _spaceless_swap(fact, lang, texts, table)
     fw = words_with_offsets(fact)
     if len(fw) < MIN_WORDS:
         return None
@@ -197,4 +219,42 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
             for op, i1, i2, j1, j2 in sm.get_opcodes():
                 if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and table.get(ft[i1]) == et[j1]:
                     return fw[i1][1], fw[i1][2], ew[j1][0]
+    return None
+
+
+SPACELESS_CONTEXT = 3      # characters on each side of a swapped word that the evidence must share
+SPACELESS_MIN_CONTEXT = 3  # ... at least this many of them in all
+
+
+def _spaceless_swap(fact: str, lang: str, texts: Sequence[str], table: dict[str, str]) -> tuple[int, int, str] | None:
+    """Chinese, Cantonese, Japanese: a word of the table in the fact where an evidence sentence has its
+    counterpart between the same characters ("储物箱空间比普通角色更大" against "...比普通角色更小";
+    "1934年在巴黎出生" against "1934年在巴黎逝世"), compared in simplified characters."""
+    simple = han_simplified(fact) if lang in ("zh", "yue") else fact
+    sents = [han_simplified(t) if lang in ("zh", "yue") else t for t in texts]
+    if lang in ("zh", "yue") and (comp := _comparative_swap(simple, sents)):
+        return comp
+    found = [(simple.find(w), w) for w in sorted(table, key=len, reverse=True) if w in simple]
+    for a, w in found:
+        b = a + len(w)
+        left, right = simple[max(0, a - SPACELESS_CONTEXT):a], simple[b:b + SPACELESS_CONTEXT]
+        if len(left) + len(right) < SPACELESS_MIN_CONTEXT:
+            continue
+        if any(left + table[w] + right in t and left + w + right not in t for t in sents):
+            return a, b, table[w]
+    return None
+
+
+# a Chinese comparison, "比普通角色更大" (larger than ...), and its opposite in the evidence,
+# "較普通角色的要小很多" (much smaller than ...): the same thing compared, the opposite adjective
+_COMPARED = re.compile(r"(?:比|较)(\w{2,10}?)(?:的)?(?:更加|还要|更|要|还)?([大小多少高低长短早晚快慢强弱])")
+_OPPOSITE = pairs("大:小 多:少 高:低 长:短 早:晚 快:慢 强:弱")
+
+
+def _comparative_swap(fact: str, sents: Sequence[str]) -> tuple[int, int, str] | None:
+    for m in _COMPARED.finditer(fact):
+        other = _OPPOSITE[m.group(2)]
+        for t in sents:
+            if any(e.group(1) == m.group(1) and e.group(2) == other for e in _COMPARED.finditer(t)):
+                return m.start(2), m.end(2), other
     return None

@@ -234,7 +234,12 @@ RULES_VERSION = "r15"     # the rules and the lexical normalisation: a change re
 # do not agree (nothing to compare); of several values in the sentence matching a fact, the one among
 # its words; "year" words in a fact that says nothing but agreed slots ("умер в 1907 году"), and in
 # Chinese and Japanese such a fact read without spaces ("她于1981年出生"); a prize won where the
-# evidence has it nominated, or the reverse (counterparts.award_status_swap)
+# evidence has it nominated, or the reverse (counterparts.award_status_swap);
+# r15: whose birth or death a relation word tells (whose.py: a relative's, a Turkish genitive owner's,
+# none after the verb of a verb-final clause, none for a period's start); a stage name's life range; the
+# parents' names after "в семье" are no birthplace; Chinese days in 號; counterpart swaps in Chinese,
+# Cantonese and Japanese (the characters around the word; a Chinese comparison turned around) and
+# tables for Russian, Ukrainian, Arabic and Hebrew
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")

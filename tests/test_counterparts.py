@@ -54,6 +54,12 @@ def test_a_swap_in_a_language_without_spaces_or_a_new_table():
     for lang, fact, ev, word, said in cases:
         a, b, got = swapped_counterpart(fact, lang, [ev])
         assert (fact[a:b], got) == (word, said), lang
+    # a fact that copies one part of a long sentence (their ratio is low: 0.62)
+    ev = ("بحيرة بايكال هي بحيرة تقع في جنوب سيبيريا في روسيا، بين إقليم إركوتسك في الشمال الغربي وجمهورية "
+          "بورياتيا في الجنوب الشرقي.")
+    fact = "بحيرة بايكال هي بحيرة تقع في شمال سيبيريا في روسيا"
+    a, b, said = swapped_counterpart(fact, "ar", [ev])
+    assert (fact[a:b], said) == ("شمال", "جنوب")
     # other characters around the word: no near copy
     assert swapped_counterpart("居里1867年在华沙出生", "zh", ["居里1934年在巴黎逝世。"]) is None
 

@@ -100,7 +100,7 @@ ANTONYMS = {
           "старшая:младшая зима:лето зимой:летом севере:юге востоке:западе северу:югу",
     "uk": "перший:останній північ:південь схід:захід більше:менше старший:молодший",
     "ar": "الأول:الأخير أول:آخر الأولى:الأخيرة الشمال:الجنوب الشرق:الغرب شمال:جنوب شرق:غرب الشمالي:الجنوبي "
-          "الشرقي:الغربي أكبر:أصغر الأكبر:الأصغر أكثر:أقل الشتاء:الصيف",
+          "الشرقي:الغربي أكبر:أصغر الأكبر:الأصغر أكثر:أقل الشتاء:الصيف العذبة:المالحة",
     "he": "הראשון:האחרון צפון:דרום מזרח:מערב יותר:פחות הגדול:הקטן",
     "ja": "北部:南部 東部:西部 最大:最小 最初:最後 以上:以下",
 }
@@ -214,12 +214,19 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
             if len(et) < MIN_WORDS:
                 continue
             sm = difflib.SequenceMatcher(None, ft, et, autojunk=False)
-            if sm.ratio() < NEAR_COPY_RATIO:
+            if sm.ratio() < NEAR_COPY_RATIO and _covered(sm, len(ft)) < NEAR_COPY_RATIO:
                 continue
             for op, i1, i2, j1, j2 in sm.get_opcodes():
                 if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and table.get(ft[i1]) == et[j1]:
                     return fw[i1][1], fw[i1][2], ew[j1][0]
     return None
+
+
+def _covered(sm: difflib.SequenceMatcher, n: int) -> float:
+    """The share of the fact's words found, in order, in the evidence sentence: a fact that copies one
+    part of a long sentence ("... تقع في شمال سيبيريا في روسيا" in "... تقع في جنوب سيبيريا في روسيا،
+    بين إقليم إركوتسك ...") is a near copy of it though their ratio is low."""
+    return sum(b.size for b in sm.get_matching_blocks()) / max(1, n)
 
 
 SPACELESS_CONTEXT = 3      # characters on each side of a swapped word that the evidence must share

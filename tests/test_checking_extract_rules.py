@@ -459,6 +459,21 @@ def test_turkish_ve_needs_a_verb_on_its_left(text, expected):
     assert [f.text for _s, f in extract(text, "tr", "Marie Curie")] == expected
 
 
+@pytest.mark.parametrize("text,expected", [
+    # a clause may end in a capitalised title with its copula (rules 15 gave "Van der Bellen 1944'te
+    # Viyana'da doğdu Cumhurbaşkanıdır": the right side ended in no verb the shapes knew, so "ve" joined
+    # noun phrases and the title went to the left clause)
+    ("Van der Bellen 1944'te Viyana'da doğdu ve 2017'den beri Avusturya Cumhurbaşkanıdır.",
+     ["Van der Bellen 1944'te doğdu", "Van der Bellen Viyana'da doğdu",
+      "Van der Bellen 2017'den beri Avusturya Cumhurbaşkanıdır"]),
+    ("Ecevit gazeteciydi ve 1974'te Başbakanıydı.", ["Ecevit gazeteciydi", "Ecevit 1974'te Başbakanıydı"]),
+    # a name ending in "dir" is no copula
+    ("Babası Abdülkadir ve annesi Ayşe öğretmendi.", ["Babası Abdülkadir ve annesi Ayşe öğretmendi"]),
+])
+def test_turkish_clause_ending_in_a_titles_copula(text, expected):
+    assert [f.text for _s, f in extract(text, "tr", "Alexander Van der Bellen")] == expected
+
+
 @pytest.mark.parametrize("lang,entity,text,expected", [
     # German: "und" before a preposition with no verb after it shares the verb before it (rules 14 gave
     # "Seit seit 1996 Mitglied der ..."); "und" before a date and a verb opens a clause (rules 14 gave

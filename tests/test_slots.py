@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from mfact.core.checking.slots import check_slots, month_words, text_values
+from mfact.core.checking.slots import check_slots, month_words, sentence_starts, text_values
 from mfact.core.checking.verify_default import DefaultVerifier
 from mfact.core.checking.windows import top_windows
 from mfact.core.cli import main as cli_main
@@ -125,6 +125,22 @@ def test_a_swapped_number_in_the_matching_sentence_is_a_conflict():
     rep = check_slots("The bridge is 2,400 metres long.", "en", [(ev, "en")])
     assert rep.conflict and rep.conflicts[0].evidence_value.text == "1,200"
     assert not check_slots("The bridge is 1,200 metres long.", "en", [(ev, "en")]).conflict
+
+
+def test_an_ordinal_is_no_sentence_end():
+    # rules r15: the matching sentence was cut after "18." ("ve 18. yüzyılda ..."), so the century the
+    # fact rewrote was "not in the evidence" and the fact S 0.96
+    ev = ("Ailesi, Hollanda'da doğan ve 18. yüzyılda Rus İmparatorluğu'na giden askeri doktor Johann Abraham "
+          "van der Bellen'in soyundan gelmiştir.")
+    fact = ("Alexander Van der Bellen'in ailesi, 17. yüzyılda Hollanda'dan Rus İmparatorluğu'na göç eden askeri "
+            "doktor Johann Abraham van der Bellen'in soyundan gelmektedir")
+    rep = check_slots(fact, "tr", [(ev, "tr")], "Alexander Van der Bellen")
+    assert [c.reason() for c in rep.conflicts] == ['"17" vs "18"']
+    texts = ["Er wurde am 6. August 1930 geboren. Er starb 2010.", "J. S. Bach war ein Komponist. Er lebte in Leipzig.",
+             "Bartók Béla (Nagyszentmiklós, 1881. március 25.) zeneszerző. Más.", "Il a 3.5 ans. Il est né en 1867.",
+             "居里出生于华沙。她于1934年去世。"]
+    assert [[t[i:i + 5] for i in sentence_starts(t)] for t in texts] == [
+        ["Er wu", "Er st"], ["J. S.", "Er le"], ["Bartó", "Más."], ["Il a ", "Il es"], ["居里出生于", "她于193"]]
 
 
 @pytest.fixture(scope="module")

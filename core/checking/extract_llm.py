@@ -117,7 +117,7 @@ class LLMExtractor(Stage):
     """FActScore-style few-shot extraction with any Generator; rules as the fallback."""
 
     name = "llm"
-    version = "13"       # 2: sentences that decline, and facts about the model's input, hold no claim;
+    version = "14"       # 2: sentences that decline, and facts about the model's input, hold no claim;
                          # 3: the same phrases in the first person plural and more of the input's names;
                          # 4: its fallback, the rules, split more clauses (rules 6);
                          # 5: and read an opening participle phrase (rules 7);
@@ -130,6 +130,7 @@ class LLMExtractor(Stage):
                          # 12: and Turkish topic clauses with "ise", Chinese clauses' own subjects (rules 14)
                          # 13: and Turkish "ve" between noun phrases, German clauses, examples between
                          #     commas (rules 15)
+                         # 14: and Turkish clauses ending in a title's copula (rules 16)
 
     def __init__(self, generator: Generator, demos: dict[str, list[str]] | None = None,
                  max_tokens: int = 200, n_fixed: int = N_FIXED_DEMOS):

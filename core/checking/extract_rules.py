@@ -46,7 +46,7 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "15"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "16"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);
@@ -79,6 +79,8 @@ class RuleExtractor(Stage):
                          #    date only with one ("und 1997/98 erhielt er"); a German relative clause ends
                          #    in a lowercase verb; an example between commas before the predicate ("His
                          #    solos, such as X, shaped ...") gives the clause without it and the example
+                         # 16: a Turkish clause may end in a capitalised title with its copula ("... ve 2017'den
+                         #    beri Avusturya Cumhurbaşkanıdır")
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()

@@ -122,8 +122,10 @@ FINAL_VERB_SHAPES: dict[str, re.Pattern[str]] = {
                      r"(?:öldü|oldu|aldı|dedi|yedi|etti|erdi|öldüler|oldular|aldılar|ettiler|eder|ederler|olur|"
                      r"olurlar|verir|söyler|gelir|gider|kalır|alır|yapar|bulunur)$"),
 }
-# A copula after a name's apostrophe ("... 262Lr'dir", "... Ankara'ydı"): the clause ends there too
-FINAL_COPULA_AFTER_NAME = {"tr": re.compile(r"['’]y?[dt][ıiuü]r?(?:lar|ler)?$")}
+# A copula after a name's apostrophe ("... 262Lr'dir", "... Ankara'ydı"), or after a capitalised title
+# in the possessive ("... Avusturya Cumhurbaşkanıdır", "... Başbakanıydı"): the clause ends there too
+FINAL_COPULA_AFTER_NAME = {"tr": re.compile(r"['’]y?[dt][ıiuü]r?(?:lar|ler)?$|"
+                                            r"^[A-ZÇĞİÖŞÜ]\w{3,}[ıiuü](?:[dt][ıiuü]r|yd[ıiuü]|ym[ıiuü]ş)(?:lar|ler)?$")}
 # Adjectives by their endings, where adjectives before a noun inflect with it: "была польским и
 # французским физиком" is two facts about a physicist ("польским физиком", "французским физиком"),
 # not "была польским". German: any lowercase word with an adjective ending, before a capitalised noun.

@@ -878,7 +878,6 @@ _ALIAS = re.compile(r"(?:known(?: professionally| publicly)? as|stage name|pen n
                     r"المعروفة? باسم|藝名|艺名|筆名|笔名|olarak bilinen|olarak tanınan|sahne adı(?:yla)?)",
                     re.IGNORECASE)
 ALIAS_GAP = 24        # characters between the marker and the name
-_ALIAS_SENTENCE = re.compile(r"(?<=\w{4})[.!?]\s+|(?<=[。！？])|\n+")
 
 
 def _known_as(text: str, v: Value, entity: str) -> bool:
@@ -886,7 +885,7 @@ def _known_as(text: str, v: Value, entity: str) -> bool:
     (1930 – 2010), known professionally as Abbey Lincoln"; "Abbey Lincoln olarak bilinen Anna Marie
     Wooldridge (...)"; "娜塔-李·赫許勒（1981年6月9日—），藝名娜塔莉·波特曼"); not "known as Abbey
     Lincoln's husband"."""
-    starts = [0] + [m.end() for m in _ALIAS_SENTENCE.finditer(text)]     # not after "6." in "6. August"
+    starts = sentence_starts(text)
     a = max(x for x in starts if x <= v.start)
     b = min([x for x in starts if x > v.start] + [len(text)])
     sentence = text[a:b]
@@ -908,7 +907,7 @@ def _others_events(text: str, values: list[Value], entity: str) -> list[Value]:
     if not entity or not any(v.rel in ("born", "died") and not v.holder for v in values):
         return values
     out = list(values)
-    starts = [0] + [m.end() for m in _SENT_END.finditer(text)]
+    starts = sentence_starts(text)
     for i, v in enumerate(out):
         if v.rel not in ("born", "died") or v.holder:
             continue
@@ -1332,7 +1331,29 @@ def _closest(v: Value, cands: list[tuple[int, Value]]) -> tuple[int, Value]:
     return cands[0]
 
 
-_SENT_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+_SENT_END = re.compile(r"(?<=[.!?。！？])\s*|\n+")
+# what a period with a space after it does not end: an ordinal or a day ("18. yüzyılda", "am 6. August
+# 1930", "1. Weltkrieg"), an initial ("J. S. Bach"), or a sentence going on in lower case ("1881.
+# március 25.")
+_NO_END_BEFORE = re.compile(r"(?:^|[\s(\[])(?:\d{1,3}|[A-ZÀ-ÖØ-ÞА-ЯЁ])\.$")
+
+
+def sentence_starts(text: str) -> list[int]:
+    """The offsets where the sentences of `text` start (0 first): after a sentence mark and a space
+    (none needed after a full-width one), or a line break."""
+    out = [0]
+    for m in _SENT_END.finditer(text):
+        gap = text[m.start():m.end()]
+        if "\n" not in gap:
+            mark = text[m.start() - 1:m.start()]
+            if mark in ".!?" and not gap:
+                continue                        # "3.5", "U.S.": no space, no end
+            nxt = text[m.end():m.end() + 1]
+            if mark == "." and (nxt.islower() or _NO_END_BEFORE.search(text, max(0, m.start() - 6), m.start())):
+                continue
+        if m.end() < len(text) and m.end() != out[-1]:
+            out.append(m.end())
+    return out
 
 
 def _matching_sentence_value(v: Value, fact_content: set[str], passages: Sequence[tuple[str, str]],
@@ -1407,15 +1428,11 @@ def _framed_value(v: Value, fact_words: Sequence[tuple[str, int, int]], fact_con
 def _sentence_words(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
     """Each sentence of a passage (start, end) with its content words (cached by text)."""
     out = []
-    pos = 0
-    for part in _SENT_END.split(text):
-        s = text.find(part, pos)
-        if s < 0:
-            continue
-        e = s + len(part)
-        pos = e
+    starts = sentence_starts(text)
+    for s, nxt in zip(starts, [*starts[1:], len(text)]):
+        part = text[s:nxt]
         words = frozenset(w.lower()[:5] for w, _a, _b in words_with_offsets(part) if w.lower() not in STOPWORDS)
-        out.append((s, e, words))
+        out.append((s, s + len(part.rstrip()), words))
     return tuple(out)
 
 

@@ -496,6 +496,12 @@ def test_a_turkish_decade_with_a_case_ending_is_a_decade():
      "Дмитрий Медведев", "Медведев родился в Москве.", ['"Москве" vs "Ленинград" (born)']),
     ("en", "Natalie Portman (9 June 1981 –) is an actress.", "Natalie Portman", "Natalie Portman was born in 1980.",
      ['"1980" vs "9 June 1981" (born)']),
+    # a name with "der" in it is one name: "Bellen Viyana'da" was a place sharing a word with the
+    # entity, so no place was read (rules r15)
+    ("tr", "Alexander Van der Bellen (d. 18 Ocak 1944, Viyana), Avusturyalı bir siyasetçidir.", "Alexander Van der Bellen",
+     "Van der Bellen Graz'da doğdu.", ['"Graz\'da" vs "Viyana" (born)']),
+    ("tr", "Alexander Van der Bellen (d. 18 Ocak 1944, Viyana), Avusturyalı bir siyasetçidir.", "Alexander Van der Bellen",
+     "Van der Bellen Viyana'da doğdu.", []),
 ])
 def test_a_living_persons_birth_in_the_lead(lang, lead, entity, fact, want):
     rep = check_slots(fact, lang, [(lead, lang)], entity)

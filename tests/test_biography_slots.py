@@ -644,3 +644,19 @@ def test_a_place_against_a_lead_that_names_the_parents():
             "Менделеева, директора Тобольской гимназии.")
     rep = check_slots("Менделеев родился в Тобольске.", "ru", [(lead, "ru")], "Дмитрий Менделеев")
     assert not rep.conflicts
+
+
+def test_german_mann_and_frau_after_a_possessive_are_husband_and_wife():
+    # "Mann" and "Frau" name a role only after a possessive ("ihr Mann", "seine Frau"); before, no
+    # German husband or wife was read unless "Ehemann"/"Ehefrau" was written
+    assert _roles("Ihr Mann Pierre Curie starb 1906.", "de") == [("husband", "Pierre Curie", "", True)]
+    assert _roles("Seine Frau Lera ist unterwegs.", "de") == [("wife", "Lera", "", True)]
+    assert _roles("Der Mann Pierre Curie war Physiker.", "de") == []
+    assert _roles("Frau Curie war Physikerin.", "de") == []
+    assert _roles("In den nächsten Tagen fährt Wladimir seine Frau zum Flughafen.", "de") == []
+    rep = check_slots("Ihr Mann Pierre Curie war Physiker.", "de", [("Ihr Bruder Pierre Curie war Physiker.", "de")],
+                      "Marie Curie")
+    assert [c.reason() for c in rep.conflicts] == ['"Mann" vs "Bruder" (role of Pierre Curie)']
+    # the husband's death is no death of the subject
+    assert [(v.text, v.rel) for v in text_values("Ihr Mann Pierre Curie starb 1906 in Paris.", "de",
+                                                 "Marie Curie").values] == [("1906", None)]

@@ -38,6 +38,9 @@ NOT_NAMES = frozenset("ibu bapa frau herr mrs mr ms sir lady lord".split())   # 
 # Hungarian "apja", "férje" (but "apa", "anya" bare), Indonesian and Malay "-nya"
 POSSESSED = {"fi": lambda w: w.endswith(("nsä", "nsa")), "hu": lambda w: w not in ("apa", "anya"),
              "id": lambda w: w.endswith("nya"), "ms": lambda w: w.endswith("nya")}
+# words that name a family role only right after a possessive: German "ihr Mann", "seine Frau", "ihrem
+# Mann" (a man, a woman, a title: "Frau Curie", elsewhere)
+AFTER_POSSESSIVE = {"de": {"mann": "husband", "mannes": "husband", "manne": "husband", "frau": "wife"}}
 OTHERS = frozenset("annak ennek whose".split())      # "annak legidősebb fia": that one's son
 CONJUNCTIONS = frozenset("and et y e und en i ja és dan oraz a".split())
 
@@ -261,7 +264,7 @@ def links(text: str, langs: tuple[str, ...]) -> tuple[Link, ...]:
     toks = _tokens(text)
     out: list[Link] = []
     for i, t in enumerate(toks):
-        role = words.get(_POSSESSIVE.sub("", t.low)) if t.word else None
+        role = _role(toks, i, words, langs, fw)
         if role is None:
             continue
         owner = _owner_before(text, toks, i)
@@ -274,17 +277,32 @@ def links(text: str, langs: tuple[str, ...]) -> tuple[Link, ...]:
             continue
         if nxt is not None and nxt.low in GENITIVE:
             continue                  # "Pierre, father of ...": someone else's relative
+        if _POSSESSIVE.sub("", t.low) not in words:
+            continue                  # "fährt Wladimir seine Frau ...": the name before is the owner
         back = _backward(text, toks, i, fw)
         if back is not None and _a_name(back[0], fw):
             out.append(Link(role, back[0], back[1], (t.start, t.end), owner, marked))
     return tuple(out)
 
 
+def _role(toks: list[_Tok], i: int, words: dict[str, str], langs: tuple[str, ...], fw: Words) -> str | None:
+    """The family role token i names, if any (AFTER_POSSESSIVE words only after a possessive)."""
+    t = toks[i]
+    if not t.word:
+        return None
+    role = words.get(_POSSESSIVE.sub("", t.low))
+    if role is None and i > 0 and toks[i - 1].low in fw.possessives:
+        role = next((AFTER_POSSESSIVE[lg][t.low] for lg in langs if t.low in AFTER_POSSESSIVE.get(lg, {})), None)
+    return role
+
+
 @functools.lru_cache(maxsize=2048)
 def mentions(text: str, langs: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
     """The spans of every kinship word in `text` ("Tatăl său a murit ...": a relative, named or not)."""
     words = _kin_for(langs)
-    return tuple((t.start, t.end) for t in _tokens(text) if t.word and _POSSESSIVE.sub("", t.low) in words)
+    fw = function_words(langs)
+    toks = _tokens(text)
+    return tuple((t.start, t.end) for i, t in enumerate(toks) if _role(toks, i, words, langs, fw) is not None)
 
 
 def _marked(toks: list[_Tok], i: int, word: str, langs: tuple[str, ...], fw: Words) -> bool:

@@ -603,6 +603,10 @@ def test_a_cantonese_date_with_hao_has_its_day():
     ("zh", "娜塔-李·赫許勒（1981年6月9日—），藝名娜塔莉·波特曼，是一位美國演員。", "娜塔莉·波特曼", {"1981年6月9日": "born"}),
     ("ar", "آنا ماري وولدريدج (6 أغسطس 1930 - 14 أغسطس 2010) المعروفة باسم آبي لينكولن، مغنية جاز أمريكية.",
      "آبي لينكولن", {"6 أغسطس 1930": "born", "14 أغسطس 2010": "died"}),
+    # a line break after the name: the words around it were joined with one and split on it again,
+    # which raised ValueError on such evidence
+    ("en", "Anna Marie Wooldridge (August 6, 1930 – August 14, 2010), known professionally as Abbey Lincoln\n",
+     "Abbey Lincoln", {"August 6, 1930": "born", "August 14, 2010": "died"}),
     # not another's name: "known as Abbey Lincoln's husband"
     ("en", "Max Roach (January 10, 1924 – August 16, 2007), known as Abbey Lincoln's husband, was a drummer.",
      "Abbey Lincoln", {"January 10, 1924": None, "August 16, 2007": None}),

@@ -892,8 +892,8 @@ def _known_as(text: str, v: Value, entity: str) -> bool:
     for m in re.finditer(re.escape(entity), sentence, re.IGNORECASE):
         if sentence[m.end():m.end() + 1] in ("'", "’", "的"):
             continue
-        around = sentence[max(0, m.start() - ALIAS_GAP - 20):m.start()] + "\n" + sentence[m.end():m.end() + ALIAS_GAP]
-        before, after = around.split("\n")
+        before = sentence[max(0, m.start() - ALIAS_GAP - 20):m.start()]
+        after = sentence[m.end():m.end() + ALIAS_GAP]
         if any(x.end() >= len(before) - ALIAS_GAP for x in _ALIAS.finditer(before)) or \
                 any(x.start() <= 2 for x in _ALIAS.finditer(after)):
             return True

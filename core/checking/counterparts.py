@@ -237,9 +237,10 @@ def _spaceless_swap(fact: str, lang: str, texts: Sequence[str], table: dict[str,
     """Chinese, Cantonese, Japanese: a word of the table in the fact where an evidence sentence has its
     counterpart between the same characters ("储物箱空间比普通角色更大" against "...比普通角色更小";
     "1934年在巴黎出生" against "1934年在巴黎逝世"), compared in simplified characters."""
-    simple = han_simplified(fact) if lang in ("zh", "yue") else fact
-    sents = [han_simplified(t) if lang in ("zh", "yue") else t for t in texts]
-    if lang in ("zh", "yue") and (comp := _comparative_swap(simple, sents)):
+    chinese = lang in ("zh", "yue")
+    simple = han_simplified(fact) if chinese else fact
+    sents = [han_simplified(t) for t in texts] if chinese else list(texts)
+    if chinese and (comp := _comparative_swap(simple, sents)):
         return comp
     found = [(simple.find(w), w) for w in sorted(table, key=len, reverse=True) if w in simple]
     for a, w in found:

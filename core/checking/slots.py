@@ -603,7 +603,6 @@ def _nearest_hit(text: str, v: Value, hits: list[tuple[int, int, str]], lang: st
             continue                # "from 1939 until his death": the start of something else
         if _breaks(text, a, b) or (not after and "，" in gap):
             continue                # "她于2010年结婚，2012年...": the date opens the next clause
-            continue
         cost = _distance(gap) + (0.5 if after else 0.0)
         if cost > MAX_COST:
             continue
@@ -885,9 +884,7 @@ def _known_as(text: str, v: Value, entity: str) -> bool:
     (1930 – 2010), known professionally as Abbey Lincoln"; "Abbey Lincoln olarak bilinen Anna Marie
     Wooldridge (...)"; "娜塔-李·赫許勒（1981年6月9日—），藝名娜塔莉·波特曼"); not "known as Abbey
     Lincoln's husband"."""
-    starts = sentence_starts(text)
-    a = max(x for x in starts if x <= v.start)
-    b = min([x for x in starts if x > v.start] + [len(text)])
+    a, b = _sentence_around(text, v.start)
     sentence = text[a:b]
     for m in re.finditer(re.escape(entity), sentence, re.IGNORECASE):
         if sentence[m.end():m.end() + 1] in ("'", "’", "的"):
@@ -907,12 +904,10 @@ def _others_events(text: str, values: list[Value], entity: str) -> list[Value]:
     if not entity or not any(v.rel in ("born", "died") and not v.holder for v in values):
         return values
     out = list(values)
-    starts = sentence_starts(text)
     for i, v in enumerate(out):
         if v.rel not in ("born", "died") or v.holder:
             continue
-        a = max(x for x in starts if x <= v.start)
-        b = min([x for x in starts if x > v.start] + [len(text)])
+        a, b = _sentence_around(text, v.start)
         if _about_another(text[a:b], entity):
             out[i] = Value(**{**v.__dict__, "rel": None})
     return out
@@ -1338,7 +1333,8 @@ _SENT_END = re.compile(r"(?<=[.!?。！？])\s*|\n+")
 _NO_END_BEFORE = re.compile(r"(?:^|[\s(\[])(?:\d{1,3}|[A-ZÀ-ÖØ-ÞА-ЯЁ])\.$")
 
 
-def sentence_starts(text: str) -> list[int]:
+@functools.lru_cache(maxsize=2048)
+def sentence_starts(text: str) -> tuple[int, ...]:
     """The offsets where the sentences of `text` start (0 first): after a sentence mark and a space
     (none needed after a full-width one), or a line break."""
     out = [0]
@@ -1353,7 +1349,14 @@ def sentence_starts(text: str) -> list[int]:
                 continue
         if m.end() < len(text) and m.end() != out[-1]:
             out.append(m.end())
-    return out
+    return tuple(out)
+
+
+def _sentence_around(text: str, at: int) -> tuple[int, int]:
+    """(start, end) of the sentence of `text` that holds offset `at`."""
+    starts = sentence_starts(text)
+    k = bisect.bisect_right(starts, at)
+    return starts[k - 1], starts[k] if k < len(starts) else len(text)
 
 
 def _matching_sentence_value(v: Value, fact_content: set[str], passages: Sequence[tuple[str, str]],

@@ -38,6 +38,7 @@ from pathlib import Path
 from mfact.core.checking.kinship import kin_words, links, name_words
 from mfact.core.checking.nationality import _table, statements
 from mfact.core.checking.textutil import data_json, fold_accents as _fold
+from mfact.core.checking.counts import counts
 from mfact.core.checking.slots import check_slots, relation_words, text_values
 from mfact.core.training.detector_data import is_dev_article
 
@@ -45,7 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import articles_pickle  # noqa: E402
 
 PAIRS = (("father", "mother"), ("son", "daughter"), ("husband", "wife"), ("brother", "sister"))
-KINDS = {"family": ("role", "person"), "nationality": ("nationality",), "age": ("age",), "life": ("date", "place")}
+KINDS = {"family": ("role", "person"), "nationality": ("nationality",), "age": ("age",), "life": ("date", "place"),
+         "count": ("count",)}
+NOISY = ("life", "count")       # checks reported apart from the biography slot false alarms
 
 
 def kin_counterparts() -> dict[str, dict[str, str]]:
@@ -91,6 +94,9 @@ def _claims(art, kind: str, sent: str) -> tuple[int, int] | None:
     if kind == "age":
         ages = [v for v in text_values(sent, art.lang, art.title).values if v.kind == "age"]
         return (ages[0].start, ages[0].end) if ages else None
+    if kind == "count":
+        found = counts(sent, art.lang)
+        return (found[0].start, found[0].end) if found else None
     if kind == "life":
         life = [v for v in text_values(sent, art.lang, art.title).values
                 if v.kind in ("date", "place") and v.rel in ("born", "died")]
@@ -106,6 +112,7 @@ def _claims(art, kind: str, sent: str) -> tuple[int, int] | None:
 def measure(arts, kind: str, max_per_lang: int, rng: random.Random, every: bool = False) -> dict[str, dict[str, int]]:
     kin_swap, nat_swap = kin_counterparts(), nationality_swaps()
     langs = (set(kin_words()) if kind == "family" else set(relation_words()["born"]) if kind == "life"
+             else {k for k in data_json("number_words.json") if not k.startswith("_")} | {"zh", "yue"} if kind == "count"
              else set(_table()[0]) | {"ca", "cs", "ro"})
     places: dict[str, list[str]] = defaultdict(list)      # birth and death places met so far, per language
     rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -133,6 +140,8 @@ def measure(arts, kind: str, max_per_lang: int, rng: random.Random, every: bool 
                 whole = " ".join(art.sentences[:k] + [sent[:span[0]] + sent[span[1]:]] + art.sentences[k + 1:])
             elif kind == "life":
                 other = _life_swap(word, places[art.lang], rng)
+            elif kind == "count":
+                other = _count_swap(word, art.lang, rng)
             else:
                 options = nat_swap.get(art.lang, {}).get(_fold(word), [])
                 other = rng.choice(options) if options else None
@@ -144,6 +153,23 @@ def measure(arts, kind: str, max_per_lang: int, rng: random.Random, every: bool 
             whole = " ".join(art.sentences)
             row["caught_rest"] += _conflict(check_slots(swapped, art.lang, [(rest, art.lang)], art.title), kind)
     return rows
+
+
+def _count_swap(word: str, lang: str, rng: random.Random) -> str | None:
+    """Another number, 1 to 3 off (at least 2), written as the count was: digits, a Chinese numeral
+    or the first word of the language's list."""
+    found = counts(word + (" x" if lang not in ("zh", "yue") else "个人"), lang)
+    n = found[0].n if found else None
+    if n is None:
+        return None
+    m = max(2, n + rng.choice([-1, 1]) * rng.randint(1, 3))
+    m = m + 1 if m == n else m
+    if word.isdecimal():
+        return str(m)
+    if lang in ("zh", "yue"):
+        return "两三四五六七八九"[m - 2] if m <= 9 else None
+    forms = data_json("number_words.json").get(lang, {}).get(str(m))
+    return forms[0] if forms else None
 
 
 def _life_swap(word: str, places: list[str], rng: random.Random) -> str | None:
@@ -195,12 +221,12 @@ def main(argv: list[str] | None = None) -> int:
     life = ""
     for kind in [k for k in args.kinds.split(",") if k in KINDS]:
         tot = report(kind, measure(arts, kind, args.max_per_lang, random.Random(7), args.all_articles))
-        if kind == "life":          # a check of its own, far noisier: reported apart
-            life = f"life_slot_false_alarm_pct: {100.0 * tot['false_alarms'] / max(1, tot['claims']):.2f}"
+        if kind in NOISY:           # checks of their own, far noisier: reported apart
+            life += f"{kind}_slot_false_alarm_pct: {100.0 * tot['false_alarms'] / max(1, tot['claims']):.2f}\n"
             continue
         claims += tot["claims"]
         alarms += tot["false_alarms"]
-    print("\n" + life if life else "")
+    print("\n" + life if life else "", end="\n" if not life else "")
     print(f"biography_slot_false_alarm_pct: {100.0 * alarms / max(1, claims):.2f}")
     return 0
 

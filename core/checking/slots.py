@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from . import whose
+from .counts import count_conflicts
 from .kinship import function_words, kin_conflicts, links, mentions, name_words
 from .nationality import PRONOUNS, nationality_conflicts
 from .textutil import POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, normalise_digits, words_with_offsets
@@ -1164,6 +1165,8 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
     tagged = [(t, tuple(dict.fromkeys((plang or lang, *_langs_of(t, lang))))) for t, plang in passages]
     rep.conflicts.extend(_kin_conflicts(fact, lang, tagged, entity, order))
     rep.conflicts.extend(_nationality_conflicts(fact, lang, tagged, entity, order))
+    counted = _count_conflicts(fact, lang, tagged, order)
+    rep.conflicts.extend(counted)
     if not fv.values:
         return rep
     # a passage of no declared language is read in the one it is written in (a French lead given to
@@ -1171,6 +1174,8 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
     evs = [text_values(t, plang or _detected(t) or lang, entity, _langs_of(t, lang)) for t, plang in passages]
     fact_content = _content(fact, fv.words, fv.values)
     for v in fv.values:
+        if any(v.start < c.fact_value.end and c.fact_value.start < v.end for c in counted):
+            continue        # a count the evidence contradicts ("12 goals" against "15 goals")
         if v.kind == "age":
             rep.slot_values += 1
             _check_age(v, evs, order, rep)
@@ -1297,6 +1302,18 @@ def _nationality_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, t
         fv = Value("nationality", a, b, fact[a:b], rel="nationality")
         ev = Value("nationality", x, y, passages[k.passage][0][x:y])
         out.append(Conflict(fv, ev, k.passage, [(a, b)]))
+    return out
+
+
+def _count_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]],
+                     order: list[int]) -> list[Conflict]:
+    """Counts the evidence gives other numbers for the same noun (counts.py)."""
+    out = []
+    for k in count_conflicts(fact, lang, passages, order):
+        f, e = k.fact, k.evidence
+        fv = Value("count", f.start, f.end, fact[f.start:f.end], num=float(f.n))
+        ev = Value("count", e.start, e.end, passages[k.passage][0][e.start:e.end], num=float(e.n))
+        out.append(Conflict(fv, ev, k.passage, [(f.start, f.end)]))
     return out
 
 

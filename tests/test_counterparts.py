@@ -123,3 +123,19 @@ def test_the_default_verifier_calls_a_chinese_comparison_turned_around_not_suppo
     wrong = "此外，专家级角色的储物箱空间比普通角色更大"
     out = DefaultVerifier().verify_batch([(wrong, "暗黑破壞神II", "zh", ev)])
     assert out[0].label == "NS" and [wrong[a:b] for a, b in out[0].marks] == ["大"], out[0].reason
+
+
+def test_an_older_or_younger_sibling_swapped():
+    # rules r16: German comparatives of age and size, and Chinese elder and younger siblings (before:
+    # "Sein jüngerer Bruder Heinrich Mann ..." against the article's "älterer" was S 0.61); Cantonese
+    # table words in traditional characters were never found (the text is read simplified)
+    cases = [("de", "Sein jüngerer Bruder Heinrich Mann war ebenfalls Schriftsteller.",
+              "Sein älterer Bruder Heinrich Mann war ebenfalls Schriftsteller.", "jüngerer", "älterer"),
+             ("zh", "他的弟弟李明也是一位作家。", "他的哥哥李明也是一位作家。", "弟弟", "哥哥"),
+             ("yue", "佢嘅家姐李明都係作家。", "佢嘅細妹李明都係作家。", "家姐", "细妹"),    # read simplified
+             ("yue", "呢個係全國最細嘅湖。", "呢個係全國最大嘅湖。", "最細", "最大")]     # the table's traditional word
+    for lang, fact, ev, word, said in cases:
+        a, b, got = swapped_counterpart(fact, lang, [ev])
+        assert (fact[a:b], got) == (word, said), lang
+    assert swapped_counterpart("Sein älterer Bruder Heinrich Mann war ebenfalls Schriftsteller.", "de",
+                               ["Sein älterer Bruder Heinrich Mann war ebenfalls Schriftsteller."]) is None

@@ -69,7 +69,8 @@ ANTONYMS = {
           "izquierda:derecha grande:pequeño",
     "fr": "premier:dernier première:dernière nord:sud hiver:été plus:moins grand:petit gauche:droite",
     "de": "erste:letzte ersten:letzten Norden:Süden Osten:Westen Winter:Sommer mehr:weniger größte:kleinste "
-          "nördlich:südlich östlich:westlich",
+          "nördlich:südlich östlich:westlich älter:jünger älterer:jüngerer ältere:jüngere älteren:jüngeren "
+          "ältester:jüngster älteste:jüngste ältesten:jüngsten größer:kleiner größere:kleinere früher:später",
     "ca": "primer:últim nord:sud hivern:estiu més:menys gran:petit",
     "it": "primo:ultimo nord:sud inverno:estate più:meno grande:piccolo",
     "pt": "primeiro:último norte:sul inverno:verão mais:menos grande:pequeno",
@@ -83,8 +84,8 @@ ANTONYMS = {
     "ms": "pertama:terakhir utara:selatan timur:barat besar:kecil",
     "vi": "bắc:nam đông:tây lớn:nhỏ nhiều:ít",
     "zh": "第一:最后 北:南 东:西 最大:最小 冬:夏 更大:更小 较大:较小 大很多:小很多 最高:最低 最早:最晚 "
-          "多于:少于 高于:低于 早于:晚于",
-    "yue": "第一:最後 北:南 東:西 最大:最細 冬:夏 最高:最低 最早:最遲",
+          "多于:少于 高于:低于 早于:晚于 哥哥:弟弟 姐姐:妹妹",
+    "yue": "第一:最後 北:南 東:西 最大:最細 冬:夏 最高:最低 最早:最遲 哥哥:弟弟 家姐:細妹 姐姐:妹妹",
     "fi": "ensimmäinen:viimeinen talvi:kesä enemmän:vähemmän suurin:pienin",
     "hu": "első:utolsó északi:déli keleti:nyugati tél:nyár több:kevesebb legnagyobb:legkisebb",
     "eo": "unua:lasta nordo:sudo oriento:okcidento vintro:somero pli:malpli granda:malgranda",
@@ -240,6 +241,8 @@ def _spaceless_swap(fact: str, lang: str, texts: Sequence[str], table: dict[str,
     chinese = lang in ("zh", "yue")
     simple = han_simplified(fact) if chinese else fact
     sents = [han_simplified(t) for t in texts] if chinese else list(texts)
+    if chinese:     # the table read in simplified characters too ("最細", "細妹" were never found)
+        table = {han_simplified(k): han_simplified(v) for k, v in table.items()}
     if chinese and (comp := _comparative_swap(simple, sents)):
         return comp
     found = [(simple.find(w), w) for w in sorted(table, key=len, reverse=True) if w in simple]

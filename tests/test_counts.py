@@ -1,0 +1,93 @@
+"""Counts in the slot checks (core/checking/counts.py): a number word before the noun it counts,
+against the evidence's count of the same noun ("три дочери" against "две дочери")."""
+from __future__ import annotations
+
+import glob
+import json
+
+import pytest
+
+from mfact.core.checking.counts import counts, duration_words
+from mfact.core.checking.slots import check_slots
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def _found(text: str, lang: str) -> list[tuple[int, str, tuple[str, ...]]]:
+    return [(c.n, text[c.start:c.end], c.nouns) for c in counts(text, lang)]
+
+
+@pytest.mark.parametrize("lang, text, want", [
+    ("ru", "У них родились две дочери: Елена и Галина.", [(2, "две", ("дочери",))]),
+    ("de", "Zu seinen Werken gehören drei große Romane: Buddenbrooks", [(3, "drei", ("große", "romane"))]),
+    ("tr", "2021 yılında iki çocuğu oldu.", [(2, "iki", ("cocugu", "oldu"))]),
+    ("ar", "وله ثلاث بنات وأربعة أبناء", [(3, "ثلاث", ("بنات",)), (4, "وأربعة", ("ابناء",))]),   # "and four"
+    ("zh", "他育有三个女儿和两子。", [(3, "三", ("女儿",)), (2, "两", ("子",))]),
+    ("en", "She had two of his six children.", [(6, "six", ("children",))]),     # "two of": no noun
+    ("en", "Three years later she had 12 goals and one son.", []),   # a duration, digits, "one"
+    ("zh", "第三个孩子出生于三月，两年后", []),                         # an ordinal, a month, a duration
+    ("ja", "三人の娘", []),                                             # not read in Japanese
+])
+def test_counts_are_numbers_before_their_nouns(lang, text, want):
+    assert _found(text, lang) == want
+
+
+def test_duration_words_come_from_cldr():
+    assert {"years", "year", "months", "days"} <= duration_words("en")
+    assert {"лет", "года", "месяцев"} <= duration_words("ru")
+    assert "yıl" in duration_words("tr") and "per" not in duration_words("en")
+    assert not duration_words("xx")
+
+
+def _conflicts(fact: str, evidence: str, lang: str) -> list[str]:
+    return [c.reason() for c in check_slots(fact, lang, [(evidence, lang)], "X").conflicts]
+
+
+@pytest.mark.parametrize("lang, fact, evidence, want", [
+    ("ru", "Он был женат на Валентине Горячевой, у них было три дочери.",
+     "В 1957 году женился на Валентине Горячевой. У них родились две дочери: Елена (1959) и Галина (1961).",
+     ['"три" vs "две"']),
+    ("de", "Mit seiner Frau Katia hatte er vier Kinder.",
+     "Er war mit Katia Mann verheiratet, mit der er sechs Kinder hatte, darunter Erika.", ['"vier" vs "sechs"']),
+    ("de", "Zu seinen bekanntesten Werken gehören zwei Romane.",
+     "Zu seinen bekanntesten Werken gehören drei Romane: Buddenbrooks, Der Zauberberg und Doktor Faustus.",
+     ['"zwei" vs "drei"']),
+    ("tr", "Çiftin üç çocuğu oldu.", "1950 yılında Ayşe ile evlendi ve çiftin iki çocuğu oldu.", ['"üç" vs "iki"']),
+    ("ar", "أنجب منها خمسة أبناء.", "تزوج من ليلى عام 1950 وأنجب منها أربعة أبناء وبنتين.", ['"خمسة" vs "أربعة"']),
+    ("zh", "他与妻子育有三个女儿。", "他与妻子育有两个女儿和一个儿子。", ['"三" vs "两"']),
+    # the fact's number is among the evidence's counts of the noun: no conflict
+    ("en", "He wrote two novels.", "He wrote two novels and five plays. Later he wrote three novels.", []),
+    # another noun, another language, a duration: no conflict
+    ("en", "They had three sons.", "They had three daughters.", []),
+    ("en", "He served for three years.", "He served in the army for two years.", []),
+    # the same noun counted in a sentence about something else (the children of another mother)
+    ("lt", "Su ja susilaukė šešių vaikų.", "Su sugulove pradėti kiti septyni vaikai tapo valdovais.", []),
+])
+def test_a_count_the_evidence_gives_otherwise_is_a_conflict(lang, fact, evidence, want):
+    assert _conflicts(fact, evidence, lang) == want
+
+
+def test_a_count_against_evidence_in_another_language_is_left_to_the_detector():
+    rep = check_slots("У них было три дочери.", "ru", [("They had two daughters, Yelena and Galina.", "en")], "X")
+    assert not rep.conflicts
+
+
+def test_the_wrong_count_is_marked_through_run_texts(tmp_path):
+    """As the held-out answers are checked (`mfact run --texts`, the article as evidence): the wrong
+    number alone is marked ("три"; before, the fact was S 0.88), and the right count stays S."""
+    from test_cli_foundation import run
+
+    article = ("Юрий Алексеевич Гагарин (9 марта 1934 — 27 марта 1968) — лётчик-космонавт СССР. "
+               "В 1957 году женился на Валентине Ивановне Горячевой. У них родились две дочери: "
+               "Елена (1959) и Галина (1961).")
+    texts = tmp_path / "t.jsonl"
+    texts.write_text(json.dumps({"id": "a", "lang": "ru", "entity": "Юрий Гагарин", "evidence": [article],
+                                 "text": "Гагарин женился на Валентине Горячевой. У них было три дочери."},
+                                ensure_ascii=False) + "\n", encoding="utf-8")
+    run(tmp_path / "home", "run", "--texts", str(texts), "--offline", "--no-progress", "--out", str(tmp_path / "out"))
+    session = json.loads(open(glob.glob(str(tmp_path / "out" / "txt-*.json"))[0], encoding="utf-8").read())
+    by_text = {f["text"]: f["auto"] for f in session["facts"]}
+    wrong = next(v for t, v in by_text.items() if "три" in t)
+    fact = next(t for t in by_text if "три" in t)
+    assert wrong["label"] == "NS" and [fact[a:b] for a, b in wrong["marks"]] == ["три"]
+    assert "slot conflict" in wrong["reason"]

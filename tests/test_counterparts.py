@@ -139,3 +139,26 @@ def test_an_older_or_younger_sibling_swapped():
         assert (fact[a:b], got) == (word, said), lang
     assert swapped_counterpart("Sein älterer Bruder Heinrich Mann war ebenfalls Schriftsteller.", "de",
                                ["Sein älterer Bruder Heinrich Mann war ebenfalls Schriftsteller."]) is None
+
+
+def test_an_ordinal_swapped_for_another():
+    # rules r16: ordinal words, first to tenth, in 20 languages and Chinese 第N (before: none was
+    # read; "his second studio album" against "his third" passed as a near copy)
+    from mfact.core.checking.counterparts import ordinal_rank
+    assert [ordinal_rank(w, lang) for w, lang in [("zweiten", "de"), ("третья", "ru"), ("والثاني", "ar"),
+                                                   ("ikincisi", "tr"), ("primera", "es"), ("השני", "he")]] == [2, 3, 2, 2, 1, 2]
+    # a bare beginning that is a cardinal is no ordinal: German "acht", Russian "девять", Italian "non"
+    assert [ordinal_rank(w, lang) for w, lang in [("acht", "de"), ("девять", "ru"), ("non", "it"), ("years", "en")]] == [None] * 4
+    cases = [("de", "Es war sein zweites Studioalbum und wurde 1999 veröffentlicht.",
+              "Es war sein drittes Studioalbum und wurde 1999 veröffentlicht.", "zweites", "drittes"),
+             ("ru", "Это был его второй студийный альбом, выпущенный в 1999 году.",
+              "Это был его третий студийный альбом, выпущенный в 1999 году.", "второй", "третий"),
+             ("tr", "Albüm, grubun ikinci stüdyo albümüdür ve 1999 yılında yayımlandı.",
+              "Albüm, grubun üçüncü stüdyo albümüdür ve 1999 yılında yayımlandı.", "ikinci", "üçüncü"),
+             ("ar", "هذا هو الألبوم الثاني للفرقة وصدر عام 1999.", "هذا هو الألبوم الثالث للفرقة وصدر عام 1999.",
+              "الثاني", "الثالث"),
+             ("zh", "这是乐队的第二张录音室专辑。", "这是乐队的第三张录音室专辑。", "第二", "第三")]
+    for lang, fact, ev, word, said in cases:
+        a, b, got = swapped_counterpart(fact, lang, [ev])
+        assert (fact[a:b], got) == (word, said), lang
+        assert swapped_counterpart(ev, lang, [ev]) is None, lang          # the same ordinal: no swap

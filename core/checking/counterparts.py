@@ -106,6 +106,69 @@ ANTONYMS = {
     "ja": "北部:南部 東部:西部 最大:最小 最初:最後 以上:以下",
 }
 
+# ordinal words, first to tenth: per language the beginnings of each (" " between ranks, "|" between
+# forms of one rank) and how many letters of ending may follow (German "zweite", "zweiten"; Russian
+# "второй", "вторая", "второго"; at least one where the bare beginning is a cardinal: German "acht",
+# Russian "девять", Latin and Italian "non")
+ORDINALS: dict[str, tuple[str, int, int]] = {
+    "en": ("first second third fourth fifth sixth seventh eighth ninth tenth", 0, 0),
+    "de": ("erst zweit dritt viert fünft sechst siebt|siebent acht neunt zehnt", 1, 2),
+    "fr": ("premi deuxièm|second troisièm quatrièm cinquièm sixièm septièm huitièm neuvièm dixièm", 0, 3),
+    "es": ("primer segund tercer cuart quint sext séptim octav noven décim", 0, 2),
+    "it": ("prim second terz quart quint sest settim ottav non decim", 1, 1),
+    "pt": ("primeir segund terceir quart quint sext sétim oitav non décim", 1, 2),
+    "ca": ("primer segon tercer quart cinquè sisè setè vuitè novè desè", 0, 3),
+    "ru": ("перв втор трет четвёрт|четверт пят шест седьм восьм девят десят", 2, 3),
+    "pl": ("pierwsz drug trzec czwart piąt szóst siódm ósm dziewiąt dziesiąt", 1, 3),
+    "lt": ("pirm antr treči ketvirt penkt šešt septint aštunt devint dešimt", 1, 4),
+    "tr": ("birinci ikinci üçüncü dördüncü beşinci altıncı yedinci sekizinci dokuzuncu onuncu", 0, 4),
+    "hu": ("első második harmadik negyedik ötödik hatodik hetedik nyolcadik kilencedik tizedik", 0, 3),
+    "id": ("pertama kedua ketiga keempat kelima keenam ketujuh kedelapan kesembilan kesepuluh", 0, 0),
+    "ms": ("pertama kedua ketiga keempat kelima keenam ketujuh kelapan kesembilan kesepuluh", 0, 0),
+    "eu": ("lehen bigarren hirugarren laugarren bosgarren seigarren zazpigarren zortzigarren "
+           "bederatzigarren hamargarren", 0, 3),
+    "eo": ("unua dua tria kvara kvina sesa sepa oka naŭa deka", 0, 2),
+    "la": ("prim secund terti quart quint sext septim octav non decim", 1, 2),
+    "ar": ("أول|أولى ثاني|ثانية ثالث|ثالثة رابع|رابعة خامس|خامسة سادس|سادسة سابع|سابعة ثامن|ثامنة تاسع|تاسعة "
+           "عاشر|عاشرة", 0, 0),
+    "fa": ("اول دوم سوم چهارم پنجم ششم هفتم هشتم نهم دهم", 0, 2),
+    "he": ("ראשון|ראשונה שני|שנייה|שניה שלישי|שלישית רביעי|רביעית חמישי|חמישית שישי|שישית שביעי|שביעית "
+           "שמיני|שמינית תשיעי|תשיעית עשירי|עשירית", 0, 0),
+}
+_ORDINAL_PROCLITIC = {"ar": re.compile(r"^(?:[وف]?ال|[وف])(?=..)"), "he": re.compile(r"^[וה]{1,2}(?=..)")}
+_HAN_ORDINAL = re.compile(r"第([一二三四五六七八九十])(?![一二三四五六七八九十百千])")
+
+
+@functools.lru_cache(maxsize=64)
+def _ordinal_stems(lang: str) -> tuple[tuple[str, int], ...]:
+    spec = ORDINALS.get(lang)
+    if spec is None:
+        return ()
+    stems = [(form, rank) for rank, forms in enumerate(spec[0].split(), 1) for form in forms.split("|")]
+    return tuple(sorted(stems, key=lambda x: -len(x[0])))
+
+
+def ordinal_rank(word: str, lang: str) -> int | None:
+    """1-10 for an ordinal word of `lang` ("zweiten" 2, "третья" 3, "الثالث" 3), else None."""
+    spec = ORDINALS.get(lang)
+    if spec is None:
+        return None
+    w = word.lower()
+    if lang in _ORDINAL_PROCLITIC:
+        bare = _ORDINAL_PROCLITIC[lang].sub("", w)
+        w = bare if any(bare == f for f, _r in _ordinal_stems(lang)) else w
+    for stem, rank in _ordinal_stems(lang):
+        if w.startswith(stem) and spec[1] <= len(w) - len(stem) <= spec[2]:
+            return rank
+    return None
+
+
+def _other_rank(a: str, b: str, lang: str) -> bool:
+    """Two ordinals of different rank ("second" where the evidence says "third")."""
+    x = ordinal_rank(a, lang)
+    return x is not None and ordinal_rank(b, lang) not in (None, x)
+
+
 NEAR_COPY_RATIO = 0.8                           # difflib ratio of a fact and its evidence sentence
 MIN_WORDS = 5
 
@@ -198,15 +261,15 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
     counterpart: "... one queen, one queen ..." against "... one king, one queen ...". None when no
     sentence of `texts` aligns so, or the language has no table or no spaces."""
     table = counterparts(lang)
-    if not table:
-        return None
     if lang in SPACELESS:
         return _spaceless_swap(fact, lang, texts, table)
+    if not table and lang not in ORDINALS:
+        return None
     fw = words_with_offsets(fact)
     if len(fw) < MIN_WORDS:
         return None
     ft = [w.lower() for w, _a, _b in fw]
-    if not any(t in table for t in ft):
+    if not any(t in table or ordinal_rank(t, lang) for t in ft):
         return None
     for text in texts:
         for sent in split_sentences(text, lang):
@@ -218,7 +281,8 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
             if sm.ratio() < NEAR_COPY_RATIO and _covered(sm, len(ft)) < NEAR_COPY_RATIO:
                 continue
             for op, i1, i2, j1, j2 in sm.get_opcodes():
-                if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and table.get(ft[i1]) == et[j1]:
+                if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and \
+                        (table.get(ft[i1]) == et[j1] or _other_rank(ft[i1], et[j1], lang)):
                     return fw[i1][1], fw[i1][2], ew[j1][0]
     return None
 
@@ -245,6 +309,8 @@ def _spaceless_swap(fact: str, lang: str, texts: Sequence[str], table: dict[str,
         table = {han_simplified(k): han_simplified(v) for k, v in table.items()}
     if chinese and (comp := _comparative_swap(simple, sents)):
         return comp
+    if rank := _han_ordinal_swap(simple, sents):
+        return rank
     found = [(simple.find(w), w) for w in sorted(table, key=len, reverse=True) if w in simple]
     for a, w in found:
         b = a + len(w)
@@ -253,6 +319,21 @@ def _spaceless_swap(fact: str, lang: str, texts: Sequence[str], table: dict[str,
             continue
         if any(left + table[w] + right in t and left + w + right not in t for t in sents):
             return a, b, table[w]
+    return None
+
+
+def _han_ordinal_swap(fact: str, sents: Sequence[str]) -> tuple[int, int, str] | None:
+    """"第二" where the evidence has "第三" between the same characters (SPACELESS_CONTEXT each side)."""
+    for m in _HAN_ORDINAL.finditer(fact):
+        left = fact[max(0, m.start() - SPACELESS_CONTEXT):m.start()]
+        right = fact[m.end():m.end() + SPACELESS_CONTEXT]
+        if len(left) + len(right) < SPACELESS_MIN_CONTEXT or any(m.group() in t and left + m.group() + right in t for t in sents):
+            continue
+        for t in sents:
+            for o in _HAN_ORDINAL.finditer(t):
+                if o.group(1) != m.group(1) and t[max(0, o.start() - len(left)):o.start()] == left \
+                        and t[o.end():o.end() + len(right)] == right:
+                    return m.start(), m.end(), o.group()
     return None
 
 

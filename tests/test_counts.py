@@ -20,7 +20,9 @@ def _found(text: str, lang: str) -> list[tuple[int, str, tuple[str, ...]]]:
 @pytest.mark.parametrize("lang, text, want", [
     ("ru", "У них родились две дочери: Елена и Галина.", [(2, "две", ("дочери",))]),
     ("de", "Zu seinen Werken gehören drei große Romane: Buddenbrooks", [(3, "drei", ("große", "romane"))]),
-    ("tr", "2021 yılında iki çocuğu oldu.", [(2, "iki", ("cocugu", "oldu"))]),
+    ("tr", "2021 yılında iki çocuğu oldu.", [(2, "iki", ("çocuğu", "oldu"))]),
+    # Vietnamese tones tell words apart: "tấm" (a sheet) is not "tám" (eight)
+    ("vi", "Với một tấm bằng, bạn có tám tấm ảnh", [(8, "tám", ("tấm", "ảnh"))]),
     ("ar", "وله ثلاث بنات وأربعة أبناء", [(3, "ثلاث", ("بنات",)), (4, "وأربعة", ("ابناء",))]),   # "and four"
     ("zh", "他育有三个女儿和两子。", [(3, "三", ("女儿",)), (2, "两", ("子",))]),
     ("en", "She had two of his six children.", [(6, "six", ("children",))]),     # "two of": no noun
@@ -91,3 +93,30 @@ def test_the_wrong_count_is_marked_through_run_texts(tmp_path):
     fact = next(t for t in by_text if "три" in t)
     assert wrong["label"] == "NS" and [fact[a:b] for a, b in wrong["marks"]] == ["три"]
     assert "slot conflict" in wrong["reason"]
+
+
+def _scored(fact: str, p: float = 0.9) -> list[tuple[int, int, float]]:
+    """Every word of `fact` with detector score `p` (a sentence the detector flags whole)."""
+    from mfact.core.checking.textutil import words_with_offsets
+    return [(a, b, p) for _w, a, b in words_with_offsets(fact)]
+
+
+def test_a_fact_flagged_whole_is_narrowed_to_the_words_its_near_copy_lacks():
+    # rules r16: the detector flags short near copies whole; the held-out answers are marked at the
+    # wrong words, so a whole-fact mark costs precision (silver, with the counterparts of r16: 63.5 -> 63.6)
+    from mfact.core.checking.verify_default import ns_marks
+    ev = ["Thomas Mann emigrierte 1933 in die Schweiz und lebte später in Princeton."]
+    fact = "Thomas Mann emigrierte 1933 in die Niederlande."
+    got = ns_marks(fact, "Thomas Mann", "de", _scored(fact), 0.5, ev)
+    assert [fact[a:b] for a, b in got] == ["Niederlande"]
+    # no near copy (an invented sentence): the detector's marks stay
+    fact = "Er gewann 1950 einen Oscar für das beste Drehbuch."
+    assert ns_marks(fact, "Thomas Mann", "de", _scored(fact), 0.5, ev) == [(0, len(fact) - 1)]
+    # the detector's own narrower marks are kept
+    fact = "Thomas Mann emigrierte 1933 in die Niederlande."
+    words = [(a, b, 0.9 if fact[a:b] == "Niederlande" else 0.1) for a, b, _p in _scored(fact)]
+    assert [fact[a:b] for a, b in ns_marks(fact, "Thomas Mann", "de", words, 0.5, ev)] == ["Niederlande"]
+    # Korean is read in syllables: not narrowed (silver ko -0.7 when it was)
+    fact = "토마스 만은 1933년 네덜란드로 망명했다."
+    ko_ev = ["토마스 만은 1933년 스위스로 망명했다."]
+    assert ns_marks(fact, "토마스 만", "ko", _scored(fact), 0.5, ko_ev) == [(0, len(fact) - 1)]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -54,10 +55,20 @@ class Count:
     classified: bool = False    # Chinese: a classifier stands between number and noun
 
 
+_FOLDED = frozenset({"ar", "fa", "ur", "sd", "he"})     # scripts whose marks are often left out
+
+
+def _fold(word: str, lang: str) -> str:
+    """A word as counts compare it: lower case; without marks in the Arabic and Hebrew scripts only
+    (elsewhere they tell words apart: Vietnamese "tấm", a sheet, is not "tám", eight)."""
+    w = unicodedata.normalize("NFC", word.lower())
+    return fold_accents(w) if lang in _FOLDED else w
+
+
 @functools.lru_cache(maxsize=None)
 def _words_table(lang: str) -> dict[str, int]:
     table = data_json("number_words.json").get(lang, {})
-    return {fold_accents(w.lower()): int(n) for n, ws in table.items() for w in ws}
+    return {_fold(w, lang): int(n) for n, ws in table.items() for w in ws}
 
 
 _DURATIONS = ("duration-year", "duration-month", "duration-week", "duration-day", "duration-hour",
@@ -86,7 +97,7 @@ def duration_words(lang: str) -> frozenset[str]:
     for unit in _DURATIONS:
         if unit in patterns:
             walk(patterns[unit])
-    folded = {fold_accents(w.lower().strip(".")) for w in found}
+    folded = {_fold(w.strip("."), lang) for w in found}
     return frozenset(w for w in folded if len(w) >= 2 and w not in STOPWORDS and w not in _words_table(lang))
 
 
@@ -126,7 +137,7 @@ def counts(text: str, lang: str) -> tuple[Count, ...]:
         nouns = []
         end = b
         for w, x, y in toks[k + 1:k + 1 + NOUN_WORDS]:
-            w = fold_accents(w.lower())
+            w = _fold(w, lang)
             if not _GAP.fullmatch(text[end:x]) or w in STOPWORDS or w[:1].isdigit() \
                     or _number(w, table, lang, text, x) is not None:
                 break
@@ -140,7 +151,7 @@ def counts(text: str, lang: str) -> tuple[Count, ...]:
 def _number(tok: str, table: dict[str, int], lang: str, text: str, at: int) -> int | None:
     if tok.isdecimal():
         return None
-    w = fold_accents(tok.lower())
+    w = _fold(tok, lang)
     if w in table:
         return table[w]
     proclitic = _PROCLITIC.get(lang)
@@ -217,7 +228,7 @@ def _context(text: str, c: Count, lang: str) -> set[str]:
     table = _words_table(lang)
     out = set()
     for w, _a, _b in words_with_offsets(_clause(text, c.start, _CLAUSE_EDGE)):
-        f = fold_accents(w.lower())
+        f = _fold(w, lang)
         if f in STOPWORDS or f in table or f[:1].isdigit() or any(_alike(f, x) for x in c.nouns):
             continue
         out.add(f[:5])
@@ -233,7 +244,7 @@ def _in_context(ctx: set[str], text: str, c: Count, lang: str) -> bool:
         return True
     around = _clause(text, c.start, _SENTENCE_EDGE)
     sentence = (_pairs(around) if lang in _HAN_LANGS
-                else {fold_accents(w.lower())[:5] for w, _a, _b in words_with_offsets(around)})
+                else {_fold(w, lang)[:5] for w, _a, _b in words_with_offsets(around)})
     return len(ctx & sentence) >= CONTEXT_SHARE * len(ctx)
 
 

@@ -664,3 +664,31 @@ def test_german_mann_and_frau_after_a_possessive_are_husband_and_wife():
     # the husband's death is no death of the subject
     assert [(v.text, v.rel) for v in text_values("Ihr Mann Pierre Curie starb 1906 in Paris.", "de",
                                                  "Marie Curie").values] == [("1906", None)]
+
+
+@pytest.mark.parametrize("text, want", [
+    ("1981年，波曼出生於耶路撒冷，本名娜塔-李·赫許勒。", [("1981年", "born"), ("耶路撒冷", "born")]),
+    ("她于1934年7月4日在法国上萨瓦省病逝，享年66岁。", [("1934年7月4日", "died"), ("法国上萨瓦省", "died")]),
+    ("他1990年生于广东省广州市，是一名演员。", [("1990年", "born"), ("广东省广州市", "born")]),
+    ("出生於音樂戲劇世家，父親是瑞士知名指揮。", []),          # a family, no place
+    ("玛丽·居里出生于一个教师家庭。", []),
+    ("他的哥哥死於肌肉萎縮症。", []),                          # a cause of death, no place
+    ("其中曾祖母出生於羅馬尼亞。", []),                        # a relative's birth: no slot
+])
+def test_a_chinese_birth_or_death_place(text, want):
+    # rules r16: before, places were read only as capitalised names, so none in Chinese ("娜塔莉·波特曼
+    # 出生于特拉维夫" against "波曼出生於耶路撒冷" was S 0.90)
+    vals = text_values(text, "zh", "X").values
+    assert [(v.text, v.rel) for v in vals if v.rel] == want
+
+
+def test_a_chinese_place_against_the_evidence():
+    lead = "1981年，波曼出生於耶路撒冷，本名娜塔-李·赫許勒。"
+    rep = check_slots("娜塔莉·波特曼出生于特拉维夫", "zh", [(lead, "zh")], "娜塔莉·波特曼")
+    assert [c.reason() for c in rep.conflicts] == ['"特拉维夫" vs "耶路撒冷" (born)']
+    assert not check_slots("娜塔莉·波特曼出生于耶路撒冷", "zh", [(lead, "zh")], "娜塔莉·波特曼").conflicts
+    # the same place named in more or fewer characters, traditional or simplified
+    ev = "他1990年生於廣東省廣州市，是一名演員。"
+    assert not check_slots("他出生于广州", "zh", [(ev, "zh")], "X").conflicts
+    assert [c.reason() for c in check_slots("他出生于北京", "zh", [(ev, "zh")], "X").conflicts] == \
+        ['"北京" vs "廣東省廣州市" (born)']

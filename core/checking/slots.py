@@ -38,7 +38,8 @@ from . import whose
 from .counts import count_conflicts
 from .kinship import function_words, kin_conflicts, links, mentions, name_words
 from .nationality import PRONOUNS, nationality_conflicts
-from .textutil import POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, normalise_digits, words_with_offsets
+from .textutil import (POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, han_simplified, normalise_digits,
+                       words_with_offsets)
 
 RELATIONS = ("born", "died", "founded", "married", "won")
 MANY = ("founded", "married", "won")      # relations a person may fill more than once
@@ -826,6 +827,39 @@ def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: 
     return out
 
 
+# Chinese and Cantonese: the place of a birth or death after the relation word and 于/於/在 ("出生於耶路撒冷"),
+# or between 于/於/在 and it ("在耶路撒冷出生"); a run of characters up to a particle or punctuation
+_HAN_PLACE_LANGS = frozenset({"zh", "yue"})
+_HAN_RUN = r"[\u4e00-\u9fff·・]{2,12}?"
+_HAN_PLACE_END = r"(?=[，。、；：（）()\s,;]|的|并|並|和|与|與|及|后|後|时|時|是|为|為|之|，|$)"
+_HAN_AFTER = re.compile(r"\s*(?:于|於|在)?\s*(" + _HAN_RUN + ")" + _HAN_PLACE_END)
+_HAN_BEFORE = re.compile(r"(?:于|於|在)\s*(" + _HAN_RUN + r")\s*$")
+_HAN_NOT_PLACE = re.compile(r"^[一二三四五六七八九十两兩这這那该該此其当當]|家庭|家族|家中|世家|之家|书香|書香|年|月|日|期间|期間|时候|時候")
+_HAN_CAUSE = frozenset({"死于", "死於"})      # "死於感染", "死于癌症": a cause, seldom a place
+
+
+def _han_places(text: str, hits: list[tuple[int, int, str]], taken: list[tuple[int, int]]) -> list[Value]:
+    """The places of the births and deaths in Chinese text (the relation words' own characters
+    excluded: "生于" holds its 于)."""
+    out: list[Value] = []
+    for s, e, _rel in hits:
+        found = []
+        if text[s:e] not in _HAN_CAUSE and (text[e - 1:e] in "于於" or text[e:e + 1] in "于於在"):
+            m = _HAN_AFTER.match(text, e)
+            if m:
+                found.append((m.start(1), m.end(1)))
+        m = _HAN_BEFORE.search(text, max(0, s - 14), s)
+        if m:
+            found.append((m.start(1), m.end(1)))
+        for a, b in found:
+            name = text[a:b]
+            if _HAN_NOT_PLACE.search(name) or _overlaps(a, b, taken):
+                continue
+            out.append(Value("place", a, b, name))
+            taken.append((a, b))
+    return out
+
+
 def _place_after_name(text: str, s: int, run: str, case: re.Pattern, skip: set[str]) -> list[Value]:
     """In a language that says "in" with a case ending, a sentence may open with a name and the place
     right after it, one capitalised run ("Bartók Béla Nagyszentmiklóson született"): its last word,
@@ -943,6 +977,8 @@ def _text_values(text: str, lang: str, extra_langs: tuple[str, ...] = ()) -> Tex
     if hits and _cased(text):
         places = _places(norm, [h for h in hits if h[2] in ("born", "died")], skip, taken, lang)
         values += places
+    elif hits and lang in _HAN_PLACE_LANGS:
+        values += _han_places(norm, [h for h in hits if h[2] in ("born", "died")], taken)
     values = _assign(norm, sorted(values, key=lambda v: v.start), hits, lang)
     values = _life_range(norm, values)
     values = _open_life(norm, values, lang)
@@ -1031,6 +1067,10 @@ def names_alike(a: str, b: str) -> bool:
         return False
     if fa == fb:
         return True
+    if _HAN_NAME.fullmatch(a) and _HAN_NAME.fullmatch(b):
+        # Chinese: the same two characters somewhere ("广东省广州市" and "廣州"), in simplified characters
+        sa, sb = han_simplified(a), han_simplified(b)
+        return any(sa[i:i + 2] in sb for i in range(len(sa) - 1))
     wa = {_fold_name(w) for w in re.split(r"[\s\-,]+", a) if len(w) > 2}
     wb = {_fold_name(w) for w in re.split(r"[\s\-,]+", b) if len(w) > 2}
     if wa & wb:
@@ -1040,6 +1080,8 @@ def names_alike(a: str, b: str) -> bool:
         n += 1
     return n >= 4 and n >= 0.6 * min(len(fa), len(fb))
 
+
+_HAN_NAME = re.compile(r"[\u4e00-\u9fff·・]+")
 
 NameMatcher = Callable[[str, str], bool]
 

@@ -404,11 +404,8 @@ class DefaultVerifier(VerifierBase):
             return Verdict("NS", SWAP_CONFIDENCE, name, used, f"{why}; p(supported)={p:.2f} before", marks=[(a, b)])
         label = "S" if p >= threshold else "NS"
         conf = p if label == "S" else 1.0 - p
-        marks: list[tuple[int, int]] = []
-        if label == "NS" and words:
-            marks = _flagged(fact, words, self._word_threshold())
-        if label == "NS" and not marks:
-            marks = narrow_marks(fact, entity, [p.text for p in usable])
+        marks = (ns_marks(fact, entity, lang, words or (), self._word_threshold(), [p.text for p in usable])
+                 if label == "NS" else [])
         reason = f"p(supported)={p:.2f}; best window similarity {float(sims.max()) if len(sims) else 0.0:.2f}"
         if marks:
             reason += ", the evidence says the rest: " + ", ".join(f'"{fact[a:b]}"' for a, b in marks) + " not in it"
@@ -429,6 +426,30 @@ def _swapped(fact: str, lang: str, texts: Sequence[str]) -> tuple[tuple[int, int
         a, b, said = award
         return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" (won or nominated)'
     return None
+
+
+def ns_marks(fact: str, entity: str, lang: str, words: Sequence[tuple[int, int, float]], threshold: float,
+             passages: Sequence[str]) -> list[tuple[int, int]]:
+    """The wrong words of a not-supported fact: the detector's flagged words; where it flags none, or
+    the whole fact (in a language of words), the words that a near copy of an evidence sentence
+    lacks (`narrow_marks`), if any ("Thomas Mann emigrierte 1933 nach Frankreich" against "... 1933
+    in die Schweiz": "Frankreich", not the sentence)."""
+    marks = _flagged(fact, words, threshold) if words else []
+    if not marks or (_whole(fact, marks) and lang not in _SYLLABLES):
+        marks = narrow_marks(fact, entity, passages) or marks
+    return marks
+
+
+WHOLE = 0.8            # marks on this share of a fact's characters flag it whole ...
+_SYLLABLES = SPACELESS | {"ko", "th"}   # ... and is narrowed where words are more than characters (a
+                                        # Korean fact narrowed to syllables: silver ko -0.7)
+
+
+def _whole(fact: str, marks: Sequence[tuple[int, int]]) -> bool:
+    """Marks that cover the fact, or nearly (WHOLE of its characters other than spaces)."""
+    size = sum(1 for ch in fact if not ch.isspace())
+    marked = sum(1 for a, b in marks for ch in fact[a:b] if not ch.isspace())
+    return size > 0 and marked >= WHOLE * size
 
 
 NEAR_COPY = 0.6        # share of a fact's content words in one evidence sentence: a near copy

@@ -57,6 +57,13 @@ def _conflicts(fact: str, evidence: str, lang: str) -> list[str]:
     ("tr", "Çiftin üç çocuğu oldu.", "1950 yılında Ayşe ile evlendi ve çiftin iki çocuğu oldu.", ['"üç" vs "iki"']),
     ("ar", "أنجب منها خمسة أبناء.", "تزوج من ليلى عام 1950 وأنجب منها أربعة أبناء وبنتين.", ['"خمسة" vs "أربعة"']),
     ("zh", "他与妻子育有三个女儿。", "他与妻子育有两个女儿和一个儿子。", ['"三" vs "两"']),
+    # Chinese ordinals and ages, traditional against simplified (rules r16)
+    ("zh", "2008年，她以27岁成为第六十二届戛纳电影节最年轻的评审委员。",
+     "2008年5月，她以27歲之齡，成為第六十一屆坎城影展最年輕的評審委員。", ['"第六十二" vs "第六十一"']),
+    ("zh", "1984年，四岁的她随家人移居美国。", "1984年，當時三歲的波曼和家人一起搬到美國。", ['"四" vs "三"']),
+    ("zh", "她获得第84届奥斯卡最佳女主角奖。", "她榮獲第83屆奧斯卡最佳女主角獎。", ['"第84" vs "第83"']),
+    ("zh", "车站成为了象征，直至第二次世界大战爆发。", "车站曾于第一次世界大战时被迫中断。", []),   # a war's name
+    ("zh", "他参加了三届奥运会。", "他参加了第三届奥运会。", []),          # three editions, not the third
     # the fact's number is among the evidence's counts of the noun: no conflict
     ("en", "He wrote two novels.", "He wrote two novels and five plays. Later he wrote three novels.", []),
     # another noun, another language, a duration: no conflict

@@ -24,7 +24,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
-from .textutil import STOPWORDS, data_json, fold_accents, words_with_offsets
+from .textutil import STOPWORDS, data_json, fold_accents, han_simplified, words_with_offsets
 
 NOUN_WORDS = 2           # words after the number read as its noun (and adjectives before it)
 MIN_PREFIX = 3           # nouns match by a common beginning of at least this many letters ...
@@ -37,11 +37,15 @@ _PROCLITIC = {"ar": _ARABIC_PROCLITIC, "fa": _ARABIC_PROCLITIC, "ur": _ARABIC_PR
               "he": _HEBREW_PROCLITIC}
 
 # Chinese and Cantonese: a numeral, a classifier, the noun ("三个女儿", "两部小说", "兩子")
-_HAN_DIGITS = {"二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_HAN_DIGITS = {"一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CLASSIFIERS = "个個位名部本首张張座次场場家条條只隻间間所项項届屆枚种種支队隊篇份件架艘辆輛"
 _HAN_COUNT = re.compile(r"(?<![第\d一二两兩三四五六七八九十百千万萬])([二两兩三四五六七八九十]{1,3})"
                         rf"([{_CLASSIFIERS}]?)([\u4e00-\u9fff]{{1,2}})")
-_NOT_NOUN_HAN = set("月日年号號时時点點分秒岁歲倍成世百千万萬亿億")
+_NOT_NOUN_HAN = set("月日年号號时時点點分秒倍成世百千万萬亿億")
+_HAN_MEASURES = "岁"           # a count whose noun is its measure: an age ("四岁的她" against "三歲的波曼")
+# an ordinal and what it ranks: "第六十二届" (the 62nd edition), "第83届", "第三任"
+_HAN_WAR = re.compile(r"\w{0,3}战")     # "第一次世界大战", "第二次鸦片战争": names, not ranks an answer recounts
+_HAN_ORDINAL = re.compile(r"第([一二三四五六七八九十百]{1,4}|\d{1,4})([届次任期季集轮部])")
 _HAN_LANGS = frozenset({"zh", "yue"})
 
 
@@ -53,6 +57,7 @@ class Count:
     end: int
     nouns: tuple[str, ...]  # the folded words after it (a Chinese count: its noun's characters)
     classified: bool = False    # Chinese: a classifier stands between number and noun
+    ordinal: bool = False       # Chinese: "第N" and what it ranks, compared with ordinals only
 
 
 _FOLDED = frozenset({"ar", "fa", "ur", "sd", "he"})     # scripts whose marks are often left out
@@ -108,6 +113,8 @@ def _is_duration(noun: str, lang: str) -> bool:
 
 
 def _han_number(s: str) -> int:
+    if s.isdecimal():
+        return int(s)
     if s == "十":
         return 10
     if s.startswith("十"):
@@ -161,14 +168,22 @@ def _number(tok: str, table: dict[str, int], lang: str, text: str, at: int) -> i
 
 
 def _han_counts(text: str) -> list[Count]:
+    """Counts and ordinals of a Chinese text, read in simplified characters (the same offsets)."""
+    simple = han_simplified(text)
     out = []
-    for m in _HAN_COUNT.finditer(text):
+    for m in _HAN_COUNT.finditer(simple):
         noun = m.group(3)
         if noun[0] in _NOT_NOUN_HAN:
             continue
+        if noun[0] in _HAN_MEASURES:
+            noun = noun[0]
         n = _han_number(m.group(1))
         if n >= 2:
-            out.append(Count(n, m.start(1), m.end(1), (noun,), classified=bool(m.group(2))))
+            out.append(Count(n, m.start(1), m.end(1), (noun,), classified=bool(m.group(2)) or noun in _HAN_MEASURES))
+    for m in _HAN_ORDINAL.finditer(simple):
+        n = _han_number(m.group(1))
+        if n >= 1 and not _HAN_WAR.match(simple, m.end()):
+            out.append(Count(n, m.start(), m.end(1), (m.group(2),), classified=True, ordinal=True))
     return out
 
 
@@ -185,6 +200,8 @@ def _alike(a: str, b: str) -> bool:
 def same_noun(a: Count, b: Count) -> bool:
     """Two counts of the same thing: a noun word in common (Chinese: the noun's first character
     after a classifier in both, else its two characters)."""
+    if a.ordinal != b.ordinal:
+        return False
     if a.nouns and len(a.nouns[0]) <= 2 and not a.nouns[0].isascii() and _is_han(a.nouns[0]):
         x, y = a.nouns[0], b.nouns[0] if b.nouns else ""
         if a.classified and b.classified:
@@ -209,6 +226,7 @@ class CountConflict:
 
 CONTEXT_SHARE = 1 / 3    # of the content words of the fact's clause around a count, the share that
                          # the evidence's sentence around the other number must hold
+CONTEXT_SHARE_HAN = 0.25  # ... of its pairs of characters, in Chinese (a rewording keeps fewer pairs than words)
 _CLAUSE_EDGE = re.compile(r"[,;:()\[\]–—،؛，；：（）]|\s-\s")
 _SENTENCE_EDGE = re.compile(r"[.!?。！？]\s|[。！？\n]")
 
@@ -223,8 +241,8 @@ def _context(text: str, c: Count, lang: str) -> set[str]:
     """The content words (five-letter beginnings) of the clause around count `c`, its number and
     noun left out; in Chinese, its pairs of characters."""
     if lang in _HAN_LANGS:
-        clause = _clause(text, c.start, _CLAUSE_EDGE)
-        return _pairs(clause) - _pairs(text[c.start:c.end + 3])
+        simple = han_simplified(text)
+        return _pairs(_clause(simple, c.start, _CLAUSE_EDGE)) - _pairs(simple[c.start:c.end + 3])
     table = _words_table(lang)
     out = set()
     for w, _a, _b in words_with_offsets(_clause(text, c.start, _CLAUSE_EDGE)):
@@ -243,9 +261,9 @@ def _in_context(ctx: set[str], text: str, c: Count, lang: str) -> bool:
     if not ctx:
         return True
     around = _clause(text, c.start, _SENTENCE_EDGE)
-    sentence = (_pairs(around) if lang in _HAN_LANGS
+    sentence = (_pairs(han_simplified(around)) if lang in _HAN_LANGS
                 else {_fold(w, lang)[:5] for w, _a, _b in words_with_offsets(around)})
-    return len(ctx & sentence) >= CONTEXT_SHARE * len(ctx)
+    return len(ctx & sentence) >= (CONTEXT_SHARE_HAN if lang in _HAN_LANGS else CONTEXT_SHARE) * len(ctx)
 
 
 def count_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]],

@@ -162,3 +162,29 @@ def test_an_ordinal_swapped_for_another():
         a, b, got = swapped_counterpart(fact, lang, [ev])
         assert (fact[a:b], got) == (word, said), lang
         assert swapped_counterpart(ev, lang, [ev]) is None, lang          # the same ordinal: no swap
+
+
+def test_a_name_swapped_in_a_near_copy():
+    # rules r16: a near copy of an evidence sentence with one name replaced by a name the evidence
+    # nowhere has ("SM Entertainment" for "JYP Entertainment" was S 0.65); no false alarm on 69,350
+    # held-out article sentences against the rest of their article but 10 (template sentences)
+    from mfact.core.checking.counterparts import swapped_name
+    ev = ["Çıkışını JYP Entertainment tarafından oluşturulan Miss A grubu ile yaptı."]
+    fact = "Çıkışını SM Entertainment tarafından oluşturulan Miss A grubu ile yaptı."
+    a, b, said = swapped_name(fact, "tr", ev)
+    assert (fact[a:b], said) == ("SM", "JYP")
+    # the same name inflected, a name the evidence has elsewhere, a first word, a paraphrase: no swap
+    assert swapped_name("Suzy, Gwangju'nun Buk semtinde dünyaya geldi ve orada büyüdü.", "tr",
+                        ["Suzy, Gwangju'da Buk semtinde dünyaya geldi ve orada büyüdü."]) is None
+    assert swapped_name("Çıkışını Miss A Entertainment tarafından oluşturulan Miss A grubu ile yaptı.", "tr", ev) is None
+    assert swapped_name("Marie Curie won the Nobel Prize in Physics in 1903 with Pierre.", "en",
+                        ["Irène Curie won the Nobel Prize in Physics in 1903 with Pierre."]) is None
+    assert swapped_name("SM Entertainment formed the group Miss A.", "en", ev) is None
+
+
+def test_the_default_verifier_marks_a_swapped_name(tmp_path):
+    from mfact.core.checking.verify_default import _swapped
+    ev = ["Thomas Mann emigrierte 1933 in die Schweiz und lebte später in Princeton und Pacific Palisades."]
+    fact = "Thomas Mann emigrierte 1933 in die Schweiz und lebte später in Boston und Pacific Palisades."
+    (a, b), why = _swapped(fact, "de", ev)
+    assert fact[a:b] == "Boston" and '"Princeton"' in why

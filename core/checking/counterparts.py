@@ -287,6 +287,41 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
     return None
 
 
+def swapped_name(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, str] | None:
+    """(start, end, the evidence's name) of a name of `fact` that stands where an evidence sentence,
+    which the fact otherwise nearly copies (as `swapped_counterpart`), has another name, when the
+    evidence nowhere has the fact's name (not even inflected: the same first five letters): "Çıkışını
+    SM Entertainment tarafından oluşturulan Miss A grubu ile yaptı" against "... JYP Entertainment
+    ...". An entity swapped in a long sentence, which the detector often passes. Names are capitalised
+    words not opening the sentence, in scripts with capitals; None otherwise."""
+    if lang in SPACELESS:
+        return None
+    fw = words_with_offsets(fact)
+    if len(fw) < MIN_WORDS or not any(_is_name(w) for w, _a, _b in fw[1:]):
+        return None
+    ft = [w.lower() for w, _a, _b in fw]
+    seen = {w.lower()[:5] for t in texts for w, _a, _b in words_with_offsets(t)}
+    for text in texts:
+        for sent in split_sentences(text, lang):
+            ew = words_with_offsets(sent.text)
+            et = [w.lower() for w, _a, _b in ew]
+            if len(et) < MIN_WORDS:
+                continue
+            sm = difflib.SequenceMatcher(None, ft, et, autojunk=False)
+            if sm.ratio() < NEAR_COPY_RATIO and _covered(sm, len(ft)) < NEAR_COPY_RATIO:
+                continue
+            for op, i1, i2, j1, j2 in sm.get_opcodes():
+                if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and i1 > 0 and j1 > 0 \
+                        and _is_name(fw[i1][0]) and _is_name(ew[j1][0]) and ft[i1][:5] not in seen:
+                    return fw[i1][1], fw[i1][2], ew[j1][0]
+    return None
+
+
+def _is_name(word: str) -> bool:
+    """A capitalised word or an acronym ("Gwangju", "JYP"), not a number."""
+    return word[:1].isupper()
+
+
 def _covered(sm: difflib.SequenceMatcher, n: int) -> float:
     """The share of the fact's words found, in order, in the evidence sentence: a fact that copies one
     part of a long sentence ("... تقع في شمال سيبيريا في روسيا" in "... تقع في جنوب سيبيريا في روسيا،

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
-from .counterparts import award_status_swap, swapped_counterpart
+from .counterparts import award_status_swap, swapped_counterpart, swapped_name
 from .fact_features import fact_features, load_basis
 from .precision import version_tag
 from .sentence_scores import COMPARED_WINDOWS, MAX_CHARS, SentenceScorer, fact_words
@@ -421,6 +421,9 @@ def _swapped(fact: str, lang: str, texts: Sequence[str]) -> tuple[tuple[int, int
     the evidence has it nominated (or the reverse): its span, and the reason."""
     if swap := swapped_counterpart(fact, lang, texts):
         a, b, said = swap
+        return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" between the same words'
+    if name := swapped_name(fact, lang, texts):
+        a, b, said = name
         return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" between the same words'
     if award := award_status_swap(fact, lang, texts):
         a, b, said = award

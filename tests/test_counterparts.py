@@ -180,6 +180,13 @@ def test_a_name_swapped_in_a_near_copy():
     assert swapped_name("Marie Curie won the Nobel Prize in Physics in 1903 with Pierre.", "en",
                         ["Irène Curie won the Nobel Prize in Physics in 1903 with Pierre."]) is None
     assert swapped_name("SM Entertainment formed the group Miss A.", "en", ev) is None
+    # German nouns are capitalised: one after a determiner may be a rewording, not another name
+    de = ["Die Gemeinde liegt am Ufer der Mosel im Landkreis Trier-Saarburg."]
+    assert swapped_name("Die Ortschaft liegt am Ufer der Mosel im Landkreis Trier-Saarburg.", "de", de) is None
+    de = ["Die Gemeinde liegt an der Mosel bei Trier im Landkreis Trier-Saarburg."]
+    fact = "Die Gemeinde liegt an der Mosel bei Koblenz im Landkreis Trier-Saarburg."
+    a, b, said = swapped_name(fact, "de", de)
+    assert (fact[a:b], said) == ("Koblenz", "Trier")
 
 
 def test_the_default_verifier_marks_a_swapped_name(tmp_path):

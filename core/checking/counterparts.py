@@ -312,9 +312,17 @@ def swapped_name(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, 
                 continue
             for op, i1, i2, j1, j2 in sm.get_opcodes():
                 if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and i1 > 0 and j1 > 0 \
-                        and _is_name(fw[i1][0]) and _is_name(ew[j1][0]) and ft[i1][:5] not in seen:
+                        and _is_name(fw[i1][0]) and _is_name(ew[j1][0]) and ft[i1][:5] not in seen \
+                        and not (lang == "de" and ft[i1 - 1] in _GERMAN_DETERMINERS):
                     return fw[i1][1], fw[i1][2], ew[j1][0]
     return None
+
+
+# German capitalises every noun: after a determiner a capitalised word is a noun ("die Ortschaft" for
+# "die Gemeinde" may be a rewording), a name stands without one ("in Lyon", "von Marie Curie")
+_GERMAN_DETERMINERS = frozenset("""der die das den dem des ein eine einen einem einer eines kein keine keinen
+keinem keiner sein seine seinen seinem seiner ihr ihre ihren ihrem ihrer dieser diese dieses diesen diesem
+jener jene jenes jeden jeder jedes jedem zum zur im am vom beim ins ans""".split())
 
 
 def _is_name(word: str) -> bool:

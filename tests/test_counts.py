@@ -127,3 +127,27 @@ def test_a_fact_flagged_whole_is_narrowed_to_the_words_its_near_copy_lacks():
     fact = "토마스 만은 1933년 네덜란드로 망명했다."
     ko_ev = ["토마스 만은 1933년 스위스로 망명했다."]
     assert ns_marks(fact, "토마스 만", "ko", _scored(fact), 0.5, ko_ev) == [(0, len(fact) - 1)]
+
+
+def test_a_count_in_words_the_evidence_gives_in_digits_is_not_flagged(tmp_path):
+    """rules r16: "тринадцать станций" against "13 станций" was NS 0.65 with the number marked (the
+    detector reads the word against the digits); the count agrees, so its word is cleared."""
+    from mfact.core.checking.counts import count_agreements
+    ev = [("Длина первой очереди составляла 11,2 км, на ней находились 13 станций.", ("ru",))]
+    fact = "На первой очереди находились тринадцать станций."
+    assert [fact[a:b] for a, b in count_agreements(fact, "ru", ev, [0])] == ["тринадцать"]
+    assert count_agreements("На первой очереди находились двенадцать станций.", "ru", ev, [0]) == []
+    assert count_agreements("Die Linie hat dreizehn Stationen.", "de", [("Die Linie hat 13 Stationen.", ("de",))], [0])
+    assert not count_agreements("Die Linie hat dreizehn Stationen.", "de", [("Die Linie hat 13.5 km.", ("de",))], [0])
+    from test_cli_foundation import run
+
+    article = ("Московский метрополитен открыт 15 мая 1935 года. Первая линия была построена от станции "
+               "«Сокольники» до станции «Парк культуры». Длина первой очереди составляла 11,2 км, на ней "
+               "находились 13 станций.")
+    texts = tmp_path / "t.jsonl"
+    texts.write_text(json.dumps({"id": "a", "lang": "ru", "entity": "Московский метрополитен", "evidence": [article],
+                                 "text": "На первой очереди находились тринадцать станций."},
+                                ensure_ascii=False) + "\n", encoding="utf-8")
+    run(tmp_path / "home", "run", "--texts", str(texts), "--offline", "--no-progress", "--out", str(tmp_path / "out"))
+    session = json.loads(open(glob.glob(str(tmp_path / "out" / "txt-*.json"))[0], encoding="utf-8").read())
+    assert [f["auto"]["label"] for f in session["facts"]] == ["S"]

@@ -266,6 +266,36 @@ def _in_context(ctx: set[str], text: str, c: Count, lang: str) -> bool:
     return len(ctx & sentence) >= (CONTEXT_SHARE_HAN if lang in _HAN_LANGS else CONTEXT_SHARE) * len(ctx)
 
 
+def _digit_counts(text: str, lang: str) -> tuple[Count, ...]:
+    """Counts written in digits ("13 станций"), read for agreement only: a digit is the other slot
+    checks' value, so it never makes a count conflict here."""
+    if lang in _HAN_LANGS:
+        return ()
+    toks = words_with_offsets(text)
+    out = []
+    for k, (tok, a, b) in enumerate(toks):
+        if not (tok.isdecimal() and len(tok) <= 3) or text[max(0, a - 1):a] in ".,:/" or text[b:b + 1] in ".,:/%":
+            continue
+        if k + 1 < len(toks) and _GAP.fullmatch(text[b:toks[k + 1][1]]):
+            noun = _fold(toks[k + 1][0], lang)
+            if noun[:1].isalpha() and noun not in STOPWORDS:
+                out.append(Count(int(tok), a, b, (noun,)))
+    return tuple(out)
+
+
+def count_agreements(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]],
+                     order: Sequence[int]) -> list[tuple[int, int]]:
+    """The spans of the fact's counts that the evidence gives the same number for the same noun,
+    in words or in digits ("тринадцать станций" against "13 станций"): the detector, which reads
+    the words against the digits, flags such a count though the number is right."""
+    mine = counts(fact, lang)
+    if not mine:
+        return []
+    theirs = [c for i in order if lang in passages[i][1]
+              for c in (*counts(passages[i][0], lang), *_digit_counts(passages[i][0], lang))]
+    return [(fc.start, fc.end) for fc in mine if any(c.n == fc.n and same_noun(fc, c) for c in theirs)]
+
+
 def count_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]],
                     order: Sequence[int]) -> list[CountConflict]:
     """The fact's counts whose noun the evidence counts with other numbers only, one of them in a

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from . import whose
-from .counts import count_conflicts
+from .counts import count_agreements, count_conflicts
 from .kinship import function_words, kin_conflicts, links, mentions, name_words
 from .nationality import PRONOUNS, nationality_conflicts
 from .textutil import (POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, han_simplified, normalise_digits,
@@ -1145,6 +1145,8 @@ class SlotReport:
     conflicts: list[Conflict] = field(default_factory=list)
     missing: list[Value] = field(default_factory=list)
     slot_values: int = 0          # values of the fact that fill a relation's slot
+    agreed_counts: list[tuple[int, int]] = field(default_factory=list)   # counts in words the evidence
+                                                                         # gives too (counts.py)
 
     @property
     def conflict(self) -> bool:
@@ -1209,6 +1211,7 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
     rep.conflicts.extend(_nationality_conflicts(fact, lang, tagged, entity, order))
     counted = _count_conflicts(fact, lang, tagged, order)
     rep.conflicts.extend(counted)
+    rep.agreed_counts = count_agreements(fact, lang, tagged, order)
     if not fv.values:
         return rep
     # a passage of no declared language is read in the one it is written in (a French lead given to

@@ -266,7 +266,7 @@ class DefaultVerifier(VerifierBase):
                          if i in read else None)
                 rep = self.slot_report(fact, entity, lang, usable[i], ws, sims)
                 if fw is not None and i not in claims:
-                    fw = self._ungated(fact, fw, rep, read.get(i), scored.get(i))
+                    fw = _cleared(self._ungated(fact, fw, rep, read.get(i), scored.get(i)), rep.agreed_counts)
                 if i in claims:        # a claim read alone: the combiner's p, or (fitting it) the feature model's
                     p, fw = ((self.combiner.prob(feats), fw) if self.combiner is not None and feats is not None
                              else (p, None))
@@ -414,6 +414,13 @@ class DefaultVerifier(VerifierBase):
         if rep.missing:
             reason += ", not in the evidence: " + ", ".join(f'"{v.text}"' for v in rep.missing)
         return Verdict(label, round(min(1.0, max(0.0, conf)), 4), name, used, reason, marks=marks)
+
+
+def _cleared(words: list, spans: Sequence[tuple[int, int]]) -> list:
+    """The word scores with the words inside `spans` (counts the evidence agrees with) cleared."""
+    if not spans:
+        return words
+    return [(a, b, 0.0 if any(x <= a and b <= y for x, y in spans) else p) for a, b, p in words]
 
 
 def _swapped(fact: str, lang: str, texts: Sequence[str]) -> tuple[tuple[int, int], str] | None:

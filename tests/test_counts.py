@@ -139,6 +139,7 @@ def test_a_count_in_words_the_evidence_gives_in_digits_is_not_flagged(tmp_path):
     assert count_agreements("На первой очереди находились двенадцать станций.", "ru", ev, [0]) == []
     assert count_agreements("Die Linie hat dreizehn Stationen.", "de", [("Die Linie hat 13 Stationen.", ("de",))], [0])
     assert not count_agreements("Die Linie hat dreizehn Stationen.", "de", [("Die Linie hat 13.5 km.", ("de",))], [0])
+    assert count_agreements("Die Linie hat dreizehn Stationen.", "de", [("13 Stationen hat die Linie.", ("de",))], [0])
     from test_cli_foundation import run
 
     article = ("Московский метрополитен открыт 15 мая 1935 года. Первая линия была построена от станции "

@@ -274,7 +274,8 @@ def _digit_counts(text: str, lang: str) -> tuple[Count, ...]:
     toks = words_with_offsets(text)
     out = []
     for k, (tok, a, b) in enumerate(toks):
-        if not (tok.isdecimal() and len(tok) <= 3) or text[max(0, a - 1):a] in ".,:/" or text[b:b + 1] in ".,:/%":
+        before, after = text[a - 1:a] if a else " ", text[b:b + 1] or " "
+        if not (tok.isdecimal() and len(tok) <= 3) or before in ".,:/" or after in ".,:/%":
             continue
         if k + 1 < len(toks) and _GAP.fullmatch(text[b:toks[k + 1][1]]):
             noun = _fold(toks[k + 1][0], lang)

@@ -81,21 +81,26 @@ def test_a_count_against_evidence_in_another_language_is_left_to_the_detector():
     assert not rep.conflicts
 
 
+def run_texts(tmp_path, lang: str, entity: str, article: str, text: str) -> list[dict]:
+    """The facts of `text` as `mfact run --texts` checks it against `article` (the console script)."""
+    from test_cli_foundation import run
+
+    texts = tmp_path / "t.jsonl"
+    texts.write_text(json.dumps({"id": "a", "lang": lang, "entity": entity, "evidence": [article], "text": text},
+                                ensure_ascii=False) + "\n", encoding="utf-8")
+    run(tmp_path / "home", "run", "--texts", str(texts), "--offline", "--no-progress", "--out", str(tmp_path / "out"))
+    return json.loads(open(glob.glob(str(tmp_path / "out" / "txt-*.json"))[0], encoding="utf-8").read())["facts"]
+
+
 def test_the_wrong_count_is_marked_through_run_texts(tmp_path):
     """As the held-out answers are checked (`mfact run --texts`, the article as evidence): the wrong
     number alone is marked ("три"; before, the fact was S 0.88), and the right count stays S."""
-    from test_cli_foundation import run
-
     article = ("Юрий Алексеевич Гагарин (9 марта 1934 — 27 марта 1968) — лётчик-космонавт СССР. "
                "В 1957 году женился на Валентине Ивановне Горячевой. У них родились две дочери: "
                "Елена (1959) и Галина (1961).")
-    texts = tmp_path / "t.jsonl"
-    texts.write_text(json.dumps({"id": "a", "lang": "ru", "entity": "Юрий Гагарин", "evidence": [article],
-                                 "text": "Гагарин женился на Валентине Горячевой. У них было три дочери."},
-                                ensure_ascii=False) + "\n", encoding="utf-8")
-    run(tmp_path / "home", "run", "--texts", str(texts), "--offline", "--no-progress", "--out", str(tmp_path / "out"))
-    session = json.loads(open(glob.glob(str(tmp_path / "out" / "txt-*.json"))[0], encoding="utf-8").read())
-    by_text = {f["text"]: f["auto"] for f in session["facts"]}
+    facts = run_texts(tmp_path, "ru", "Юрий Гагарин", article,
+                      "Гагарин женился на Валентине Горячевой. У них было три дочери.")
+    by_text = {f["text"]: f["auto"] for f in facts}
     wrong = next(v for t, v in by_text.items() if "три" in t)
     fact = next(t for t in by_text if "три" in t)
     assert wrong["label"] == "NS" and [fact[a:b] for a, b in wrong["marks"]] == ["три"]
@@ -140,15 +145,8 @@ def test_a_count_in_words_the_evidence_gives_in_digits_is_not_flagged(tmp_path):
     assert count_agreements("Die Linie hat dreizehn Stationen.", "de", [("Die Linie hat 13 Stationen.", ("de",))], [0])
     assert not count_agreements("Die Linie hat dreizehn Stationen.", "de", [("Die Linie hat 13.5 km.", ("de",))], [0])
     assert count_agreements("Die Linie hat dreizehn Stationen.", "de", [("13 Stationen hat die Linie.", ("de",))], [0])
-    from test_cli_foundation import run
-
     article = ("Московский метрополитен открыт 15 мая 1935 года. Первая линия была построена от станции "
                "«Сокольники» до станции «Парк культуры». Длина первой очереди составляла 11,2 км, на ней "
                "находились 13 станций.")
-    texts = tmp_path / "t.jsonl"
-    texts.write_text(json.dumps({"id": "a", "lang": "ru", "entity": "Московский метрополитен", "evidence": [article],
-                                 "text": "На первой очереди находились тринадцать станций."},
-                                ensure_ascii=False) + "\n", encoding="utf-8")
-    run(tmp_path / "home", "run", "--texts", str(texts), "--offline", "--no-progress", "--out", str(tmp_path / "out"))
-    session = json.loads(open(glob.glob(str(tmp_path / "out" / "txt-*.json"))[0], encoding="utf-8").read())
-    assert [f["auto"]["label"] for f in session["facts"]] == ["S"]
+    facts = run_texts(tmp_path, "ru", "Московский метрополитен", article, "На первой очереди находились тринадцать станций.")
+    assert [f["auto"]["label"] for f in facts] == ["S"]

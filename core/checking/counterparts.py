@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from .segment import split_sentences
 from .textutil import SPACELESS, STOPWORDS, han_simplified, words_with_offsets
@@ -271,6 +271,17 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
     ft = [w.lower() for w, _a, _b in fw]
     if not any(t in table or ordinal_rank(t, lang) for t in ft):
         return None
+    for i, ew, j in _one_word_swaps(ft, lang, texts):
+        e = ew[j][0].lower()
+        if table.get(ft[i]) == e or _other_rank(ft[i], e, lang):
+            return fw[i][1], fw[i][2], ew[j][0]
+    return None
+
+
+def _one_word_swaps(ft: list[str], lang: str, texts: Sequence[str]) -> Iterator[tuple[int, list, int]]:
+    """(i, the sentence's words, j) for each evidence sentence that the fact (its lower-case words
+    `ft`) nearly copies (difflib ratio or `_covered` >= NEAR_COPY_RATIO) but for its word i, which
+    stands where the sentence has its word j."""
     for text in texts:
         for sent in split_sentences(text, lang):
             ew = words_with_offsets(sent.text)
@@ -281,10 +292,8 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
             if sm.ratio() < NEAR_COPY_RATIO and _covered(sm, len(ft)) < NEAR_COPY_RATIO:
                 continue
             for op, i1, i2, j1, j2 in sm.get_opcodes():
-                if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and \
-                        (table.get(ft[i1]) == et[j1] or _other_rank(ft[i1], et[j1], lang)):
-                    return fw[i1][1], fw[i1][2], ew[j1][0]
-    return None
+                if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1:
+                    yield i1, ew, j1
 
 
 def swapped_name(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, str] | None:
@@ -301,20 +310,10 @@ def swapped_name(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, 
         return None
     ft = [w.lower() for w, _a, _b in fw]
     seen = {w.lower()[:5] for t in texts for w, _a, _b in words_with_offsets(t)}
-    for text in texts:
-        for sent in split_sentences(text, lang):
-            ew = words_with_offsets(sent.text)
-            et = [w.lower() for w, _a, _b in ew]
-            if len(et) < MIN_WORDS:
-                continue
-            sm = difflib.SequenceMatcher(None, ft, et, autojunk=False)
-            if sm.ratio() < NEAR_COPY_RATIO and _covered(sm, len(ft)) < NEAR_COPY_RATIO:
-                continue
-            for op, i1, i2, j1, j2 in sm.get_opcodes():
-                if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and i1 > 0 and j1 > 0 \
-                        and _is_name(fw[i1][0]) and _is_name(ew[j1][0]) and ft[i1][:5] not in seen \
-                        and not (lang == "de" and ft[i1 - 1] in _GERMAN_DETERMINERS):
-                    return fw[i1][1], fw[i1][2], ew[j1][0]
+    for i, ew, j in _one_word_swaps(ft, lang, texts):
+        if i > 0 and j > 0 and _is_name(fw[i][0]) and _is_name(ew[j][0]) and ft[i][:5] not in seen \
+                and not (lang == "de" and ft[i - 1] in _GERMAN_DETERMINERS):
+            return fw[i][1], fw[i][2], ew[j][0]
     return None
 
 

@@ -180,6 +180,14 @@ def test_a_name_swapped_in_a_near_copy():
     assert swapped_name("Marie Curie won the Nobel Prize in Physics in 1903 with Pierre.", "en",
                         ["Irène Curie won the Nobel Prize in Physics in 1903 with Pierre."]) is None
     assert swapped_name("SM Entertainment formed the group Miss A.", "en", ev) is None
+    # a name of several words for another, or the part of it the evidence lacks
+    ev = ["Nach einer Vorlesung von Louis de Broglie wandte er sich der Quantenmechanik in der Chemie zu."]
+    for fact, want in [("Nach einer Vorlesung von Max Planck wandte er sich der Quantenmechanik in der Chemie zu.",
+                        ("Max Planck", "Louis de Broglie")),
+                       ("Nach einer Vorlesung von Louis Pasteur wandte er sich der Quantenmechanik in der Chemie zu.",
+                        ("Pasteur", "de Broglie"))]:
+        a, b, said = swapped_name(fact, "de", ev)
+        assert (fact[a:b], said) == want
     # German nouns are capitalised: one after a determiner may be a rewording, not another name
     de = ["Die Gemeinde liegt am Ufer der Mosel im Landkreis Trier-Saarburg."]
     assert swapped_name("Die Ortschaft liegt am Ufer der Mosel im Landkreis Trier-Saarburg.", "de", de) is None

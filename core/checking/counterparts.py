@@ -271,17 +271,17 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
     ft = [w.lower() for w, _a, _b in fw]
     if not any(t in table or ordinal_rank(t, lang) for t in ft):
         return None
-    for i, ew, j in _one_word_swaps(ft, lang, texts):
+    for i, _i2, ew, j, _j2 in _swaps(ft, lang, texts):
         e = ew[j][0].lower()
         if table.get(ft[i]) == e or _other_rank(ft[i], e, lang):
             return fw[i][1], fw[i][2], ew[j][0]
     return None
 
 
-def _one_word_swaps(ft: list[str], lang: str, texts: Sequence[str]) -> Iterator[tuple[int, list, int]]:
-    """(i, the sentence's words, j) for each evidence sentence that the fact (its lower-case words
-    `ft`) nearly copies (difflib ratio or `_covered` >= NEAR_COPY_RATIO) but for its word i, which
-    stands where the sentence has its word j."""
+def _swaps(ft: list[str], lang: str, texts: Sequence[str], most: int = 1) -> Iterator[tuple[int, int, list, int, int]]:
+    """(i1, i2, the sentence's words, j1, j2) for each evidence sentence that the fact (its lower-case
+    words `ft`) nearly copies (difflib ratio or `_covered` >= NEAR_COPY_RATIO) but for its words
+    i1..i2, which stand where the sentence has its words j1..j2 (at most `most` on either side)."""
     for text in texts:
         for sent in split_sentences(text, lang):
             ew = words_with_offsets(sent.text)
@@ -292,8 +292,8 @@ def _one_word_swaps(ft: list[str], lang: str, texts: Sequence[str]) -> Iterator[
             if sm.ratio() < NEAR_COPY_RATIO and _covered(sm, len(ft)) < NEAR_COPY_RATIO:
                 continue
             for op, i1, i2, j1, j2 in sm.get_opcodes():
-                if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1:
-                    yield i1, ew, j1
+                if op == "replace" and i2 - i1 <= most and j2 - j1 <= most:
+                    yield i1, i2, ew, j1, j2
 
 
 def swapped_name(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, str] | None:
@@ -310,11 +310,25 @@ def swapped_name(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, 
         return None
     ft = [w.lower() for w, _a, _b in fw]
     seen = {w.lower()[:5] for t in texts for w, _a, _b in words_with_offsets(t)}
-    for i, ew, j in _one_word_swaps(ft, lang, texts):
-        if i > 0 and j > 0 and _is_name(fw[i][0]) and _is_name(ew[j][0]) and ft[i][:5] not in seen \
-                and not (lang == "de" and ft[i - 1] in _GERMAN_DETERMINERS):
-            return fw[i][1], fw[i][2], ew[j][0]
+    for i1, i2, ew, j1, j2 in _swaps(ft, lang, texts, NAME_WORDS):
+        if i1 == 0 or j1 == 0 or (lang == "de" and ft[i1 - 1] in _GERMAN_DETERMINERS):
+            continue
+        mine, theirs = [w for w, _a, _b in fw[i1:i2]], [w for w, _a, _b in ew[j1:j2]]
+        if not (_all_names(mine) and _all_names(theirs)):
+            continue
+        new = [k for k in range(i1, i2) if _is_name(fw[k][0]) and ft[k][:5] not in seen]
+        if new:
+            return fw[new[0]][1], fw[new[-1]][2], " ".join(theirs)
     return None
+
+
+NAME_WORDS = 3          # words of a name swapped for another ("Louis de Broglie" for "Max Planck")
+_NAME_PARTICLES = frozenset("de da di do du del della des der den van von la le bin ibn al el y".split())
+
+
+def _all_names(words: Sequence[str]) -> bool:
+    """Capitalised words (particles between them), at least one: a name."""
+    return any(_is_name(w) for w in words) and all(_is_name(w) or w in _NAME_PARTICLES for w in words)
 
 
 # German capitalises every noun: after a determiner a capitalised word is a noun ("die Ortschaft" for

@@ -14,7 +14,7 @@ import re
 from typing import Iterator, Sequence
 
 from .segment import split_sentences
-from .textutil import SPACELESS, STOPWORDS, han_simplified, words_with_offsets
+from .textutil import HAN_LANGS, SPACELESS, STOPWORDS, han_simplified, words_with_offsets
 
 # relation swaps (events, roles) and antonyms
 RELATIONS = {
@@ -358,11 +358,11 @@ def _spaceless_swap(fact: str, lang: str, texts: Sequence[str], table: dict[str,
     """Chinese, Cantonese, Japanese: a word of the table in the fact where an evidence sentence has its
     counterpart between the same characters ("储物箱空间比普通角色更大" against "...比普通角色更小";
     "1934年在巴黎出生" against "1934年在巴黎逝世"), compared in simplified characters."""
-    chinese = lang in ("zh", "yue")
+    chinese = lang in HAN_LANGS
     simple = han_simplified(fact) if chinese else fact
     sents = [han_simplified(t) for t in texts] if chinese else list(texts)
     if chinese:     # the table read in simplified characters too ("最細", "細妹" were never found)
-        table = {han_simplified(k): han_simplified(v) for k, v in table.items()}
+        table = _simplified_table(lang)
     if chinese and (comp := _comparative_swap(simple, sents)):
         return comp
     if rank := _han_ordinal_swap(simple, sents):
@@ -376,6 +376,11 @@ def _spaceless_swap(fact: str, lang: str, texts: Sequence[str], table: dict[str,
         if any(left + table[w] + right in t and left + w + right not in t for t in sents):
             return a, b, table[w]
     return None
+
+
+@functools.lru_cache(maxsize=8)
+def _simplified_table(lang: str) -> dict[str, str]:
+    return {han_simplified(k): han_simplified(v) for k, v in counterparts(lang).items()}
 
 
 def _han_ordinal_swap(fact: str, sents: Sequence[str]) -> tuple[int, int, str] | None:

@@ -24,7 +24,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
-from .textutil import STOPWORDS, data_json, fold_accents, han_simplified, words_with_offsets
+from .textutil import HAN_LANGS, STOPWORDS, data_json, fold_accents, han_simplified, words_with_offsets
 
 NOUN_WORDS = 2           # words after the number read as its noun (and adjectives before it)
 MIN_PREFIX = 3           # nouns match by a common beginning of at least this many letters ...
@@ -46,7 +46,6 @@ _HAN_MEASURES = "岁"           # a count whose noun is its measure: an age ("�
 # an ordinal and what it ranks: "第六十二届" (the 62nd edition), "第83届", "第三任"
 _HAN_WAR = re.compile(r"\w{0,3}战")     # "第一次世界大战", "第二次鸦片战争": names, not ranks an answer recounts
 _HAN_ORDINAL = re.compile(r"第([一二三四五六七八九十百]{1,4}|\d{1,4})([届次任期季集轮部])")
-_HAN_LANGS = frozenset({"zh", "yue"})
 
 
 @dataclass(frozen=True)
@@ -130,7 +129,7 @@ def _han_number(s: str) -> int:
 @functools.lru_cache(maxsize=1024)
 def counts(text: str, lang: str) -> tuple[Count, ...]:
     """Every count of `text` (cached by text and language)."""
-    if lang in _HAN_LANGS:
+    if lang in HAN_LANGS:
         return tuple(_han_counts(text))
     table = _words_table(lang)
     if not table:
@@ -138,7 +137,7 @@ def counts(text: str, lang: str) -> tuple[Count, ...]:
     toks = words_with_offsets(text)
     out = []
     for k, (tok, a, b) in enumerate(toks):
-        n = _number(tok, table, lang, text, a)
+        n = _number(tok, table, lang)
         if n is None or n < 2:
             continue
         nouns = []
@@ -146,7 +145,7 @@ def counts(text: str, lang: str) -> tuple[Count, ...]:
         for w, x, y in toks[k + 1:k + 1 + NOUN_WORDS]:
             w = _fold(w, lang)
             if not _GAP.fullmatch(text[end:x]) or w in STOPWORDS or w[:1].isdigit() \
-                    or _number(w, table, lang, text, x) is not None:
+                    or _number(w, table, lang) is not None:
                 break
             nouns.append(w)
             end = y
@@ -155,7 +154,7 @@ def counts(text: str, lang: str) -> tuple[Count, ...]:
     return tuple(out)
 
 
-def _number(tok: str, table: dict[str, int], lang: str, text: str, at: int) -> int | None:
+def _number(tok: str, table: dict[str, int], lang: str) -> int | None:
     if tok.isdecimal():
         return None
     w = _fold(tok, lang)
@@ -240,7 +239,7 @@ def _clause(text: str, at: int, edge: re.Pattern[str]) -> str:
 def _context(text: str, c: Count, lang: str) -> set[str]:
     """The content words (five-letter beginnings) of the clause around count `c`, its number and
     noun left out; in Chinese, its pairs of characters."""
-    if lang in _HAN_LANGS:
+    if lang in HAN_LANGS:
         simple = han_simplified(text)
         return _pairs(_clause(simple, c.start, _CLAUSE_EDGE)) - _pairs(simple[c.start:c.end + 3])
     table = _words_table(lang)
@@ -261,15 +260,16 @@ def _in_context(ctx: set[str], text: str, c: Count, lang: str) -> bool:
     if not ctx:
         return True
     around = _clause(text, c.start, _SENTENCE_EDGE)
-    sentence = (_pairs(han_simplified(around)) if lang in _HAN_LANGS
+    sentence = (_pairs(han_simplified(around)) if lang in HAN_LANGS
                 else {_fold(w, lang)[:5] for w, _a, _b in words_with_offsets(around)})
-    return len(ctx & sentence) >= (CONTEXT_SHARE_HAN if lang in _HAN_LANGS else CONTEXT_SHARE) * len(ctx)
+    return len(ctx & sentence) >= (CONTEXT_SHARE_HAN if lang in HAN_LANGS else CONTEXT_SHARE) * len(ctx)
 
 
+@functools.lru_cache(maxsize=1024)
 def _digit_counts(text: str, lang: str) -> tuple[Count, ...]:
     """Counts written in digits ("13 станций"), read for agreement only: a digit is the other slot
     checks' value, so it never makes a count conflict here."""
-    if lang in _HAN_LANGS:
+    if lang in HAN_LANGS:
         return ()
     toks = words_with_offsets(text)
     out = []

@@ -38,7 +38,7 @@ from . import whose
 from .counts import count_agreements, count_conflicts
 from .kinship import function_words, kin_conflicts, links, mentions, name_words
 from .nationality import PRONOUNS, nationality_conflicts
-from .textutil import (POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, han_simplified, normalise_digits,
+from .textutil import (HAN_LANGS, POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, han_simplified, normalise_digits,
                        words_with_offsets)
 
 RELATIONS = ("born", "died", "founded", "married", "won")
@@ -829,7 +829,6 @@ def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: 
 
 # Chinese and Cantonese: the place of a birth or death after the relation word and 于/於/在 ("出生於耶路撒冷"),
 # or between 于/於/在 and it ("在耶路撒冷出生"); a run of characters up to a particle or punctuation
-_HAN_PLACE_LANGS = frozenset({"zh", "yue"})
 _HAN_RUN = r"[\u4e00-\u9fff·・]{2,12}?"
 _HAN_PLACE_END = r"(?=[，。、；：（）()\s,;]|的|并|並|和|与|與|及|后|後|时|時|是|为|為|之|，|$)"
 _HAN_AFTER = re.compile(r"\s*(?:于|於|在)?\s*(" + _HAN_RUN + ")" + _HAN_PLACE_END)
@@ -977,7 +976,7 @@ def _text_values(text: str, lang: str, extra_langs: tuple[str, ...] = ()) -> Tex
     if hits and _cased(text):
         places = _places(norm, [h for h in hits if h[2] in ("born", "died")], skip, taken, lang)
         values += places
-    elif hits and lang in _HAN_PLACE_LANGS:
+    elif hits and lang in HAN_LANGS:
         values += _han_places(norm, [h for h in hits if h[2] in ("born", "died")], taken)
     values = _assign(norm, sorted(values, key=lambda v: v.start), hits, lang)
     values = _life_range(norm, values)

@@ -80,6 +80,7 @@ def data_json(name: str) -> Any:
 
 
 SPACELESS = frozenset({"zh", "yue", "ja"})     # languages written without spaces between words
+HAN_LANGS = frozenset({"zh", "yue"})          # Chinese and Cantonese: Han characters, simplified or traditional
 
 # possessives and object pronouns that refer back to the subject of a text
 POSSESSIVES = frozenset("""his her him hers su sus son sa ses sein seine ihr ihre lui suo sua seu его её

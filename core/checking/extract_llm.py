@@ -117,7 +117,7 @@ class LLMExtractor(Stage):
     """FActScore-style few-shot extraction with any Generator; rules as the fallback."""
 
     name = "llm"
-    version = "14"       # 2: sentences that decline, and facts about the model's input, hold no claim;
+    version = "15"       # 2: sentences that decline, and facts about the model's input, hold no claim;
                          # 3: the same phrases in the first person plural and more of the input's names;
                          # 4: its fallback, the rules, split more clauses (rules 6);
                          # 5: and read an opening participle phrase (rules 7);

@@ -46,7 +46,7 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "16"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "17"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);

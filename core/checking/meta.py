@@ -6,7 +6,8 @@ Such a sentence is not a fact to check: coloured not supported, it would call a 
 hallucination, and a text that only declines would be scored instead of counted as an abstention
 (a text with no facts, docs/science.md). The pipeline asks before extraction:
 
-- `declines(sentence, lang)`: the sentence opens with an apology followed by a punctuation mark
+- `declines(sentence, lang)`: the sentence is a question (`asks`: it ends with a question mark), or
+  opens with an apology followed by a punctuation mark
   ("Sorry, ...", "Maaf, ...", "Desculpe, mas ..."; in zh, yue, ja, ko and th any apology that opens
   it), says what the speaker cannot do or does not have, in the first person ("I cannot", "não
   posso", "negaliu", "我无法"), or asks the user for something ("please provide"). Then none of it
@@ -77,11 +78,32 @@ def _unquoted(text: str) -> str:
     return _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
 
 
+_QUESTION = re.compile(r"(\w+)[\s\u00a0]*[?？؟][\s\"'“”‘’«»‹›）)\]」』]*$")
+
+
+def asks(sentence: str) -> bool:
+    """Whether the sentence is a question: it ends with a question mark ("?", "？", "؟"; closing
+    quotes and brackets after it allowed) right after a word that is not capitalised, outside
+    brackets. A question claims nothing: a model that repeats the user's question, or asks one
+    back, says nothing true or false (silver: 64 of 68 questions in the answers hold no tagged
+    word, the other 4 a glued word). Not questions: a title ("His films Where Is the Friend's
+    House?"), an uncertain date ("(1583?"); a Spanish question opens with "¿" whatever its end."""
+    text = sentence.strip()
+    m = _QUESTION.search(text)
+    if not m or text[:m.start()].count("(") > text[:m.start()].count(")"):
+        return False
+    last = m.group(1)
+    return not last[0].isdigit() and (not last[0].isupper() or text.lstrip("\"'“«").startswith("¿"))
+
+
 def declines(sentence: str, lang: str) -> bool:
-    """Whether the sentence declines, apologises or asks the user for something (none of it a claim)."""
+    """Whether the sentence declines, apologises, asks the user for something or is a question
+    (none of it a claim)."""
     text = _unquoted(sentence.strip())
     if not text.strip():
         return False
+    if asks(text):
+        return True
     for code in _langs(lang):
         ph = _phrases(code)
         if (ph.opens is not None and ph.opens.search(text)) or (ph.asks is not None and ph.asks.search(text)):

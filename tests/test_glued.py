@@ -52,6 +52,15 @@ def test_values_with_one_unit_run_together_in_chinese():
     assert _words("佢喺1974年1984年成立。", "yue", ev.replace("1974年", "1974年1984年")) == []
 
 
+def test_a_word_and_its_counterpart_run_together_in_any_language():
+    # compounding languages too: a counterpart pair (counterparts.py) is never one word
+    assert _words("Er gewannverlor das Finale.", "de", "Er gewann das Finale 1998.") == ["gewannverlor"]
+    assert _words("Ankara'da doğduöldü.", "tr", "Ankara'da doğdu.") == ["doğduöldü"]
+    assert _words("人口增加减少了。", "zh", "人口增加了。") == ["增加减少"]
+    # one-character counterparts make words of their own (东西 "a thing", 南北)
+    assert _words("他买了东西，住在南北大街。", "zh", "他住在北京。") == []
+
+
 def test_han_characters_split_a_run_of_latin_letters():
     ev = "Walmart嘅零售收入係全球最高。"
     fact = "WalmartCostco嘅零售收入係全球最高。"

@@ -4,7 +4,7 @@
 A model that edits a text, or a text copied without the spaces of its markup, leaves two words as
 one: the evidence's word and the word that replaced it. Neither the detector (its subwords read
 "YouTube" and "Book", both fine) nor the slot checks (no value to read) see it, and no correct text
-has one. Four shapes, each a word the evidence nowhere has:
+has one. Six shapes, each a word the evidence nowhere has:
 
 - **two capitalised words** ("HolandiaLuksemburg", "İstanbul'daAnkara'da"): a lowercase letter
   followed by a capital, where the part before is a whole evidence word of 3+ letters and the part
@@ -12,6 +12,9 @@ has one. Four shapes, each a word the evidence nowhere has:
 - **two years** ("20102009", "2011ko2010ko"): two 4-digit years in one word, any digits;
 - **two values with one unit** ("1974年1984年", "31%30%") or a date and a year ("2015年1月2014年"),
   nothing between them;
+- **a word and its counterpart** ("gewannverlor", "doğduöldü", "增加减少"; counterparts.py), in
+  every language with a table, compounding ones too (Han pairs of 2+ characters each: 东西 and 南北
+  are words);
 - **two numbers of one shape** ("25,00020,000", "3,83,5"): the first the evidence's, 3+ characters
   each, the same digit groups after the first;
 - **two lowercase words** ("ofrececarece"), in languages that do not build compounds by running
@@ -33,7 +36,8 @@ import heapq
 import re
 from typing import Callable, Iterable, Sequence
 
-from .textutil import is_cjk_char, normalise_digits
+from .counterparts import counterparts
+from .textutil import HAN_LANGS, han_simplified, is_cjk_char, normalise_digits
 
 # languages whose words join into compounds or take long suffixes without a break: two lowercase
 # words run together are ordinary there ("Fußballspieler", "Budapestről")
@@ -190,6 +194,36 @@ def known_word(word: str) -> bool:
         return False
 
 
+@functools.lru_cache(maxsize=64)
+def _folded_counterparts(lang: str) -> dict[str, str]:
+    return {a.casefold(): b.casefold() for a, b in counterparts(lang).items()}
+
+
+def _counterpart_glues(fact: str, lang: str, folded: frozenset[str], texts: Sequence[str]) -> list[tuple[int, int]]:
+    """A word and its counterpart run together ("gewannverlor", "增加减少"), in any language with a
+    counterpart table (counterparts.py), compounding ones too."""
+    table = _folded_counterparts(lang)
+    if not table:
+        return []
+    out: list[tuple[int, int]] = []
+    if lang in HAN_LANGS:
+        simple = han_simplified(fact)
+        for a, b in table.items():
+            if len(a) < 2 or len(b) < 2:         # 东西 (a thing), 南北, 大小: words of their own
+                continue
+            for m in re.finditer(re.escape(a + b), simple):
+                if not any(m.group() in han_simplified(t) for t in texts):
+                    out.append(m.span())
+        return out
+    for m in _WORD.finditer(fact):
+        w = m.group().casefold()
+        if w in folded:
+            continue
+        if any(table.get(w[:i]) == w[i:] for i in range(2, len(w) - 1)):
+            out.append(m.span())
+    return out
+
+
 def glued_words(fact: str, lang: str, texts: Sequence[str],
                 known: Callable[[str], bool] = known_word) -> list[tuple[int, int]]:
     """The spans of `fact`'s words that are two words run together, one of them from the evidence
@@ -215,6 +249,7 @@ def glued_words(fact: str, lang: str, texts: Sequence[str],
                 spans.append((at + years[0], at + years[1]))
             elif _lower(w.group(), folded, lang, known):
                 spans.append((at, at + len(w.group())))
+    spans += _counterpart_glues(norm, lang, folded, texts)
     for m in _UNIT_PAIR.finditer(norm):
         if not any(m.group() in _digits(t) for t in texts):
             spans.append(m.span())

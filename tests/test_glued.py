@@ -126,3 +126,29 @@ def test_a_glued_word_is_marked_alone_through_run_texts(tmp_path):
         assert "run together" in f["auto"]["reason"]
     rest = [f for f in facts if "pizza" in f["text"]]
     assert rest and all(f["auto"]["label"] == "S" for f in rest)
+
+
+def test_the_bench_counts_alarms_and_glues_it_makes(tmp_path, capsys):
+    """`bench/glued_words.py` on two small articles: no alarm on their own sentences, every year and
+    capitalised glue it makes caught, and the last line its figure."""
+    import pickle
+    import sys
+    from pathlib import Path
+
+    from mfact.core.training.detector_data import Article
+
+    bench = Path(__file__).resolve().parent.parent / "bench"
+    sys.path.insert(0, str(bench))
+    import glued_words as gw
+
+    arts = [Article("es", "Marie Curie", ["Marie Curie nació en Varsovia en 1867.",
+                                          "Estudió en París con Pierre Curie desde 1891.",
+                                          "Varsovia era entonces parte del Imperio ruso."]),
+            Article("es", "Lyon", ["Lyon es una ciudad de Francia.", "Lyon tiene un gran puerto fluvial desde 1900."])]
+    path = tmp_path / "articles.pkl"
+    path.write_bytes(pickle.dumps((arts, {})))
+    assert gw.main(["--articles", str(path), "--all-articles"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[-1] == "glued_false_alarm_per_10k: 0.0"
+    row = next(line for line in out if line.startswith("es "))
+    assert " 5      0 " in row and "3/3 (100%)" in row

@@ -22,6 +22,10 @@ def test_a_capitalised_evidence_word_glued_to_another_name_is_found():
     # with apostrophes and suffixes, in Turkish
     ev = "Atatürk 1919'da Samsun'a çıktı ve İstanbul'da okudu."
     assert _words("Atatürk İstanbul'daAnkara'da okudu.", "tr", ev) == ["İstanbul'daAnkara'da"]
+    # the evidence has the name in another form
+    ev_pl = "Kuchnia belgijska czerpie z kuchni Francji, Niemiec i Holandii."
+    assert _words("Wpływy krajów takich jak Francja, Niemcy i HolandiaLuksemburg.", "pl", ev_pl) == [
+        "HolandiaLuksemburg"]
 
 
 def test_two_years_run_together_are_found_in_any_script():

@@ -7,8 +7,9 @@ one: the evidence's word and the word that replaced it. Neither the detector (it
 has one. Six shapes, each a word the evidence nowhere has:
 
 - **two capitalised words** ("HolandiaLuksemburg", "İstanbul'daAnkara'da"): a lowercase letter
-  followed by a capital, where the part before is a whole evidence word of 3+ letters and the part
-  after reads as a capitalised word; any cased script;
+  followed by a capital, where the part before is a whole evidence word of 3+ letters, or another
+  form of one ("Holandia" for "Holandii": 4+ letters, the first all but two begin an evidence word),
+  and the part after reads as a capitalised word; any cased script;
 - **two years** ("20102009", "2011ko2010ko"): two 4-digit years in one word, any digits;
 - **two values with one unit** ("1974年1984年", "31%30%") or a date and a year ("2015年1月2014年"),
   nothing between them;
@@ -136,18 +137,28 @@ def _in_text(piece: str, texts: Sequence[str]) -> bool:
     return any(pat.search(_spaced(t)) for t in texts)
 
 
-def _camel(run: str, exact: frozenset[str], texts: Sequence[str]) -> bool:
+def _camel(run: str, exact: frozenset[str], ordered: list[str], texts: Sequence[str]) -> bool:
     for i in range(1, len(run) - 2):
         if not (run[i - 1].islower() and run[i].isupper() and run[i + 1:i + 3].isalpha()
                 and run[i + 1:i + 3].islower()):
             continue
         left = run[:i]
-        last = _WORD.findall(left)
-        if not last or sum(c.isalpha() for c in left) < MIN_CAMEL_LEFT:
+        if sum(c.isalpha() for c in left) < MIN_CAMEL_LEFT:
             continue
-        if (left in exact or _in_text(left, texts)) and not _in_text(run, texts):
+        ours = left in exact or _in_text(left, texts) or _begins(left, ordered)
+        if ours and not _in_text(run, texts):
             return True
     return False
+
+
+def _begins(left: str, ordered: list[str]) -> bool:
+    """A word of 4+ letters whose letters but the last two begin an evidence word: another form of
+    it ("Holandia" where the evidence has "Holandii")."""
+    if len(left) < 4 or not left.isalpha():
+        return False
+    stem = left.casefold()[:-2]
+    i = bisect.bisect_left(ordered, stem)
+    return i < len(ordered) and ordered[i].startswith(stem)
 
 
 def _years(word: str, folded: frozenset[str]) -> tuple[int, int] | None:
@@ -238,7 +249,7 @@ def glued_words(fact: str, lang: str, texts: Sequence[str],
         run = m.group()
         if run.casefold() in folded or _inflected(run, ordered):
             continue
-        if _camel(run, exact, texts) and not known(run):
+        if _camel(run, exact, ordered, texts) and not known(run):
             spans.append(m.span())
             continue
         for w in _WORD.finditer(run):

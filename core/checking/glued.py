@@ -20,8 +20,8 @@ has one. Six shapes, each a word the evidence nowhere has:
   each, the same digit groups after the first;
 - **two lowercase words** ("ofrececarece"), in languages that do not build compounds by running
   words together: the first part (5+ letters, Vietnamese syllables 4+) a whole evidence word, the
-  second one too, or a word of the XLM-R vocabulary (as long), and no adverb ending ("legal" +
-  "mente"); the whole is no word of that vocabulary ("daripada", "plateforme" are), nor the first
+  second one too, or a word of the XLM-R vocabulary (as long), the first no combining form that is
+  a word too ("радио" + "связи") and the second no adverb ending ("legal" + "mente"); the whole is no word of that vocabulary ("daripada", "plateforme" are), nor the first
   letters of an evidence word (another form of it: "международной" for "международного").
   English, German, Dutch, the Nordic languages, Finnish, Estonian, Hungarian, Turkish, Basque,
   Esperanto, Persian and the languages written without spaces compound words and suffixes into
@@ -48,6 +48,11 @@ COMPOUNDING = frozenset({"en", "fa", "de", "nl", "sv", "da", "no", "nb", "nn", "
 MIN_PART = 5           # letters of each part of a lowercase glue (4: Slavic "među" + "narodnih") ...
 MIN_SYLLABLE = 4       # ... or of a Vietnamese syllable (3: "thu" + "yên", one syllable)
 MIN_CAMEL_LEFT = 3     # letters of the evidence word before a capital
+# first parts of compounds that are words too: "radio" + "teléfono", "радио" + "связи" (XNLI ru)
+COMBINING = frozenset("""radio video audio photo micro macro super ultra extra contra infra inter intra
+multi socio retro turbo pseudo proto electro hydro thermo petro crypto cyber
+радио видео аудио микро макро супер ультра экстра контр интер мульти социо ретро турбо псевдо электро
+гидро термо""".split())
 ADVERB_ENDINGS = frozenset({"ment", "mente", "ement", "amente"})   # "legal" + "mente": one word, an adverb
 
 _RUN = re.compile(r"[\w'’\-]+")        # a word with its apostrophes and hyphens ("İstanbul'daAnkara'da")
@@ -183,7 +188,7 @@ def _lower(word: str, folded: frozenset[str], lang: str, known: Callable[[str], 
         return False
     for i in range(least, len(w) - least + 1):
         a, b = w[:i], w[i:]
-        if a in folded and b not in ADVERB_ENDINGS and (b in folded or (lang != "vi" and len(b) >= least
+        if a in folded and a not in COMBINING and b not in ADVERB_ENDINGS and (b in folded or (lang != "vi" and len(b) >= least
                                                                          and known(b))):
             return True
     return False

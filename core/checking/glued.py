@@ -93,7 +93,6 @@ def _vocab(text: str) -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
     return frozenset(words), folded, tuple(sorted(folded))
 
 
-@functools.lru_cache(maxsize=16)
 def _shape(number: str) -> str:
     return re.sub(r"\d", "9", number)
 
@@ -109,12 +108,15 @@ def _glued_number(number: str, numbers: frozenset[str]) -> bool:
             continue
         sa, sb = _shape(a), _shape(b)
         ga, gb = re.split(r"[.,]", sa), re.split(r"[.,]", sb)
-        if len(ga) == len(gb) > 1 and ga[1:] == gb[1:] and abs(len(ga[0]) - len(gb[0])) <= 1 and sa[len(ga[0])] == sb[len(gb[0])]:
+        same_groups = len(ga) == len(gb) > 1 and ga[1:] == gb[1:] and abs(len(ga[0]) - len(gb[0])) <= 1
+        if same_groups and sa[len(ga[0])] == sb[len(gb[0])]:        # the same separator after the first group
             return True
     return False
 
 
+@functools.lru_cache(maxsize=16)
 def _evidence(texts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], list[str]]:
+    """The words of all evidence texts (cached: every fact of an answer asks with the same texts)."""
     exact: set[str] = set()
     folded: set[str] = set()
     ordered: list[str] = []
@@ -300,7 +302,7 @@ def glued_words(fact: str, lang: str, texts: Sequence[str],
     for m in _NUMBER.finditer(norm):
         if _glued_number(m.group(), evidence_numbers):
             spans.append(m.span())
-    return sorted(set(spans))
+    return merged(spans, ())            # one shape may find a word another found too
 
 
 def merged(marks: Iterable[tuple[int, int]], extra: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

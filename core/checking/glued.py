@@ -81,6 +81,11 @@ def _spaced(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
+def _simplified(text: str) -> str:
+    return han_simplified(text)
+
+
+@functools.lru_cache(maxsize=64)
 def _numbers(text: str) -> frozenset[str]:
     return frozenset(_NUMBER.findall(_digits(text)))
 
@@ -115,8 +120,9 @@ def _glued_number(number: str, numbers: frozenset[str]) -> bool:
 
 
 @functools.lru_cache(maxsize=16)
-def _evidence(texts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], list[str]]:
-    """The words of all evidence texts (cached: every fact of an answer asks with the same texts)."""
+def _evidence(texts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], list[str], frozenset[str]]:
+    """The words of all evidence texts, as written, casefolded and casefolded in order, and their
+    numbers (cached: every fact of an answer asks with the same texts)."""
     exact: set[str] = set()
     folded: set[str] = set()
     ordered: list[str] = []
@@ -125,19 +131,22 @@ def _evidence(texts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], l
         exact |= a
         folded |= b
         ordered = list(heapq.merge(ordered, c)) if ordered else list(c)
-    return frozenset(exact), frozenset(folded), ordered
+    return frozenset(exact), frozenset(folded), ordered, frozenset().union(*(_numbers(t) for t in texts))
 
 
 STEM_SLACK = 3         # a word whose first letters but the last 3 (6+) begin an evidence word is that
                        # word in another form ("международной" for "международного"), not two words
 
 
-def _inflected(word: str, ordered: list[str]) -> bool:
-    stem = word.casefold()[:-STEM_SLACK]
-    if len(stem) < 6:
-        return False
+def _begins_a_word(stem: str, ordered: list[str]) -> bool:
+    """Whether some evidence word (`ordered`: casefolded, sorted) begins with `stem`."""
     i = bisect.bisect_left(ordered, stem)
     return i < len(ordered) and ordered[i].startswith(stem)
+
+
+def _inflected(word: str, ordered: list[str]) -> bool:
+    stem = word.casefold()[:-STEM_SLACK]
+    return len(stem) >= 6 and _begins_a_word(stem, ordered)
 
 
 def _in_text(piece: str, texts: Sequence[str]) -> bool:
@@ -163,11 +172,7 @@ def _camel(run: str, exact: frozenset[str], ordered: list[str], texts: Sequence[
 def _begins(left: str, ordered: list[str]) -> bool:
     """A word of 4+ letters whose letters but the last two begin an evidence word: another form of
     it ("Holandia" where the evidence has "Holandii")."""
-    if len(left) < 4 or not left.isalpha():
-        return False
-    stem = left.casefold()[:-2]
-    i = bisect.bisect_left(ordered, stem)
-    return i < len(ordered) and ordered[i].startswith(stem)
+    return len(left) >= 4 and left.isalpha() and _begins_a_word(left.casefold()[:-2], ordered)
 
 
 def _years(word: str, folded: frozenset[str]) -> tuple[int, int] | None:
@@ -257,7 +262,7 @@ def _counterpart_glues(fact: str, lang: str, folded: frozenset[str], texts: Sequ
             if len(a) < 2 or len(b) < 2:         # 东西 (a thing), 南北, 大小: words of their own
                 continue
             for m in re.finditer(re.escape(a + b), simple):
-                if not any(m.group() in han_simplified(t) for t in texts):
+                if not any(m.group() in _simplified(t) for t in texts):
                     out.append(m.span())
         return out
     for m in _WORD.finditer(fact):
@@ -276,7 +281,7 @@ def glued_words(fact: str, lang: str, texts: Sequence[str],
     vocabulary). Empty without evidence."""
     if not texts or not fact:
         return []
-    exact, folded, ordered = _evidence(tuple(texts))
+    exact, folded, ordered, evidence_numbers = _evidence(tuple(texts))
     spans: list[tuple[int, int]] = []
     norm = normalise_digits(fact)          # same length: digits map one to one
     for m in _RUN.finditer(_HAN.sub(" ", norm)):           # Han characters split runs ("WalmartCostco嘅")
@@ -298,7 +303,6 @@ def glued_words(fact: str, lang: str, texts: Sequence[str],
     for m in _UNIT_PAIR.finditer(norm):
         if not any(m.group() in _digits(t) for t in texts):
             spans.append(m.span())
-    evidence_numbers = frozenset().union(*(_numbers(t) for t in texts))
     for m in _NUMBER.finditer(norm):
         if _glued_number(m.group(), evidence_numbers):
             spans.append(m.span())

@@ -1,4 +1,4 @@
-"""Two words run together (`core/checking/glued.py`, rules r17): an evidence word glued to the word
+"""Two words run together (`core/checking/glued.py`, rules r17, r18): an evidence word glued to the word
 that replaced it, as mFAVA's answers keep GPT-4's edits ("a Netflix, Spotify és a YouTubeFaceBook").
 The detector passed them (silver: 314 capitalised, 242 year glues tagged, 1 and 0 untagged, none
 marked); the checks mark the glued word alone."""
@@ -91,6 +91,30 @@ def test_two_lowercase_words_run_together_where_words_do_not_compound():
     assert glued_words("Es ligeramentecompletamente soluble.", "es", [ev], known=lambda w: True) == []
 
 
+def test_the_second_word_may_be_another_form_of_a_vocabulary_or_evidence_word():
+    # the replacing word of an edit is seldom in the evidence: "eliminó" reads as "elimin" + "ó"
+    ev = "En 1990 el gobierno introdujo la reforma que la oposición quería eliminar."
+    fact = "En 1990 el gobierno introdujoeliminó la reforma."
+    assert [fact[a:b] for a, b in glued_words(fact, "es", [ev], known=lambda w: w == "elimin")] == [
+        "introdujoeliminó"]
+    # all but the last two letters begin an evidence word ("przegrał" for "przegrana")
+    ev_pl = "Drużyna wygrała mecz, ale przegrana w finale bolała."
+    assert _words("Drużyna wygrałaprzegrała mecz.", "pl", ev_pl) == ["wygrałaprzegrała"]
+    # a short second part is not read so: "institution" + "nelles" ("nelle" is an Italian word)
+    ev_fr = "Une institution de l'Union. Les réformes sont nombreuses."
+    assert glued_words("Les réformes institutionnelles.", "fr", [ev_fr], known=lambda w: w == "nelle") == []
+
+
+def test_two_arabic_words_of_three_letters_run_together_are_found():
+    ev = "ولد في مصر عام 1911 في القاهرة. زار تونس والمغرب. كان عبد الله كاتبا. بيت كبير، هما أخوان."
+    assert _words("ولد في مصرتونس عام 1911.", "ar", ev) == ["مصرتونس"]
+    assert _words("ولد في القاهرةتونس.", "ar", ev) == ["القاهرةتونس"]
+    # an article with a preposition, a name written as one word, a dual suffix: Arabic words
+    assert _words("سافر بالقاهرة وكان عبدالله في بيتهما.", "ar", ev + " القاهرة") == []
+    # other languages in Arabic script compound words ("سیاستدان"): the 5-letter parts hold there
+    assert _words("ولد في مصرتونس.", "ur", ev) == []
+
+
 @pytest.mark.parametrize("fact,lang,evidence", [
     # German and Finnish write compounds as one word
     ("Er war ein bekannter Fußballspieler.", "de", "Er spielte Fußball. Jeder Spieler trainierte."),
@@ -101,13 +125,17 @@ def test_two_lowercase_words_run_together_where_words_do_not_compound():
     ("Die CaixaBank wuchs.", "de", "Die CaixaBank ist eine Bank. Caixa heißt Kasse."),
     # a combining form that is a word too (held-out XNLI, Russian)
     ("Это не помешало радиосвязи.", "ru", "Работало радио, и связи не было."),
+    ("В послевоенное время он жил в Москве.", "ru", "После войны он жил в Москве. Военное время."),
+    ("Logró sobrevivir al invierno.", "es", "Sobre la mesa. Vivir es difícil."),
+    # another form of a word of the vocabulary ("terrestre" + "s"), read whole
+    ("Les tortues terrestres vivent sur terre.", "fr", "La tortue vit sur la terre. Le stres tue."),
     # an adjective and its adverb ending
     ("Fue ampliamente conocido.", "es", "Una obra amplia que muchos conocen: mente y cuerpo."),
     # no evidence: nothing to compare
     ("YouTubeFaceBook", "hu", ""),
 ])
 def test_no_glue_where_words_are_written_so(fact, lang, evidence):
-    known = {"daripada"}
+    known = {"daripada", "terrestre", "stres"}
     assert glued_words(fact, lang, [evidence] if evidence else [], known=lambda w: w in known) == []
 
 
@@ -160,11 +188,18 @@ def test_the_bench_counts_alarms_and_glues_it_makes(tmp_path, capsys):
             Article("es", "Lyon", ["Lyon es una ciudad de Francia.", "Lyon tiene un gran puerto fluvial desde 1900."])]
     path = tmp_path / "articles.pkl"
     path.write_bytes(pickle.dumps((arts, {})))
-    assert gw.main(["--articles", str(path), "--all-articles"]) == 0
+    xnli = tmp_path / "xnli"
+    xnli.mkdir()
+    (xnli / "dev-ar.tsv").write_text("ولد في مصر عام 1911.\tزار تونس.\tneutral\n"
+                                     "ولد في مصرتونس.\tولد في مصر.\tentailment\n", encoding="utf-8")
+    assert gw.main(["--articles", str(path), "--all-articles", "--xnli", str(xnli)]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     assert out[-1] == "glued_false_alarm_per_10k: 0.0"
     row = next(line for line in out if line.startswith("es "))
     assert " 5      0 " in row and "3/3 (100%)" in row
+    # XNLI: the one glue among four sentences is an alarm, and named
+    assert out[-2] == "xnli_false_alarm_per_10k: 2500.0"
+    assert next(line for line in out if line.startswith("ar ")).split() == ["ar", "4", "1", "مصرتونس"]
 
 
 def test_a_fact_beside_a_glued_word_in_its_sentence_is_read_without_the_detector():

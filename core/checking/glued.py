@@ -19,7 +19,8 @@ has one. Eight shapes, each a word the evidence nowhere has:
 - **two Vietnamese syllables** ("támkhông"): two vowel groups, a Vietnamese letter, both parts
   evidence syllables;
 - **two numbers of one shape** ("25,00020,000", "3,83,5"): the first the evidence's, 3+ characters
-  each, the same digit groups after the first;
+  each, the same digit groups after the first; of plain digits, a year of the evidence and the day
+  of the next date ("4 agosto 20185 agosto 2019"), or two numbers of as many digits ("125130");
 - **two lowercase words** ("ofrececarece"), in languages that do not build compounds by running
   words together (Vietnamese: syllables, below): the first part (5+ letters) a whole evidence word, the
   second one too, or a word of the XLM-R vocabulary (as long), or another form of one or of an
@@ -125,6 +126,33 @@ def _glued_number(number: str, numbers: frozenset[str]) -> bool:
         if same_groups and sa[len(ga[0])] == sb[len(gb[0])]:        # the same separator after the first group
             return True
     return False
+
+
+def _glued_plain(number: str, numbers: frozenset[str], joined: frozenset[str]) -> bool:
+    """Two numbers of plain digits run together, the first the evidence's: a year and the day of the
+    next date ("4 agosto 20185 agosto 2019", "25 نومبر 196030 نومبر 1950"), or two numbers of as
+    many digits, 3+ each ("125130", "120100克"). Not a number the evidence writes with separators
+    ("12500" for "12 500")."""
+    if not 5 <= len(number) <= 8 or not number.isdigit() or number in numbers or number in joined:
+        return False
+    for i in range(3, len(number)):
+        a, b = number[:i], number[i:]
+        if a not in numbers or b[0] == "0":
+            continue
+        if len(a) == 4 and 1000 <= int(a) <= 2099 and len(b) <= 2 and int(b) <= 31:
+            return True
+        if len(a) == len(b):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=64)
+def _joined_numbers(text: str) -> frozenset[str]:
+    """The evidence's numbers with their separators left out ("12 500" -> "12500")."""
+    return frozenset(re.sub(r"[\s.,'\u00a0\u202f]", "", m) for m in _SEPARATED.findall(_digits(text)))
+
+
+_SEPARATED = re.compile(r"\d+(?:[\s.,'\u00a0\u202f]\d+)*")
 
 
 @functools.lru_cache(maxsize=16)
@@ -384,8 +412,9 @@ def _glued(fact: str, lang: str, texts: tuple[str, ...], known: Callable[[str], 
     for m in _UNIT_PAIR.finditer(norm):
         if not any(m.group() in _digits(t) for t in texts):
             spans.append(m.span())
+    joined = frozenset().union(*(_joined_numbers(t) for t in texts))
     for m in _NUMBER.finditer(norm):
-        if _glued_number(m.group(), evidence_numbers):
+        if _glued_number(m.group(), evidence_numbers) or _glued_plain(m.group(), evidence_numbers, joined):
             spans.append(m.span())
     return tuple(merged(spans, ()))     # one shape may find a word another found too
 

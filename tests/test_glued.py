@@ -22,6 +22,9 @@ def test_a_capitalised_evidence_word_glued_to_another_name_is_found():
     # with apostrophes and suffixes, in Turkish
     ev = "Atatürk 1919'da Samsun'a çıktı ve İstanbul'da okudu."
     assert _words("Atatürk İstanbul'daAnkara'da okudu.", "tr", ev) == ["İstanbul'daAnkara'da"]
+    # the second name's first word is short: a capital begins it, no ending of "Jersey"
+    ev_fr = "Il est né à New York et a grandi dans le New Jersey, puis à Jerseyville."
+    assert _words("Il a grandi dans le New JerseyNew York.", "fr", ev_fr) == ["JerseyNew"]
     # the evidence has the name in another form
     ev_pl = "Kuchnia belgijska czerpie z kuchni Francji, Niemiec i Holandii."
     assert _words("Wpływy krajów takich jak Francja, Niemcy i HolandiaLuksemburg.", "pl", ev_pl) == [

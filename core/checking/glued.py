@@ -181,6 +181,8 @@ def _begins_a_word(stem: str, ordered: list[str]) -> bool:
 
 
 def _inflected(word: str, ordered: list[str]) -> bool:
+    if any(c.isupper() for c in word[-STEM_SLACK:]):    # a capital begins a word, no ending: "JerseyNew"
+        return False
     stem = word.casefold()[:-STEM_SLACK]
     return len(stem) >= 6 and _begins_a_word(stem, ordered)
 

@@ -25,6 +25,10 @@ def test_a_capitalised_evidence_word_glued_to_another_name_is_found():
     # the second name's first word is short: a capital begins it, no ending of "Jersey"
     ev_fr = "Il est né à New York et a grandi dans le New Jersey, puis à Jerseyville."
     assert _words("Il a grandi dans le New JerseyNew York.", "fr", ev_fr) == ["JerseyNew"]
+    # an acronym of the evidence and a capitalised word, either way round
+    ev_ac = "Les microcontrôleurs AVR sont produits par Atmel au Canada et vendus aux USA. GMA Network diffuse."
+    assert _words("Les AVRIntel sont vendus au CanadaUSA.", "fr", ev_ac) == ["AVRIntel", "CanadaUSA"]
+    assert _words("GMANetwork diffuse des AVR.", "fr", ev_ac) == []          # the evidence has them spaced
     # the evidence has the name in another form
     ev_pl = "Kuchnia belgijska czerpie z kuchni Francji, Niemiec i Holandii."
     assert _words("Wpływy krajów takich jak Francja, Niemcy i HolandiaLuksemburg.", "pl", ev_pl) == [

@@ -204,6 +204,21 @@ def _camel(run: str, exact: frozenset[str], ordered: list[str], texts: Sequence[
         ours = left in exact or _in_text(left, texts) or _begins(left, ordered)
         if ours and not _in_text(run, texts):
             return True
+    return _acronym_glue(run, exact, texts)
+
+
+def _acronym_glue(run: str, exact: frozenset[str], texts: Sequence[str]) -> bool:
+    """An evidence acronym and a capitalised word run together, either way round ("AVRIntel",
+    "UEFAChampions", "CanadaSUA"; an acronym of 2+ capitals before a word, 3+ after one), the first
+    the evidence's, which never writes them together, spaced or not ("GMA Network")."""
+    if not run.isalpha() or _in_text(run, texts):
+        return False
+    for i in range(2, len(run) - 2):
+        left, right = run[:i], run[i:]
+        before = left.isupper() and right[0].isupper() and right[1:3].islower()          # AVR + Intel
+        after = right.isupper() and len(right) >= 3 and left[-1].islower() and left[0].isupper()   # Canada + SUA
+        if (before or after) and left in exact and not _in_text(f"{left} {right}", texts):
+            return True
     return False
 
 

@@ -57,7 +57,9 @@ def test_two_numbers_of_one_shape_run_together_are_found():
 def test_a_year_glued_to_the_next_day_and_plain_numbers_of_as_many_digits_are_found():
     ev = "L'épisode fut diffusé le 4 août 2018. Il a joué 125 matchs ; la ville compte 12 500 habitants."
     fact = "L'épisode fut diffusé le 4 août 20185 août 2019 ; il a joué 125130 matchs."
-    assert _words(fact, "fr", ev) == ["20185", "125130"]
+    assert _words(fact, "fr", ev) == ["20185 août 2019", "125130"]
+    assert _words("Urodził się 4 września 201412 października 2015 roku.", "pl",
+                  "Urodził się 4 września 2014 roku.") == ["201412 października 2015"]
     # the evidence's number written without its separator; a year followed by no day; other numbers
     assert _words("La ville compte 12500 habitants, 201845 en tout, 12512 kilos.", "fr", ev) == []
     # between Han characters

@@ -20,7 +20,8 @@ has one. Eight shapes, each a word the evidence nowhere has:
   evidence syllables;
 - **two numbers of one shape** ("25,00020,000", "3,83,5"): the first the evidence's, 3+ characters
   each, the same digit groups after the first; of plain digits, a year of the evidence and the day
-  of the next date ("4 agosto 20185 agosto 2019"), or two numbers of as many digits ("125130");
+  of the next date ("4 agosto 20185 agosto 2019": the mark goes on to that date's year), or two
+  numbers of as many digits ("125130");
 - **two lowercase words** ("ofrececarece"), in languages that do not build compounds by running
   words together (Vietnamese: syllables, below): the first part (5+ letters) a whole evidence word, the
   second one too, or a word of the XLM-R vocabulary (as long), or another form of one or of an
@@ -128,22 +129,27 @@ def _glued_number(number: str, numbers: frozenset[str]) -> bool:
     return False
 
 
-def _glued_plain(number: str, numbers: frozenset[str], joined: frozenset[str]) -> bool:
+def _glued_plain(number: str, numbers: frozenset[str], joined: frozenset[str]) -> str:
     """Two numbers of plain digits run together, the first the evidence's: a year and the day of the
     next date ("4 agosto 20185 agosto 2019", "25 نومبر 196030 نومبر 1950"), or two numbers of as
     many digits, 3+ each ("125130", "120100克"). Not a number the evidence writes with separators
-    ("12500" for "12 500")."""
+    ("12500" for "12 500"). "date", "numbers" or ""."""
     if not 5 <= len(number) <= 8 or not number.isdigit() or number in numbers or number in joined:
-        return False
+        return ""
     for i in range(3, len(number)):
         a, b = number[:i], number[i:]
         if a not in numbers or b[0] == "0":
             continue
         if len(a) == 4 and 1000 <= int(a) <= 2099 and len(b) <= 2 and int(b) <= 31:
-            return True
+            return "date"
         if len(a) == len(b):
-            return True
-    return False
+            return "numbers"
+    return ""
+
+
+# the rest of the date that a year glued to a day begins: " października 2015", " de fevereiro de 2024"
+# (silver: 35 such dates, each tagged whole)
+_DATE_TAIL = re.compile(r"(?:[\s,.]+[^\s\d]+){1,3}?[\s,.]+\d{4}(?!\d)")
 
 
 @functools.lru_cache(maxsize=64)
@@ -431,7 +437,10 @@ def _glued(fact: str, lang: str, texts: tuple[str, ...], known: Callable[[str], 
             spans.append(m.span())
     joined = frozenset().union(*(_joined_numbers(t) for t in texts))
     for m in _NUMBER.finditer(norm):
-        if _glued_number(m.group(), evidence_numbers) or _glued_plain(m.group(), evidence_numbers, joined):
+        plain = _glued_plain(m.group(), evidence_numbers, joined)
+        if plain == "date" and (tail := _DATE_TAIL.match(norm, m.end())):
+            spans.append((m.start(), tail.end()))          # the new date's month and year too
+        elif plain or _glued_number(m.group(), evidence_numbers):
             spans.append(m.span())
     return tuple(merged(spans, ()))     # one shape may find a word another found too
 

@@ -130,6 +130,8 @@ def test_two_arabic_words_of_three_letters_run_together_are_found():
     assert _words("ولد في القاهرةتونس.", "ar", ev) == ["القاهرةتونس"]
     # an article with a preposition, a name written as one word, a dual suffix: Arabic words
     assert _words("سافر بالقاهرة وكان عبدالله في بيتهما.", "ar", ev + " القاهرة") == []
+    # a name the evidence writes in two words
+    assert _words("زار نيويورك عام 1950.", "ar", "زار نيو يورك عام 1950 وكان يورك جميلا.") == []
     # other languages in Arabic script compound words ("سیاستدان"): the 5-letter parts hold there
     assert _words("ولد في مصرتونس.", "ur", ev) == []
 

@@ -152,19 +152,22 @@ def _glued_plain(number: str, numbers: frozenset[str], joined: frozenset[str]) -
 _DATE_TAIL = re.compile(r"(?:[\s,.]+[^\s\d]+){1,3}?[\s,.]+\d{4}(?!\d)")
 
 
+_SEPARATOR = r"[\s.,'\u00a0\u202f]"
+_SEPARATED = re.compile(rf"\d+(?:{_SEPARATOR}\d+)*")
+
+
 @functools.lru_cache(maxsize=64)
 def _joined_numbers(text: str) -> frozenset[str]:
     """The evidence's numbers with their separators left out ("12 500" -> "12500")."""
-    return frozenset(re.sub(r"[\s.,'\u00a0\u202f]", "", m) for m in _SEPARATED.findall(_digits(text)))
-
-
-_SEPARATED = re.compile(r"\d+(?:[\s.,'\u00a0\u202f]\d+)*")
+    return frozenset(re.sub(_SEPARATOR, "", m) for m in _SEPARATED.findall(_digits(text)))
 
 
 @functools.lru_cache(maxsize=16)
-def _evidence(texts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], list[str], frozenset[str]]:
-    """The words of all evidence texts, as written, casefolded and casefolded in order, and their
-    numbers (cached: every fact of an answer asks with the same texts)."""
+def _evidence(texts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], list[str], frozenset[str],
+                                               frozenset[str]]:
+    """The words of all evidence texts, as written, casefolded and casefolded in order, their numbers,
+    and their numbers with the separators left out (cached: every fact of an answer asks with the
+    same texts)."""
     exact: set[str] = set()
     folded: set[str] = set()
     ordered: list[str] = []
@@ -173,7 +176,8 @@ def _evidence(texts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], l
         exact |= a
         folded |= b
         ordered = list(heapq.merge(ordered, c)) if ordered else list(c)
-    return frozenset(exact), frozenset(folded), ordered, frozenset().union(*(_numbers(t) for t in texts))
+    return (frozenset(exact), frozenset(folded), ordered, frozenset().union(*(_numbers(t) for t in texts)),
+            frozenset().union(*(_joined_numbers(t) for t in texts)))
 
 
 STEM_SLACK = 3         # a word whose first letters but the last 3 (6+) begin an evidence word is that
@@ -217,13 +221,14 @@ def _acronym_glue(run: str, exact: frozenset[str], texts: Sequence[str]) -> bool
     """An evidence acronym and a capitalised word run together, either way round ("AVRIntel",
     "UEFAChampions", "CanadaSUA"; an acronym of 2+ capitals before a word, 3+ after one), the first
     the evidence's, which never writes them together, spaced or not ("GMA Network")."""
-    if not run.isalpha() or _in_text(run, texts):
+    if not run.isalpha():
         return False
     for i in range(2, len(run) - 2):
         left, right = run[:i], run[i:]
         before = left.isupper() and right[0].isupper() and right[1:3].islower()          # AVR + Intel
         after = right.isupper() and len(right) >= 3 and left[-1].islower() and left[0].isupper()   # Canada + SUA
-        if (before or after) and left in exact and not _in_text(f"{left} {right}", texts):
+        if ((before or after) and left in exact and not _in_text(run, texts)      # the evidence searched last
+                and not _in_text(f"{left} {right}", texts)):
             return True
     return False
 
@@ -415,7 +420,7 @@ def glued_words(fact: str, lang: str, texts: Sequence[str],
 
 @functools.lru_cache(maxsize=256)
 def _glued(fact: str, lang: str, texts: tuple[str, ...], known: Callable[[str], bool]) -> tuple[tuple[int, int], ...]:
-    exact, folded, ordered, evidence_numbers = _evidence(texts)
+    exact, folded, ordered, evidence_numbers, joined = _evidence(texts)
     spans: list[tuple[int, int]] = []
     norm = normalise_digits(fact)          # same length: digits map one to one
     for m in _RUN.finditer(_HAN.sub(" ", norm)):           # Han characters split runs ("WalmartCostco嘅")
@@ -438,7 +443,6 @@ def _glued(fact: str, lang: str, texts: tuple[str, ...], known: Callable[[str], 
     for m in _UNIT_PAIR.finditer(norm):
         if not any(m.group() in _digits(t) for t in texts):
             spans.append(m.span())
-    joined = frozenset().union(*(_joined_numbers(t) for t in texts))
     for m in _NUMBER.finditer(norm):
         plain = _glued_plain(m.group(), evidence_numbers, joined)
         if plain == "date" and (tail := _DATE_TAIL.match(norm, m.end())):

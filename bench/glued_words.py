@@ -34,6 +34,7 @@ from pathlib import Path
 from mfact.core.checking.counterparts import counterparts
 from mfact.core.checking.glued import COMPOUNDING, glued_words
 from mfact.core.training.detector_data import is_dev_article
+from mfact.core.training.train_verifier import load_xnli
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import articles_pickle  # noqa: E402
@@ -99,8 +100,8 @@ def measure_xnli(folder: Path) -> dict[str, tuple[int, int, list[str]]]:
     out: dict[str, tuple[int, int, list[str]]] = {}
     for path in sorted(folder.glob("dev-*.tsv")):
         lang = path.stem.removeprefix("dev-")
-        rows = [line.rstrip("\n").split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
-        sents = sorted({r[0] for r in rows if len(r) > 2}) + sorted({r[1] for r in rows if len(r) > 2})
+        rows = load_xnli(folder, lang)
+        sents = sorted({r["evidence"] for r in rows}) + sorted({r["claim"] for r in rows})
         alarms, words = 0, []
         for k in range(0, len(sents), XNLI_BLOCK):
             block = sents[k:k + XNLI_BLOCK]

@@ -36,10 +36,12 @@ def default_path() -> Path:
 
 
 class ClaimCombiner:
-    """z = w . (u - mu) / sd + b over the fact features u; p(supported) = sigmoid(z / temperature)."""
+    """z = w . (u - mu) / sd + b over the fact features u (and, when `reader` names a pair reader,
+    its logit after them); p(supported) = sigmoid(z / temperature)."""
 
     def __init__(self, mu: Sequence[float], sd: Sequence[float], w: Sequence[float], b: float,
-                 detector: str = "", basis: str = "", meta: dict | None = None, temperature: float = 1.0):
+                 detector: str = "", basis: str = "", meta: dict | None = None, temperature: float = 1.0,
+                 reader: str = ""):
         self.mu = np.asarray(mu, np.float64)
         self.sd = np.asarray(sd, np.float64)
         self.w = np.asarray(w, np.float64)
@@ -52,14 +54,17 @@ class ClaimCombiner:
             raise ValueError("claim combiner: numbers must be finite, sd positive")
         self.detector = detector
         self.basis = basis
+        self.reader = reader        # the pair reader whose logit is the last input ("": no such input)
         self.meta = meta or {}
-        blob = json.dumps([self.mu.tolist(), self.sd.tolist(), self.w.tolist(), self.b, self.temperature])
+        blob = json.dumps([self.mu.tolist(), self.sd.tolist(), self.w.tolist(), self.b, self.temperature, reader])
         self.digest = hashlib.sha256(blob.encode()).hexdigest()[:8]
 
-    def fits(self, detector_digest: str, basis_digest: str) -> bool:
-        """Fitted on the features of this detector (SHA-256 prefix) and this fact basis."""
+    def fits(self, detector_digest: str, basis_digest: str, reader_digest: str = "") -> bool:
+        """Fitted on the features of this detector (SHA-256 prefix) and this fact basis, and, when
+        it reads a pair reader's logit, on that reader (`reader_digest`, a prefix of its SHA-256)."""
         return (bool(detector_digest) and self.detector.startswith(detector_digest)
-                and bool(basis_digest) and self.basis == basis_digest)
+                and bool(basis_digest) and self.basis == basis_digest
+                and (not self.reader or (bool(reader_digest) and self.reader.startswith(reader_digest))))
 
     def logit(self, features: Sequence[float]) -> float:
         """z before the temperature."""
@@ -72,7 +77,7 @@ class ClaimCombiner:
         return _sigmoid(self.logit(features) / self.temperature)
 
     def to_json(self) -> dict:
-        return {"format": FORMAT, "detector": self.detector, "basis": self.basis, "mu": self.mu.tolist(),
+        return {"format": FORMAT, "detector": self.detector, "basis": self.basis, "reader": self.reader, "mu": self.mu.tolist(),
                 "sd": self.sd.tolist(), "w": self.w.tolist(), "b": self.b, "temperature": self.temperature,
                 "meta": self.meta}
 
@@ -81,7 +86,8 @@ class ClaimCombiner:
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise ValueError(f"not a claim combiner file (format {FORMAT})")
         return cls(d["mu"], d["sd"], d["w"], d["b"], str(d.get("detector", "")), str(d.get("basis", "")),
-                   d.get("meta") if isinstance(d.get("meta"), dict) else {}, float(d.get("temperature", 1.0)))
+                   d.get("meta") if isinstance(d.get("meta"), dict) else {}, float(d.get("temperature", 1.0)),
+                   str(d.get("reader", "")))
 
 
 @functools.lru_cache(maxsize=4)

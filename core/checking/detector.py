@@ -384,6 +384,7 @@ class TokenDetector:
         if path is None or not path.is_file():
             raise FileNotFoundError("no detector weights (core/checking/data/detector.pt)")
         data = path.read_bytes()
+        self.path = path
         self.digest = hashlib.sha256(data).hexdigest()
         blob = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
         self.meta = blob.get("meta", {})

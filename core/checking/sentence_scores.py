@@ -68,15 +68,18 @@ _WORD_EDGES = QUOTES + "'‘’‹›「」『』()[]{}（）【】.,;:!?。，�
 class Read:
     """One sentence as the detector read it: its gated word scores, its tokens (with projected
     states when the scorer projects them; None for an empty sentence), the paraphrase gate's
-    cosine (the sentence against its best window) and the word scores before the gate."""
+    cosine (the sentence against its best window), the word scores before the gate, and the text
+    and windows the detector read (Chinese simplified, Serbian evidence in Latin letters)."""
 
-    __slots__ = ("words", "tokens", "cos", "raw")
+    __slots__ = ("words", "tokens", "cos", "raw", "pair")
 
-    def __init__(self, words: Words, tokens: Any = None, cos: float = 0.0, raw: Words | None = None):
+    def __init__(self, words: Words, tokens: Any = None, cos: float = 0.0, raw: Words | None = None,
+                 pair: tuple[str, Sequence[str]] | None = None):
         self.words = words
         self.tokens = tokens
         self.cos = cos
         self.raw = words if raw is None else raw       # the word scores before the gate
+        self.pair = pair            # (the sentence as read, its evidence windows): what the pair reader reads
 
 
 class SentenceScorer:
@@ -157,5 +160,5 @@ class SentenceScorer:
             cos = float(np.max(pvecs[pos:pos + len(ws)] @ svecs[j])) if ws and pvecs is not None else 0.0
             pos += len(ws)
             apart = functools.partial(self.apart, embedder, lang, jobs[j][1], svecs[j])    # asked only when needed
-            out.append(Read(self.gate(words, cos, apart, lang), tokens, cos, words))
+            out.append(Read(self.gate(words, cos, apart, lang), tokens, cos, words, pairs[j]))
         return out

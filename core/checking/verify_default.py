@@ -96,12 +96,13 @@ def gate_words(words: Sequence[tuple[int, int, float]], cos: float,
     return [(a, b, p if p >= med + STAND_OUT else 0.0) for a, b, p in words]
 
 
-def _detector_digest(path: str | Path | None = None) -> str:
+def _detector_digest(path: str | Path | None = None, name: str = "detector.pt") -> str:
     """The first hex digits of the detector weights' SHA-256 (`path`, else the installed ones;
     "none" without weights), so that verdicts cached under other weights are not reused. Hashed
-    once per file as it is (every verifier built names it: 21.6 MB)."""
+    once per file as it is (every verifier built names it: 21.6 MB). `name`: another installed
+    weights file (the pair reader's)."""
     from importlib import resources
-    p = Path(path) if path else Path(str(resources.files("mfact.core").joinpath("checking", "data", "detector.pt")))
+    p = Path(path) if path else Path(str(resources.files("mfact.core").joinpath("checking", "data", name)))
     try:
         st = p.stat()
         return _file_digest(str(p.resolve()), st.st_size, st.st_mtime_ns)
@@ -113,6 +114,48 @@ def _detector_digest(path: str | Path | None = None) -> str:
 def _file_digest(path: str, size: int, mtime_ns: int) -> str:
     import hashlib
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:8]
+
+
+def _read_in_sentences(scorer: SentenceScorer, embedder: Any, det: Any, items, todo: list[int], usable: dict,
+                       contexts: Sequence[FactContext | None] | None) -> tuple[dict[int, list], dict[int, tuple[Any, FactContext]]]:
+    """The gated word scores, read from the fact's sentence, of each fact with a context (empty
+    where the fact shares no scored word with it: that fact is scored alone); and for those facts
+    the sentence as read with the fact's context (the fact features)."""
+    if not contexts:
+        return {}, {}
+    jobs: dict[int, FactContext] = {}
+    for i in todo:
+        c = contexts[i]
+        if c is not None and c.valid() and len(c.sentence) <= MAX_CHARS:
+            jobs[i] = c
+    by_lang: dict[str, list[int]] = {}
+    for i in jobs:
+        by_lang.setdefault(items[i][2], []).append(i)
+    out: dict[int, list] = {}
+    reads: dict[int, tuple[Any, FactContext]] = {}
+    for lang, idx in by_lang.items():
+        sw = scorer.read(det, embedder, lang, [(jobs[i].sentence, [p.text for p in usable[i]]) for i in idx])
+        for i, r in zip(idx, sw):
+            fw = fact_words(items[i][0], jobs[i], r.words)
+            if fw:
+                out[i] = fw
+                reads[i] = (r, jobs[i])
+    return out, reads
+
+
+def _pair_inputs(combiner: Any, get_reader: Callable[[], Any], claims: set[int], read: dict) -> dict[int, list[float]]:
+    """What the claim combiner reads after a claim's fact features: nothing, or the pair reader's
+    logit of the claim against the windows the detector read (pair_reader.py). Claims it cannot
+    serve (no combiner, the reader missing) are left out: the feature model judges them."""
+    if combiner is None:
+        return {}
+    todo = [i for i in claims if i in read and read[i][0].pair is not None]
+    if not combiner.reader:
+        return {i: [] for i in todo}
+    reader = get_reader()
+    if reader is None or not todo:
+        return {}
+    return {i: [z] for i, z in zip(todo, reader.logits([read[i][0].pair for i in todo]))}
 
 
 class LiteVerifier(OfflineVerifier):
@@ -154,6 +197,7 @@ class DefaultVerifier(VerifierBase):
         if self.basis is not None:
             self.version += f"b{self.basis.digest}"        # its verdicts carry fact features of this basis
         self.combiner = self._combiner(digest)
+        self._reader: Any = _UNSET
         if self.combiner is not None:
             self.version += f"k{self.combiner.digest}"     # a claim read alone: p from its features
         self._names: dict[str, np.ndarray] = {}
@@ -176,7 +220,8 @@ class DefaultVerifier(VerifierBase):
             return None
         from .claim_combiner import load_combiner
         c = load_combiner()
-        return c if c is not None and c.fits(digest, self.basis.digest) else None
+        reader = _detector_digest(name="pair-reader.pt") if c is not None and c.reader else ""
+        return c if c is not None and c.fits(digest, self.basis.digest, reader) else None
 
     def _claims_alone(self, items, todo: list[int], contexts) -> tuple[list, set[int]]:
         """With the claim combiner, each claim that has no sentence is read as a sentence of its own:
@@ -188,6 +233,17 @@ class DefaultVerifier(VerifierBase):
         for i in alone:
             ctx[i] = FactContext(items[i][0], 0, len(items[i][0]))
         return ctx, alone
+
+    def _pair_inputs(self, claims: set[int], read: dict) -> dict[int, list[float]]:
+        return _pair_inputs(self.combiner, self.pair_reader, claims, read)
+
+    def pair_reader(self):
+        """The pair reader the claim combiner was fitted with, over the loaded detector; None when
+        it is missing or was trained on other detector weights."""
+        if self._reader is _UNSET:
+            from .pair_reader import load_reader
+            self._reader = load_reader(self.detector())
+        return self._reader
 
     def describe(self) -> dict:
         return {"windows_per_fact": self.k}
@@ -245,10 +301,12 @@ class DefaultVerifier(VerifierBase):
             contexts, claims = self._claims_alone(items, todo, contexts)
             reads = self.detector_scope == "all" or any(c is not None for c in contexts)
             det = self.detector() if reads else None       # a standalone claim in `offline`: no load
-            in_sentence, read = self._sentence_words(det, items, todo, usable, contexts) if det else ({}, {})
+            in_sentence, read = (_read_in_sentences(self._sentences, emb, det, items, todo, usable, contexts)
+                                 if det else ({}, {}))
             alone = ([i for i in todo if i not in in_sentence and len(items[i][0]) <= MAX_CHARS]
                      if self.detector_scope == "all" else [])
             scored = dict(zip(alone, det.score([(items[i][0], [w.text for w in wins[i]]) for i in alone]))) if det else {}
+            pair = self._pair_inputs(claims, read)
             pos = 0
             for j, i in enumerate(todo):
                 ws = wins[i]
@@ -271,7 +329,7 @@ class DefaultVerifier(VerifierBase):
                     if _beside_glue(fact, contexts[i], lang, [e.text for e in usable[i]], self._detector):
                         fw = [(a, b, 0.0) for a, b, _p in fw]
                 if i in claims:        # a claim read alone: the combiner's p, or (fitting it) the feature model's
-                    p, fw = ((self.combiner.prob(feats), fw) if self.combiner is not None and feats is not None
+                    p, fw = ((self.combiner.prob(feats + pair[i]), fw) if i in pair and feats is not None
                              else (p, None))
                 elif fw is not None:
                     p = self.combine(p, fw)
@@ -301,33 +359,6 @@ class DefaultVerifier(VerifierBase):
             if self._detector is not None and self.basis is not None:
                 self._sentences.project = self.basis.projection()
         return self._detector
-
-    def _sentence_words(self, det: Any, items, todo: list[int], usable: dict,
-                        contexts: Sequence[FactContext | None] | None) -> tuple[dict[int, list], dict[int, tuple[Any, FactContext]]]:
-        """The gated word scores, read from the fact's sentence, of each fact with a context (empty
-        where the fact shares no scored word with it: that fact is scored alone); and for those facts
-        the sentence as read with the fact's context (the fact features)."""
-        if not contexts:
-            return {}, {}
-        jobs: dict[int, FactContext] = {}
-        for i in todo:
-            c = contexts[i]
-            if c is not None and c.valid() and len(c.sentence) <= MAX_CHARS:
-                jobs[i] = c
-        by_lang: dict[str, list[int]] = {}
-        for i in jobs:
-            by_lang.setdefault(items[i][2], []).append(i)
-        out: dict[int, list] = {}
-        reads: dict[int, tuple[Any, FactContext]] = {}
-        for lang, idx in by_lang.items():
-            sw = self._sentences.read(det, self.embedder, lang,
-                                      [(jobs[i].sentence, [p.text for p in usable[i]]) for i in idx])
-            for i, r in zip(idx, sw):
-                fw = fact_words(items[i][0], jobs[i], r.words)
-                if fw:
-                    out[i] = fw
-                    reads[i] = (r, jobs[i])
-        return out, reads
 
     def _ungated(self, fact: str, words: list, rep: SlotReport, read: tuple[Any, FactContext] | None,
                  alone: list | None) -> list:

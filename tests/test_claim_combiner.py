@@ -70,7 +70,7 @@ def test_the_shipped_combiner_fits_the_shipped_detector_and_basis():
     v = DefaultVerifier()
     assert v.combiner is not None, "refit: python -m mfact.core.training.train_combiner --heldout"
     assert v.version.endswith(f"k{v.combiner.digest}")
-    assert len(v.combiner.w) == 50
+    assert len(v.combiner.w) == 51 and v.combiner.reader      # the 50 fact features and the pair reader's logit
 
 
 def test_a_claim_alone_takes_the_combiners_p_and_carries_its_features():
@@ -83,9 +83,10 @@ def test_a_claim_alone_takes_the_combiners_p_and_carries_its_features():
              ("The river was painted by a famous artist in the winter.", "", "en", ev)]
     v = DefaultVerifier()
     got = v.verify_batch(items)
-    for vd in got:
+    zs = v.pair_reader().logits([(claim, [ev[0].text]) for claim, *_ in items])
+    for vd, z in zip(got, zs):
         assert vd.features is not None and len(vd.features) == 50
-        p = v.combiner.prob(vd.features)
+        p = v.combiner.prob(vd.features + [z])
         assert vd.confidence == pytest.approx(round(p if vd.label == "S" else 1 - p, 4), abs=1e-4)
         assert "slot" not in vd.reason
     assert [vd.label for vd in got] == ["S", "NS"]
@@ -96,19 +97,30 @@ def test_a_claim_alone_takes_the_combiners_p_and_carries_its_features():
 
 @pytest.mark.skipif(not (XNLI / "dev-en.tsv").is_file(), reason="needs ../shared/data/xnli-dev")
 def test_the_training_script_runs_end_to_end_on_a_small_sample(tmp_path):
+    """As the shipped combiner is fitted: on the training premises of the six languages that neither
+    the detector nor the pair reader saw, with the reader's logit; and without the reader on the
+    nine training languages, a temperature fitted on the six."""
     pytest.importorskip("torch")
     out = tmp_path / "comb.json"
     proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_combiner", "--per-lang", "12",
-                           "--calibrate", "10", "--out", str(out)], capture_output=True, text=True, timeout=600)
+                           "--fit-langs", "bg,el,sw,th,tr,ur", "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     c = load_combiner(out)
-    assert c is not None and len(c.w) == 50
+    assert c is not None and len(c.w) == 51
     meta = c.meta
-    assert meta["pairs"] == 12 * 9 and meta["with_features"] > 100
+    assert meta["pairs"] == 12 * 6 and meta["with_features"] > 60 and "temperature" not in meta
     assert set(meta["data"]) >= {"xnli-dev/dev-en.tsv", "xnli-dev/dev-zh.tsv"}
-    assert meta["calibration_pairs"] > 10 and meta["temperature"] > 0     # 10 a never-trained language
     from mfact.core.checking.verify_default import DefaultVerifier
     v = DefaultVerifier()
+    assert c.fits(v.detector().digest[:8], v.basis.digest, v.pair_reader().digest[:8])
+    assert not c.fits(v.detector().digest[:8], v.basis.digest)
+    plain = tmp_path / "plain.json"
+    proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_combiner", "--per-lang", "12",
+                           "--calibrate", "10", "--no-reader", "--out", str(plain)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    c = load_combiner(plain)
+    assert len(c.w) == 50 and not c.reader and c.meta["pairs"] == 12 * 9
+    assert c.meta["calibration_pairs"] > 10 and c.meta["temperature"] > 0     # 10 a never-trained language
     assert c.fits(v.detector().digest[:8], v.basis.digest)
 
 

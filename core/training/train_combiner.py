@@ -4,12 +4,13 @@
 
 Each (premise, hypothesis) pair of the training premises (index % 5 != 0, as every training script
 here) in the nine training languages is checked by the default verifier with the combiner off, the
-hypothesis read alone as `mfact verify-pairs` reads a claim; its 50 fact features and its label
-(entailment = supported) are the data. A logistic model (features standardised, L2 penalty chosen by
+hypothesis read alone as `mfact verify-pairs` reads a claim; its 50 fact features, the pair
+reader's logit (`core/checking/pair_reader.py`; trained on XNLI test, not on these premises; left
+out with `--no-reader`) and its label (entailment = supported) are the data. A logistic model (features standardised, L2 penalty chosen by
 5-fold cross-validation over premises) is fitted; its temperature is fitted (log-loss) on training
 premises of the six languages neither the detector nor the fit saw (`--calibrate` pairs each; the
 detector's confidence on its own training premises is higher than on new text). It is written with
-the detector and the fact basis it read, the command, the data's SHA-256 and the figures. `--heldout` also scores the held-out premises
+the detector, the fact basis and the pair reader it read, the command, the data's SHA-256 and the figures. `--heldout` also scores the held-out premises
 (index % 5 == 0) in all 15 languages, as `bench/verify_xnli.py` does: the verifier before and after.
 """
 from __future__ import annotations
@@ -38,10 +39,24 @@ LAMBDAS = (0.001, 0.01, 0.1, 1.0)
 
 class FittingVerifier(DefaultVerifier):
     """The default with the combiner off and each claim still read alone for its features: the
-    verdicts are the feature model's, the features what the combiner will read."""
+    verdicts are the feature model's, the features what the combiner will read. With a pair reader
+    (`reader`), each claim's reader logit is kept too (`pair_logits`, by item of the last batch)."""
 
     use_combiner = False
     claim_features = True
+
+    def __init__(self, *a, reader: bool = False, **kw):
+        super().__init__(*a, **kw)
+        self.with_reader = reader
+        self.pair_logits: dict[int, float] = {}
+
+    def _pair_inputs(self, claims, read):
+        self.pair_logits = {}
+        reader = self.pair_reader() if self.with_reader else None
+        todo = [i for i in claims if i in read and read[i][0].pair is not None]
+        if reader is not None and todo:
+            self.pair_logits = dict(zip(todo, reader.logits([read[i][0].pair for i in todo])))
+        return {}
 
 
 def fit_standardised(x: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -89,15 +104,20 @@ def pairs_of(folder: Path, langs, heldout: bool, per_lang: int, seed: int) -> li
 
 
 def check(verifier, pairs, log=None) -> list[tuple[list[float] | None, str]]:
-    """Each pair as verify-pairs checks it: (fact features, label)."""
+    """Each pair as verify-pairs checks it: (fact features, label); with a pair reader, its logit
+    after the features (None when the reader did not read the claim)."""
     from ..session import Evidence
     out: list[tuple[list[float] | None, str]] = []
     t0 = time.time()
+    reader = getattr(verifier, "with_reader", False)
     for s in range(0, len(pairs), 32):
         part = pairs[s:s + 32]
         items = [(h, "", lang, [Evidence(id=f"x{s + j}", source="input", lang=lang, title="", text=p)])
                  for j, (lang, p, h, _y, _g) in enumerate(part)]
-        out.extend((v.features, v.label) for v in verifier.verify_batch(items))
+        got = verifier.verify_batch(items)
+        zs = dict(verifier.pair_logits) if reader else {}
+        out.extend(((v.features + [zs[j]] if j in zs else None) if reader and v.features is not None
+                    else v.features, v.label) for j, v in enumerate(got))
         if log and (s // 32) % 40 == 0:
             log(f"  {s + len(part)}/{len(pairs)} pairs, {time.time() - t0:.0f} s")
     return out
@@ -124,7 +144,7 @@ def heldout_figures(verifier, comb: ClaimCombiner, held, log) -> dict:
     return out
 
 
-def main(argv=None) -> int:
+def _arguments(argv) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--xnli", default=str(DEFAULT_XNLI))
     ap.add_argument("--out", default=str(default_path()))
@@ -134,19 +154,37 @@ def main(argv=None) -> int:
     ap.add_argument("--calibrate", type=int, default=400,
                     help="training-premise pairs per never-trained language for the temperature (0: none)")
     ap.add_argument("--seed", type=int, default=13)
-    args = ap.parse_args(argv)
+    ap.add_argument("--fit-langs", default="",
+                    help="fit on these languages' training premises (default: the nine the detector trained on; "
+                         "a pair reader trained on those premises too needs others, e.g. the six never trained on; "
+                         "no temperature is then fitted: a logistic fit is calibrated on its own data)")
+    ap.add_argument("--no-reader", action="store_true",
+                    help="fit on the fact features alone (without the pair reader's logit)")
+    return ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = _arguments(argv)
+
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
     folder = Path(args.xnli)
     if not (folder / "dev-en.tsv").is_file():
         sys.exit(f"train_combiner: no XNLI dev files in {folder} (dev-<lang>.tsv)")
-    verifier = FittingVerifier()
+    verifier = FittingVerifier(reader=not args.no_reader)
     det = verifier.detector()
     if det is None or verifier.basis is None:
         sys.exit("train_combiner: the detector's weights and the fact basis are needed (core/checking/data)")
-    pairs = pairs_of(folder, dd.XNLI_TRAIN_LANGS, False, args.per_lang, args.seed)
-    log(f"train_combiner: {len(pairs)} training pairs in {len(dd.XNLI_TRAIN_LANGS)} languages")
+    reader = verifier.pair_reader() if not args.no_reader else None
+    if not args.no_reader and reader is None:
+        sys.exit("train_combiner: no pair reader trained on this detector (core/checking/data/pair-reader.pt); "
+                 "--no-reader fits the combiner on the fact features alone")
+    verifier.with_reader = reader is not None
+    rdigest = reader.digest if reader is not None else ""
+    fit_langs = tuple(args.fit_langs.split(",")) if args.fit_langs else dd.XNLI_TRAIN_LANGS
+    pairs = pairs_of(folder, fit_langs, False, args.per_lang, args.seed)
+    log(f"train_combiner: {len(pairs)} training pairs in {len(fit_langs)} languages")
     got = check(verifier, pairs, log)
     keep = [k for k, (f, _l) in enumerate(got) if f is not None]
     x = np.array([got[k][0] for k in keep], np.float64)
@@ -160,14 +198,14 @@ def main(argv=None) -> int:
             "verifier": f"{verifier.name}/{verifier.version}",
             "data": {f"xnli-dev/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
                      for p in sorted(folder.glob("dev-*.tsv"))}}
-    comb = ClaimCombiner(mu, sd, w, b, det.digest, verifier.basis.digest, meta)
-    if args.calibrate > 0:
+    comb = ClaimCombiner(mu, sd, w, b, det.digest, verifier.basis.digest, meta, reader=rdigest)
+    if args.calibrate > 0 and not set(fit_langs) & set(CALIBRATION_LANGS):
         cal = pairs_of(folder, CALIBRATION_LANGS, False, args.calibrate, args.seed)
         log(f"train_combiner: {len(cal)} calibration pairs (training premises of {', '.join(CALIBRATION_LANGS)})")
         cg = [(f, y) for (f, _lab), (_l, _p, _h, y, _g) in zip(check(verifier, cal, log), cal) if f is not None]
         t = fit_temperature(np.array([comb.logit(f) for f, _y in cg]), np.array([y for _f, y in cg]))
         meta.update(temperature=t, calibration_pairs=len(cg))
-        comb = ClaimCombiner(mu, sd, w, b, det.digest, verifier.basis.digest, meta, temperature=t)
+        comb = ClaimCombiner(mu, sd, w, b, det.digest, verifier.basis.digest, meta, temperature=t, reader=rdigest)
     if args.heldout:
         meta["heldout"] = heldout_figures(verifier, comb, pairs_of(folder, ALL_LANGS, True, args.heldout_per_lang, args.seed), log)
     Path(args.out).write_text(json.dumps(comb.to_json(), indent=1) + "\n", encoding="utf-8")

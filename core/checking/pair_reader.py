@@ -1,0 +1,181 @@
+"""The pair reader: one number for a claim read alone against its evidence windows.
+
+The claim combiner (`claim_combiner.py`) judges a claim given alone (`mfact verify-pairs`) from what
+the token-level detector read of it: word scores and states pooled per fact. Those were trained to
+mark words, not to judge a pair, and a logistic model over them stalls near 0.775 on held-out XNLI
+whatever is put on top (docs/verifier.md, "The claim combiner"). The pair reader is trained for the
+pair: a copy of the detector's upper layers and segment vectors, fine-tuned with a sentence head
+([first token, mean of the claim's tokens, mean of the evidence's tokens] -> one logit) on labelled
+(premise, hypothesis) pairs (`core/training/train_pair.py`). It reads the detector's lower states,
+which the detector's pass over the claim has already cached, so a claim costs the upper layers once
+more. Its logit is one more input of the claim combiner; facts read in their sentence never use it.
+
+Weights: `data/pair-reader.pt` (the upper layers, the segment vectors and the head; matrices int8
+by row, the rest fp16), naming the detector they were trained on: with other detector weights the
+reader is not used.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import io
+import pickle
+import threading
+from importlib import resources
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+from torch import nn
+
+WEIGHTS_FILE = "pair-reader.pt"
+KIND = "pair-reader"
+
+
+class PairModel(nn.Module):
+    """Upper layers over (claim states, evidence states) -> one logit per pair (supported)."""
+
+    def __init__(self, layers: nn.ModuleList, seg: torch.Tensor, hidden: int):
+        super().__init__()
+        self.layers = layers
+        self.seg = nn.Parameter(seg.detach().clone())
+        self.head = nn.Sequential(nn.Linear(3 * hidden, hidden), nn.GELU(), nn.Dropout(0.1), nn.Linear(hidden, 1))
+
+    def trainable(self) -> dict[str, torch.Tensor]:
+        """Everything it holds is trained and shipped."""
+        return self.state_dict()
+
+    @classmethod
+    def from_detector(cls, det_model) -> "PairModel":
+        """A new reader whose layers and segment vectors start as the detector's upper ones."""
+        layers = nn.ModuleList(copy.deepcopy(lay) for lay in det_model.enc.layers[det_model.split:])
+        return cls(layers, det_model.seg.data, det_model.enc.config.hidden)
+
+    def forward(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor) -> torch.Tensor:
+        x = torch.cat([s + self.seg[0], e + self.seg[1]], dim=1)
+        mask = torch.cat([sm, em], dim=1)
+        bias = (1.0 - mask[:, None, None, :].to(x.dtype)) * torch.finfo(x.dtype).min
+        for layer in self.layers:
+            x = layer(x, bias)
+        ls = s.shape[1]
+        smf = sm.to(x.dtype)[..., None]
+        emf = em.to(x.dtype)[..., None]
+        mean_s = (x[:, :ls] * smf).sum(1) / smf.sum(1).clamp(min=1)
+        mean_e = (x[:, ls:] * emf).sum(1) / emf.sum(1).clamp(min=1)
+        return self.head(torch.cat([x[:, 0], mean_s, mean_e], dim=-1)).squeeze(-1)
+
+
+def save_reader(model: PairModel, path: Path, meta: dict, base: nn.Module) -> str:
+    """The weights file. The layers and segment vectors are stored as their change from the
+    detector's (`base`, the DetectorModel the reader started from), each matrix int8 with an fp16
+    scale per row: fine-tuning moves weights little, so the rounding is a small part of a small
+    change (the weights themselves in int8 moved logits by 0.2). The head is fp16. 15 MB for the
+    committed detector's 8 upper layers."""
+    from .detector import stored_state
+    start = PairModel.from_detector(base).state_dict()
+    delta = PairModel.from_detector(base)
+    delta.load_state_dict({k: v.detach().float() - start[k].float() if not k.startswith("head.") else v.detach().float()
+                           for k, v in model.state_dict().items()})
+    state = stored_state(delta, limit=0)
+    for k, v in model.state_dict().items():
+        if k.startswith("head."):
+            state.pop(k + ".int8_scale", None)
+            state[k] = v.detach().to("cpu", torch.float16).clone()
+    buf = io.BytesIO()
+    torch.save({"format": 1, "kind": KIND, "layers": len(model.layers), "delta": True, "state": state, "meta": meta}, buf)
+    data = buf.getvalue()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return hashlib.sha256(data).hexdigest()
+
+
+def reader_state(blob: dict, base: nn.Module) -> dict[str, torch.Tensor]:
+    """fp32 weights from a weights file's contents: the detector's upper layers plus the stored
+    change, and the head."""
+    from .detector import loaded_state
+    got = loaded_state(blob["state"])
+    start = PairModel.from_detector(base).state_dict()
+    return {k: v + start[k].float() if not k.startswith("head.") else v for k, v in got.items()}
+
+
+def default_path() -> Path:
+    return Path(str(resources.files("mfact.core").joinpath("checking", "data", WEIGHTS_FILE)))
+
+
+class PairReader:
+    """The trained reader over a loaded detector (`detector.TokenDetector`): logits of (claim,
+    windows) pairs, read from the detector's cached lower states."""
+
+    def __init__(self, det: Any, path: Path | None = None):
+        path = Path(path) if path else default_path()
+        data = path.read_bytes()
+        self.digest = hashlib.sha256(data).hexdigest()
+        blob = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        if blob.get("kind") != KIND:
+            raise ValueError(f"{path} is not a pair reader's weights")
+        self.meta = blob.get("meta", {})
+        self.detector = str(self.meta.get("detector_sha256", ""))
+        base = _float_model(det)
+        model = PairModel.from_detector(base)
+        model.load_state_dict(reader_state(blob, base))
+        model.eval()
+        self.det = det
+        self.model = model.to(det.device, dtype=det.dtype)
+        self._lock = threading.Lock()
+
+    @torch.no_grad()
+    def logits(self, pairs: Sequence[tuple[str, Sequence[str]]]) -> list[float]:
+        """One logit (supported) per (claim, evidence windows); the claim cut as the detector cuts
+        a sentence part. Batched as the detector batches (an int8 detector's states one by one)."""
+        from .detector import MAX_SENT_TOKENS, prepare
+        tk = self.det.tokens
+        out = [0.0] * len(pairs)
+        todo = []
+        for n, (claim, windows) in enumerate(pairs):
+            ids, _spans = tk.sentence(claim, MAX_SENT_TOKENS)
+            if ids:
+                todo.append((n, ids, f"{claim}\x000", list(windows)))
+        step = 1 if getattr(self.det, "quantized", False) else 16
+        with self._lock:
+            for a in range(0, len(todo), step):
+                part = todo[a:a + step]
+                s, sm, e, em = prepare(self.det.cache, [(ids, key) for _n, ids, key, _w in part],
+                                       [w for *_x, w in part], self.det.device, self.det.dtype)
+                for (n, *_x), z in zip(part, self.model(s, sm, e, em).float().tolist()):
+                    out[n] = z
+        return out
+
+
+def _float_model(det: Any):
+    """The detector's model in fp32 (the reader's weights are changes from its upper layers): the
+    loaded one, or, when that runs int8 or bf16, read again from its weights file."""
+    from .detector import model_of
+    m = det.model
+    lay = m.enc.layers[m.split]
+    if isinstance(getattr(lay, "q", None), nn.Linear) and lay.q.weight.dtype == torch.float32:
+        return m
+    return model_of(torch.load(det.path, map_location="cpu", weights_only=True))[0]
+
+
+_LOADED: dict[tuple, PairReader | None] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def load_reader(det: Any, path: Path | None = None) -> PairReader | None:
+    """The shipped reader (or `path`) over `det`, when it was trained on this detector; else None."""
+    p = Path(path) if path else default_path()
+    if det is None or not p.is_file() or not all(hasattr(det, a) for a in ("model", "tokens", "cache", "digest")):
+        return None             # no detector, or one that is not the token detector (a stand-in of a test)
+    st = p.stat()
+    key = (str(p.resolve()), st.st_size, st.st_mtime_ns, id(det))
+    with _LOAD_LOCK:
+        if key not in _LOADED:
+            try:
+                r = PairReader(det, p)
+                _LOADED[key] = r if r.detector == det.digest else None
+            except (OSError, ValueError, RuntimeError, KeyError, EOFError, pickle.UnpicklingError):
+                _LOADED[key] = None
+        return _LOADED[key]

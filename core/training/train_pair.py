@@ -1,0 +1,328 @@
+"""Train the pair reader (`core/checking/pair_reader.py`), resumably.
+
+    python -m mfact.core.training.train_pair --xnli-test DIR [--steps N] [--batch 32] [--resume]
+        [--ckpt-dir DIR] [--export FILE]
+
+Data: labelled XNLI test pairs (5,010 a language, parallel over the 15 languages; the folder holds
+`test-<lang>.tsv` with premise, hypothesis and label, as XNLI dev's files). Only the nine training
+languages of every script here are read (bg el sw th tr ur stay unseen), and XNLI dev is not read at
+all: its training premises fit the claim combiner on top of this reader, and its held-out premises
+are what `bench/verify_xnli.py` scores. Each step draws pairs afresh: a row, the hypothesis in one
+training language, the premise in the same language (half the time) or another. Rows whose premise
+index % 10 == 0 are the run's validation set (monolingual pairs), scored every `--eval-every`
+steps; `best.pt` keeps the best.
+
+The reader starts as the committed detector's upper layers and segment vectors (the lower layers
+are the detector's, frozen; every text's lower states are computed once and kept in memory).
+Every `--ckpt-minutes` the weights, optimizer, schedule, step and RNG state go to
+`<ckpt-dir>/last.pt`; `--resume` goes on from there. `--export FILE` writes the weights file from
+best.pt with the command, seed, data hashes and the run's log.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..checking.detector import MAX_SENT_TOKENS, default_weights, model_of, stack
+from ..checking.pair_reader import PairModel, save_reader
+from ..paths import cache_dir
+from .detector_data import XNLI_TRAIN_LANGS
+
+
+def log(msg: str) -> None:
+    print(time.strftime("%H:%M:%S ") + msg, flush=True)
+
+
+def load_rows(folder: Path, langs=XNLI_TRAIN_LANGS) -> list[dict]:
+    """Parallel labelled rows: {"item", "y", "text": {lang: (premise, hypothesis)}}."""
+    data = {}
+    for lang in langs:
+        p = Path(folder) / f"test-{lang}.tsv"
+        if not p.is_file():
+            raise FileNotFoundError(f"train_pair: no {p.name} in {folder}")
+        data[lang] = [ln.split("\t") for ln in p.read_text(encoding="utf-8").rstrip("\n").split("\n")]
+    n = min(len(v) for v in data.values())
+    rows = []
+    for j in range(n):
+        parts = {lang: r[j] for lang, r in data.items() if len(r[j]) == 3}
+        if len(parts) != len(data):
+            continue
+        rows.append({"item": j // 3, "y": int(next(iter(parts.values()))[2].strip() == "entailment"),
+                     "text": {lang: (r[0], r[1]) for lang, r in parts.items()}})
+    return rows
+
+
+_ODD_BREAKS = str.maketrans({c: " " for c in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"})
+
+
+def build_test_files(texts: Path, labels: Path, out: Path, langs=None) -> dict[str, int]:
+    """Labelled XNLI test files from two public copies: `texts` holds `test-<lang>.tsv` (premise,
+    hypothesis; no labels: XTREME's copy, e.g. GautamGupta17/MESH `data/xnli/`), `labels` is
+    XGLUE's German test file (premise, hypothesis, label; e.g. LSX-UniWue/SuperGLEBer
+    `data/XGlue/NLI/test.txt`). The 15 languages' files are parallel row by row, so the German
+    labels label every language, once every German row is found to be the same pair. Lines are split
+    at newlines only (some texts hold other line separators, written as spaces). {lang: rows}."""
+    lab = [ln.split("\t") for ln in Path(labels).read_text(encoding="utf-8").rstrip("\n").split("\n")]
+    de = [ln.split("\t") for ln in (Path(texts) / "test-de.tsv").read_text(encoding="utf-8").rstrip("\n").split("\n")]
+    if len(lab) != len(de) or any(len(a) != 3 or [x.strip() for x in a[:2]] != [x.strip() for x in b[:2]]
+                                  for a, b in zip(lab, de)):
+        raise ValueError("the labels' German pairs are not the German test file's, row by row")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    got = {}
+    for p in sorted(Path(texts).glob("test-*.tsv")):
+        lang = p.stem.split("-", 1)[1]
+        if langs and lang not in langs:
+            continue
+        rows = [r.translate(_ODD_BREAKS) for r in p.read_text(encoding="utf-8").rstrip("\n").split("\n")]
+        if len(rows) != len(lab) or any(r.count("\t") != 1 for r in rows):
+            raise ValueError(f"{p.name}: not {len(lab)} rows of premise and hypothesis")
+        (out / p.name).write_text("".join(f"{r}\t{y[2].strip()}\n" for r, y in zip(rows, lab)), encoding="utf-8")
+        got[lang] = len(rows)
+    return got
+
+
+class States:
+    """Lower states of every text (fp16), computed once: hypotheses as the detector reads a
+    sentence, premises as one evidence window."""
+
+    def __init__(self, det_model, tokens):
+        self.m, self.tk = det_model, tokens
+        self.s: dict[str, torch.Tensor] = {}
+        self.w: dict[str, torch.Tensor] = {}
+
+    def fill(self, rows: list[dict], langs) -> None:
+        hyps = {r["text"][lg][1] for r in rows for lg in langs} - set(self.s)
+        prems = {r["text"][lg][0] for r in rows for lg in langs} - set(self.w)
+        bos, eos = self.tk.tok.bos, self.tk.tok.eos
+        self._run(self.s, {h: [bos, *self.tk.sentence(h, MAX_SENT_TOKENS)[0], eos] for h in hyps})
+        self._run(self.w, {p: self.tk.window(p) for p in prems})
+
+    @torch.no_grad()
+    def _run(self, into: dict, seqs: dict[str, list[int]]) -> None:
+        from ..checking.e5torch import pad_batch
+        order = sorted(seqs, key=lambda t: len(seqs[t]))
+        t0 = time.time()
+        for a in range(0, len(order), 64):
+            part = order[a:a + 64]
+            ids, mask = pad_batch([seqs[t] for t in part], self.tk.tok.pad)
+            st = self.m.lower(ids, mask)
+            for r, t in enumerate(part):
+                into[t] = st[r, :len(seqs[t])].to(torch.float16)
+            if a // 64 % 100 == 0:
+                log(f"  lower states {a + len(part)}/{len(order)} ({time.time() - t0:.0f} s)")
+
+    def batch(self, pairs: list[tuple[str, str]]):
+        s, sm = stack([self.s[h] for _p, h in pairs], "cpu")
+        e, em = stack([self.w[p] for p, _h in pairs], "cpu")
+        return s, sm, e, em
+
+
+def draw(rows: list[dict], rng: random.Random, n: int, langs, cross: float) -> tuple[list[tuple[str, str]], list[int]]:
+    pairs, ys = [], []
+    for _ in range(n):
+        r = rng.choice(rows)
+        lh = rng.choice(langs)
+        lp = lh if rng.random() >= cross else rng.choice(langs)
+        pairs.append((r["text"][lp][0], r["text"][lh][1]))
+        ys.append(r["y"])
+    return pairs, ys
+
+
+@torch.no_grad()
+def evaluate(model: PairModel, states: States, rows: list[dict], langs) -> dict:
+    model.eval()
+    per = {}
+    for lg in langs:
+        pairs = [(r["text"][lg][0], r["text"][lg][1]) for r in rows]
+        right = 0
+        for a in range(0, len(pairs), 64):
+            z = model(*states.batch(pairs[a:a + 64]))
+            right += int(((z >= 0).long() == torch.tensor([r["y"] for r in rows[a:a + 64]])).sum())
+        per[lg] = round(right / max(1, len(pairs)), 4)
+    model.train()
+    return {"per_lang": per, "mean": round(float(np.mean(list(per.values()))), 4)}
+
+
+def _save(path: Path, blob: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    torch.save(blob, tmp)
+    tmp.replace(path)
+
+
+def _resume(path: Path, model, opt, sched, rng: random.Random) -> tuple[int, float, list]:
+    st = torch.load(path, map_location="cpu", weights_only=False)
+    model.load_state_dict(st["model"])
+    opt.load_state_dict(st["opt"])
+    sched.load_state_dict(st["sched"])
+    rng.setstate(st["py_rng"])
+    torch.set_rng_state(st["torch_rng"])
+    log(f"resumed at step {st['step']} (best {st['best']:.4f})")
+    return st["step"], st["best"], st["history"]
+
+
+def _schedule(step: int, warmup: int, total: int) -> float:
+    if step < warmup:
+        return (step + 1) / warmup
+    return max(0.05, 0.5 * (1 + math.cos(math.pi * min(1.0, (step - warmup) / max(1, total - warmup)))))
+
+
+def _detector(args):
+    """The detector model the reader starts from, and its file's bytes."""
+    import io
+    det_path = Path(args.detector) if args.detector else default_weights()
+    det_bytes = det_path.read_bytes()
+    det_model, tokens = model_of(torch.load(io.BytesIO(det_bytes), map_location="cpu", weights_only=True))
+    det_model.eval()
+    return det_model, tokens, det_bytes
+
+
+def _data(args, langs) -> tuple[list[dict], list[dict]]:
+    """(training rows, validation rows): test rows by premise index (% 10 == 0 validates), and with
+    --xnli-dev XNLI dev's training premises too (index % 5 != 0; never its held-out ones)."""
+    try:
+        rows = load_rows(Path(args.xnli_test), langs)
+    except FileNotFoundError as e:
+        sys.exit(str(e))
+    if args.small:
+        rows = rows[:args.small]
+    val = [r for r in rows if r["item"] % 10 == 0][:args.val_rows]
+    train_rows = [r for r in rows if r["item"] % 10 != 0]
+    if args.xnli_dev:
+        from .detector_data import load_xnli_rows
+        dev = [r for r in load_xnli_rows(Path(args.xnli_dev), langs=langs) if len(r["text"]) == len(langs)]
+        train_rows += [{**r, "item": -1 - r["item"]} for r in dev]
+    return train_rows, val
+
+
+def train(args) -> int:
+    torch.manual_seed(args.seed)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    det_model, tokens, _b = _detector(args)
+    langs = list(args.langs.split(","))
+    train_rows, val = _data(args, langs)
+    log(f"train_pair: {len(train_rows)} training rows, {len(val)} validation rows, languages {','.join(langs)}")
+    states = States(det_model, tokens)
+    states.fill(train_rows + val, langs)
+    model = PairModel.from_detector(det_model)
+    for lay in model.layers[:args.freeze]:       # kept as the detector's: fewer weights to fit
+        lay.requires_grad_(False)
+    head = [p for n, p in model.named_parameters() if n.startswith("head.")]
+    body = [p for n, p in model.named_parameters() if not n.startswith("head.") and p.requires_grad]
+    opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.head_lr}], weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: _schedule(s, args.warmup, args.steps))
+    ck = Path(args.ckpt_dir)
+    step, best = 0, -1.0
+    history: list[dict] = []
+    rng = random.Random(args.seed)
+    if args.resume and (ck / "last.pt").is_file():
+        step, best, history = _resume(ck / "last.pt", model, opt, sched, rng)
+    model.train()
+    t_ck, t0, run_loss, run_acc = time.time(), time.time(), 0.0, 0.0
+    while step < args.steps:
+        if args.max_minutes and time.time() - t0 > args.max_minutes * 60:
+            break
+        pairs, ys = draw(train_rows, rng, args.batch, langs, args.cross)
+        z = model(*states.batch(pairs))
+        y = torch.tensor(ys, dtype=torch.float32)
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        step += 1
+        run_loss = 0.98 * run_loss + 0.02 * float(loss.detach())
+        run_acc = 0.98 * run_acc + 0.02 * float(((z >= 0).float() == y).float().mean())
+        if step % 50 == 0:
+            log(f"step {step} loss {run_loss:.3f} acc {run_acc:.3f} ({(time.time() - t0) / 60:.1f} min)")
+        last = step == args.steps or (args.max_minutes and time.time() - t0 > args.max_minutes * 60)
+        if step % args.eval_every == 0 or last:
+            ev = evaluate(model, states, val, langs)
+            history.append({"step": step, "loss": round(run_loss, 4), "val": ev})
+            log(f"step {step} validation {ev['mean']:.4f} {ev['per_lang']}")
+            if ev["mean"] > best:
+                best = ev["mean"]
+                _save(ck / "best.pt", {"model": model.state_dict(), "step": step, "val": ev, "args": vars(args)})
+        if time.time() - t_ck >= args.ckpt_minutes * 60 or last:
+            _save(ck / "last.pt", {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                                   "step": step, "best": best, "history": history, "args": vars(args),
+                                   "py_rng": rng.getstate(), "torch_rng": torch.get_rng_state()})
+            t_ck = time.time()
+    (ck / "history.json").write_text(json.dumps(history, indent=1), encoding="utf-8")
+    log(f"train_pair: stopped at step {step}, best validation {best:.4f}")
+    return 0
+
+
+def export(args) -> int:
+    ck = Path(args.ckpt_dir)
+    src = ck / "best.pt" if (ck / "best.pt").is_file() else ck / "last.pt"
+    st = torch.load(src, map_location="cpu", weights_only=False)
+    det_model, _tk, det_bytes = _detector(args)
+    model = PairModel.from_detector(det_model)
+    model.load_state_dict(st["model"])
+    folder = Path(st["args"]["xnli_test"])
+    dev = Path(st["args"]["xnli_dev"]) if st["args"].get("xnli_dev") else None
+    hist = ck / "history.json"
+    meta = {"detector_sha256": hashlib.sha256(det_bytes).hexdigest(), "step": st.get("step"), "validation": st.get("val"),
+            "run_args": st.get("args"), "command": "python -m mfact.core.training.train_pair " + " ".join(sys.argv[1:]),
+            "data": {**{f"xnli-test/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
+                        for p in sorted(folder.glob("test-*.tsv"))},
+                     **({f"xnli-dev/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
+                         for p in sorted(dev.glob("dev-*.tsv"))} if dev else {})},
+            "history": json.loads(hist.read_text(encoding="utf-8")) if hist.is_file() else []}
+    digest = save_reader(model, Path(args.export), meta, det_model)
+    log(f"train_pair: {src} -> {args.export} (sha256 {digest[:16]})")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--xnli-test", default=str(cache_dir() / "xnli-test-labelled"))
+    ap.add_argument("--langs", default=",".join(XNLI_TRAIN_LANGS))
+    ap.add_argument("--xnli-dev", default="", help="also train on XNLI dev's training premises (index % 5 != 0) in this folder")
+    ap.add_argument("--freeze", type=int, default=0, help="keep the first N of the reader's layers as the detector's")
+    ap.add_argument("--detector", default="", help="detector weights (default: the committed ones)")
+    ap.add_argument("--ckpt-dir", default=str(cache_dir() / "pair"))
+    ap.add_argument("--steps", type=int, default=6000)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--lr", type=float, default=3e-5)
+    ap.add_argument("--head-lr", type=float, default=1e-3)
+    ap.add_argument("--warmup", type=int, default=200)
+    ap.add_argument("--cross", type=float, default=0.5, help="share of pairs with premise and hypothesis in two languages")
+    ap.add_argument("--eval-every", type=int, default=500)
+    ap.add_argument("--val-rows", type=int, default=300)
+    ap.add_argument("--ckpt-minutes", type=float, default=10.0)
+    ap.add_argument("--max-minutes", type=float, default=0.0)
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--small", type=int, default=0, help="only the first N rows (a smoke run)")
+    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--export", default="")
+    ap.add_argument("--build-test", nargs=2, metavar=("TEXTS_DIR", "GERMAN_LABELS"),
+                    help="write the labelled test files into --xnli-test from the unlabelled test-<lang>.tsv "
+                         "files and XGLUE's German test file, then exit")
+    args = ap.parse_args(argv)
+    if args.build_test:
+        try:
+            got = build_test_files(Path(args.build_test[0]), Path(args.build_test[1]), Path(args.xnli_test))
+        except (OSError, ValueError) as e:
+            sys.exit(f"train_pair: {e}")
+        log(f"train_pair: {len(got)} labelled test files ({sum(got.values())} rows) in {args.xnli_test}")
+        return 0
+    return export(args) if args.export else train(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""The pair reader: the claim combiner's extra input for a claim read alone (verify-pairs)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from mfact.core.checking.claim_combiner import ClaimCombiner  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+XNLI = ROOT.parent / "shared" / "data" / "xnli-dev"
+
+
+@pytest.fixture(scope="module")
+def det():
+    from mfact.core.checking.detector import load_detector
+    d = load_detector()
+    assert d is not None
+    return d
+
+
+def test_a_new_reader_starts_as_the_detectors_upper_layers_and_reads_a_pair(det):
+    from mfact.core.checking.detector import prepare
+    from mfact.core.checking.pair_reader import PairModel
+    m = PairModel.from_detector(det.model)
+    assert len(m.layers) == len(det.model.enc.layers) - det.model.split
+    for a, b in zip(m.layers[0].parameters(), det.model.enc.layers[det.model.split].parameters()):
+        assert torch.equal(a, b) and a.data_ptr() != b.data_ptr()       # a copy, not the detector's own
+    ids, _sp = det.tokens.sentence("Marie Curie was born in Warsaw.")
+    s, sm, e, em = prepare(det.cache, [(ids, "t\x000")], [["Marie Curie est née à Varsovie."]], "cpu")
+    m.eval()
+    z = m(s, sm, e, em)
+    assert z.shape == (1,) and torch.isfinite(z).all()
+
+
+def _reader_file(det, tmp_path, detector_sha: str | None = None, seed: int = 0):
+    from mfact.core.checking.pair_reader import PairModel, save_reader
+    torch.manual_seed(seed)
+    m = PairModel.from_detector(det.model)
+    for p in m.head.parameters():
+        torch.nn.init.normal_(p, std=0.2)
+    m.eval()
+    f = tmp_path / f"reader-{seed}.pt"
+    for p in m.layers.parameters():                     # as fine-tuning moves them: a little
+        p.data += 0.002 * torch.randn_like(p)
+    save_reader(m, f, {"detector_sha256": detector_sha if detector_sha is not None else det.digest}, det.model)
+    return m, f
+
+
+def test_the_weights_file_is_int8_by_row_and_reads_back_the_same_logits(det, tmp_path):
+    from mfact.core.checking.detector import prepare
+    from mfact.core.checking.pair_reader import PairReader
+    m, f = _reader_file(det, tmp_path)
+    blob = torch.load(f, map_location="cpu", weights_only=True)
+    assert blob["kind"] == "pair-reader" and blob["state"]["layers.0.q.weight"].dtype == torch.int8
+    assert blob["state"]["head.0.weight"].dtype == torch.float16
+    assert f.stat().st_size < 16e6            # the detector's 8 upper layers and a head, one byte a weight
+    r = PairReader(det, f)
+    assert r.digest == hashlib.sha256(f.read_bytes()).hexdigest()
+    pairs = [("Marie Curie was born in Paris.", ["Marie Curie est née le 7 novembre 1867 à Varsovie."]),
+             ("The river flows north.", ["The river flows north through three towns."])]
+    got = r.logits(pairs)
+    for (claim, wins), z in zip(pairs, got):
+        ids, _sp = det.tokens.sentence(claim)
+        with torch.no_grad():
+            want = float(m(*prepare(det.cache, [(ids, f"{claim}\x000")], [wins], "cpu"))[0])
+        assert z == pytest.approx(want, abs=0.01)       # int8 rows of the change against the fp32 model
+    assert got[0] != got[1]
+    assert r.logits([("", ["x"])]) == [0.0]
+
+
+def test_a_reader_trained_on_other_detector_weights_is_not_used(det, tmp_path):
+    from mfact.core.checking.pair_reader import load_reader
+    _m, good = _reader_file(det, tmp_path, seed=1)
+    _m, other = _reader_file(det, tmp_path, detector_sha="0" * 64, seed=2)
+    assert load_reader(det, good) is not None
+    assert load_reader(det, other) is None
+    assert load_reader(det, tmp_path / "missing.pt") is None
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a torch file")
+    assert load_reader(det, bad) is None
+
+
+def test_a_combiner_that_reads_a_pair_reader_fits_only_with_that_reader():
+    c = ClaimCombiner([0.0, 0.0], [1.0, 1.0], [0.5, 2.0], 0.0, "abcdef12" * 8, "basis123", reader="feed" * 16)
+    back = ClaimCombiner.from_json(json.loads(json.dumps(c.to_json())))
+    assert back.reader == c.reader and back.digest == c.digest
+    assert c.fits("abcdef12", "basis123", "feedfeed") and not c.fits("abcdef12", "basis123", "")
+    assert not c.fits("abcdef12", "basis123", "00000000")
+    plain = ClaimCombiner([0.0], [1.0], [0.5], 0.0, "abcdef12" * 8, "basis123")
+    assert plain.fits("abcdef12", "basis123") and plain.digest != ClaimCombiner(
+        [0.0], [1.0], [0.5], 0.0, "abcdef12" * 8, "basis123", reader="feed" * 16).digest
+
+
+def test_a_claim_alone_is_judged_with_the_readers_logit_after_its_features(det):
+    """The shipped combiner reads the shipped reader: the verdict's p is the combiner's over the 50
+    fact features and the reader's logit of the claim against the windows the detector read."""
+    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.session import Evidence
+    v = DefaultVerifier()
+    if v.combiner is None or not v.combiner.reader:
+        pytest.fail("the shipped combiner should read the pair reader (train_combiner)")
+    ev = [Evidence(id="e", source="input", lang="en", title="",
+                   text="The river flows north through three towns before it reaches the lake.")]
+    items = [("The river flows north through three towns.", "", "en", ev),
+             ("The river was painted by a famous artist in the winter.", "", "en", ev)]
+    got = v.verify_batch(items)
+    reader = v.pair_reader()
+    assert reader is not None and v.combiner.reader.startswith(reader.digest[:8])
+    zs = reader.logits([(claim, ["The river flows north through three towns before it reaches the lake."])
+                        for claim, *_ in items])
+    for vd, z in zip(got, zs):
+        assert len(vd.features) == 50                   # what the store keeps: the reader's logit is not a feature
+        p = v.combiner.prob(vd.features + [z])
+        assert vd.confidence == pytest.approx(round(p if vd.label == "S" else 1 - p, 4), abs=1e-4)
+    assert [vd.label for vd in got] == ["S", "NS"]
+
+
+def _test_files(tmp_path: Path, langs=("en", "es")) -> Path:
+    """XNLI dev's first rows written as labelled test files (the format train_pair reads)."""
+    folder = tmp_path / "xnli-test"
+    folder.mkdir()
+    for lang in langs:
+        rows = (XNLI / f"dev-{lang}.tsv").read_text(encoding="utf-8").splitlines()[:90]
+        (folder / f"test-{lang}.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.skipif(not (XNLI / "dev-en.tsv").is_file(), reason="needs ../shared/data/xnli-dev")
+def test_the_training_script_runs_resumes_and_exports_a_reader_the_verifier_can_load(tmp_path, det):
+    folder = _test_files(tmp_path)
+    ck = tmp_path / "ck"
+    base = [sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(folder), "--langs", "en,es",
+            "--ckpt-dir", str(ck), "--batch", "4", "--eval-every", "2", "--val-rows", "6", "--threads", "1"]
+    proc = subprocess.run(base + ["--steps", "2"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "validation" in proc.stdout and (ck / "last.pt").is_file() and (ck / "best.pt").is_file()
+    proc = subprocess.run(base + ["--steps", "4", "--resume"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "resumed at step 2" in proc.stdout
+    assert torch.load(ck / "last.pt", map_location="cpu", weights_only=False)["step"] == 4
+    out = tmp_path / "reader.pt"
+    proc = subprocess.run(base + ["--export", str(out)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    from mfact.core.checking.pair_reader import load_reader
+    r = load_reader(det, out)
+    assert r is not None
+    assert set(r.meta["data"]) == {"xnli-test/test-en.tsv", "xnli-test/test-es.tsv"}
+    assert [h["step"] for h in r.meta["history"]] == [2, 4] and r.meta["run_args"]["seed"] == 13
+    assert len(r.logits([("A claim.", ["A passage."])])) == 1
+
+
+def test_the_training_script_refuses_a_folder_without_labelled_test_files(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(tmp_path),
+                           "--langs", "en", "--steps", "1"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "no test-en.tsv" in proc.stderr
+
+
+def test_the_german_labels_label_every_languages_parallel_test_rows(tmp_path):
+    from mfact.core.training.train_pair import build_test_files, load_rows
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    (texts / "test-de.tsv").write_text("Er kam.\tEr war da.\nEr kam.\tEr fehlte.\u2028Lange.\n", encoding="utf-8")
+    (texts / "test-en.tsv").write_text("He came.\tHe was there.\nHe came.\tHe was away.\n", encoding="utf-8")
+    labels = tmp_path / "de.txt"
+    labels.write_text("Er kam.\tEr war da.\tentailment\nEr kam.\tEr fehlte.\u2028Lange.\tcontradiction\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert build_test_files(texts, labels, out) == {"de": 2, "en": 2}
+    assert (out / "test-en.tsv").read_text(encoding="utf-8").splitlines() == [
+        "He came.\tHe was there.\tentailment", "He came.\tHe was away.\tcontradiction"]
+    assert "\u2028" not in (out / "test-de.tsv").read_text(encoding="utf-8")      # one row stays one row
+    rows = load_rows(out, ["en", "de"])
+    assert [r["y"] for r in rows] == [1, 0] and rows[1]["text"]["de"] == ("Er kam.", "Er fehlte. Lange.")
+    labels.write_text("Er kam.\tEr war da.\tentailment\nSie ging.\tEr fehlte.\tcontradiction\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="not the German test file"):
+        build_test_files(texts, labels, tmp_path / "out2")
+    proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(tmp_path / "o3"),
+                           "--build-test", str(texts), str(labels)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "not the German test file" in proc.stderr

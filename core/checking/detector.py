@@ -308,9 +308,14 @@ def loaded_state(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 
 def save_weights(model: DetectorModel, path: Path, meta: dict) -> str:
-    state = stored_state(model)
+    return write_blob({"format": 1, "kind": "token-detector", "split": model.split, "state": stored_state(model),
+                       "meta": meta}, path)
+
+
+def write_blob(blob: dict, path: Path) -> str:
+    """A weights file written whole or not at all (a temporary file renamed); its SHA-256."""
     buf = io.BytesIO()
-    torch.save({"format": 1, "kind": "token-detector", "split": model.split, "state": state, "meta": meta}, buf)
+    torch.save(blob, buf)
     data = buf.getvalue()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -71,7 +71,7 @@ def save_reader(model: PairModel, path: Path, meta: dict, base: nn.Module) -> st
     scale per row: fine-tuning moves weights little, so the rounding is a small part of a small
     change (the weights themselves in int8 moved logits by 0.2). The head is fp16. 15 MB for the
     committed detector's 8 upper layers."""
-    from .detector import stored_state
+    from .detector import stored_state, write_blob
     start = PairModel.from_detector(base).state_dict()
     delta = PairModel.from_detector(base)
     delta.load_state_dict({k: v.detach().float() - start[k].float() if not k.startswith("head.") else v.detach().float()
@@ -81,15 +81,8 @@ def save_reader(model: PairModel, path: Path, meta: dict, base: nn.Module) -> st
         if k.startswith("head."):
             state.pop(k + ".int8_scale", None)
             state[k] = v.detach().to("cpu", torch.float16).clone()
-    buf = io.BytesIO()
-    torch.save({"format": 1, "kind": KIND, "layers": len(model.layers), "delta": True, "state": state, "meta": meta}, buf)
-    data = buf.getvalue()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-    return hashlib.sha256(data).hexdigest()
+    return write_blob({"format": 1, "kind": KIND, "layers": len(model.layers), "delta": True, "state": state,
+                       "meta": meta}, path)
 
 
 def reader_state(blob: dict, base: nn.Module) -> dict[str, torch.Tensor]:

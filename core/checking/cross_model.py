@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .e5torch import E5File, E5Tokenizer, build_encoder, pad_batch
+from .e5torch import E5File, E5Tokenizer, build_encoder, mean_pool, pad_batch
 
 WEIGHTS_FILE = "cross_verifier.pt"
 MAX_FACT_TOKENS = 48
@@ -51,11 +51,7 @@ class CrossModel(nn.Module):
         mask = torch.cat([cm, em], dim=1)
         x = self.enc(None, mask, self.split, None, x=x)
         lc = c.shape[1]
-        cmf = cm.to(x.dtype)[..., None]
-        emf = em.to(x.dtype)[..., None]
-        mean_c = (x[:, :lc] * cmf).sum(1) / cmf.sum(1).clamp(min=1)
-        mean_e = (x[:, lc:] * emf).sum(1) / emf.sum(1).clamp(min=1)
-        return self.head(torch.cat([x[:, 0], mean_c, mean_e], dim=-1)).squeeze(-1)
+        return self.head(torch.cat([x[:, 0], mean_pool(x[:, :lc], cm), mean_pool(x[:, lc:], em)], dim=-1)).squeeze(-1)
 
 
 def _layer_index(key: str) -> int:

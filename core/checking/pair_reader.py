@@ -28,6 +28,8 @@ from typing import Any, Sequence
 import torch
 from torch import nn
 
+from .e5torch import E5Encoder, mean_pool
+
 WEIGHTS_FILE = "pair-reader.pt"
 KIND = "pair-reader"
 
@@ -53,16 +55,11 @@ class PairModel(nn.Module):
 
     def forward(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor) -> torch.Tensor:
         x = torch.cat([s + self.seg[0], e + self.seg[1]], dim=1)
-        mask = torch.cat([sm, em], dim=1)
-        bias = (1.0 - mask[:, None, None, :].to(x.dtype)) * torch.finfo(x.dtype).min
+        bias = E5Encoder.attn_bias(torch.cat([sm, em], dim=1), x.dtype)
         for layer in self.layers:
             x = layer(x, bias)
         ls = s.shape[1]
-        smf = sm.to(x.dtype)[..., None]
-        emf = em.to(x.dtype)[..., None]
-        mean_s = (x[:, :ls] * smf).sum(1) / smf.sum(1).clamp(min=1)
-        mean_e = (x[:, ls:] * emf).sum(1) / emf.sum(1).clamp(min=1)
-        return self.head(torch.cat([x[:, 0], mean_s, mean_e], dim=-1)).squeeze(-1)
+        return self.head(torch.cat([x[:, 0], mean_pool(x[:, :ls], sm), mean_pool(x[:, ls:], em)], dim=-1)).squeeze(-1)
 
 
 def save_reader(model: PairModel, path: Path, meta: dict, base: nn.Module) -> str:
@@ -72,10 +69,9 @@ def save_reader(model: PairModel, path: Path, meta: dict, base: nn.Module) -> st
     change (the weights themselves in int8 moved logits by 0.2). The head is fp16. 15 MB for the
     committed detector's 8 upper layers."""
     from .detector import stored_state, write_blob
-    start = PairModel.from_detector(base).state_dict()
+    start = _start_state(base)
     delta = PairModel.from_detector(base)
-    delta.load_state_dict({k: v.detach().float() - start[k].float() if not k.startswith("head.") else v.detach().float()
-                           for k, v in model.state_dict().items()})
+    delta.load_state_dict({k: v.detach().float() - start.get(k, 0.0) for k, v in model.state_dict().items()})
     state = stored_state(delta, limit=0)
     for k, v in model.state_dict().items():
         if k.startswith("head."):
@@ -89,9 +85,14 @@ def reader_state(blob: dict, base: nn.Module) -> dict[str, torch.Tensor]:
     """fp32 weights from a weights file's contents: the detector's upper layers plus the stored
     change, and the head."""
     from .detector import loaded_state
-    got = loaded_state(blob["state"])
-    start = PairModel.from_detector(base).state_dict()
-    return {k: v + start[k].float() if not k.startswith("head.") else v for k, v in got.items()}
+    start = _start_state(base)
+    return {k: v + start.get(k, 0.0) for k, v in loaded_state(blob["state"]).items()}
+
+
+def _start_state(base: nn.Module) -> dict[str, torch.Tensor]:
+    """What a new reader starts from (fp32): the detector's upper layers and segment vectors, under
+    the reader's own names; the head starts from nothing, so it is stored whole."""
+    return {k: v.float() for k, v in PairModel.from_detector(base).state_dict().items() if not k.startswith("head.")}
 
 
 def default_path() -> Path:

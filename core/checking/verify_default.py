@@ -149,13 +149,16 @@ def _pair_inputs(combiner: Any, get_reader: Callable[[], Any], claims: set[int],
     serve (no combiner, the reader missing) are left out: the feature model judges them."""
     if combiner is None:
         return {}
-    todo = [i for i in claims if i in read and read[i][0].pair is not None]
     if not combiner.reader:
-        return {i: [] for i in todo}
+        return {i: [] for i in claims if i in read and read[i][0].pair is not None}
     reader = get_reader()
-    if reader is None or not todo:
-        return {}
-    return {i: [z] for i, z in zip(todo, reader.logits([read[i][0].pair for i in todo]))}
+    return {i: [z] for i, z in reader_logits(reader, claims, read).items()} if reader is not None else {}
+
+
+def reader_logits(reader: Any, claims: set[int], read: dict) -> dict[int, float]:
+    """The pair reader's logit of each claim read alone, against the windows the detector read it with."""
+    todo = [i for i in claims if i in read and read[i][0].pair is not None]
+    return dict(zip(todo, reader.logits([read[i][0].pair for i in todo]))) if todo else {}
 
 
 class LiteVerifier(OfflineVerifier):

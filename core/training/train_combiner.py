@@ -3,15 +3,18 @@
     python -m mfact.core.training.train_combiner [--xnli DIR] [--out FILE] [--per-lang N] [--heldout]
 
 Each (premise, hypothesis) pair of the training premises (index % 5 != 0, as every training script
-here) in the nine training languages is checked by the default verifier with the combiner off, the
-hypothesis read alone as `mfact verify-pairs` reads a claim; its 50 fact features, the pair
-reader's logit (`core/checking/pair_reader.py`; trained on XNLI test, not on these premises; left
-out with `--no-reader`) and its label (entailment = supported) are the data. A logistic model (features standardised, L2 penalty chosen by
+here) in the nine training languages (or `--fit-langs`) is checked by the default verifier with the
+combiner off, the hypothesis read alone as `mfact verify-pairs` reads a claim; its 50 fact features,
+the pair reader's logit (`core/checking/pair_reader.py`; left out with `--no-reader`) and its label
+(entailment = supported) are the data. A logistic model (features standardised, L2 penalty chosen by
 5-fold cross-validation over premises) is fitted; its temperature is fitted (log-loss) on training
 premises of the six languages neither the detector nor the fit saw (`--calibrate` pairs each; the
-detector's confidence on its own training premises is higher than on new text). It is written with
-the detector, the fact basis and the pair reader it read, the command, the data's SHA-256 and the figures. `--heldout` also scores the held-out premises
-(index % 5 == 0) in all 15 languages, as `bench/verify_xnli.py` does: the verifier before and after.
+detector's confidence on its own training premises is higher than on new text). The shipped reader
+was trained on the nine languages' training premises, so the shipped combiner is fitted on those of
+the six never-trained languages instead (`--fit-langs bg,el,sw,th,tr,ur`), with no temperature. It
+is written with the detector, the fact basis and the pair reader it read, the command, the data's
+SHA-256 and the figures. `--heldout` also scores the held-out premises (index % 5 == 0) in all 15
+languages, as `bench/verify_xnli.py` does: the verifier before and after.
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..checking.claim_combiner import ClaimCombiner, default_path
-from ..checking.verify_default import DefaultVerifier
+from ..checking.verify_default import DefaultVerifier, reader_logits
 from . import detector_data as dd
 from .train_cross import ALL_LANGS, HELDOUT_LANGS, fit_temperature
 from .train_verifier import fit_logistic
@@ -51,11 +54,8 @@ class FittingVerifier(DefaultVerifier):
         self.pair_logits: dict[int, float] = {}
 
     def _pair_inputs(self, claims, read):
-        self.pair_logits = {}
         reader = self.pair_reader() if self.with_reader else None
-        todo = [i for i in claims if i in read and read[i][0].pair is not None]
-        if reader is not None and todo:
-            self.pair_logits = dict(zip(todo, reader.logits([read[i][0].pair for i in todo])))
+        self.pair_logits = reader_logits(reader, claims, read) if reader is not None else {}
         return {}
 
 

@@ -183,3 +183,61 @@ def test_the_german_labels_label_every_languages_parallel_test_rows(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(tmp_path / "o3"),
                            "--build-test", str(texts), str(labels)], capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0 and "not the German test file" in proc.stderr
+
+
+def test_a_batch_draws_the_extra_rows_at_their_share_in_their_own_language():
+    import random
+
+    from mfact.core.training.train_pair import draw
+    rows = [{"item": i, "y": i % 2, "text": {lg: (f"P{i}{lg}", f"H{i}{lg}") for lg in ("en", "es", "fr")}}
+            for i in range(20)]
+    extra = [{"item": -1 - i, "y": 1, "text": {"en": (f"E{i}", f"C{i}")}} for i in range(20)]
+    langs = ("en", "es", "fr")
+    pairs, _ = draw(rows, random.Random(1), 400, langs, 0.5, extra, 0.25)
+    from_extra = [p for p in pairs if p[0].startswith("E")]
+    assert 60 <= len(from_extra) <= 140                      # 25% of 400, give or take
+    assert all(h.startswith("C") for _p, h in from_extra)    # an English-only row stays English
+    assert {p[0][-2:] for p in pairs if p[0].startswith("P")} == {"en", "es", "fr"}
+    pairs, _ = draw(rows, random.Random(1), 100, langs, 0.5, extra, 0.0)
+    assert not any(p[0].startswith("E") for p in pairs)
+
+
+def _vitaminc_zip(folder: Path, n: int = 12) -> None:
+    import zipfile
+
+    from mfact.core.training.detector_data import h32
+    pages = [p for p in (f"Page {i}" for i in range(100)) if h32(p) % 10][:n]   # training pages only
+    lines = [json.dumps({"page": pg, "claim": f"{pg} had {i} members .", "evidence": f"{pg} has {i} members .",
+                         "label": "SUPPORTS" if i % 2 else "REFUTES"}) for i, pg in enumerate(pages)]
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "vitaminc_real.zip", "w") as z:
+        z.writestr("vitaminc_real/test.jsonl", "\n".join(lines) + "\n")
+
+
+@pytest.mark.skipif(not (XNLI / "dev-en.tsv").is_file(), reason="needs ../shared/data/xnli-dev")
+def test_the_training_script_mixes_vitaminc_rows_into_its_batches(tmp_path):
+    folder = _test_files(tmp_path)
+    _vitaminc_zip(tmp_path / "vitc")
+    ck = tmp_path / "ck"
+    proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(folder),
+                           "--langs", "en,es", "--vitaminc", str(tmp_path / "vitc"), "--extra-share", "0.5",
+                           "--ckpt-dir", str(ck), "--batch", "4", "--steps", "2", "--eval-every", "2",
+                           "--val-rows", "6", "--threads", "1"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "12 extra (VitaminC)" in proc.stdout
+    assert torch.load(ck / "last.pt", map_location="cpu", weights_only=False)["args"]["vitaminc"] == str(tmp_path / "vitc")
+    proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(folder),
+                           "--langs", "en,es", "--vitaminc", str(tmp_path), "--ckpt-dir", str(ck)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode != 0 and "no VitaminC zip" in proc.stderr
+
+
+@pytest.mark.skipif(not (XNLI / "dev-en.tsv").is_file(), reason="needs ../shared/data/xnli-dev")
+def test_the_probe_is_xnli_devs_training_premises_in_the_never_trained_languages():
+    import argparse
+
+    from mfact.core.training.train_pair import _probe
+    rows, langs = _probe(argparse.Namespace(xnli_dev=str(XNLI), probe_rows=40))
+    assert langs == ("bg", "el", "sw", "th", "tr", "ur") and len(rows) == 40
+    assert all(r["item"] % 5 != 0 for r in rows)            # never a held-out premise of bench/verify_xnli.py
+    assert set(rows[0]["text"]) == set(langs)
+    assert _probe(argparse.Namespace(xnli_dev="", probe_rows=40)) == ([], ())

@@ -101,8 +101,9 @@ class States:
         self.w: dict[str, torch.Tensor] = {}
 
     def fill(self, rows: list[dict], langs) -> None:
-        hyps = {r["text"][lg][1] for r in rows for lg in langs} - set(self.s)
-        prems = {r["text"][lg][0] for r in rows for lg in langs} - set(self.w)
+        texts = [t for r in rows for lg, t in r["text"].items() if lg in langs]
+        hyps = {t[1] for t in texts} - set(self.s)
+        prems = {t[0] for t in texts} - set(self.w)
         bos, eos = self.tk.tok.bos, self.tk.tok.eos
         self._run(self.s, {h: [bos, *self.tk.sentence(h, MAX_SENT_TOKENS)[0], eos] for h in hyps})
         self._run(self.w, {p: self.tk.window(p) for p in prems})
@@ -127,12 +128,17 @@ class States:
         return s, sm, e, em
 
 
-def draw(rows: list[dict], rng: random.Random, n: int, langs, cross: float) -> tuple[list[tuple[str, str]], list[int]]:
+def draw(rows: list[dict], rng: random.Random, n: int, langs, cross: float,
+         extra: list[dict] | None = None, extra_share: float = 0.0) -> tuple[list[tuple[str, str]], list[int]]:
+    """n (premise, hypothesis) pairs and labels: a row, the hypothesis in one of its languages, the
+    premise in the same language or (share `cross`) another. With `extra` (rows in fewer languages,
+    e.g. VitaminC's English), each pair comes from there with probability `extra_share`."""
     pairs, ys = [], []
     for _ in range(n):
-        r = rng.choice(rows)
-        lh = rng.choice(langs)
-        lp = lh if rng.random() >= cross else rng.choice(langs)
+        r = rng.choice(extra) if extra and rng.random() < extra_share else rng.choice(rows)
+        have = [lg for lg in langs if lg in r["text"]]
+        lh = rng.choice(have)
+        lp = lh if rng.random() >= cross else rng.choice(have)
         pairs.append((r["text"][lp][0], r["text"][lh][1]))
         ys.append(r["y"])
     return pairs, ys
@@ -205,6 +211,50 @@ def _data(args, langs) -> tuple[list[dict], list[dict]]:
     return train_rows, val
 
 
+def _extra(args) -> list[dict]:
+    """VitaminC's training pages (claim, evidence, supported) as English rows, with --vitaminc."""
+    if not args.vitaminc:
+        return []
+    from .detector_data import load_vitaminc
+    got = load_vitaminc(Path(args.vitaminc))
+    if not got:
+        sys.exit(f"train_pair: no VitaminC zip in {args.vitaminc}")
+    return [{"item": -10**6 - i, "y": y, "text": {"en": (ev, claim)}} for i, (claim, ev, y) in enumerate(got)]
+
+
+def _probe(args) -> tuple[list[dict], tuple[str, ...]]:
+    """XNLI dev's training premises in the languages no script here trains on (bg el sw th tr ur),
+    `--probe-rows` a language: scored beside validation, never selected on (the claim combiner is
+    fitted on them)."""
+    if not args.xnli_dev or not args.probe_rows:
+        return [], ()
+    from .detector_data import load_xnli_rows
+    langs = ("bg", "el", "sw", "th", "tr", "ur")
+    rows = [r for r in load_xnli_rows(Path(args.xnli_dev), langs=langs) if len(r["text"]) == len(langs)]
+    return rows[:args.probe_rows], langs
+
+
+def _optimiser(model: PairModel, args):
+    """AdamW over the head and the layers not frozen (the first --freeze stay the detector's), with
+    warm-up and a cosine schedule."""
+    for lay in model.layers[:args.freeze]:       # kept as the detector's: fewer weights to fit
+        lay.requires_grad_(False)
+    head = [p for n, p in model.named_parameters() if n.startswith("head.")]
+    body = [p for n, p in model.named_parameters() if not n.startswith("head.") and p.requires_grad]
+    opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.head_lr}], weight_decay=0.01)
+    return opt, torch.optim.lr_scheduler.LambdaLR(opt, lambda s: _schedule(s, args.warmup, args.steps))
+
+
+def _validate(model: PairModel, states: States, sets: list, step: int, run_loss: float) -> dict:
+    """The history entry of one validation: `sets` is [(key, what, rows, langs)]."""
+    entry: dict = {"step": step, "loss": round(run_loss, 4)}
+    for key, what, rows, langs in sets:
+        if rows:
+            entry[key] = ev = evaluate(model, states, rows, langs)
+            log(f"step {step} {what} {ev['mean']:.4f} {ev['per_lang']}")
+    return entry
+
+
 def train(args) -> int:
     torch.manual_seed(args.seed)
     if args.threads:
@@ -212,16 +262,15 @@ def train(args) -> int:
     det_model, tokens, _b = _detector(args)
     langs = list(args.langs.split(","))
     train_rows, val = _data(args, langs)
-    log(f"train_pair: {len(train_rows)} training rows, {len(val)} validation rows, languages {','.join(langs)}")
+    extra = _extra(args)
+    probe, probe_langs = _probe(args)
+    log(f"train_pair: {len(train_rows)} training rows, {len(extra)} extra (VitaminC), {len(val)} validation rows, "
+        f"{len(probe)} probe rows, languages {','.join(langs)}")
     states = States(det_model, tokens)
-    states.fill(train_rows + val, langs)
+    states.fill(train_rows + val + extra, langs)
+    states.fill(probe, probe_langs)
     model = PairModel.from_detector(det_model)
-    for lay in model.layers[:args.freeze]:       # kept as the detector's: fewer weights to fit
-        lay.requires_grad_(False)
-    head = [p for n, p in model.named_parameters() if n.startswith("head.")]
-    body = [p for n, p in model.named_parameters() if not n.startswith("head.") and p.requires_grad]
-    opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.head_lr}], weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: _schedule(s, args.warmup, args.steps))
+    opt, sched = _optimiser(model, args)
     ck = Path(args.ckpt_dir)
     step, best = 0, -1.0
     history: list[dict] = []
@@ -233,7 +282,7 @@ def train(args) -> int:
     while step < args.steps:
         if args.max_minutes and time.time() - t0 > args.max_minutes * 60:
             break
-        pairs, ys = draw(train_rows, rng, args.batch, langs, args.cross)
+        pairs, ys = draw(train_rows, rng, args.batch, langs, args.cross, extra, args.extra_share)
         z = model(*states.batch(pairs))
         y = torch.tensor(ys, dtype=torch.float32)
         loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
@@ -249,9 +298,9 @@ def train(args) -> int:
             log(f"step {step} loss {run_loss:.3f} acc {run_acc:.3f} ({(time.time() - t0) / 60:.1f} min)")
         last = step == args.steps or (args.max_minutes and time.time() - t0 > args.max_minutes * 60)
         if step % args.eval_every == 0 or last:
-            ev = evaluate(model, states, val, langs)
-            history.append({"step": step, "loss": round(run_loss, 4), "val": ev})
-            log(f"step {step} validation {ev['mean']:.4f} {ev['per_lang']}")
+            sets = [("val", "validation", val, langs), ("probe", "probe (never-trained languages)", probe, probe_langs)]
+            history.append(_validate(model, states, sets, step, run_loss))
+            ev = history[-1]["val"]
             if ev["mean"] > best:
                 best = ev["mean"]
                 _save(ck / "best.pt", {"model": model.state_dict(), "step": step, "val": ev, "args": vars(args)})
@@ -292,6 +341,10 @@ def main(argv=None) -> int:
     ap.add_argument("--xnli-test", default=str(cache_dir() / "xnli-test-labelled"))
     ap.add_argument("--langs", default=",".join(XNLI_TRAIN_LANGS))
     ap.add_argument("--xnli-dev", default="", help="also train on XNLI dev's training premises (index % 5 != 0) in this folder")
+    ap.add_argument("--vitaminc", default="", help="also train on VitaminC's training pages (English) from this folder")
+    ap.add_argument("--extra-share", type=float, default=0.3, help="share of each batch drawn from --vitaminc's rows")
+    ap.add_argument("--probe-rows", type=int, default=400,
+                    help="with --xnli-dev, score this many of its training premises in bg el sw th tr ur at each validation")
     ap.add_argument("--freeze", type=int, default=0, help="keep the first N of the reader's layers as the detector's")
     ap.add_argument("--detector", default="", help="detector weights (default: the committed ones)")
     ap.add_argument("--ckpt-dir", default=str(cache_dir() / "pair"))

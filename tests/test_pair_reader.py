@@ -236,8 +236,11 @@ def test_the_probe_is_xnli_devs_training_premises_in_the_never_trained_languages
     import argparse
 
     from mfact.core.training.train_pair import _probe
-    rows, langs = _probe(argparse.Namespace(xnli_dev=str(XNLI), probe_rows=40))
+    from mfact.core.training.detector_data import XNLI_TRAIN_LANGS
+    rows, langs = _probe(argparse.Namespace(xnli_dev=str(XNLI), probe_rows=40, langs=",".join(XNLI_TRAIN_LANGS)))
     assert langs == ("bg", "el", "sw", "th", "tr", "ur") and len(rows) == 40
     assert all(r["item"] % 5 != 0 for r in rows)            # never a held-out premise of bench/verify_xnli.py
     assert set(rows[0]["text"]) == set(langs)
-    assert _probe(argparse.Namespace(xnli_dev="", probe_rows=40)) == ([], ())
+    more = ",".join(XNLI_TRAIN_LANGS + ("bg", "el", "th", "tr"))
+    assert _probe(argparse.Namespace(xnli_dev=str(XNLI), probe_rows=40, langs=more))[1] == ("sw", "ur")
+    assert _probe(argparse.Namespace(xnli_dev="", probe_rows=40, langs=more)) == ([], ())

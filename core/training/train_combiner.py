@@ -11,7 +11,8 @@ the pair reader's logit (`core/checking/pair_reader.py`; left out with `--no-rea
 premises of the six languages neither the detector nor the fit saw (`--calibrate` pairs each; the
 detector's confidence on its own training premises is higher than on new text). The shipped reader
 was trained on the nine languages' training premises, so the shipped combiner is fitted on those of
-the six never-trained languages instead (`--fit-langs bg,el,sw,th,tr,ur`), with no temperature. It
+the six never-trained languages instead (`--fit-langs bg,el,sw,th,tr,ur`), with no temperature;
+languages whose training premises the reader learnt (its weights file says) are refused. It
 is written with the detector, the fact basis and the pair reader it read, the command, the data's
 SHA-256 and the figures. `--heldout` also scores the held-out premises (index % 5 == 0) in all 15
 languages, as `bench/verify_xnli.py` does: the verifier before and after.
@@ -163,6 +164,13 @@ def _arguments(argv) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
+def reader_seen(reader) -> set[str]:
+    """The languages whose XNLI dev training premises the pair reader was trained on (its weights
+    file's run arguments), which the combiner must not be fitted on."""
+    run = (reader.meta.get("run_args") or {}) if reader is not None else {}
+    return set(str(run.get("langs", "")).split(",")) - {""} if run.get("xnli_dev") else set()
+
+
 def main(argv=None) -> int:
     args = _arguments(argv)
 
@@ -183,6 +191,10 @@ def main(argv=None) -> int:
     verifier.with_reader = reader is not None
     rdigest = reader.digest if reader is not None else ""
     fit_langs = tuple(args.fit_langs.split(",")) if args.fit_langs else dd.XNLI_TRAIN_LANGS
+    seen = reader_seen(reader) & set(fit_langs)
+    if seen:
+        sys.exit(f"train_combiner: the pair reader was trained on XNLI dev's training premises in {', '.join(sorted(seen))}: "
+                 f"its logits there are those of pairs it learnt; fit on other languages (--fit-langs) or --no-reader")
     pairs = pairs_of(folder, fit_langs, False, args.per_lang, args.seed)
     log(f"train_combiner: {len(pairs)} training pairs in {len(fit_langs)} languages")
     got = check(verifier, pairs, log)

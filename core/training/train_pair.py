@@ -11,6 +11,9 @@ are what `bench/verify_xnli.py` scores. Each step draws pairs afresh: a row, the
 training language, the premise in the same language (half the time) or another. Rows whose premise
 index % 10 == 0 are the run's validation set (monolingual pairs), scored every `--eval-every`
 steps; `best.pt` keeps the best.
+With XNLI dev, each validation also scores a probe: dev's training premises in the XNLI languages
+the run leaves out of `--langs` (logged, never selected on). `--vitaminc DIR` adds VitaminC's
+training pages as English rows, `--extra-share` of each batch.
 
 The reader starts as the committed detector's upper layers and segment vectors (the lower layers
 are the detector's, frozen; every text's lower states are computed once and kept in memory).
@@ -223,13 +226,14 @@ def _extra(args) -> list[dict]:
 
 
 def _probe(args) -> tuple[list[dict], tuple[str, ...]]:
-    """XNLI dev's training premises in the languages no script here trains on (bg el sw th tr ur),
-    `--probe-rows` a language: scored beside validation, never selected on (the claim combiner is
-    fitted on them)."""
+    """XNLI dev's training premises in the XNLI languages the run does not train on (by default bg el
+    sw th tr ur, which no script here trains on), `--probe-rows` a language: scored beside
+    validation, never selected on (the claim combiner is fitted on them)."""
     if not args.xnli_dev or not args.probe_rows:
         return [], ()
     from .detector_data import load_xnli_rows
-    langs = ("bg", "el", "sw", "th", "tr", "ur")
+    from .train_cross import ALL_LANGS
+    langs = tuple(lg for lg in ALL_LANGS if lg not in args.langs.split(","))
     rows = [r for r in load_xnli_rows(Path(args.xnli_dev), langs=langs) if len(r["text"]) == len(langs)]
     return rows[:args.probe_rows], langs
 

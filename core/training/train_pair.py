@@ -344,11 +344,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--xnli-test", default=str(cache_dir() / "xnli-test-labelled"))
     ap.add_argument("--langs", default=",".join(XNLI_TRAIN_LANGS))
-    ap.add_argument("--xnli-dev", default="", help="also train on XNLI dev's training premises (index % 5 != 0) in this folder")
+    ap.add_argument("--xnli-dev", default="", help="also train on XNLI dev's training premises (index %% 5 != 0) in this folder")
     ap.add_argument("--vitaminc", default="", help="also train on VitaminC's training pages (English) from this folder")
     ap.add_argument("--extra-share", type=float, default=0.3, help="share of each batch drawn from --vitaminc's rows")
     ap.add_argument("--probe-rows", type=int, default=400,
-                    help="with --xnli-dev, score this many of its training premises in bg el sw th tr ur at each validation")
+                    help="with --xnli-dev, score this many of its training premises in each XNLI language left out of "
+                         "--langs at each validation")
     ap.add_argument("--freeze", type=int, default=0, help="keep the first N of the reader's layers as the detector's")
     ap.add_argument("--detector", default="", help="detector weights (default: the committed ones)")
     ap.add_argument("--ckpt-dir", default=str(cache_dir() / "pair"))

@@ -244,3 +244,65 @@ def test_the_probe_is_xnli_devs_training_premises_in_the_never_trained_languages
     more = ",".join(XNLI_TRAIN_LANGS + ("bg", "el", "th", "tr"))
     assert _probe(argparse.Namespace(xnli_dev=str(XNLI), probe_rows=40, langs=more))[1] == ("sw", "ur")
     assert _probe(argparse.Namespace(xnli_dev="", probe_rows=40, langs=more)) == ([], ())
+
+
+def test_a_three_class_reader_reads_entailment_against_the_other_two_and_keeps_its_head_in_its_file(det, tmp_path):
+    from mfact.core.checking.detector import prepare
+    from mfact.core.checking.pair_reader import PairModel, PairReader, binary_logit, save_reader
+    z = torch.tensor([[2.0, 0.5, -1.0], [-1.0, 1.0, 1.0]])
+    p = torch.softmax(z, -1)
+    assert torch.allclose(binary_logit(z), torch.log(p[:, 0] / (p[:, 1] + p[:, 2])), atol=1e-5)
+    assert torch.equal(binary_logit(torch.tensor([[0.7], [-0.2]])), torch.tensor([0.7, -0.2]))
+    with pytest.raises(ValueError, match="1 or 3"):
+        PairModel.from_detector(det.model, 2)
+    torch.manual_seed(3)
+    m = PairModel.from_detector(det.model, 3)
+    for q in m.head.parameters():
+        torch.nn.init.normal_(q, std=0.2)
+    m.eval()
+    f = tmp_path / "r3.pt"
+    save_reader(m, f, {"detector_sha256": det.digest}, det.model)
+    assert torch.load(f, map_location="cpu", weights_only=True)["classes"] == 3
+    r = PairReader(det, f)
+    assert r.model.classes == 3 and r.model.head[-1].out_features == 3
+    claim, wins = "Marie Curie was born in Paris.", ["Marie Curie est née le 7 novembre 1867 à Varsovie."]
+    ids, _sp = det.tokens.sentence(claim)
+    with torch.no_grad():
+        out = m.scores(*prepare(det.cache, [(ids, f"{claim}\x000")], [wins], "cpu"))
+    assert out.shape == (1, 3)
+    assert r.logits([(claim, wins)])[0] == pytest.approx(float(binary_logit(out)[0]), abs=0.01)
+
+
+def test_xnli_rows_keep_their_three_labels_and_a_batch_draws_them_on_request(tmp_path):
+    import random
+
+    from mfact.core.training.train_pair import draw, load_rows
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "test-en.tsv").write_text("A.\tB.\tentailment\nA.\tC.\tneutral\nA.\tD.\tcontradiction\n", encoding="utf-8")
+    rows = load_rows(folder, ["en"])
+    assert [(r["y"], r["y3"]) for r in rows] == [(1, 0), (0, 1), (0, 2)]
+    pairs, ys = draw(rows, random.Random(0), 30, ("en",), 0.0, key="y3")
+    assert {h: y for (_p, h), y in zip(pairs, ys)} == {"B.": 0, "C.": 1, "D.": 2}
+    pairs, ys = draw(rows, random.Random(0), 30, ("en",), 0.0)
+    assert {h: y for (_p, h), y in zip(pairs, ys)} == {"B.": 1, "C.": 0, "D.": 0}
+
+
+@pytest.mark.skipif(not (XNLI / "dev-en.tsv").is_file(), reason="needs ../shared/data/xnli-dev")
+def test_the_training_script_trains_a_three_class_reader_the_verifier_loads(tmp_path, det):
+    from mfact.core.training.detector_data import load_xnli_rows
+    assert {r["y3"] for r in load_xnli_rows(XNLI, langs=("en",))} == {0, 1, 2}
+    folder = _test_files(tmp_path)
+    ck = tmp_path / "ck"
+    base = [sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(folder), "--langs", "en,es",
+            "--ckpt-dir", str(ck), "--batch", "4", "--eval-every", "2", "--val-rows", "6", "--threads", "1"]
+    proc = subprocess.run(base + ["--steps", "2", "--classes", "3"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = tmp_path / "reader.pt"
+    proc = subprocess.run(base + ["--export", str(out)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    from mfact.core.checking.pair_reader import load_reader
+    r = load_reader(det, out)
+    assert r is not None and r.model.classes == 3 and r.meta["run_args"]["classes"] == 3
+    proc = subprocess.run(base + ["--classes", "3", "--vitaminc", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "--classes 3 needs XNLI's three labels" in proc.stderr

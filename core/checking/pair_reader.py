@@ -12,7 +12,8 @@ more. Its logit is one more input of the claim combiner; facts read in their sen
 
 Weights: `data/pair-reader.pt` (the upper layers, the segment vectors and the head; matrices int8
 by row, the rest fp16), naming the detector they were trained on: with other detector weights the
-reader is not used.
+reader is not used A head may score one logit or XNLI's three labels (the file says
+which); either way the reader gives one logit, for entailment.
 """
 from __future__ import annotations
 
@@ -35,31 +36,49 @@ KIND = "pair-reader"
 
 
 class PairModel(nn.Module):
-    """Upper layers over (claim states, evidence states) -> one logit per pair (supported)."""
+    """Upper layers over (claim states, evidence states) -> one logit per pair (supported).
 
-    def __init__(self, layers: nn.ModuleList, seg: torch.Tensor, hidden: int):
+    With `classes=3` the head scores entailment, neutral and contradiction (XNLI's own labels), and
+    the logit is log p(entailment) - log p(neutral or contradiction)."""
+
+    def __init__(self, layers: nn.ModuleList, seg: torch.Tensor, hidden: int, classes: int = 1):
         super().__init__()
+        if classes not in (1, 3):
+            raise ValueError(f"a pair reader has 1 or 3 outputs, not {classes}")
+        self.classes = classes
         self.layers = layers
         self.seg = nn.Parameter(seg.detach().clone())
-        self.head = nn.Sequential(nn.Linear(3 * hidden, hidden), nn.GELU(), nn.Dropout(0.1), nn.Linear(hidden, 1))
+        self.head = nn.Sequential(nn.Linear(3 * hidden, hidden), nn.GELU(), nn.Dropout(0.1), nn.Linear(hidden, classes))
 
     def trainable(self) -> dict[str, torch.Tensor]:
         """Everything it holds is trained and shipped."""
         return self.state_dict()
 
     @classmethod
-    def from_detector(cls, det_model) -> "PairModel":
+    def from_detector(cls, det_model, classes: int = 1) -> "PairModel":
         """A new reader whose layers and segment vectors start as the detector's upper ones."""
         layers = nn.ModuleList(copy.deepcopy(lay) for lay in det_model.enc.layers[det_model.split:])
-        return cls(layers, det_model.seg.data, det_model.enc.config.hidden)
+        return cls(layers, det_model.seg.data, det_model.enc.config.hidden, classes)
 
-    def forward(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor) -> torch.Tensor:
+    def scores(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor) -> torch.Tensor:
+        """The head's outputs, (batch, classes)."""
         x = torch.cat([s + self.seg[0], e + self.seg[1]], dim=1)
         bias = E5Encoder.attn_bias(torch.cat([sm, em], dim=1), x.dtype)
         for layer in self.layers:
             x = layer(x, bias)
         ls = s.shape[1]
-        return self.head(torch.cat([x[:, 0], mean_pool(x[:, :ls], sm), mean_pool(x[:, ls:], em)], dim=-1)).squeeze(-1)
+        return self.head(torch.cat([x[:, 0], mean_pool(x[:, :ls], sm), mean_pool(x[:, ls:], em)], dim=-1))
+
+    def forward(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor) -> torch.Tensor:
+        return binary_logit(self.scores(s, sm, e, em))
+
+
+def binary_logit(z: torch.Tensor) -> torch.Tensor:
+    """One logit (supported) per row from a head's outputs: the output itself, or for three
+    (entailment, neutral, contradiction) log p(entailment) - log p(the other two)."""
+    if z.shape[-1] == 1:
+        return z.squeeze(-1)
+    return z[..., 0] - torch.logsumexp(z[..., 1:], dim=-1)
 
 
 def save_reader(model: PairModel, path: Path, meta: dict, base: nn.Module) -> str:
@@ -70,15 +89,15 @@ def save_reader(model: PairModel, path: Path, meta: dict, base: nn.Module) -> st
     committed detector's 8 upper layers."""
     from .detector import stored_state, write_blob
     start = _start_state(base)
-    delta = PairModel.from_detector(base)
+    delta = PairModel.from_detector(base, model.classes)
     delta.load_state_dict({k: v.detach().float() - start.get(k, 0.0) for k, v in model.state_dict().items()})
     state = stored_state(delta, limit=0)
     for k, v in model.state_dict().items():
         if k.startswith("head."):
             state.pop(k + ".int8_scale", None)
             state[k] = v.detach().to("cpu", torch.float16).clone()
-    return write_blob({"format": 1, "kind": KIND, "layers": len(model.layers), "delta": True, "state": state,
-                       "meta": meta}, path)
+    return write_blob({"format": 1, "kind": KIND, "layers": len(model.layers), "classes": model.classes,
+                       "delta": True, "state": state, "meta": meta}, path)
 
 
 def reader_state(blob: dict, base: nn.Module) -> dict[str, torch.Tensor]:
@@ -113,7 +132,7 @@ class PairReader:
         self.meta = blob.get("meta", {})
         self.detector = str(self.meta.get("detector_sha256", ""))
         base = _float_model(det)
-        model = PairModel.from_detector(base)
+        model = PairModel.from_detector(base, int(blob.get("classes", 1)))
         model.load_state_dict(reader_state(blob, base))
         model.eval()
         self.det = det

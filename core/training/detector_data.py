@@ -845,8 +845,12 @@ def units_spans(text: str) -> list[tuple[int, int]]:
 # --------------------------------------------------------------------------- XNLI
 
 
+NLI_CLASSES = {"entailment": 0, "neutral": 1, "contradiction": 2}
+
+
 def load_xnli_rows(folder: Path, langs=XNLI_TRAIN_LANGS, heldout: bool = False) -> list[dict]:
-    """Parallel XNLI dev items: {lang: (premise, hypothesis)}, y (1 entailment). Training premises
+    """Parallel XNLI dev items: {lang: (premise, hypothesis)}, y (1 entailment), y3 (0 entailment,
+    1 neutral, 2 contradiction). Training premises
     are index % 5 != 0 (as train_cross.py); `heldout` gives the % 5 == 0 ones."""
     data = {}
     for lang in langs:
@@ -863,8 +867,9 @@ def load_xnli_rows(folder: Path, langs=XNLI_TRAIN_LANGS, heldout: bool = False) 
         parts = {lang: rows[j] for lang, rows in data.items() if len(rows[j]) == 3}
         if len(parts) != len(data):
             continue
-        y = int(next(iter(parts.values()))[2].strip() == "entailment")
-        out.append({"y": y, "item": j // 3, "text": {lang: (r[0], r[1]) for lang, r in parts.items()}})
+        label = next(iter(parts.values()))[2].strip()
+        out.append({"y": int(label == "entailment"), "y3": NLI_CLASSES.get(label, 1), "item": j // 3,
+                    "text": {lang: (r[0], r[1]) for lang, r in parts.items()}})
     return out
 
 

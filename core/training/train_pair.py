@@ -13,7 +13,9 @@ index % 10 == 0 are the run's validation set (monolingual pairs), scored every `
 steps; `best.pt` keeps the best.
 With XNLI dev, each validation also scores a probe: dev's training premises in the XNLI languages
 the run leaves out of `--langs` (logged, never selected on). `--vitaminc DIR` adds VitaminC's
-training pages as English rows, `--extra-share` of each batch.
+training pages as English rows, `--extra-share` of each batch. `--classes 3` trains the head on
+XNLI's three labels (entailment, neutral, contradiction) instead of entailment against the rest;
+the reader's logit is then log p(entailment) - log p(the other two).
 
 The reader starts as the committed detector's upper layers and segment vectors (the lower layers
 are the detector's, frozen; every text's lower states are computed once and kept in memory).
@@ -36,9 +38,9 @@ import numpy as np
 import torch
 
 from ..checking.detector import MAX_SENT_TOKENS, default_weights, model_of, stack
-from ..checking.pair_reader import PairModel, save_reader
+from ..checking.pair_reader import PairModel, binary_logit, save_reader
 from ..paths import cache_dir
-from .detector_data import XNLI_TRAIN_LANGS
+from .detector_data import NLI_CLASSES, XNLI_TRAIN_LANGS
 
 
 def log(msg: str) -> None:
@@ -46,7 +48,8 @@ def log(msg: str) -> None:
 
 
 def load_rows(folder: Path, langs=XNLI_TRAIN_LANGS) -> list[dict]:
-    """Parallel labelled rows: {"item", "y", "text": {lang: (premise, hypothesis)}}."""
+    """Parallel labelled rows: {"item", "y" (1 entailment), "y3" (0 entailment, 1 neutral, 2
+    contradiction), "text": {lang: (premise, hypothesis)}}."""
     data = {}
     for lang in langs:
         p = Path(folder) / f"test-{lang}.tsv"
@@ -59,7 +62,8 @@ def load_rows(folder: Path, langs=XNLI_TRAIN_LANGS) -> list[dict]:
         parts = {lang: r[j] for lang, r in data.items() if len(r[j]) == 3}
         if len(parts) != len(data):
             continue
-        rows.append({"item": j // 3, "y": int(next(iter(parts.values()))[2].strip() == "entailment"),
+        label = next(iter(parts.values()))[2].strip()
+        rows.append({"item": j // 3, "y": int(label == "entailment"), "y3": NLI_CLASSES.get(label, 1),
                      "text": {lang: (r[0], r[1]) for lang, r in parts.items()}})
     return rows
 
@@ -132,10 +136,11 @@ class States:
 
 
 def draw(rows: list[dict], rng: random.Random, n: int, langs, cross: float,
-         extra: list[dict] | None = None, extra_share: float = 0.0) -> tuple[list[tuple[str, str]], list[int]]:
-    """n (premise, hypothesis) pairs and labels: a row, the hypothesis in one of its languages, the
-    premise in the same language or (share `cross`) another. With `extra` (rows in fewer languages,
-    e.g. VitaminC's English), each pair comes from there with probability `extra_share`."""
+         extra: list[dict] | None = None, extra_share: float = 0.0, key: str = "y") -> tuple[list[tuple[str, str]], list[int]]:
+    """n (premise, hypothesis) pairs and labels (`key`: "y" binary, "y3" three classes): a row, the
+    hypothesis in one of its languages, the premise in the same language or (share `cross`) another.
+    With `extra` (rows in fewer languages, e.g. VitaminC's English), each pair comes from there with
+    probability `extra_share`."""
     pairs, ys = [], []
     for _ in range(n):
         r = rng.choice(extra) if extra and rng.random() < extra_share else rng.choice(rows)
@@ -143,7 +148,7 @@ def draw(rows: list[dict], rng: random.Random, n: int, langs, cross: float,
         lh = rng.choice(have)
         lp = lh if rng.random() >= cross else rng.choice(have)
         pairs.append((r["text"][lp][0], r["text"][lh][1]))
-        ys.append(r["y"])
+        ys.append(r[key])
     return pairs, ys
 
 
@@ -178,6 +183,16 @@ def _resume(path: Path, model, opt, sched, rng: random.Random) -> tuple[int, flo
     torch.set_rng_state(st["torch_rng"])
     log(f"resumed at step {st['step']} (best {st['best']:.4f})")
     return st["step"], st["best"], st["history"]
+
+
+def _loss(model: PairModel, batch, ys: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(binary logits, loss): binary cross-entropy for one output, cross-entropy over XNLI's three
+    labels for three."""
+    out = model.scores(*batch)
+    if model.classes == 3:
+        return binary_logit(out).detach(), torch.nn.functional.cross_entropy(out, torch.tensor(ys))
+    z = out.squeeze(-1)
+    return z, torch.nn.functional.binary_cross_entropy_with_logits(z, torch.tensor(ys, dtype=torch.float32))
 
 
 def _schedule(step: int, warmup: int, total: int) -> float:
@@ -273,7 +288,7 @@ def train(args) -> int:
     states = States(det_model, tokens)
     states.fill(train_rows + val + extra, langs)
     states.fill(probe, probe_langs)
-    model = PairModel.from_detector(det_model)
+    model = PairModel.from_detector(det_model, args.classes)
     opt, sched = _optimiser(model, args)
     ck = Path(args.ckpt_dir)
     step, best = 0, -1.0
@@ -286,10 +301,10 @@ def train(args) -> int:
     while step < args.steps:
         if args.max_minutes and time.time() - t0 > args.max_minutes * 60:
             break
-        pairs, ys = draw(train_rows, rng, args.batch, langs, args.cross, extra, args.extra_share)
-        z = model(*states.batch(pairs))
-        y = torch.tensor(ys, dtype=torch.float32)
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+        pairs, ys = draw(train_rows, rng, args.batch, langs, args.cross, extra, args.extra_share,
+                         "y3" if args.classes == 3 else "y")
+        z, loss = _loss(model, states.batch(pairs), ys)
+        y = torch.tensor([int(v == 0) for v in ys] if args.classes == 3 else ys, dtype=torch.float32)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -323,7 +338,7 @@ def export(args) -> int:
     src = ck / "best.pt" if (ck / "best.pt").is_file() else ck / "last.pt"
     st = torch.load(src, map_location="cpu", weights_only=False)
     det_model, _tk, det_bytes = _detector(args)
-    model = PairModel.from_detector(det_model)
+    model = PairModel.from_detector(det_model, int(st["args"].get("classes", 1)))
     model.load_state_dict(st["model"])
     folder = Path(st["args"]["xnli_test"])
     dev = Path(st["args"]["xnli_dev"]) if st["args"].get("xnli_dev") else None
@@ -350,6 +365,9 @@ def main(argv=None) -> int:
     ap.add_argument("--probe-rows", type=int, default=400,
                     help="with --xnli-dev, score this many of its training premises in each XNLI language left out of "
                          "--langs at each validation")
+    ap.add_argument("--classes", type=int, choices=(1, 3), default=1,
+                    help="1: one logit, trained on entailment vs the rest; 3: XNLI's three labels (entailment, "
+                         "neutral, contradiction), read as entailment vs the other two")
     ap.add_argument("--freeze", type=int, default=0, help="keep the first N of the reader's layers as the detector's")
     ap.add_argument("--detector", default="", help="detector weights (default: the committed ones)")
     ap.add_argument("--ckpt-dir", default=str(cache_dir() / "pair"))
@@ -379,6 +397,8 @@ def main(argv=None) -> int:
             sys.exit(f"train_pair: {e}")
         log(f"train_pair: {len(got)} labelled test files ({sum(got.values())} rows) in {args.xnli_test}")
         return 0
+    if args.classes == 3 and args.vitaminc:
+        sys.exit("train_pair: --classes 3 needs XNLI's three labels; VitaminC's rows have two (leave out --vitaminc)")
     return export(args) if args.export else train(args)
 
 

@@ -12,7 +12,7 @@ more. Its logit is one more input of the claim combiner; facts read in their sen
 
 Weights: `data/pair-reader.pt` (the upper layers, the segment vectors and the head; matrices int8
 by row, the rest fp16), naming the detector they were trained on: with other detector weights the
-reader is not used A head may score one logit or XNLI's three labels (the file says
+reader is not used. A head may score one logit or XNLI's three labels (the file says
 which); either way the reader gives one logit, for entailment.
 """
 from __future__ import annotations

@@ -848,6 +848,13 @@ def units_spans(text: str) -> list[tuple[int, int]]:
 NLI_CLASSES = {"entailment": 0, "neutral": 1, "contradiction": 2}
 
 
+def nli_labels(label: str) -> dict[str, int]:
+    """An XNLI label as a row's fields: y (1 entailment, else 0) and y3 (0 entailment, 1 neutral,
+    2 contradiction)."""
+    label = label.strip()
+    return {"y": int(label == "entailment"), "y3": NLI_CLASSES.get(label, 1)}
+
+
 def load_xnli_rows(folder: Path, langs=XNLI_TRAIN_LANGS, heldout: bool = False) -> list[dict]:
     """Parallel XNLI dev items: {lang: (premise, hypothesis)}, y (1 entailment), y3 (0 entailment,
     1 neutral, 2 contradiction). Training premises
@@ -867,8 +874,7 @@ def load_xnli_rows(folder: Path, langs=XNLI_TRAIN_LANGS, heldout: bool = False) 
         parts = {lang: rows[j] for lang, rows in data.items() if len(rows[j]) == 3}
         if len(parts) != len(data):
             continue
-        label = next(iter(parts.values()))[2].strip()
-        out.append({"y": int(label == "entailment"), "y3": NLI_CLASSES.get(label, 1), "item": j // 3,
+        out.append({**nli_labels(next(iter(parts.values()))[2]), "item": j // 3,
                     "text": {lang: (r[0], r[1]) for lang, r in parts.items()}})
     return out
 

@@ -40,7 +40,7 @@ import torch
 from ..checking.detector import MAX_SENT_TOKENS, default_weights, model_of, stack
 from ..checking.pair_reader import PairModel, binary_logit, save_reader
 from ..paths import cache_dir
-from .detector_data import NLI_CLASSES, XNLI_TRAIN_LANGS
+from .detector_data import XNLI_TRAIN_LANGS, nli_labels
 
 
 def log(msg: str) -> None:
@@ -62,8 +62,7 @@ def load_rows(folder: Path, langs=XNLI_TRAIN_LANGS) -> list[dict]:
         parts = {lang: r[j] for lang, r in data.items() if len(r[j]) == 3}
         if len(parts) != len(data):
             continue
-        label = next(iter(parts.values()))[2].strip()
-        rows.append({"item": j // 3, "y": int(label == "entailment"), "y3": NLI_CLASSES.get(label, 1),
+        rows.append({"item": j // 3, **nli_labels(next(iter(parts.values()))[2]),
                      "text": {lang: (r[0], r[1]) for lang, r in parts.items()}})
     return rows
 
@@ -185,14 +184,15 @@ def _resume(path: Path, model, opt, sched, rng: random.Random) -> tuple[int, flo
     return st["step"], st["best"], st["history"]
 
 
-def _loss(model: PairModel, batch, ys: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
-    """(binary logits, loss): binary cross-entropy for one output, cross-entropy over XNLI's three
-    labels for three."""
+def _loss(model: PairModel, batch, ys: list[int]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(binary logits, binary labels, loss): binary cross-entropy for one output, cross-entropy over
+    XNLI's three labels (`ys` as 0 entailment, 1 neutral, 2 contradiction) for three."""
     out = model.scores(*batch)
     if model.classes == 3:
-        return binary_logit(out).detach(), torch.nn.functional.cross_entropy(out, torch.tensor(ys))
-    z = out.squeeze(-1)
-    return z, torch.nn.functional.binary_cross_entropy_with_logits(z, torch.tensor(ys, dtype=torch.float32))
+        y = torch.tensor([float(v == 0) for v in ys])
+        return binary_logit(out).detach(), y, torch.nn.functional.cross_entropy(out, torch.tensor(ys))
+    z, y = out.squeeze(-1), torch.tensor(ys, dtype=torch.float32)
+    return z, y, torch.nn.functional.binary_cross_entropy_with_logits(z, y)
 
 
 def _schedule(step: int, warmup: int, total: int) -> float:
@@ -303,8 +303,7 @@ def train(args) -> int:
             break
         pairs, ys = draw(train_rows, rng, args.batch, langs, args.cross, extra, args.extra_share,
                          "y3" if args.classes == 3 else "y")
-        z, loss = _loss(model, states.batch(pairs), ys)
-        y = torch.tensor([int(v == 0) for v in ys] if args.classes == 3 else ys, dtype=torch.float32)
+        z, y, loss = _loss(model, states.batch(pairs), ys)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

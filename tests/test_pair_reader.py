@@ -306,3 +306,48 @@ def test_the_training_script_trains_a_three_class_reader_the_verifier_loads(tmp_
     assert r is not None and r.model.classes == 3 and r.meta["run_args"]["classes"] == 3
     proc = subprocess.run(base + ["--classes", "3", "--vitaminc", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0 and "--classes 3 needs XNLI's three labels" in proc.stderr
+
+
+def test_a_consistency_batch_reads_each_row_twice_in_two_languages_with_one_label():
+    import random
+
+    from mfact.core.training.train_pair import draw_pairs
+    rows = [{"item": i, "y": i % 2, "text": {lg: (f"P{i}{lg}", f"H{i}{lg}") for lg in ("en", "es", "fr")}}
+            for i in range(30)]
+    pairs, ys = draw_pairs(rows, random.Random(2), 400, ("en", "es", "fr"), 0.0)
+    assert len(pairs) == 400 and len(ys) == 400
+    for (a, b), (ya, yb) in zip(zip(pairs[0::2], pairs[1::2]), zip(ys[0::2], ys[1::2])):
+        assert a[1][1:-2] == b[1][1:-2] and ya == yb == int(a[1][1:-2]) % 2   # one row, one label
+        assert a[1][-2:] != b[1][-2:]                                        # read in two languages
+        assert a[0][-2:] == a[1][-2:]                                        # cross 0: one language a pair
+    pairs, _ = draw_pairs(rows, random.Random(2), 400, ("en", "es", "fr"), 1.0)
+    assert any(p[0][-2:] != p[1][-2:] for p in pairs)                        # cross 1: premises in other languages
+
+
+def test_the_consistency_term_is_zero_for_alike_verdicts_and_grows_with_their_difference():
+    from mfact.core.training.train_pair import consistency
+    assert float(consistency(torch.tensor([1.5, 1.5, -2.0, -2.0]))) == pytest.approx(0.0, abs=1e-7)
+    small = float(consistency(torch.tensor([0.5, -0.5])))
+    big = float(consistency(torch.tensor([3.0, -3.0])))
+    assert 0 < small < big
+    p, q = torch.sigmoid(torch.tensor(3.0)), torch.sigmoid(torch.tensor(-3.0))
+    kl = p * torch.log(p / q) + (1 - p) * torch.log((1 - p) / (1 - q))
+    assert big == pytest.approx(float(kl), rel=1e-4)                          # symmetric: both KLs are equal here
+    z = torch.tensor([2.0, -1.0], requires_grad=True)
+    consistency(z).backward()
+    assert z.grad[0] > 0 > z.grad[1]                                          # pulls the two verdicts together
+
+
+def test_the_training_script_trains_with_the_consistency_term_and_refuses_what_it_cannot_pair(tmp_path):
+    folder = _test_files(tmp_path)
+    ck = tmp_path / "ck"
+    base = [sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(folder), "--langs", "en,es",
+            "--ckpt-dir", str(ck), "--eval-every", "2", "--val-rows", "6", "--threads", "1", "--steps", "2"]
+    proc = subprocess.run(base + ["--batch", "4", "--consistency", "1.0"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert torch.load(ck / "last.pt", map_location="cpu", weights_only=False)["args"]["consistency"] == 1.0
+    proc = subprocess.run(base + ["--batch", "5", "--consistency", "1.0"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode != 0 and "even --batch" in proc.stderr
+    proc = subprocess.run(base + ["--batch", "4", "--consistency", "1.0", "--vitaminc", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode != 0 and "English only" in proc.stderr

@@ -151,6 +151,36 @@ def draw(rows: list[dict], rng: random.Random, n: int, langs, cross: float,
     return pairs, ys
 
 
+def draw_pairs(rows: list[dict], rng: random.Random, n: int, langs, cross: float,
+               key: str = "y") -> tuple[list[tuple[str, str]], list[int]]:
+    """n pairs as n // 2 rows read twice: the two readings of a row are in two different languages
+    (each drawn as `draw` draws, premise and hypothesis in one language or, share `cross`, in two), so
+    pair 2i and pair 2i + 1 are translations of each other with one label (`--consistency`)."""
+    pairs, ys = [], []
+    for _ in range(n // 2):
+        r = rng.choice(rows)
+        have = [lg for lg in langs if lg in r["text"]]
+        first = rng.choice(have)
+        second = rng.choice([lg for lg in have if lg != first] or have)
+        for lh in (first, second):
+            lp = lh if rng.random() >= cross else rng.choice(have)
+            pairs.append((r["text"][lp][0], r["text"][lh][1]))
+            ys.append(r[key])
+    return pairs, ys
+
+
+def consistency(z: torch.Tensor) -> torch.Tensor:
+    """The symmetric KL divergence between the verdicts (Bernoulli, binary logits `z`) of pairs 2i and
+    2i + 1, mean over the pairs of readings: translations of one pair should be judged alike."""
+    a, b = z[0::2], z[1::2]
+    pa, pb = torch.sigmoid(a), torch.sigmoid(b)
+    lsa, lsb = torch.nn.functional.logsigmoid(a), torch.nn.functional.logsigmoid(b)
+    lna, lnb = torch.nn.functional.logsigmoid(-a), torch.nn.functional.logsigmoid(-b)
+    kl_ab = pa * (lsa - lsb) + (1 - pa) * (lna - lnb)
+    kl_ba = pb * (lsb - lsa) + (1 - pb) * (lnb - lna)
+    return (kl_ab + kl_ba).mean() / 2
+
+
 @torch.no_grad()
 def evaluate(model: PairModel, states: States, rows: list[dict], langs) -> dict:
     model.eval()
@@ -190,9 +220,22 @@ def _loss(model: PairModel, batch, ys: list[int]) -> tuple[torch.Tensor, torch.T
     out = model.scores(*batch)
     if model.classes == 3:
         y = torch.tensor([float(v == 0) for v in ys])
-        return binary_logit(out).detach(), y, torch.nn.functional.cross_entropy(out, torch.tensor(ys))
+        return binary_logit(out), y, torch.nn.functional.cross_entropy(out, torch.tensor(ys))
     z, y = out.squeeze(-1), torch.tensor(ys, dtype=torch.float32)
     return z, y, torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+
+
+def _step_loss(model: PairModel, states: States, rows: list[dict], extra: list[dict], rng: random.Random,
+               langs, args) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One batch's (binary logits, labels, loss); with --consistency C the batch is rows read in two
+    languages, and C times the divergence between the two readings is added to the loss."""
+    key = "y3" if args.classes == 3 else "y"
+    if not args.consistency:
+        pairs, ys = draw(rows, rng, args.batch, langs, args.cross, extra, args.extra_share, key)
+        return _loss(model, states.batch(pairs), ys)
+    pairs, ys = draw_pairs(rows, rng, args.batch, langs, args.cross, key)
+    z, y, loss = _loss(model, states.batch(pairs), ys)
+    return z, y, loss + args.consistency * consistency(z)
 
 
 def _schedule(step: int, warmup: int, total: int) -> float:
@@ -301,9 +344,7 @@ def train(args) -> int:
     while step < args.steps:
         if args.max_minutes and time.time() - t0 > args.max_minutes * 60:
             break
-        pairs, ys = draw(train_rows, rng, args.batch, langs, args.cross, extra, args.extra_share,
-                         "y3" if args.classes == 3 else "y")
-        z, y, loss = _loss(model, states.batch(pairs), ys)
+        z, y, loss = _step_loss(model, states, train_rows, extra, rng, langs, args)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -311,7 +352,7 @@ def train(args) -> int:
         sched.step()
         step += 1
         run_loss = 0.98 * run_loss + 0.02 * float(loss.detach())
-        run_acc = 0.98 * run_acc + 0.02 * float(((z >= 0).float() == y).float().mean())
+        run_acc = 0.98 * run_acc + 0.02 * float(((z.detach() >= 0).float() == y).float().mean())
         if step % 50 == 0:
             log(f"step {step} loss {run_loss:.3f} acc {run_acc:.3f} ({(time.time() - t0) / 60:.1f} min)")
         last = step == args.steps or (args.max_minutes and time.time() - t0 > args.max_minutes * 60)
@@ -367,6 +408,9 @@ def main(argv=None) -> int:
     ap.add_argument("--classes", type=int, choices=(1, 3), default=1,
                     help="1: one logit, trained on entailment vs the rest; 3: XNLI's three labels (entailment, "
                          "neutral, contradiction), read as entailment vs the other two")
+    ap.add_argument("--consistency", type=float, default=0.0,
+                    help="read each row of a batch in two languages and add this weight times the divergence "
+                         "between the two verdicts to the loss (0: off)")
     ap.add_argument("--freeze", type=int, default=0, help="keep the first N of the reader's layers as the detector's")
     ap.add_argument("--detector", default="", help="detector weights (default: the committed ones)")
     ap.add_argument("--ckpt-dir", default=str(cache_dir() / "pair"))
@@ -398,6 +442,11 @@ def main(argv=None) -> int:
         return 0
     if args.classes == 3 and args.vitaminc:
         sys.exit("train_pair: --classes 3 needs XNLI's three labels; VitaminC's rows have two (leave out --vitaminc)")
+    if args.consistency and args.vitaminc:
+        sys.exit("train_pair: --consistency reads each row in two languages; VitaminC's rows are English only "
+                 "(leave out --vitaminc)")
+    if args.consistency < 0 or args.consistency and args.batch % 2:
+        sys.exit("train_pair: --consistency needs a weight >= 0 and an even --batch")
     return export(args) if args.export else train(args)
 
 

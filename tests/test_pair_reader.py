@@ -351,3 +351,28 @@ def test_the_training_script_trains_with_the_consistency_term_and_refuses_what_i
     proc = subprocess.run(base + ["--batch", "4", "--consistency", "1.0", "--vitaminc", str(tmp_path)],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode != 0 and "English only" in proc.stderr
+
+
+def test_layer_dropout_acts_only_while_training_and_the_script_sets_it(det, tmp_path):
+    from mfact.core.checking.detector import prepare
+    from mfact.core.checking.pair_reader import PairModel
+    m = PairModel.from_detector(det.model)
+    claim, wins = "Marie Curie was born in Paris.", ["Marie Curie est née le 7 novembre 1867 à Varsovie."]
+    ids, _sp = det.tokens.sentence(claim)
+    batch = prepare(det.cache, [(ids, f"{claim}\x000")], [wins], "cpu")
+    m.train()
+    m.head[2].p = 0.0                                     # only the layers' dropout left
+    with torch.no_grad():
+        assert torch.equal(m(*batch), m(*batch))          # off by default: as the committed reader trained
+        m.drop = 0.3
+        assert not torch.equal(m(*batch), m(*batch))
+        m.eval()
+        assert torch.equal(m(*batch), m(*batch))
+    folder = _test_files(tmp_path)
+    ck = tmp_path / "ck"
+    proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(folder),
+                           "--langs", "en,es", "--ckpt-dir", str(ck), "--batch", "4", "--steps", "1", "--eval-every", "1",
+                           "--val-rows", "6", "--threads", "1", "--layer-dropout", "0.1"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert torch.load(ck / "last.pt", map_location="cpu", weights_only=False)["args"]["layer_dropout"] == 0.1

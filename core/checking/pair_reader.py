@@ -49,6 +49,7 @@ class PairModel(nn.Module):
         self.layers = layers
         self.seg = nn.Parameter(seg.detach().clone())
         self.head = nn.Sequential(nn.Linear(3 * hidden, hidden), nn.GELU(), nn.Dropout(0.1), nn.Linear(hidden, classes))
+        self.drop = 0.0     # dropout on each layer's output while training (train_pair --layer-dropout)
 
     def trainable(self) -> dict[str, torch.Tensor]:
         """Everything it holds is trained and shipped."""
@@ -66,6 +67,8 @@ class PairModel(nn.Module):
         bias = E5Encoder.attn_bias(torch.cat([sm, em], dim=1), x.dtype)
         for layer in self.layers:
             x = layer(x, bias)
+            if self.drop and self.training:
+                x = nn.functional.dropout(x, self.drop, True)
         ls = s.shape[1]
         return self.head(torch.cat([x[:, 0], mean_pool(x[:, :ls], sm), mean_pool(x[:, ls:], em)], dim=-1))
 

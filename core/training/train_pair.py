@@ -332,6 +332,7 @@ def train(args) -> int:
     states.fill(train_rows + val + extra, langs)
     states.fill(probe, probe_langs)
     model = PairModel.from_detector(det_model, args.classes)
+    model.drop = args.layer_dropout
     opt, sched = _optimiser(model, args)
     ck = Path(args.ckpt_dir)
     step, best = 0, -1.0
@@ -411,6 +412,8 @@ def main(argv=None) -> int:
     ap.add_argument("--consistency", type=float, default=0.0,
                     help="read each row of a batch in two languages and add this weight times the divergence "
                          "between the two verdicts to the loss (0: off)")
+    ap.add_argument("--layer-dropout", type=float, default=0.0,
+                    help="dropout on each reader layer's output while training (0: none, as the committed reader)")
     ap.add_argument("--freeze", type=int, default=0, help="keep the first N of the reader's layers as the detector's")
     ap.add_argument("--detector", default="", help="detector weights (default: the committed ones)")
     ap.add_argument("--ckpt-dir", default=str(cache_dir() / "pair"))

@@ -203,3 +203,56 @@ def test_the_default_verifier_marks_a_swapped_name(tmp_path):
     fact = "Thomas Mann emigrierte 1933 in die Schweiz und lebte später in Boston und Pacific Palisades."
     (a, b), why = _swapped(fact, "de", ev)
     assert fact[a:b] == "Boston" and '"Princeton"' in why
+
+
+EINSTEIN_DE = ("Albert Einstein wurde am 14. März 1879 in Ulm geboren. 1880 zog die Familie nach München. 1894 zog "
+               "die Familie nach Italien, Albert ging 1895 in die Schweiz, wo er in Aarau die Schule besuchte. 1896 "
+               "begann er sein Studium am Polytechnikum in Zürich. 1933 emigrierte er in die USA, wo er in "
+               "Princeton lebte. Er starb am 18. April 1955 in Princeton.")
+
+
+def test_a_country_after_a_german_article_and_a_name_swapped_at_the_facts_end():
+    # rules r19: "in die Türkei" is a name (CLDR's German country names), not a noun; a fact that
+    # copies the start of a sentence ends where the sentence goes on ("..., wo er in Aarau ...")
+    from mfact.core.checking.counterparts import swapped_name
+    ev = [EINSTEIN_DE]
+    for fact in ("Albert ging 1895 in die Türkei, wo er in Aarau die Schule besuchte.", "Albert ging 1895 in die Türkei."):
+        a, b, said = swapped_name(fact, "de", ev)
+        assert (fact[a:b], said) == ("Türkei", "Schweiz"), fact
+    fact = "In 1933 he emigrated to the United Kingdom."
+    a, b, said = swapped_name(fact, "en", ["In 1933 he emigrated to the United States, where he lived in Princeton."])
+    assert (fact[a:b], said) == ("Kingdom", "States")
+    # the same country, a noun after an article, a name the evidence has: no swap
+    assert swapped_name("Albert ging 1895 in die Schweiz.", "de", ev) is None
+    assert swapped_name("Albert ging 1895 in die Ortschaft.", "de", ev) is None
+    assert swapped_name("Albert ging 1895 in die Schule, wo er in Aarau die Schule besuchte.", "de", ev) is None
+    assert swapped_name("1894 zog die Familie nach München.", "de", ev) is None
+
+
+def test_verify_pairs_calls_a_country_swapped_after_a_german_article_not_supported(tmp_path, capsys):
+    # "Albert ging 1895 in die Türkei." against the sentence "... Albert ging 1895 in die Schweiz, wo
+    # ...": S 0.52 before r19 (a noun after an article was never a name, and the fact ends where the
+    # sentence goes on)
+    import json
+
+    from mfact.core.cli import main as cli_main
+    ev = "1894 zog die Familie nach Italien, Albert ging 1895 in die Schweiz, wo er in Aarau die Schule besuchte."
+    claims = [("Albert ging 1895 in die Türkei.", "NS"), ("Albert ging 1895 in die Niederlande.", "NS"),
+              ("Albert ging 1895 in die Schweiz.", "S")]
+    f = tmp_path / "pairs.jsonl"
+    f.write_text("".join(json.dumps({"id": i, "lang": "de", "claim": c, "evidence": ev}) + "\n"
+                         for i, (c, _w) in enumerate(claims)), encoding="utf-8")
+    assert cli_main(["verify-pairs", str(f), "--json"]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [o["label"] for o in out] == [w for _c, w in claims]
+
+
+def test_a_name_the_verifier_reads_as_the_evidences_own_is_no_swap():
+    from mfact.core.checking.verify_default import DefaultVerifier, _swapped
+    ev = ["In 1933 he emigrated to the United States, where he lived in Princeton."]
+    fact = "In 1933 he emigrated to the US."
+    assert _swapped(fact, "en", ev) is not None               # by the words alone, "US" stands for "United States"
+    v = DefaultVerifier()
+    assert _swapped(fact, "en", ev, v.same_name) is None      # the embedder reads them as one name
+    (a, b), _why = _swapped("In 1933 he emigrated to the United Kingdom.", "en", ev, v.same_name)
+    assert (a, b) == (35, 42)

@@ -292,6 +292,9 @@ def _swaps(ft: list[str], lang: str, texts: Sequence[str], most: int = 1) -> Ite
             if sm.ratio() < NEAR_COPY_RATIO and _covered(sm, len(ft)) < NEAR_COPY_RATIO:
                 continue
             for op, i1, i2, j1, j2 in sm.get_opcodes():
+                if op == "replace" and i2 == len(ft) and i1 > 0:
+                    j2 = min(j2, j1 + most)     # the fact ends where the sentence goes on ("... in die
+                                                # Türkei" against "... in die Schweiz, wo er ...")
                 if op == "replace" and i2 - i1 <= most and j2 - j1 <= most:
                     yield i1, i2, ew, j1, j2
 
@@ -311,9 +314,10 @@ def swapped_name(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, 
     ft = [w.lower() for w, _a, _b in fw]
     seen = {w.lower()[:5] for t in texts for w, _a, _b in words_with_offsets(t)}
     for i1, i2, ew, j1, j2 in _swaps(ft, lang, texts, NAME_WORDS):
-        if i1 == 0 or j1 == 0 or (lang == "de" and ft[i1 - 1] in _GERMAN_DETERMINERS):
+        mine, theirs = [w for w, _a, _b in fw[i1:i2]], _leading_name([w for w, _a, _b in ew[j1:j2]])
+        if i1 == 0 or j1 == 0 or (lang == "de" and ft[i1 - 1] in _GERMAN_DETERMINERS
+                                  and not (_territory(mine, lang) and _territory(theirs, lang))):
             continue
-        mine, theirs = [w for w, _a, _b in fw[i1:i2]], [w for w, _a, _b in ew[j1:j2]]
         if not (_all_names(mine) and _all_names(theirs)):
             continue
         new = [k for k in range(i1, i2) if _is_name(fw[k][0]) and ft[k][:5] not in seen]
@@ -326,6 +330,15 @@ NAME_WORDS = 3          # words of a name swapped for another ("Louis de Broglie
 _NAME_PARTICLES = frozenset("de da di do du del della des der den van von la le bin ibn al el y".split())
 
 
+def _leading_name(words: Sequence[str]) -> list[str]:
+    """The words up to the first that is neither a name nor a particle ("Schweiz" of "Schweiz wo
+    er"), or all of them when the first is not a name."""
+    for k, w in enumerate(words):
+        if not (_is_name(w) or (k and w in _NAME_PARTICLES)):
+            return list(words[:k]) if k else list(words)
+    return list(words)
+
+
 def _all_names(words: Sequence[str]) -> bool:
     """Capitalised words (particles between them), at least one: a name."""
     return any(_is_name(w) for w in words) and all(_is_name(w) or w in _NAME_PARTICLES for w in words)
@@ -336,6 +349,26 @@ def _all_names(words: Sequence[str]) -> bool:
 _GERMAN_DETERMINERS = frozenset("""der die das den dem des ein eine einen einem einer eines kein keine keinen
 keinem keiner sein seine seinen seinem seiner ihr ihre ihren ihrem ihrer dieser diese dieses diesen diesem
 jener jene jenes jeden jeder jedes jedem zum zur im am vom beim ins ans""".split())
+
+
+@functools.lru_cache(maxsize=8)
+def _territory_words(lang: str) -> frozenset[str]:
+    """The lower-cased words of the country and region names CLDR gives in `lang` (Babel), without
+    the short ones ("St.", "und")."""
+    try:
+        from babel import Locale
+        names = Locale.parse(lang).territories.values()
+    except (ImportError, ValueError, LookupError):
+        return frozenset()
+    return frozenset(w.lower() for n in names for w in re.findall(r"\w+", n) if len(w) >= 4)
+
+
+def _territory(words: Sequence[str], lang: str) -> bool:
+    """Every capitalised word a word of a country's name (CLDR), inflected or not ("Vereinigten
+    Staaten", "Türkei"): a German name that takes an article ("in die Türkei"), not a common noun."""
+    known = _territory_words(lang)
+    caps = [w.lower() for w in words if _is_name(w)]
+    return bool(caps) and all(w in known or w.rstrip("ns") in known or w[:-1] in known for w in caps)
 
 
 def _is_name(word: str) -> bool:

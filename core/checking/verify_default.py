@@ -439,7 +439,7 @@ class DefaultVerifier(VerifierBase):
             shown = "; ".join(f'"{a.text}" = "{b.text}"' for a, b, _i in rep.agreed)
             return Verdict("S", round(conf, 4), name, used or [usable[rep.agreed[0][2]].id],
                            f"slot agreement: {shown}; p(supported)={p:.2f} before the slot check")
-        if p >= threshold and (swap := _swapped(fact, lang, [w.text for w in ws])):
+        if p >= threshold and (swap := _swapped(fact, lang, [w.text for w in ws], self.same_name)):
             (a, b), why = swap
             return Verdict("NS", SWAP_CONFIDENCE, name, used, f"{why}; p(supported)={p:.2f} before", marks=[(a, b)])
         label = "S" if p >= threshold else "NS"
@@ -504,13 +504,15 @@ def _cleared(words: list, spans: Sequence[tuple[int, int]]) -> list:
     return [(a, b, 0.0 if any(x <= a and b <= y for x, y in spans) else p) for a, b, p in words]
 
 
-def _swapped(fact: str, lang: str, texts: Sequence[str]) -> tuple[tuple[int, int], str] | None:
-    """A word swapped for its counterpart in a near copy of an evidence sentence, or a prize won where
-    the evidence has it nominated (or the reverse): its span, and the reason."""
+def _swapped(fact: str, lang: str, texts: Sequence[str],
+             same_name: Callable[[str, str], bool] | None = None) -> tuple[tuple[int, int], str] | None:
+    """A word swapped for its counterpart in a near copy of an evidence sentence, or a name for
+    another (unless `same_name` reads the two as one: "the US" for "the United States"), or a prize
+    won where the evidence has it nominated (or the reverse): its span, and the reason."""
     if swap := swapped_counterpart(fact, lang, texts):
         a, b, said = swap
         return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" between the same words'
-    if name := swapped_name(fact, lang, texts):
+    if (name := swapped_name(fact, lang, texts)) and not (same_name and same_name(fact[name[0]:name[1]], name[2])):
         a, b, said = name
         return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" between the same words'
     if award := award_status_swap(fact, lang, texts):

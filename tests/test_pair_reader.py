@@ -122,6 +122,12 @@ def test_a_claim_alone_is_judged_with_the_readers_logit_after_its_features(det):
     assert [vd.label for vd in got] == ["S", "NS"]
 
 
+def _script(folder: Path, ck: Path, *extra: str) -> list[str]:
+    """A small train_pair run on `folder`'s English and Spanish test files, checkpoints in `ck`."""
+    return [sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(folder), "--langs", "en,es",
+            "--ckpt-dir", str(ck), "--eval-every", "2", "--val-rows", "6", "--threads", "1", *extra]
+
+
 def _test_files(tmp_path: Path, langs=("en", "es")) -> Path:
     """XNLI dev's first rows written as labelled test files (the format train_pair reads)."""
     folder = tmp_path / "xnli-test"
@@ -136,8 +142,7 @@ def _test_files(tmp_path: Path, langs=("en", "es")) -> Path:
 def test_the_training_script_runs_resumes_and_exports_a_reader_the_verifier_can_load(tmp_path, det):
     folder = _test_files(tmp_path)
     ck = tmp_path / "ck"
-    base = [sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(folder), "--langs", "en,es",
-            "--ckpt-dir", str(ck), "--batch", "4", "--eval-every", "2", "--val-rows", "6", "--threads", "1"]
+    base = _script(folder, ck, "--batch", "4")
     proc = subprocess.run(base + ["--steps", "2"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "validation" in proc.stdout and (ck / "last.pt").is_file() and (ck / "best.pt").is_file()
@@ -294,8 +299,7 @@ def test_the_training_script_trains_a_three_class_reader_the_verifier_loads(tmp_
     assert {r["y3"] for r in load_xnli_rows(XNLI, langs=("en",))} == {0, 1, 2}
     folder = _test_files(tmp_path)
     ck = tmp_path / "ck"
-    base = [sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(folder), "--langs", "en,es",
-            "--ckpt-dir", str(ck), "--batch", "4", "--eval-every", "2", "--val-rows", "6", "--threads", "1"]
+    base = _script(folder, ck, "--batch", "4")
     proc = subprocess.run(base + ["--steps", "2", "--classes", "3"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = tmp_path / "reader.pt"
@@ -341,8 +345,7 @@ def test_the_consistency_term_is_zero_for_alike_verdicts_and_grows_with_their_di
 def test_the_training_script_trains_with_the_consistency_term_and_refuses_what_it_cannot_pair(tmp_path):
     folder = _test_files(tmp_path)
     ck = tmp_path / "ck"
-    base = [sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(folder), "--langs", "en,es",
-            "--ckpt-dir", str(ck), "--eval-every", "2", "--val-rows", "6", "--threads", "1", "--steps", "2"]
+    base = _script(folder, ck, "--steps", "2")
     proc = subprocess.run(base + ["--batch", "4", "--consistency", "1.0"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert torch.load(ck / "last.pt", map_location="cpu", weights_only=False)["args"]["consistency"] == 1.0
@@ -370,9 +373,7 @@ def test_layer_dropout_acts_only_while_training_and_the_script_sets_it(det, tmp_
         assert torch.equal(m(*batch), m(*batch))
     folder = _test_files(tmp_path)
     ck = tmp_path / "ck"
-    proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(folder),
-                           "--langs", "en,es", "--ckpt-dir", str(ck), "--batch", "4", "--steps", "1", "--eval-every", "1",
-                           "--val-rows", "6", "--threads", "1", "--layer-dropout", "0.1"],
+    proc = subprocess.run(_script(folder, ck, "--batch", "4", "--steps", "2", "--layer-dropout", "0.1"),
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert torch.load(ck / "last.pt", map_location="cpu", weights_only=False)["args"]["layer_dropout"] == 0.1

@@ -342,6 +342,7 @@ def test_the_consistency_term_is_zero_for_alike_verdicts_and_grows_with_their_di
     assert z.grad[0] > 0 > z.grad[1]                                          # pulls the two verdicts together
 
 
+@pytest.mark.skipif(not (XNLI / "dev-en.tsv").is_file(), reason="needs ../shared/data/xnli-dev")
 def test_the_training_script_trains_with_the_consistency_term_and_refuses_what_it_cannot_pair(tmp_path):
     folder = _test_files(tmp_path)
     ck = tmp_path / "ck"
@@ -356,6 +357,7 @@ def test_the_training_script_trains_with_the_consistency_term_and_refuses_what_i
     assert proc.returncode != 0 and "English only" in proc.stderr
 
 
+@pytest.mark.skipif(not (XNLI / "dev-en.tsv").is_file(), reason="needs ../shared/data/xnli-dev")
 def test_layer_dropout_acts_only_while_training_and_the_script_sets_it(det, tmp_path):
     from mfact.core.checking.detector import prepare
     from mfact.core.checking.pair_reader import PairModel

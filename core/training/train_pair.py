@@ -144,11 +144,16 @@ def draw(rows: list[dict], rng: random.Random, n: int, langs, cross: float,
     for _ in range(n):
         r = rng.choice(extra) if extra and rng.random() < extra_share else rng.choice(rows)
         have = [lg for lg in langs if lg in r["text"]]
-        lh = rng.choice(have)
-        lp = lh if rng.random() >= cross else rng.choice(have)
-        pairs.append((r["text"][lp][0], r["text"][lh][1]))
+        pairs.append(_reading(r, rng.choice(have), have, rng, cross))
         ys.append(r[key])
     return pairs, ys
+
+
+def _reading(r: dict, lh: str, have: list[str], rng: random.Random, cross: float) -> tuple[str, str]:
+    """Row `r` as (premise, hypothesis): the hypothesis in `lh`, the premise in the same language or
+    (share `cross`) one of `have`."""
+    lp = lh if rng.random() >= cross else rng.choice(have)
+    return r["text"][lp][0], r["text"][lh][1]
 
 
 def draw_pairs(rows: list[dict], rng: random.Random, n: int, langs, cross: float,
@@ -163,8 +168,7 @@ def draw_pairs(rows: list[dict], rng: random.Random, n: int, langs, cross: float
         first = rng.choice(have)
         second = rng.choice([lg for lg in have if lg != first] or have)
         for lh in (first, second):
-            lp = lh if rng.random() >= cross else rng.choice(have)
-            pairs.append((r["text"][lp][0], r["text"][lh][1]))
+            pairs.append(_reading(r, lh, have, rng, cross))
             ys.append(r[key])
     return pairs, ys
 
@@ -173,12 +177,8 @@ def consistency(z: torch.Tensor) -> torch.Tensor:
     """The symmetric KL divergence between the verdicts (Bernoulli, binary logits `z`) of pairs 2i and
     2i + 1, mean over the pairs of readings: translations of one pair should be judged alike."""
     a, b = z[0::2], z[1::2]
-    pa, pb = torch.sigmoid(a), torch.sigmoid(b)
-    lsa, lsb = torch.nn.functional.logsigmoid(a), torch.nn.functional.logsigmoid(b)
-    lna, lnb = torch.nn.functional.logsigmoid(-a), torch.nn.functional.logsigmoid(-b)
-    kl_ab = pa * (lsa - lsb) + (1 - pa) * (lna - lnb)
-    kl_ba = pb * (lsb - lsa) + (1 - pb) * (lnb - lna)
-    return (kl_ab + kl_ba).mean() / 2
+    # KL(p||q) + KL(q||p) for Bernoulli p, q is (p - q)(logit p - logit q)
+    return ((torch.sigmoid(a) - torch.sigmoid(b)) * (a - b)).mean() / 2
 
 
 @torch.no_grad()

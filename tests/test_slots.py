@@ -352,6 +352,39 @@ def test_a_value_between_the_same_words_as_another_value_of_the_evidence_conflic
     assert not check_slots(season, "en", [(other.replace("1903", "the"), "en")], "Marie Curie").conflict
 
 
+EINSTEIN_DE = ("Albert Einstein wurde am 14. März 1879 in Ulm geboren. 1880 zog die Familie nach München. "
+               "1894 zog die Familie nach Italien, Albert ging 1895 in die Schweiz, wo er in Aarau die Schule "
+               "besuchte. 1896 begann er sein Studium am Polytechnikum in Zürich. 1933 emigrierte er in die USA.")
+
+
+def test_a_value_the_evidence_has_only_about_something_else_does_not_save_a_rewritten_sentence():
+    """A year taken from elsewhere in the article: the evidence has "1896", but about his studies; the
+    sentence that holds the fact says 1895 among the fact's own words. Before, "1896" anywhere in the
+    evidence agreed with it and the fact was S."""
+    rep = check_slots("Albert ging 1896 in die Schweiz.", "de", [(EINSTEIN_DE, "de")], "Albert Einstein")
+    assert rep.conflict and [c.evidence_value.text for c in rep.conflicts] == ["1895"], rep.reason()
+    assert [("Albert ging 1896 in die Schweiz.")[a:b] for a, b in rep.marks()] == ["1896"]
+    en = ("Einstein moved to Switzerland in 1895 to attend school in Aarau. He began his studies at the "
+          "Polytechnic in Zurich in 1896.")
+    assert check_slots("Einstein moved to Switzerland in 1896.", "en", [(en, "en")], "Albert Einstein").conflict
+    # the value in the sentence that holds the fact, or where the fact's words stand around it: agreed
+    for fact in ("Albert ging 1895 in die Schweiz.", "1896 begann er sein Studium in Zürich.",
+                 "Er ging 1895 in die Schweiz und begann 1896 sein Studium am Polytechnikum.",
+                 "Die Familie zog 1894 nach Italien."):
+        rep = check_slots(fact, "de", [(EINSTEIN_DE, "de")], "Albert Einstein")
+        assert not rep.conflict, (fact, rep.reason())
+    # no sentence holds 60% of the fact's words: nothing to compare with ("1896" agrees)
+    assert not check_slots("Albert reiste 1896 durch die Alpen.", "de", [(EINSTEIN_DE, "de")], "Albert Einstein").conflict
+
+
+def test_the_default_verifier_calls_a_year_moved_from_another_sentence_not_supported(verifier):
+    ev = [Evidence("de-lead", "given", "de", "Albert Einstein", EINSTEIN_DE)]
+    facts = ("Albert ging 1896 in die Schweiz.", "Albert ging 1895 in die Schweiz.", "1896 begann er sein Studium.")
+    got = verifier.verify_batch([(f, "Albert Einstein", "de", ev) for f in facts])
+    assert [v.label for v in got] == ["NS", "S", "S"], [v.reason for v in got]
+    assert [facts[0][a:b] for a, b in got[0].marks] == ["1896"] and '"1896" vs "1895"' in got[0].reason
+
+
 @pytest.mark.parametrize("verifier", ["offline", "slots"])
 def test_every_verifier_with_slot_checks_calls_the_rewritten_year_not_supported(verifier):
     from mfact.core.checking import build_verifier

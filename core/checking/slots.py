@@ -1232,6 +1232,11 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
             if same_slot:
                 _check_slot(v, same_slot, anywhere, evs, order, same_name, rep)
                 continue
+        moved = None if not anywhere else _moved_value(
+            v, fv, fact_content, anywhere, passages, evs, order, lang, same_name)
+        if moved is not None:
+            rep.conflicts.append(Conflict(v, moved[1], moved[0], _marks_of(v, moved[1])))
+            continue
         if anywhere:
             rep.agreed.append((v, anywhere[0][1], anywhere[0][0]))
             continue
@@ -1420,17 +1425,28 @@ def _sentence_around(text: str, at: int) -> tuple[int, int]:
     return starts[k - 1], starts[k] if k < len(starts) else len(text)
 
 
-def _matching_sentence_value(v: Value, fact_content: set[str], passages: Sequence[tuple[str, str]],
-                             evs: list[TextValues], order: list[int], lang: str) -> tuple[int, Value] | None:
-    if len(fact_content) < 2:
-        return None
+MATCH_SHARE = 0.6   # the share of the fact's content words an evidence sentence holds to speak for it
+
+
+def _best_sentence(fact_content: set[str], passages: Sequence[tuple[str, str]],
+                   order: list[int]) -> tuple[float, int, int, int] | None:
+    """(share, passage, start, end) of the evidence sentence holding the largest share of the fact's
+    content words (the first of equal ones, in `order`)."""
     best: tuple[float, int, int, int] | None = None
     for i in order:
         for s, e, words in _sentence_words(passages[i][0]):
             share = len(fact_content & words) / len(fact_content)
             if best is None or share > best[0]:
                 best = (share, i, s, e)
-    if best is None or best[0] < 0.6:
+    return best
+
+
+def _matching_sentence_value(v: Value, fact_content: set[str], passages: Sequence[tuple[str, str]],
+                             evs: list[TextValues], order: list[int], lang: str) -> tuple[int, Value] | None:
+    if len(fact_content) < 2:
+        return None
+    best = _best_sentence(fact_content, passages, order)
+    if best is None or best[0] < MATCH_SHARE:
         return None
     _share, i, s, e = best
     same = [x for x in evs[i].values if s <= x.start and x.end <= e and _same_kind(v, x)]
@@ -1449,6 +1465,43 @@ def _near_words(words: Sequence[tuple[str, int, int]], x: Value, n: int = 3) -> 
     """The content words (5-letter prefixes, as `_sentence_words`) within `n` words of value `x`."""
     i, j = _around(words, x.start, x.end)
     return {w.lower()[:5] for w, _a, _b in (*words[max(0, i - n):i], *words[j:j + n]) if w.lower() not in STOPWORDS}
+
+
+def _moved_value(v: Value, fv: TextValues, fact_content: set[str], anywhere: list[tuple[int, Value]],
+                 passages: Sequence[tuple[str, str]], evs: list[TextValues], order: list[int], lang: str,
+                 same_name: NameMatcher = names_alike) -> tuple[int, Value] | None:
+    """A value the evidence has, but only in sentences about something else, where the evidence
+    sentence that holds the fact says another value of the same kind among the fact's own words
+    ("Albert ging 1896 in die Schweiz" against "Albert ging 1895 in die Schweiz, ... 1896 begann er
+    sein Studium"): a year or number taken from elsewhere in the article, the binding LLMs get wrong.
+    None unless (1) an evidence sentence holds MATCH_SHARE of the fact's content words, (2) no value
+    of it agrees with `v`, (3) one of its values of `v`'s kind has a word of the fact within 3 words,
+    and (4) no sentence that has `v` has any of the fact's words within 3 words of `v` (those read
+    the fact's value in its own place: "shared the 1911 Nobel Prize" against "won the 1911 Nobel
+    Prize" stays agreed). Not in languages without spaces."""
+    if lang in SPACELESS or v.rel is not None or len(fact_content) < 2:
+        return None
+    near = _near_words(fv.words, v)
+    if not near:
+        return None
+    best = _best_sentence(fact_content, passages, order)
+    if best is None or best[0] < MATCH_SHARE:
+        return None
+    _share, i, s, e = best
+    if any(j == i and s <= x.start and x.end <= e for j, x in anywhere):
+        return None
+    for j, x in anywhere:
+        sent = next((ws for a, b, ws in _sentence_words(passages[j][0]) if a <= x.start and x.end <= b), frozenset())
+        if _near_words(evs[j].words, x) & near or len(fact_content & sent) >= FRAME_SHARE * len(fact_content):
+            return None
+    # not a value that agrees with another of the fact's ("in Ulm" of "in Ulm, Deutschland")
+    same = [(len(_near_words(evs[i].words, x) & near), x) for x in evs[i].values
+            if s <= x.start and x.end <= e and _same_kind(v, x)
+            and not any(values_agree(o, x, same_name) for o in fv.values if o is not v)]
+    same = [(k, x) for k, x in same if k]
+    if not same:
+        return None
+    return i, max(same, key=lambda kx: kx[0])[1]
 
 
 FRAME_WORDS = 2     # words on each side of a value that must read the same around the evidence's

@@ -208,7 +208,7 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r19"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r20"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
@@ -241,7 +241,9 @@ RULES_VERSION = "r19"     # the rules and the lexical normalisation: a change re
 # Cantonese and Japanese (the characters around the word; a Chinese comparison turned around) and
 # tables for Russian, Ukrainian, Arabic and Hebrew; (r16-r18: docs/verifier.md and docs/slots.md);
 # r19: a near copy's name swapped at the fact's end, and German country names after an article read as
-# names (CLDR's territory names), unless the verifier reads the two names as one ("the US", "the United States")
+# names (CLDR's territory names), unless the verifier reads the two names as one ("the US", "the United States");
+# r20: a year or number the evidence has only about something else does not save a sentence it rewrote
+# (slots._moved_value: "Albert ging 1896 in die Schweiz" against "... ging 1895 in die Schweiz ... 1896 begann er")
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")

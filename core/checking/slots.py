@@ -1475,10 +1475,14 @@ def _moved_value(v: Value, fv: TextValues, fact_content: set[str], anywhere: lis
     ("Albert ging 1896 in die Schweiz" against "Albert ging 1895 in die Schweiz, ... 1896 begann er
     sein Studium"): a year or number taken from elsewhere in the article, the binding LLMs get wrong.
     None unless (1) an evidence sentence holds MATCH_SHARE of the fact's content words, (2) no value
-    of it agrees with `v`, (3) one of its values of `v`'s kind has a word of the fact within 3 words,
-    and (4) no sentence that has `v` has any of the fact's words within 3 words of `v` (those read
+    of it agrees with `v`, (3) one of its values of `v`'s kind has two of the words within 3 words of
+    `v` in the fact within 3 words of it too (the only one, when the fact has one there), and agrees
+    with none of the fact's other values, and (4) every sentence that has `v` holds under FRAME_SHARE
+    of the fact's content words and none of the words within 3 words of `v` (such a sentence may tell
     the fact's value in its own place: "shared the 1911 Nobel Prize" against "won the 1911 Nobel
-    Prize" stays agreed). Not in languages without spaces."""
+    Prize" stays agreed). "1933 ging er nach Princeton" against "1894 zog die Familie nach Italien,
+    Albert ging 1895 ... 1933 emigrierte er ..., wo er in Princeton lebte" stays agreed by (3): "nach"
+    alone stands around 1894. Not in languages without spaces."""
     if lang in SPACELESS or v.rel is not None or len(fact_content) < 2:
         return None
     near = _near_words(fv.words, v)
@@ -1498,7 +1502,7 @@ def _moved_value(v: Value, fv: TextValues, fact_content: set[str], anywhere: lis
     same = [(len(_near_words(evs[i].words, x) & near), x) for x in evs[i].values
             if s <= x.start and x.end <= e and _same_kind(v, x)
             and not any(values_agree(o, x, same_name) for o in fv.values if o is not v)]
-    same = [(k, x) for k, x in same if k]
+    same = [(k, x) for k, x in same if k >= min(2, len(near))]
     if not same:
         return None
     return i, max(same, key=lambda kx: kx[0])[1]

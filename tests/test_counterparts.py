@@ -229,6 +229,53 @@ def test_a_country_after_a_german_article_and_a_name_swapped_at_the_facts_end():
     assert swapped_name("1894 zog die Familie nach München.", "de", ev) is None
 
 
+def test_a_name_taken_from_another_sentence_of_the_evidence_is_a_swap():
+    # rules r20: a near copy whose name the evidence has only in sentences about other things ("1880
+    # zog die Familie nach München") was S 0.92-0.95; a short fact that copies the start of a sentence
+    # and ends on another place, after another preposition ("nach Kanada" for "in die USA"), too
+    from mfact.core.checking.counterparts import swapped_name
+    ev = [EINSTEIN_DE]
+    for fact, want in [("Albert ging 1895 nach München.", ("München", "Schweiz")),
+                       ("1933 emigrierte er nach Italien.", ("Italien", "USA")),
+                       ("1933 emigrierte er nach Kanada, wo er in Princeton lebte.", ("Kanada", "USA")),
+                       ("1933 emigrierte er in die USA, wo er in Ulm lebte.", ("Ulm", "Princeton")),
+                       ("1880 zog die Familie nach Ulm.", ("Ulm", "München"))]:
+        got = swapped_name(fact, "de", ev)
+        assert got is not None and (fact[got[0]:got[1]], got[2]) == want, fact
+    # German puts the verb second: "1895 ging er in die" has the words of "Albert ging 1895 in die"
+    got = swapped_name("1895 ging er in die Türkei.", "de", ev)
+    assert got is not None and got[2] == "Schweiz"
+    for fact in ("1895 ging er in die Schweiz.", "Die Familie zog 1894 nach Italien.", "1880 zog er nach Augsburg."):
+        assert swapped_name(fact, "de", ev) is None, fact
+    # the name where the evidence says it: in a sentence holding the fact's words, or with the
+    # evidence's own name ("in die Schweiz, wo er in Aarau ..."); not a copy up to its end
+    for fact in ("Albert ging 1895 nach Aarau.", "1894 zog die Familie nach München.", "1933 ging er nach Princeton.",
+                 "Albert ging 1895 in die Schweiz."):
+        assert swapped_name(fact, "de", ev) is None, fact
+    # a country the evidence has, for its city, is no swap: it may be where the city lies
+    en = ["Marie Curie was born in Warsaw, in what was then the Kingdom of Poland. In 1891 she moved to Paris, "
+          "where she studied. She died in 1934 at Passy, in Haute-Savoie, France."]
+    assert swapped_name("In 1891 she moved to France.", "en", en) is None
+    got = swapped_name("In 1891 she moved to Warsaw.", "en", en)
+    assert got is not None and got[2] == "Paris"
+
+
+def test_the_default_verifier_calls_the_other_sentences_prize_not_supported():
+    # rules r20: "Physics" is in the evidence, but in the 1903 prize's sentence; the fact copies the
+    # 1911 one. The embedder reads "Physics" and "Chemistry" as one name, which let it pass (S 0.96):
+    # a name the evidence has itself is no other spelling of the evidence's
+    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.session import Evidence
+    ev = [Evidence("en", "given", "en", "Marie Curie",
+                   "In 1891 she moved to Paris. She shared the 1903 Nobel Prize in Physics with Pierre Curie and Henri "
+                   "Becquerel. She won the 1911 Nobel Prize in Chemistry. She died in 1934 at Passy.")]
+    facts = ["She won the 1911 Nobel Prize in Physics.", "She won the 1911 Nobel Prize in Chemistry.",
+             "She shared the 1903 Nobel Prize in Physics with Henri Becquerel."]
+    got = DefaultVerifier().verify_batch([(f, "Marie Curie", "en", ev) for f in facts])
+    assert [v.label for v in got] == ["NS", "S", "S"], [v.reason for v in got]
+    assert [facts[0][a:b] for a, b in got[0].marks] == ["Physics"] and '"Chemistry"' in got[0].reason
+
+
 def test_verify_pairs_calls_a_country_swapped_after_a_german_article_not_supported(tmp_path, capsys):
     # "Albert ging 1895 in die Türkei." against the sentence "... Albert ging 1895 in die Schweiz, wo
     # ...": S 0.52 before r19 (a noun after an article was never a name, and the fact ends where the

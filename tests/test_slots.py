@@ -380,6 +380,24 @@ def test_a_value_the_evidence_has_only_about_something_else_does_not_save_a_rewr
     assert not check_slots("Albert reiste 1896 durch die Alpen.", "de", [(EINSTEIN_DE, "de")], "Albert Einstein").conflict
 
 
+def test_a_place_told_with_the_evidences_place_agrees():
+    # rules r20: "in France" against "died ... at Passy, in Haute-Savoie, France" was a slot conflict
+    ev = "Marie Curie died in 1934 at Passy, in Haute-Savoie, France. She was buried in Sceaux."
+    assert not check_slots("She died in 1934 in France.", "en", [(ev, "en")], "Marie Curie").conflict
+    for fact in ("She died in 1934 in Germany.", "She died in 1934 in Sceaux.", "She died in 1934 in Paris."):
+        assert check_slots(fact, "en", [(ev, "en")], "Marie Curie").conflict, fact
+    # the next sentence's country is not told with the place
+    ev = "Marie Curie died in 1934 at Passy. France mourned her."
+    assert check_slots("She died in 1934 in France.", "en", [(ev, "en")], "Marie Curie").conflict
+    # commas go on; another clause or a relation word ends what tells where the place lies
+    ev = "Marie Curie was born in Warsaw, in what was then the Kingdom of Poland, part of the Russian Empire."
+    for fact in ("Marie Curie was born in Poland.", "Marie Curie was born in the Russian Empire."):
+        assert not check_slots(fact, "en", [(ev, "en")], "Marie Curie").conflict, fact
+    assert check_slots("Marie Curie was born in Paris.", "en", [(ev, "en")], "Marie Curie").conflict
+    for ev in ("Marie Curie was born in Warsaw and died in Paris.", "Marie Curie was born in Warsaw, died in Paris."):
+        assert check_slots("Marie Curie was born in Paris.", "en", [(ev, "en")], "Marie Curie").conflict, ev
+
+
 def test_the_default_verifier_calls_a_year_moved_from_another_sentence_not_supported(verifier):
     ev = [Evidence("de-lead", "given", "de", "Albert Einstein", EINSTEIN_DE)]
     facts = ("Albert ging 1896 in die Schweiz.", "Albert ging 1895 in die Schweiz.", "1896 begann er sein Studium.")

@@ -289,14 +289,50 @@ def _swaps(ft: list[str], lang: str, texts: Sequence[str], most: int = 1) -> Ite
             if len(et) < MIN_WORDS:
                 continue
             sm = difflib.SequenceMatcher(None, ft, et, autojunk=False)
+            ops = sm.get_opcodes()
             if sm.ratio() < NEAR_COPY_RATIO and _covered(sm, len(ft)) < NEAR_COPY_RATIO:
-                continue
-            for op, i1, i2, j1, j2 in sm.get_opcodes():
+                if most > 1 and _copied_up_to_end(ops, ft, et):
+                    ops = ops[-1:]
+                elif most > 1 and (tail := _anchored_tail(ft, et, most)):
+                    ops = [("replace", tail[0], len(ft), tail[1], len(et))]
+                else:
+                    continue
+            for op, i1, i2, j1, j2 in ops:
                 if op == "replace" and i2 == len(ft) and i1 > 0:
                     j2 = min(j2, j1 + most)     # the fact ends where the sentence goes on ("... in die
                                                 # Türkei" against "... in die Schweiz, wo er ...")
                 if op == "replace" and i2 - i1 <= most and j2 - j1 <= most:
                     yield i1, i2, ew, j1, j2
+
+
+TAIL_COPY = 3       # words a short fact copies before the name it ends with ("1933 emigrierte er | nach Kanada")
+
+
+def _copied_up_to_end(ops: list, ft: Sequence[str], et: Sequence[str]) -> bool:
+    """Whether a fact (its lower-case words `ft`) copies an evidence sentence (`et`), in order and
+    without a gap on its own side, for at least TAIL_COPY words up to a last stretch that differs
+    ("1933 emigrierte er nach Italien" against "1933 emigrierte er in die USA, wo ..."): a short fact
+    whose other words are too few for the copy's share to tell."""
+    if not ops or ops[-1][0] != "replace" or ops[-1][2] != len(ft) or ops[-1][1] < TAIL_COPY:
+        return False
+    return all(op == "equal" or i1 == i2 for op, i1, i2, _j1, _j2 in ops[:-1])
+
+
+def _anchored_tail(ft: Sequence[str], et: Sequence[str], most: int) -> tuple[int, int] | None:
+    """(i1, j1) where a short fact's last stretch ft[i1:] (at most `most` words) follows the same two
+    words as the sentence's et[j1:], and differs from it, when every word of the fact before it is the
+    sentence's or a small word, in another order ("1895 ging er in die | Türkei" against "Albert ging
+    1895 in die | Schweiz": German puts the verb second), and it has TAIL_COPY of them at least."""
+    words = set(et)
+    for k in range(1, most + 1):
+        i1 = len(ft) - k
+        if i1 < max(2, TAIL_COPY) or not all(w in words or w in STOPWORDS for w in ft[:i1]):
+            continue
+        anchor = list(ft[i1 - 2:i1])
+        for j in range(2, len(et)):
+            if et[j - 2:j] == anchor and et[j] != ft[i1]:
+                return i1, j
+    return None
 
 
 def swapped_name(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, str] | None:
@@ -312,18 +348,67 @@ def swapped_name(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, 
     if len(fw) < MIN_WORDS or not any(_is_name(w) for w, _a, _b in fw[1:]):
         return None
     ft = [w.lower() for w, _a, _b in fw]
-    seen = {w.lower()[:5] for t in texts for w, _a, _b in words_with_offsets(t)}
+    said = {w.lower()[:5] for t in texts for w, _a, _b in words_with_offsets(t)}
     for i1, i2, ew, j1, j2 in _swaps(ft, lang, texts, NAME_WORDS):
-        mine, theirs = [w for w, _a, _b in fw[i1:i2]], _leading_name([w for w, _a, _b in ew[j1:j2]])
+        i1, j1 = _first_name(fw, i1, i2), _first_name(ew, j1, j2)     # "nach Kanada" for "in die USA"
+        mine, theirs = [w for w, _a, _b in fw[i1:i2]], _leading_name([w for w, _a, _b in _unbroken(ew, j1, j2)])
         if i1 == 0 or j1 == 0 or (lang == "de" and ft[i1 - 1] in _GERMAN_DETERMINERS
                                   and not (_territory(mine, lang) and _territory(theirs, lang))):
             continue
         if not (_all_names(mine) and _all_names(theirs)):
             continue
+        seen = _seen_names(ft[:i1] + ft[i2:], theirs, lang, texts, [w.lower() for w, _a, _b in ew])
+        if _territory(mine, lang) and not (_territory(theirs, lang) or _acronym(theirs)):
+            seen |= said          # a country the evidence has, for its city: "moved to France" for "to Paris"
         new = [k for k in range(i1, i2) if _is_name(fw[k][0]) and ft[k][:5] not in seen]
         if new:
             return fw[new[0]][1], fw[new[-1]][2], " ".join(theirs)
     return None
+
+
+def _unbroken(words: Sequence[tuple[str, int, int]], j1: int, j2: int) -> Sequence[tuple[str, int, int]]:
+    """words[j1:j2] up to the first that stands after more than a space ("Italien" of "Italien,
+    Albert")."""
+    for k in range(j1 + 1, j2):
+        if words[k][1] - words[k - 1][2] > 1:
+            return words[j1:k]
+    return words[j1:j2]
+
+
+def _first_name(words: Sequence[tuple[str, int, int]], i1: int, i2: int) -> int:
+    """The first of words[i1:i2] that is a name or a name's particle ("de Broglie"), past the small
+    words before it (a preposition, an article); i1 when none is."""
+    for k in range(i1, i2):
+        if _is_name(words[k][0]) or words[k][0] in _NAME_PARTICLES:
+            return k
+    return i1
+
+
+SEEN_SHARE = 0.4    # a sentence holding this share of a fact's other words (two at least) may say its name in its place
+
+
+def _seen_names(rest: Sequence[str], theirs: Sequence[str], lang: str, texts: Sequence[str],
+                copied: Sequence[str] = ()) -> set[str]:
+    """The names (5-letter prefixes, lower case) that the evidence says where they may belong to the
+    fact: in a sentence that holds SEEN_SHARE of the fact's other content words (`rest`; two at least,
+    or all when it has fewer, and as many as the sentence it copies, `copied`), or one that
+    also names the evidence's own name (`theirs`: "Warsaw was then part of the Russian Empire" ties the
+    two places). A name the evidence has only in sentences about other things ("1880 zog die Familie
+    nach München" for "Albert ging 1895 nach München", where the evidence has "in die Schweiz") is not
+    seen: it was taken from elsewhere."""
+    content = {w[:5] for w in rest if w not in STOPWORDS and not w.isdigit()}
+    tie = {w.lower()[:5] for w in theirs if _is_name(w)}
+    need = min(len(content), max(2, SEEN_SHARE * len(content)))      # one shared "nach" says nothing
+    # ... and as many as the sentence the fact copies: "She won the 1911 Nobel Prize in Physics" copies
+    # "She won the 1911 Nobel Prize in Chemistry", not "She shared the 1903 Nobel Prize in Physics"
+    need = max(need, len(content & {w[:5] for w in copied}))
+    out: set[str] = set()
+    for text in texts:
+        for sent in split_sentences(text, lang):
+            words = {w.lower()[:5] for w, _a, _b in words_with_offsets(sent.text)}
+            if (words & tie) or len(words & content) >= need:
+                out |= words
+    return out
 
 
 NAME_WORDS = 3          # words of a name swapped for another ("Louis de Broglie" for "Max Planck")
@@ -369,6 +454,11 @@ def _territory(words: Sequence[str], lang: str) -> bool:
     known = _territory_words(lang)
     caps = [w.lower() for w in words if _is_name(w)]
     return bool(caps) and all(w in known or w.rstrip("ns") in known or w[:-1] in known for w in caps)
+
+
+def _acronym(words: Sequence[str]) -> bool:
+    """A name in capitals of 2-5 letters ("USA", "UdSSR"): a country's as often as not."""
+    return len(words) == 1 and 2 <= len(words[0]) <= 5 and sum(c.isupper() for c in words[0]) >= 2
 
 
 def _is_name(word: str) -> bool:

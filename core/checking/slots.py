@@ -1230,7 +1230,7 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
             same_slot = [(i, e) for i in order for e in evs[i].values
                          if e.rel == v.rel and e.kind == v.kind and (v.kind != "date" or dates_comparable(v, e))]
             if same_slot:
-                _check_slot(v, same_slot, anywhere, evs, order, same_name, rep)
+                _check_slot(v, same_slot, anywhere, evs, order, same_name, rep, [t for t, _l in passages])
                 continue
         moved = None if not anywhere else _moved_value(
             v, fv, fact_content, anywhere, passages, evs, order, lang, same_name)
@@ -1254,13 +1254,17 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
 
 
 def _check_slot(v: Value, same_slot: list[tuple[int, Value]], anywhere: list[tuple[int, Value]],
-                evs: list[TextValues], order: list[int], same_name: NameMatcher, rep: SlotReport) -> None:
+                evs: list[TextValues], order: list[int], same_name: NameMatcher, rep: SlotReport,
+                texts: Sequence[str] = ()) -> None:
     """A fact value whose slot the evidence fills: agreed, or a conflict."""
     ok = [(i, e) for i, e in same_slot if values_agree(v, e, same_name)]
     if not ok and v.rel in MANY:
         # one prize, marriage or foundation of several: the evidence names this one without the
         # slot word ("She shared the 1903 Nobel Prize", "won ... 1911")
         ok = [(i, e) for i, e in anywhere if e.rel is None]
+    if not ok and v.kind == "place":
+        # the evidence's place told with the fact's ("at Passy, in Haute-Savoie, France" for "in France")
+        ok = [(i, e) for i, e in same_slot if i < len(texts) and _told_with(v, e, evs[i].words, texts[i])]
     if ok:
         rep.agreed.append((v, ok[0][1], ok[0][0]))
     elif v.kind != "place" or not _named_elsewhere(v, evs, order, same_name):
@@ -1379,6 +1383,36 @@ def _detected(text: str) -> str:
 def _langs_of(text: str, fact_lang: str) -> tuple[str, ...]:
     det = _detected(text)
     return tuple(dict.fromkeys(x for x in (fact_lang, det) if x))
+
+
+PLACE_TOLD = 15     # words after an evidence place that may name the region or country it lies in
+# what ends the words that tell where a place lies: another clause, not a comma
+_PLACE_TOLD_END = re.compile(r"[;:!?。；！？؛]|\s(?:and|et|und|y|e|i|и|ve|và|dan|και)\s|\)")
+
+
+@functools.lru_cache(maxsize=1)
+def _told_stops() -> frozenset[str]:
+    """The relation words of every language, lower case (born, died, geboren, starb ...)."""
+    return frozenset(w.lower() for table in relation_words().values() for words in table.values() for w in words)
+
+
+def _told_with(v: Value, e: Value, words: Sequence[tuple[str, int, int]], text: str) -> bool:
+    """Whether the words of place `v` (5-letter prefixes, accents folded) all stand within PLACE_TOLD
+    words after the evidence's place `e`, in its clause (commas go on; a sentence's end, another
+    clause or a relation word stop it): the larger place it lies in, told with it ("Passy, in
+    Haute-Savoie, France"; "Warsaw, in what was then the Kingdom of Poland, part of the Russian
+    Empire"), not the place of the next event ("born in Warsaw and died in Paris")."""
+    mine = {_fold(w)[:5] for w in re.findall(r"\w+", v.text) if w[:1].isupper()}
+    if not mine:
+        return False
+    _i, j = _around(words, e.start, e.end)
+    after, end = [], e.end
+    for w, a, b in words[j:j + PLACE_TOLD]:
+        if _SENTENCE_END.search(text, end, a) or _PLACE_TOLD_END.search(text, end, a) or w.lower() in _told_stops():
+            break
+        after.append(_fold(w)[:5])
+        end = b
+    return mine <= set(after)
 
 
 def _named_elsewhere(v: Value, evs: list[TextValues], order: list[int], same_name: NameMatcher) -> bool:

@@ -507,18 +507,28 @@ def _cleared(words: list, spans: Sequence[tuple[int, int]]) -> list:
 def _swapped(fact: str, lang: str, texts: Sequence[str],
              same_name: Callable[[str, str], bool] | None = None) -> tuple[tuple[int, int], str] | None:
     """A word swapped for its counterpart in a near copy of an evidence sentence, or a name for
-    another (unless `same_name` reads the two as one: "the US" for "the United States"), or a prize
+    another (unless `same_name` reads the two as one and the evidence does not have the fact's: "the
+    US" for "the United States"), or a prize
     won where the evidence has it nominated (or the reverse): its span, and the reason."""
     if swap := swapped_counterpart(fact, lang, texts):
         a, b, said = swap
         return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" between the same words'
-    if (name := swapped_name(fact, lang, texts)) and not (same_name and same_name(fact[name[0]:name[1]], name[2])):
+    if (name := swapped_name(fact, lang, texts)) and not (same_name and not _said(fact[name[0]:name[1]], texts)
+                                                          and same_name(fact[name[0]:name[1]], name[2])):
         a, b, said = name
         return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" between the same words'
     if award := award_status_swap(fact, lang, texts):
         a, b, said = award
         return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" (won or nominated)'
     return None
+
+
+def _said(name: str, texts: Sequence[str]) -> bool:
+    """Whether the evidence has every word of `name` (5-letter prefixes): then it is a name of its own
+    there, not another way of writing the evidence's ("Physics" beside "Chemistry", which the embedder
+    reads as one; "the US" for "the United States" is not)."""
+    mine = {w.lower()[:5] for w, _a, _b in words_with_offsets(name)}
+    return bool(mine) and mine <= {w.lower()[:5] for t in texts for w, _a, _b in words_with_offsets(t)}
 
 
 def ns_marks(fact: str, entity: str, lang: str, words: Sequence[tuple[int, int, float]], threshold: float,

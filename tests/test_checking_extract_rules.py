@@ -73,6 +73,24 @@ def test_relative_clauses_and_participial_phrases_become_facts_of_their_own():
         "he co-founded Continuum Analytics In 2012", "Continuum Analytics a software company"]
 
 
+@pytest.mark.parametrize("lang,text,expected", [
+    # rules v18: "where" with a subject of its own is a fact of its own in every language; before, the
+    # place before the comma was put in front of it ("die Türkei er in Aarau die Schule besuchte")
+    ("de", "1895 ging er in die Türkei, wo er in Aarau die Schule besuchte.",
+     ["1895 ging er in die Türkei", "er in Aarau die Schule besuchte"]),
+    ("fr", "En 1891, elle part à Paris, où elle étudie la physique.",
+     ["elle part à Paris En 1891", "elle étudie la physique"]),
+    ("es", "En 1891 se trasladó a París, donde ella estudió física.",
+     ["En 1891 se trasladó a París", "ella estudió física"]),
+    ("it", "Nel 1891 si trasferì a Parigi, dove lei studiò fisica.",
+     ["Nel 1891 si trasferì a Parigi", "lei studiò fisica"]),
+    ("en", "In 1891 she moved to Paris, where she studied physics.",
+     ["In 1891 she moved to Paris", "she studied physics"]),
+])
+def test_a_where_clause_with_its_own_subject_stands_alone(lang, text, expected):
+    assert [f.text for _s, f in extract(text, lang, "Marie Curie")] == expected
+
+
 def test_spans_of_one_sentence_do_not_overlap_and_stay_inside_it():
     t = ("Marianne McAndrew is an American actress and singer, born on November 21, 1942, in Cleveland, Ohio. "
          "She began her career as a singer, signing with Motown Records in 1993 and releasing her debut album "

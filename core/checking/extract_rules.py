@@ -46,7 +46,7 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "17"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "18"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);
@@ -81,6 +81,9 @@ class RuleExtractor(Stage):
                          #    solos, such as X, shaped ...") gives the clause without it and the example
                          # 16: a Turkish clause may end in a capitalised title with its copula ("... ve 2017'den
                          #    beri Avusturya Cumhurbaşkanıdır")
+                         # 18: "where"/"when" in every language with them (wo, où, donde, dove, onde, где ...)
+                         #    before a subject of the clause's own: the clause alone, not "die Türkei er in
+                         #    Aarau die Schule besuchte"
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()

@@ -47,6 +47,9 @@ from .rule_words import (
 # relative pronouns that always speak of a person: the clause is about the subject
 _PERSON_RELATIVES = {"who", "quien", "quienes", "qui", "который", "которая", "които", "който", "която",
                      "ambaye", "जो", "যিনি", "جو", "الذي", "التي"}
+# "where" and "when": a clause after them with a subject of its own is a fact of its own
+_WHERE_WHEN = {"where", "when", "donde", "cuando", "où", "wo", "dove", "onde", "где", "когда", "където", "όπου",
+               "di mana", "nơi", "जहाँ", "যেখানে", "جہاں", "حيث"}
 # "such as"-like keywords: the list items replace the object after the last preposition
 _EXAMPLE_WORDS = {"such as", "like", "como", "comme", "wie", "come", "как", "като", "όπως", "seperti",
                   "như", "kama", "مثل", "مانند", "जैसे", "جیسے", "যেমন", "เช่น"}
@@ -208,11 +211,13 @@ def _relative_clause(clause: Clause, a: int, b: int, about: str | None) -> Trail
             continue
         if lang in V2_LANGS and not _ends_lowercase(text, a + m.end(), b):
             continue       # ", die höchste Auszeichnung der Mathematik": an apposition, no verb at its end
-        if lang == "en" and word in ("where", "when"):
+        if word in _WHERE_WHEN:
             first = words_in(text, a + m.end(), b)[0][0]
             if first.lower() in PRONOUNS or first[:1].isupper():
-                return Trailing(cut, a + m.end(), None)
-            return Trailing(cut, a + m.end(), about)
+                return Trailing(cut, a + m.end(), None)     # its own subject: "wo er in Aarau ...", not
+                                                            # "die Türkei er in Aarau ..."
+            if lang == "en":
+                return Trailing(cut, a + m.end(), about)
         if word in _PERSON_RELATIVES:
             return Trailing(cut, a + m.end(), about)
         np = _antecedent(text, a, cut, lang)

@@ -271,9 +271,19 @@ def test_the_default_verifier_calls_the_other_sentences_prize_not_supported():
                    "Becquerel. She won the 1911 Nobel Prize in Chemistry. She died in 1934 at Passy.")]
     facts = ["She won the 1911 Nobel Prize in Physics.", "She won the 1911 Nobel Prize in Chemistry.",
              "She shared the 1903 Nobel Prize in Physics with Henri Becquerel."]
-    got = DefaultVerifier().verify_batch([(f, "Marie Curie", "en", ev) for f in facts])
+    verifier = DefaultVerifier()
+    got = verifier.verify_batch([(f, "Marie Curie", "en", ev) for f in facts])
     assert [v.label for v in got] == ["NS", "S", "S"], [v.reason for v in got]
     assert [facts[0][a:b] for a, b in got[0].marks] == ["Physics"] and '"Chemistry"' in got[0].reason
+    # the same when the fact's name is in the evidence but not in the windows read for the fact: the
+    # embedder reads "Bogotá" and "Buenos Aires" as one place
+    es = [Evidence("es", "given", "es", "Gabriel García Márquez",
+                   "Gabriel García Márquez nació el 6 de marzo de 1927 en Aracataca, Colombia. En 1947 se matriculó en "
+                   "la Universidad Nacional en Bogotá. En 1955 viajó a Europa como corresponsal. En 1967 publicó Cien "
+                   "años de soledad en Buenos Aires. Recibió el Premio Nobel de Literatura en 1982.")]
+    got = verifier.verify_batch([(f, "Gabriel García Márquez", "es", es) for f in
+                                 ("En 1967 publicó Cien años de soledad en Bogotá.", "En 1967 publicó Cien años de soledad.")])
+    assert [v.label for v in got] == ["NS", "S"], [v.reason for v in got]
 
 
 def test_verify_pairs_calls_a_country_swapped_after_a_german_article_not_supported(tmp_path, capsys):

@@ -1528,10 +1528,6 @@ def _moved_value(v: Value, fv: TextValues, fact_content: set[str], anywhere: lis
     _share, i, s, e = best
     if any(j == i and s <= x.start and x.end <= e for j, x in anywhere):
         return None
-    for j, x in anywhere:
-        sent = next((ws for a, b, ws in _sentence_words(passages[j][0]) if a <= x.start and x.end <= b), frozenset())
-        if _near_words(evs[j].words, x) & near or len(fact_content & sent) >= FRAME_SHARE * len(fact_content):
-            return None
     # not a value that agrees with another of the fact's ("in Ulm" of "in Ulm, Deutschland")
     same = [(len(_near_words(evs[i].words, x) & near), x) for x in evs[i].values
             if s <= x.start and x.end <= e and _same_kind(v, x)
@@ -1539,7 +1535,14 @@ def _moved_value(v: Value, fv: TextValues, fact_content: set[str], anywhere: lis
     same = [(k, x) for k, x in same if k >= min(2, len(near))]
     if not same:
         return None
-    return i, max(same, key=lambda kx: kx[0])[1]
+    other = max(same, key=lambda kx: kx[0])[1]
+    # the fact's words around its value that the other value lacks: "году" and "à" stand by every year
+    own = near - _near_words(evs[i].words, other)
+    for j, x in anywhere:
+        sent = next((ws for a, b, ws in _sentence_words(passages[j][0]) if a <= x.start and x.end <= b), frozenset())
+        if _near_words(evs[j].words, x) & own or len(fact_content & sent) >= FRAME_SHARE * len(fact_content):
+            return None
+    return i, other
 
 
 FRAME_WORDS = 2     # words on each side of a value that must read the same around the evidence's

@@ -439,7 +439,8 @@ class DefaultVerifier(VerifierBase):
             shown = "; ".join(f'"{a.text}" = "{b.text}"' for a, b, _i in rep.agreed)
             return Verdict("S", round(conf, 4), name, used or [usable[rep.agreed[0][2]].id],
                            f"slot agreement: {shown}; p(supported)={p:.2f} before the slot check")
-        if p >= threshold and (swap := _swapped(fact, lang, [w.text for w in ws], self.same_name)):
+        if p >= threshold and (swap := _swapped(fact, lang, [w.text for w in ws], self.same_name,
+                                                         [e.text for e in usable])):
             (a, b), why = swap
             return Verdict("NS", SWAP_CONFIDENCE, name, used, f"{why}; p(supported)={p:.2f} before", marks=[(a, b)])
         label = "S" if p >= threshold else "NS"
@@ -504,17 +505,19 @@ def _cleared(words: list, spans: Sequence[tuple[int, int]]) -> list:
     return [(a, b, 0.0 if any(x <= a and b <= y for x, y in spans) else p) for a, b, p in words]
 
 
-def _swapped(fact: str, lang: str, texts: Sequence[str],
-             same_name: Callable[[str, str], bool] | None = None) -> tuple[tuple[int, int], str] | None:
+def _swapped(fact: str, lang: str, texts: Sequence[str], same_name: Callable[[str, str], bool] | None = None,
+             passages: Sequence[str] | None = None) -> tuple[tuple[int, int], str] | None:
     """A word swapped for its counterpart in a near copy of an evidence sentence, or a name for
     another (unless `same_name` reads the two as one and the evidence does not have the fact's: "the
     US" for "the United States"), or a prize
-    won where the evidence has it nominated (or the reverse): its span, and the reason."""
+    won where the evidence has it nominated (or the reverse): its span, and the reason. `passages`: the
+    whole evidence the windows `texts` come from (whether it has the fact's name)."""
     if swap := swapped_counterpart(fact, lang, texts):
         a, b, said = swap
         return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" between the same words'
-    if (name := swapped_name(fact, lang, texts)) and not (same_name and not _said(fact[name[0]:name[1]], texts)
-                                                          and same_name(fact[name[0]:name[1]], name[2])):
+    if (name := swapped_name(fact, lang, texts)) and not (
+            same_name and not _said(fact[name[0]:name[1]], texts if passages is None else passages)
+            and same_name(fact[name[0]:name[1]], name[2])):
         a, b, said = name
         return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" between the same words'
     if award := award_status_swap(fact, lang, texts):

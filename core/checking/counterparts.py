@@ -348,7 +348,7 @@ def swapped_name(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, 
     if len(fw) < MIN_WORDS or not any(_is_name(w) for w, _a, _b in fw[1:]):
         return None
     ft = [w.lower() for w, _a, _b in fw]
-    said = {w.lower()[:5] for t in texts for w, _a, _b in words_with_offsets(t)}
+    said = set().union(*map(word_prefixes, texts))
     for i1, i2, ew, j1, j2 in _swaps(ft, lang, texts, NAME_WORDS):
         i1, j1 = _first_name(fw, i1, i2), _first_name(ew, j1, j2)     # "nach Kanada" for "in die USA"
         mine, theirs = [w for w, _a, _b in fw[i1:i2]], _leading_name([w for w, _a, _b in _unbroken(ew, j1, j2)])
@@ -384,6 +384,11 @@ def _first_name(words: Sequence[tuple[str, int, int]], i1: int, i2: int) -> int:
     return i1
 
 
+def word_prefixes(text: str) -> set[str]:
+    """The first five letters of each word of `text`, lower case: a word in any of its forms."""
+    return {w.lower()[:5] for w, _a, _b in words_with_offsets(text)}
+
+
 SEEN_SHARE = 0.4    # a sentence holding this share of a fact's other words (two at least) may say its name in its place
 
 
@@ -405,7 +410,7 @@ def _seen_names(rest: Sequence[str], theirs: Sequence[str], lang: str, texts: Se
     out: set[str] = set()
     for text in texts:
         for sent in split_sentences(text, lang):
-            words = {w.lower()[:5] for w, _a, _b in words_with_offsets(sent.text)}
+            words = word_prefixes(sent.text)
             if (words & tie) or len(words & content) >= need:
                 out |= words
     return out

@@ -454,7 +454,9 @@ def _numbers(text: str, lang: str, taken: list[tuple[int, int]]) -> list[Value]:
 # --------------------------------------------------------------------------- relations and places
 
 
-_CLAUSE_BREAK = re.compile(r"[;:!?。；！？؛]|[,،]\s|\s(?:and|et|und|y|e|i|и|ve|và|dan|και|и)\s|\)")
+_CLAUSE_MARKS = r"[;:!?。；！？؛]"
+_COORDINATOR = r"\s(?:and|et|und|y|e|i|и|ve|và|dan|και)\s"
+_CLAUSE_BREAK = re.compile(rf"{_CLAUSE_MARKS}|[,،]\s|{_COORDINATOR}|\)")
 # a sentence's end: a period after a word or year of 4+ characters, before a word that is not lower
 # case ("... عام 1988. ولد في ...", "in 1988. Born in ..."; not "1881. március 25.", "St. Petersburg")
 _SENTENCE_END = re.compile(r"(?<=\w{4})\.\s+(?![a-zß-ÿа-яё\d])")
@@ -1255,7 +1257,7 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
 
 def _check_slot(v: Value, same_slot: list[tuple[int, Value]], anywhere: list[tuple[int, Value]],
                 evs: list[TextValues], order: list[int], same_name: NameMatcher, rep: SlotReport,
-                texts: Sequence[str] = ()) -> None:
+                texts: Sequence[str]) -> None:
     """A fact value whose slot the evidence fills: agreed, or a conflict."""
     ok = [(i, e) for i, e in same_slot if values_agree(v, e, same_name)]
     if not ok and v.rel in MANY:
@@ -1264,7 +1266,7 @@ def _check_slot(v: Value, same_slot: list[tuple[int, Value]], anywhere: list[tup
         ok = [(i, e) for i, e in anywhere if e.rel is None]
     if not ok and v.kind == "place":
         # the evidence's place told with the fact's ("at Passy, in Haute-Savoie, France" for "in France")
-        ok = [(i, e) for i, e in same_slot if i < len(texts) and _told_with(v, e, evs[i].words, texts[i])]
+        ok = [(i, e) for i, e in same_slot if _told_with(v, e, evs[i].words, texts[i])]
     if ok:
         rep.agreed.append((v, ok[0][1], ok[0][0]))
     elif v.kind != "place" or not _named_elsewhere(v, evs, order, same_name):
@@ -1387,7 +1389,7 @@ def _langs_of(text: str, fact_lang: str) -> tuple[str, ...]:
 
 PLACE_TOLD = 15     # words after an evidence place that may name the region or country it lies in
 # what ends the words that tell where a place lies: another clause, not a comma
-_PLACE_TOLD_END = re.compile(r"[;:!?。；！？؛]|\s(?:and|et|und|y|e|i|и|ve|và|dan|και)\s|\)")
+_PLACE_TOLD_END = re.compile(rf"{_CLAUSE_MARKS}|{_COORDINATOR}|\)")
 
 
 @functools.lru_cache(maxsize=1)
@@ -1539,8 +1541,8 @@ def _moved_value(v: Value, fv: TextValues, fact_content: set[str], anywhere: lis
     # the fact's words around its value that the other value lacks: "году" and "à" stand by every year
     own = near - _near_words(evs[i].words, other)
     for j, x in anywhere:
-        sent = next((ws for a, b, ws in _sentence_words(passages[j][0]) if a <= x.start and x.end <= b), frozenset())
-        if _near_words(evs[j].words, x) & own or len(fact_content & sent) >= FRAME_SHARE * len(fact_content):
+        if (_near_words(evs[j].words, x) & own
+                or len(fact_content & _words_of_sentence(passages[j][0], x)) >= FRAME_SHARE * len(fact_content)):
             return None
     return i, other
 
@@ -1576,8 +1578,7 @@ def _framed_value(v: Value, fact_words: Sequence[tuple[str, int, int]], fact_con
     for i in order:
         for x in evs[i].values:
             if _same_kind(v, x) and _frame(evs[i].words, x.start, x.end) == frame:
-                sent = next((ws for s, e, ws in _sentence_words(passages[i][0]) if s <= x.start and x.end <= e), frozenset())
-                if len(fact_content & sent) >= FRAME_SHARE * len(fact_content):
+                if len(fact_content & _words_of_sentence(passages[i][0], x)) >= FRAME_SHARE * len(fact_content):
                     return i, x
     return None
 
@@ -1592,6 +1593,11 @@ def _sentence_words(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
         words = frozenset(w.lower()[:5] for w, _a, _b in words_with_offsets(part) if w.lower() not in STOPWORDS)
         out.append((s, s + len(part.rstrip()), words))
     return tuple(out)
+
+
+def _words_of_sentence(text: str, x: Value) -> frozenset[str]:
+    """The content words (`_sentence_words`) of the sentence of `text` that holds value `x`."""
+    return next((ws for s, e, ws in _sentence_words(text) if s <= x.start and x.end <= e), frozenset())
 
 
 def _same_kind(a: Value, b: Value) -> bool:

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
-from .counterparts import award_status_swap, swapped_counterpart, swapped_name
+from .counterparts import award_status_swap, swapped_counterpart, swapped_name, word_prefixes
 from .fact_features import fact_features, load_basis
 from .glued import Vocabulary, glued_words, known_word, merged
 from .precision import version_tag
@@ -509,9 +509,9 @@ def _swapped(fact: str, lang: str, texts: Sequence[str], same_name: Callable[[st
              passages: Sequence[str] | None = None) -> tuple[tuple[int, int], str] | None:
     """A word swapped for its counterpart in a near copy of an evidence sentence, or a name for
     another (unless `same_name` reads the two as one and the evidence does not have the fact's: "the
-    US" for "the United States"), or a prize
-    won where the evidence has it nominated (or the reverse): its span, and the reason. `passages`: the
-    whole evidence the windows `texts` come from (whether it has the fact's name)."""
+    US" for "the United States"), or a prize won where the evidence has it nominated (or the
+    reverse): its span, and the reason. `passages`: the whole evidence the windows `texts` come from
+    (whether it has the fact's name)."""
     if swap := swapped_counterpart(fact, lang, texts):
         a, b, said = swap
         return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" between the same words'
@@ -530,8 +530,8 @@ def _said(name: str, texts: Sequence[str]) -> bool:
     """Whether the evidence has every word of `name` (5-letter prefixes): then it is a name of its own
     there, not another way of writing the evidence's ("Physics" beside "Chemistry", which the embedder
     reads as one; "the US" for "the United States" is not)."""
-    mine = {w.lower()[:5] for w, _a, _b in words_with_offsets(name)}
-    return bool(mine) and mine <= {w.lower()[:5] for t in texts for w, _a, _b in words_with_offsets(t)}
+    mine = word_prefixes(name)
+    return bool(mine) and mine <= set().union(*map(word_prefixes, texts))
 
 
 def ns_marks(fact: str, entity: str, lang: str, words: Sequence[tuple[int, int, float]], threshold: float,

@@ -247,6 +247,9 @@ def test_a_name_taken_from_another_sentence_of_the_evidence_is_a_swap():
     assert got is not None and got[2] == "Schweiz"
     for fact in ("1895 ging er in die Schweiz.", "Die Familie zog 1894 nach Italien.", "1880 zog er nach Augsburg."):
         assert swapped_name(fact, "de", ev) is None, fact
+    # the evidence's name stops at its comma ("nach Italien, Albert ging ...")
+    got = swapped_name("1894 zog die Familie nach Spanien.", "de", ev)
+    assert got is not None and got[2] == "Italien"
     # the name where the evidence says it: in a sentence holding the fact's words, or with the
     # evidence's own name ("in die Schweiz, wo er in Aarau ..."); not a copy up to its end
     for fact in ("Albert ging 1895 nach Aarau.", "1894 zog die Familie nach München.", "1933 ging er nach Princeton.",

@@ -74,6 +74,29 @@ def test_a_role_the_evidence_gives_someone_else_is_a_conflict():
     assert _conflicts("Marie Curie's mother was Pierre Curie.", "Irène's husband, Pierre Curie, was a chemist.") == []
 
 
+def test_what_the_evidence_tells_of_the_father_is_no_other_father():
+    """German capitalises nouns: "Sein Vater war Sänger" read "Sänger" as the father's name, a conflict
+    with "Johann van Beethoven" that made a true fact NS (rules r21)."""
+    ev = ("Ludwig van Beethoven wurde 1770 in Bonn getauft. Sein Vater Johann van Beethoven war Sänger in "
+          "der Bonner Hofkapelle.")
+    assert _conflicts("Sein Vater war Sänger in der Bonner Hofkapelle.", ev, "Ludwig van Beethoven", "de") == []
+    # another name for him stays a conflict
+    assert _conflicts("Sein Vater war Franz Ries.", ev, "Ludwig van Beethoven", "de") == [
+        '"Franz Ries" vs "Johann van Beethoven" (father)']
+
+
+def test_a_short_name_ending_a_sentence_is_no_place_of_the_next_sentences_death():
+    """"... Irène and Ève. She died in 1934": the period after a short name ends the sentence; before,
+    "Ève. She" was the place of her death, and "She died at a sanatorium in Passy" a conflict."""
+    ev = ("The Curies had two daughters, Irène and Ève. She died in 1934, aged 66, at a sanatorium in Passy, "
+          "France, of aplastic anaemia.")
+    assert {v.text: v.rel for v in text_values(ev, "en", "Marie Curie").values} == {"1934": "died"}
+    assert _conflicts("She died at a sanatorium in Passy.", ev) == []
+    # an abbreviation goes on: "St. Louis" is one name
+    vals = text_values("He was born in St. Louis in 1880.", "en", "T. S. Eliot").values
+    assert {v.text: v.rel for v in vals} == {"St. Louis": "born", "1880": "born"}
+
+
 def test_a_relatives_dates_are_not_the_subjects():
     ev = "Béla Kéler was born on 13 February 1820 in Bártfa. His father, Stefan Keler (1781–1849), was a magistrate."
     vals = text_values(ev, "en", "Béla Kéler").values

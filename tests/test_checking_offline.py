@@ -156,6 +156,22 @@ def test_ir_rule_skips_a_connective_opening_the_fact(fact, lang, expected):
     assert is_about_someone_else(fact, "Taron Egerton", context, lang) is expected
 
 
+@pytest.mark.parametrize("fact,expected", [
+    # rules r21: Turkish drops the subject; a name in the locative, ablative, dative or accusative is
+    # no subject, so the fact is the entity's ("he teaches at Harvard"): before, IR and never checked
+    ("Harvard Üniversitesi'nde ders veriyor.", False),
+    ("Ankara'da doğdu.", False),
+    ("Harvard Üniversitesi'ni bitirdi.", False),
+    ("Ankara'dan İstanbul'a taşındı.", False),
+    # a name in the nominative or the genitive is someone else, as before
+    ("Harvard Üniversitesi ona ödül verdi.", True),
+    ("Ahmet Bey'in babası öğretmendi.", True),
+])
+def test_ir_rule_reads_turkish_case_endings(fact, expected):
+    context = "Orhan Pamuk Türk yazar. 2007'den beri New York'taki Columbia Üniversitesi'nde ders veriyor."
+    assert is_about_someone_else(fact, "Orhan Pamuk", context, "tr") is expected
+
+
 def test_verify_pairs_cli(tmp_path, capsys):
     f = tmp_path / "pairs.jsonl"
     rows = [{"id": "a", "lang": "en", "claim": "She won the Nobel Prize in Physics in 1903.",

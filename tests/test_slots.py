@@ -389,6 +389,56 @@ def test_a_value_the_evidence_has_only_about_something_else_does_not_save_a_rewr
     assert not check_slots("Albert reiste 1896 durch die Alpen.", "de", [(EINSTEIN_DE, "de")], "Albert Einstein").conflict
 
 
+HEMINGWAY_EN = ("Ernest Hemingway was born on July 21, 1899, in Oak Park, Illinois. In 1921 he married Hadley "
+                "Richardson and moved to Paris. He published The Sun Also Rises in 1926. In 1940 he married Martha "
+                "Gellhorn. He won the Pulitzer Prize in 1953 for The Old Man and the Sea. He was awarded the Nobel "
+                "Prize in Literature in 1954. He died in 1961 in Ketchum, Idaho.")
+
+
+@pytest.mark.parametrize("fact, other", [
+    ("He won the Nobel Prize in Literature in 1953.", "1954"),      # the Pulitzer's year
+    ("He was awarded the Nobel Prize in Literature in 1926.", "1954"),  # a book's year
+    ("He won the Pulitzer Prize in 1954.", "1953"),
+    ("In 1926 he married Hadley Richardson.", "1921"),
+    ("He married Martha Gellhorn in 1921.", "1940"),                 # the first marriage's year
+])
+def test_a_prize_or_marriage_year_of_another_prize_or_marriage_conflicts(fact, other):
+    """rules r21: a person may win or marry more than once, so any year of the evidence agreed with a
+    prize's or a marriage's ("won ... in 1953": S against the Pulitzer's 1953 when the fact names the
+    Nobel). Now the year of the sentence that tells this prize or marriage decides."""
+    rep = check_slots(fact, "en", [(HEMINGWAY_EN, "en")], "Ernest Hemingway")
+    assert [c.evidence_value.text for c in rep.conflicts] == [other], rep.reason()
+    assert [fact[a:b] for a, b in rep.marks()] == [fact[fact.index(" 19") + 1:][:4]]
+
+
+def test_the_year_of_the_prize_or_marriage_the_fact_names_agrees():
+    for fact in ("He was awarded the Nobel Prize in Literature in 1954.", "He won the Pulitzer Prize in 1953.",
+                 "In 1940 he married Martha Gellhorn.", "He married Hadley Richardson in 1921.",
+                 # the fact's words are as much in the Pulitzer's sentence as in the Nobel's: a tie agrees
+                 "In 1954 he won the Nobel Prize."):
+        rep = check_slots(fact, "en", [(HEMINGWAY_EN, "en")], "Ernest Hemingway")
+        assert not rep.conflict, (fact, rep.reason())
+    es = ("Gabriel García Márquez nació el 6 de marzo de 1927 en Aracataca, Colombia. En 1967 publicó Cien años "
+          "de soledad en Buenos Aires. Recibió el Premio Nobel de Literatura en 1982.")
+    assert check_slots("Recibió el Premio Nobel de Literatura en 1967.", "es", [(es, "es")], "").conflict
+    assert not check_slots("En 1982 recibió el Premio Nobel de Literatura.", "es", [(es, "es")], "").conflict
+    de = ("Thomas Mann wurde am 6. Juni 1875 in Lübeck geboren. 1905 heiratete er Katia Pringsheim in München. "
+          "1924 erschien Der Zauberberg. 1929 erhielt er den Nobelpreis für Literatur.")
+    for fact, bad in (("1924 erhielt er den Nobelpreis für Literatur.", True), ("Er erhielt 1929 den Nobelpreis.", False),
+                      ("1924 heiratete er Katia Pringsheim.", True), ("1905 heiratete er Katia Pringsheim.", False)):
+        assert check_slots(fact, "de", [(de, "de")], "Thomas Mann").conflict is bad, fact
+    # Chinese: pairs of Han characters stand for words
+    zh = "莫言（1955年2月17日－），中国作家。1987年发表小说《红高粱家族》。2012年获得诺贝尔文学奖。1979年与杜勤兰结婚。"
+    for fact, other in (("莫言于1987年获得诺贝尔文学奖。", ["2012年"]), ("莫言1987年与杜勤兰结婚。", ["1979年"]),
+                        ("莫言于2012年获得诺贝尔文学奖。", []), ("1987年，莫言发表小说《红高粱家族》。", [])):
+        rep = check_slots(fact, "zh", [(zh, "zh")], "莫言")
+        assert [c.evidence_value.text for c in rep.conflicts] == other, (fact, rep.reason())
+    # "obtenu" (passé composé) names the prize relation too
+    fr = "En 1942, il publie L'Étranger. Il reçoit le prix Nobel de littérature en 1957."
+    rep = check_slots("Il a obtenu le prix Nobel en 1942.", "fr", [(fr, "fr")], "Albert Camus")
+    assert [c.evidence_value.text for c in rep.conflicts] == ["1957"], rep.reason()
+
+
 def test_a_place_told_with_the_evidences_place_agrees():
     # rules r20: "in France" against "died ... at Passy, in Haute-Savoie, France" was a slot conflict
     ev = "Marie Curie died in 1934 at Passy, in Haute-Savoie, France. She was buried in Sceaux."

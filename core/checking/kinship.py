@@ -389,7 +389,19 @@ def kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str,
             continue
         if f.role in UNIQUE:           # another father, sharing no word of the name (not "Jána Křtitele")
             other = [(i, k) for i, k in theirs if k.role == f.role
-                     and not _share_a_word(who, _own_words(k.name, subject))]
+                     and not _share_a_word(who, _own_words(k.name, subject))
+                     and not _told_of(f.name, passages[i][0], k)]
             if other:
                 out.append(KinConflict(f, other[0][1], other[0][0], "person"))
     return out
+
+
+def _told_of(name: str, text: str, k: Link) -> bool:
+    """A one-word "name" that the evidence's sentence naming relative `k` holds: something told of
+    him, no other person ("Sein Vater war Sänger" against "Sein Vater Johann van Beethoven war Sänger
+    in der Bonner Hofkapelle": German capitalises the noun)."""
+    if " " in name.strip():
+        return False
+    a = text.rfind(". ", 0, k.kin_span[0]) + 1
+    b = text.find(". ", max(k.name_span[1], k.kin_span[1]))
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text[a:len(text) if b < 0 else b]) is not None

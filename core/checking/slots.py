@@ -462,11 +462,16 @@ _CLAUSE_BREAK = re.compile(rf"{_CLAUSE_MARKS}|[,،]\s|{_COORDINATOR}|\)")
 _SENTENCE_END = re.compile(r"(?<=\w{4})\.\s+(?![a-zß-ÿа-яё\d])")
 
 
+# a period after a short word ends a sentence too when a word no name holds follows ("Ève. She died")
+_DOT_CAPITAL = re.compile(r"(?<=\w)\.\s+([A-ZÀ-ÖØ-ÞА-ЯЁ][^\s.,;:]*)")
+
+
 def _breaks(text: str, a: int, b: int) -> bool:
     """Whether text[a:b], the words between a value and a relation word, leave the clause."""
     gap = text[a:b]
     return (bool(_CLAUSE_BREAK.search(gap)) and not gap.strip().startswith("(")) or \
-        _SENTENCE_END.search(text, a, b) is not None
+        _SENTENCE_END.search(text, a, b) is not None or \
+        any(_fold(m.group(1)) in STOPWORDS for m in _DOT_CAPITAL.finditer(text, a, b))
 
 
 def _keywords(lang: str, extra: Sequence[str] = ()) -> list[tuple[str, str]]:
@@ -764,6 +769,17 @@ def _caseless(name: str) -> bool:
 
 
 _SENTENCE_CUT = re.compile(r"(?<=\w{4})\.\s")       # not after "St." or "D."
+_DOT_WORD = re.compile(r"\.\s+([^\s.]+)")
+
+
+def _sentence_cut(run: str) -> str:
+    """A capitalised run up to a sentence's end: a dot after a word of four letters ("Bártfa. His"), or
+    before a word no name holds ("Ève. She died": a short name ends a sentence; "St. Louis" goes on)."""
+    run = _SENTENCE_CUT.split(run, maxsplit=1)[0]
+    for m in _DOT_WORD.finditer(run):
+        if _fold(m.group(1)) in STOPWORDS:
+            return run[:m.start()]
+    return run
 # letters (no digits, no punctuation but a name's middle dot) right before a parenthesis, caseless
 # (one way only to cut a run into words: a space between two, a dot inside one; no backtracking blow-up)
 _CASELESS_WORD = r"[^\W\d_]+(?:[·・‧][^\W\d_]+)*"
@@ -807,7 +823,7 @@ def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: 
     case = _PLACE_CASE.get(lang)
     months = _all_month_words()
     for m in _CAP_RUN.finditer(text):
-        name = _SENTENCE_CUT.split(m.group(1), maxsplit=1)[0].rstrip(".")   # "Bártfa. His": a sentence ends
+        name = _sentence_cut(m.group(1)).rstrip(".")
         s, e = m.start(1), m.start(1) + len(name)
         if _overlaps(s, e, taken) or not name[:1].isupper():
             continue            # (the class Ā-ſ holds "ž", "š", "č" too: Lithuanian "žmonių" is no name)
@@ -1231,13 +1247,16 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
             rep.slot_values += 1
             same_slot = [(i, e) for i in order for e in evs[i].values
                          if e.rel == v.rel and e.kind == v.kind and (v.kind != "date" or dates_comparable(v, e))]
+            if (award := _other_award(v, fact, fv, anywhere, passages, evs, order, lang, same_name)) is not None:
+                _add_conflict(rep, v, award)
+                continue
             if same_slot:
                 _check_slot(v, same_slot, anywhere, evs, order, same_name, rep, [t for t, _l in passages])
                 continue
         moved = None if not anywhere else _moved_value(
             v, fv, fact_content, anywhere, passages, evs, order, lang, same_name)
         if moved is not None:
-            rep.conflicts.append(Conflict(v, moved[1], moved[0], _marks_of(v, moved[1])))
+            _add_conflict(rep, v, moved)
             continue
         if anywhere:
             rep.agreed.append((v, anywhere[0][1], anywhere[0][0]))
@@ -1248,11 +1267,16 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
         hit = (_matching_sentence_value(v, fact_content, passages, evs, order, lang)
                or _framed_value(v, fv.words, fact_content, passages, evs, order, lang))
         if hit is not None:
-            i, e = hit
-            rep.conflicts.append(Conflict(v, e, i, _marks_of(v, e)))
+            _add_conflict(rep, v, hit)
         else:
             rep.missing.append(v)
     return rep
+
+
+def _add_conflict(rep: SlotReport, v: Value, hit: tuple[int, Value]) -> None:
+    """Fact value `v` against evidence value `hit` (passage, value): a conflict marking `v`'s wrong part."""
+    i, e = hit
+    rep.conflicts.append(Conflict(v, e, i, _marks_of(v, e)))
 
 
 def _check_slot(v: Value, same_slot: list[tuple[int, Value]], anywhere: list[tuple[int, Value]],
@@ -1465,12 +1489,12 @@ MATCH_SHARE = 0.6   # the share of the fact's content words an evidence sentence
 
 
 def _best_sentence(fact_content: set[str], passages: Sequence[tuple[str, str]],
-                   order: list[int]) -> tuple[float, int, int, int] | None:
+                   order: list[int], han: bool = False) -> tuple[float, int, int, int] | None:
     """(share, passage, start, end) of the evidence sentence holding the largest share of the fact's
     content words (the first of equal ones, in `order`)."""
     best: tuple[float, int, int, int] | None = None
     for i in order:
-        for s, e, words in _sentence_words(passages[i][0]):
+        for s, e, words in _sentence_words(passages[i][0], han):
             share = len(fact_content & words) / len(fact_content)
             if best is None or share > best[0]:
                 best = (share, i, s, e)
@@ -1547,6 +1571,38 @@ def _moved_value(v: Value, fv: TextValues, fact_content: set[str], anywhere: lis
     return i, other
 
 
+def _other_award(v: Value, fact: str, fv: TextValues, anywhere: list[tuple[int, Value]],
+                 passages: Sequence[tuple[str, str]], evs: list[TextValues], order: list[int], lang: str,
+                 same_name: NameMatcher = names_alike) -> tuple[int, Value] | None:
+    """A prize, marriage or foundation whose year belongs to another one ("He won the Nobel Prize in
+    1953" against "He won the Pulitzer Prize in 1953 ... He was awarded the Nobel Prize in 1954"; "In
+    1926 he married Hadley" against "In 1921 he married Hadley ... published ... in 1926"). A person
+    may win or marry more than once, so a year the evidence has anywhere agreed before. Now: the
+    evidence sentence holding MATCH_SHARE of the fact's content words gives this relation another
+    value of the kind, none that agrees, and every sentence holding the fact's value holds fewer of
+    the fact's content words than it (a tie stays agreed: "In 1954 he won the Nobel Prize" against
+    both sentences above). Dates only: a count or score won differs from one season to the next ("7881
+    Punkte"). In Chinese the "words" are pairs of Han characters (`han_pairs`, "莫言于1987年获得诺贝尔文学奖"
+    against "2012年获得诺贝尔文学奖"); not in Japanese."""
+    han = lang in HAN_LANGS
+    spans = [(x.start, x.end) for x in fv.values]
+    fact_content = set(han_pairs(fact, spans)) if han else _content(fact, fv.words, fv.values)
+    if v.rel not in MANY or v.kind != "date" or (lang in SPACELESS and not han) or len(fact_content) < 2:
+        return None
+    best = _best_sentence(fact_content, passages, order, han)
+    if best is None or best[0] < MATCH_SHARE:
+        return None
+    share, i, s, e = best
+    inside = [x for x in evs[i].values if s <= x.start and x.end <= e and _same_kind(v, x)]
+    other = [x for x in inside if x.rel == v.rel]
+    if not other or any(values_agree(v, x, same_name) for x in inside):
+        return None
+    held = share * len(fact_content) - 1e-9
+    if any(len(fact_content & _words_of_sentence(passages[j][0], x, han)) >= held for j, x in anywhere):
+        return None
+    return i, other[0]
+
+
 FRAME_WORDS = 2     # words on each side of a value that must read the same around the evidence's
 FRAME_SHARE = 0.4   # and the share of the fact's content words that the evidence's sentence must hold
 
@@ -1584,20 +1640,32 @@ def _framed_value(v: Value, fact_words: Sequence[tuple[str, int, int]], fact_con
 
 
 @functools.lru_cache(maxsize=512)
-def _sentence_words(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
-    """Each sentence of a passage (start, end) with its content words (cached by text)."""
+def _sentence_words(text: str, han: bool = False) -> tuple[tuple[int, int, frozenset[str]], ...]:
+    """Each sentence of a passage (start, end) with its content words (cached by text); `han`: its
+    pairs of Han characters instead (`han_pairs`), Chinese having no spaces between words."""
     out = []
     starts = sentence_starts(text)
     for s, nxt in zip(starts, [*starts[1:], len(text)]):
         part = text[s:nxt]
-        words = frozenset(w.lower()[:5] for w, _a, _b in words_with_offsets(part) if w.lower() not in STOPWORDS)
+        words = han_pairs(part) if han else frozenset(
+            w.lower()[:5] for w, _a, _b in words_with_offsets(part) if w.lower() not in STOPWORDS)
         out.append((s, s + len(part.rstrip()), words))
     return tuple(out)
 
 
-def _words_of_sentence(text: str, x: Value) -> frozenset[str]:
+_HAN_CHAR = re.compile(r"[\u4e00-\u9fff]")
+
+
+def han_pairs(text: str, spans: Sequence[tuple[int, int]] = ()) -> frozenset[str]:
+    """The pairs of adjacent Han characters of `text` ("获得诺贝尔" -> 获得, 得诺, 诺贝, 贝尔), none
+    that overlaps `spans` (the values)."""
+    return frozenset(text[k:k + 2] for k in range(len(text) - 1)
+                     if _HAN_CHAR.match(text, k) and _HAN_CHAR.match(text, k + 1) and not _overlaps(k, k + 2, spans))
+
+
+def _words_of_sentence(text: str, x: Value, han: bool = False) -> frozenset[str]:
     """The content words (`_sentence_words`) of the sentence of `text` that holds value `x`."""
-    return next((ws for s, e, ws in _sentence_words(text) if s <= x.start and x.end <= e), frozenset())
+    return next((ws for s, e, ws in _sentence_words(text, han) if s <= x.start and x.end <= e), frozenset())
 
 
 def _same_kind(a: Value, b: Value) -> bool:

@@ -208,7 +208,7 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r20"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r21"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
@@ -284,6 +284,8 @@ def is_about_someone_else(fact: str, entity: str, context: str = "", lang: str =
         return False
     if lang in NOUN_CAPITALS and k > 0 and low[k - 1] in GERMAN_ARTICLES:
         return False
+    if lang == "tr" and _oblique_name(ws, k):
+        return False
     if context and re.search(r"(?<!\w)" + re.escape(first.lower()) + r"(?!\w)", context):
         return False
     # the sentence's first word is capitalised whatever it is ("Humanum capillum ...", "Ramai yang
@@ -301,6 +303,19 @@ def is_about_someone_else(fact: str, entity: str, context: str = "", lang: str =
     # forms meet at their stem ("Hatikvát", "Castries-i").
     stem = first[:max(4, len(first) - 2)] if len(first) > 4 else first
     return not (context and re.search(r"(?<!\w)" + re.escape(stem), context))
+
+
+# Turkish case endings after a name's apostrophe that make it no subject: locative, ablative, dative,
+# accusative ("Harvard Üniversitesi'nde ders veriyor": the subject is dropped, the verb says who)
+_TR_OBLIQUE = re.compile(r"['’](?:n?[dt][ae]n?|y?[ae]|n[ae]|y?[ıiuü]|n[ıiuü])$")
+
+
+def _oblique_name(ws: Sequence[str], k: int) -> bool:
+    """Whether the capitalised run of words from ws[k] ends in a Turkish oblique case ending."""
+    j = k
+    while j + 1 < len(ws) and ws[j + 1][:1].isupper():
+        j += 1
+    return bool(_TR_OBLIQUE.search(ws[j]))
 
 
 def rule_verdicts(items: Sequence[tuple[str, str, str, Sequence[Evidence]]],

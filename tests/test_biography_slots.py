@@ -188,6 +188,60 @@ def test_a_nationality_the_evidence_contradicts_is_a_conflict_across_languages()
 # --------------------------------------------------------------------------- age at death
 
 
+# --------------------------------------------------------------------------- occupation
+
+
+@pytest.mark.parametrize("lang, text, want", [
+    ("en", "Marie Curie was a Polish and naturalised-French physicist and chemist.", ["phys", "phys"]),
+    ("de", "Ludwig van Beethoven war ein deutscher Komponist und Pianist.", ["music", "music"]),
+    ("de", "Er war ein deutscher Kernphysiker.", ["phys"]),                 # a compound's last part
+    ("ru", "Она была известным биологом.", ["life"]),                        # an inflected form
+    ("fr", "Elle est une femme d'affaires française.", ["business"]),        # "femme" (wife) is one
+    ("fr", "Elle est une femme politique française.", ["politics"]),         # word with what follows
+    ("fr", "Elle est la femme du peintre Jean Dupont.", []),                 # the wife of a painter
+    ("es", "Fue un escritor y periodista mexicano.", ["writing", "writing"]),
+    ("en", "He is a singer-songwriter.", ["music"]),
+    ("en", "His father was a merchant.", []),                                # a relative's work
+    ("pl", "Jest synem lekarza.", []),
+    ("en", "She was a physicist of German descent.", ["phys"]),
+])
+def test_occupation_statements(lang, text, want):
+    from mfact.core.checking.occupation import statements
+    assert [c for st in statements(text, (lang,)) for c, _a, _b in st.countries] == want
+
+
+@pytest.mark.parametrize("fact, want", [
+    # rules r21: an occupation the evidence's statements about the subject leave out, of a kind of
+    # work no passage names, is a conflict (before: S 0.59, the embedder reads biologist near chemist)
+    ("Marie Curie was a biologist.", ['"biologist" vs "physicist" (occupation)']),
+    ("Marie Curie was a physicist and a singer.", ['"singer" vs "physicist" (occupation)']),
+    ("Marie Curie was a physicist.", []),
+    ("Marie Curie was a chemist.", []),
+    ("Marie Curie was a French scientist.", []),        # a hypernym agrees with every kind below it
+    ("Marie Curie was the author of many papers.", []),  # "author" names no kind of work
+    ("Marie Curie was a teacher.", []),                 # not in the table: nothing to say
+])
+def test_an_occupation_the_evidence_never_gives_is_a_conflict(fact, want):
+    ev = ("Marie Curie (7 November 1867 – 4 July 1934) was a Polish and naturalised-French physicist and "
+          "chemist who conducted pioneering research on radioactivity.")
+    assert _conflicts(fact, ev) == want
+
+
+def test_an_occupation_the_evidence_names_elsewhere_or_makes_no_statement_of_is_no_conflict():
+    lead = "Marie Curie was a Polish and naturalised-French physicist and chemist."
+    # the kind of work named anywhere in the evidence: no conflict ("the biologist ..." in passing)
+    assert _conflicts("Marie Curie was a biologist.", lead + " She worked with the biologist Jean Perrin.") == []
+    # the evidence says nothing of her work: nothing to contradict
+    assert _conflicts("Marie Curie was a singer.", "Marie Curie was born in Warsaw.") == []
+    # a relative's work in the evidence says nothing of the subject's
+    assert _conflicts("Marie Curie was a singer.", "Her father was a physicist.") == []
+    # across languages: a German fact against a German lead, marked at the wrong word
+    ev = "Ludwig van Beethoven war ein deutscher Komponist und Pianist."
+    rep = check_slots("Beethoven war ein berühmter Maler.", "de", [(ev, "de")], "Ludwig van Beethoven")
+    assert [c.reason() for c in rep.conflicts] == ['"Maler" vs "Komponist" (occupation)']
+    assert not check_slots("Er war ein berühmter Komponist.", "de", [(ev, "de")], "Ludwig van Beethoven").conflict
+
+
 def test_a_statement_about_someone_sharing_only_a_particle_is_not_about_the_subject():
     """"de", "von", "van" are no one's name: Charles de Gaulle's nationality says nothing of
     Pierre de Coubertin's. A statement about the subject still counts."""

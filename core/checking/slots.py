@@ -38,6 +38,7 @@ from . import whose
 from .counts import count_agreements, count_conflicts
 from .kinship import function_words, kin_conflicts, links, mentions, name_words
 from .nationality import PRONOUNS, nationality_conflicts
+from .occupation import occupation_conflicts
 from .textutil import (HAN_LANGS, POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, han_simplified, normalise_digits,
                        words_with_offsets)
 
@@ -1372,14 +1373,16 @@ def _kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str
 
 def _nationality_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], entity: str,
                            order: list[int]) -> list[Conflict]:
-    """A nationality the evidence's statements about the subject contradict (nationality.py)."""
-    found = nationality_conflicts(fact, lang, passages, entity, order)
+    """A nationality the evidence's statements about the subject contradict (nationality.py), and an
+    occupation they leave out where no passage names that kind of work (occupation.py)."""
     out = []
-    for k in found:
+    found: list = [("nationality", k) for k in nationality_conflicts(fact, lang, passages, entity, order)]
+    found += [("occupation", k) for k in occupation_conflicts(fact, lang, passages, entity, order)]
+    for kind, k in found:
         _c, a, b = k.fact_word
         _e, x, y = k.evidence_word
-        fv = Value("nationality", a, b, fact[a:b], rel="nationality")
-        ev = Value("nationality", x, y, passages[k.passage][0][x:y])
+        fv = Value(kind, a, b, fact[a:b], rel=kind)
+        ev = Value(kind, x, y, passages[k.passage][0][x:y])
         out.append(Conflict(fv, ev, k.passage, [(a, b)]))
     return out
 

@@ -268,6 +268,25 @@ def test_age_at_death_against_the_birth_and_death_dates(lang, fact, want):
     assert [c.reason() for c in rep.conflicts] == want
 
 
+@pytest.mark.parametrize("fact, want", [
+    # rules r21: an age at a dated event against the birth year (before: S 0.73, no rule read it)
+    ("In 1891 she moved to Paris at the age of 30.", ['"30" vs "23/24 (born 7 November 1867)"']),
+    ("In 1891 she moved to Paris at the age of 24.", []),
+    ("In 1891 she moved to Paris at the age of 23.", []),      # before her birthday that year
+    ("At the age of 30 she moved to Paris.", []),               # no year: nothing to compare
+    ("In 1891 she moved to Paris, and at the age of 30 she married.", []),   # another clause's age
+    ("In 1891, aged 30, she moved to Paris.", ['"30" vs "23/24 (born 7 November 1867)"']),
+])
+def test_an_age_at_a_dated_event_against_the_birth_year(fact, want):
+    ev = ("Marie Curie (7 November 1867 – 4 July 1934) was a Polish physicist. In 1891, aged 24, she followed "
+          "her elder sister Bronisława to study in Paris.")
+    assert _conflicts(fact, ev) == want
+    de = "Albert Einstein wurde am 14. März 1879 in Ulm geboren."
+    assert _conflicts("1895 ging er im Alter von 20 Jahren in die Schweiz.", de, "Albert Einstein", "de") == [
+        '"20" vs "15/16 (born 14. März 1879)"']
+    assert _conflicts("1895 ging er im Alter von 16 Jahren in die Schweiz.", de, "Albert Einstein", "de") == []
+
+
 def test_an_age_the_evidence_states_decides_and_any_pair_of_dates_may_allow_it():
     from mfact.core.checking.slots import ages_between
     ev = "Ada Lovelace (10 December 1815 – 27 November 1852) died at the age of 36."

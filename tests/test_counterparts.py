@@ -316,3 +316,18 @@ def test_a_name_the_verifier_reads_as_the_evidences_own_is_no_swap():
     assert _swapped(fact, "en", ev, v.same_name) is None      # the embedder reads them as one name
     (a, b), _why = _swapped("In 1933 he emigrated to the United Kingdom.", "en", ev, v.same_name)
     assert (a, b) == (35, 42)
+
+
+def test_a_word_with_two_counterparts_is_read_both_ways():
+    """rules r21: "younger" stands against "older" and "elder" (a word's first pair wins in the table,
+    so "younger" against "elder" was only found from the evidence's side), and "lose" against "win"."""
+    ev = ["In 1891, aged 24, she followed her elder sister Bronisława to study in Paris, where she earned her "
+          "higher degrees.",
+          "She was the first woman to win a Nobel Prize and the first person to win a Nobel Prize twice."]
+    fact = "She followed her younger sister Bronisława to study in Paris."
+    a, b, said = swapped_counterpart(fact, "en", ev)
+    assert (fact[a:b], said) == ("younger", "elder")
+    fact = "She was the first person to lose a Nobel Prize twice."
+    a, b, said = swapped_counterpart(fact, "en", ev)
+    assert (fact[a:b], said) == ("lose", "win")
+    assert swapped_counterpart("She followed her elder sister Bronisława to study in Paris.", "en", ev) is None

@@ -18,7 +18,7 @@ from .textutil import HAN_LANGS, SPACELESS, STOPWORDS, han_simplified, words_wit
 
 # relation swaps (events, roles) and antonyms
 RELATIONS = {
-    "en": "born:died won:lost increased:decreased before:after father:mother son:daughter husband:wife "
+    "en": "born:died won:lost win:lose wins:loses increased:decreased before:after father:mother son:daughter husband:wife "
           "brother:sister king:queen founded:dissolved elected:defeated opened:closed joined:left "
           "married:divorced",
     "es": "nació:murió ganó:perdió aumentó:disminuyó antes:después padre:madre hijo:hija esposo:esposa "
@@ -64,7 +64,7 @@ RELATIONS = {
 ANTONYMS = {
     "en": "first:last largest:smallest north:south east:west older:younger highest:lowest early:late "
           "male:female winter:summer more:less northern:southern eastern:western larger:smaller "
-          "oldest:youngest left:right victory:defeat major:minor",
+          "oldest:youngest left:right victory:defeat major:minor elder:younger eldest:youngest",
     "es": "primer:último primera:última mayor:menor norte:sur este:oeste invierno:verano más:menos "
           "izquierda:derecha grande:pequeño",
     "fr": "premier:dernier première:dernière nord:sud hiver:été plus:moins grand:petit gauche:droite",
@@ -273,7 +273,7 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
         return None
     for i, _i2, ew, j, _j2 in _swaps(ft, lang, texts):
         e = ew[j][0].lower()
-        if table.get(ft[i]) == e or _other_rank(ft[i], e, lang):
+        if table.get(ft[i]) == e or table.get(e) == ft[i] or _other_rank(ft[i], e, lang):
             return fw[i][1], fw[i][2], ew[j][0]
     return None
 

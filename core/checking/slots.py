@@ -415,6 +415,8 @@ _AGE_RE = re.compile(
     r"(?:at the age of|aged|at age|à l['’]âge de|a la edad de|a los|im alter von|mit|all['’]età di|"
     r"aos|com a idade de|w wieku|ve věku|la vârsta de|a l['’]edat de|als|op de leeftijd van)\s+(\d{1,3})"
     r"(?:\s+(?:ans|años|jahren|anni|anos|lat|let|de ani|ani|anys|jaar))?(?![\w%])", re.IGNORECASE)
+_AGE_WORDS = frozenset("at the age of aged à l âge de a la edad los im alter von mit all età di aos com idade w wieku "
+                       "ve věku vârsta edat als op leeftijd van".split())    # the words of `_AGE_RE`'s leads
 _AGE_UNIT = re.compile(r"\s+(?:ans|años|jahren|anni|anos|lat|let|de ani|ani|anys)\b", re.IGNORECASE)
 _AGE_NEEDS_UNIT = {"a los", "mit", "aos", "als"}     # "a los 66 años", "mit 66 Jahren": the unit says age
 
@@ -1225,8 +1227,7 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
     order = list(focus) if focus else list(range(len(passages)))
     order += [i for i in range(len(passages)) if i not in order]
     tagged = [(t, tuple(dict.fromkeys((plang or lang, *_langs_of(t, lang))))) for t, plang in passages]
-    rep.conflicts.extend(_kin_conflicts(fact, lang, tagged, entity, order))
-    rep.conflicts.extend(_nationality_conflicts(fact, lang, tagged, entity, order))
+    rep.conflicts.extend(_subject_conflicts(fact, lang, passages, tagged, entity, order))
     counted = _count_conflicts(fact, lang, tagged, order)
     rep.conflicts.extend(counted)
     rep.agreed_counts = count_agreements(fact, lang, tagged, order)
@@ -1352,6 +1353,14 @@ def _check_age(v: Value, evs: list[TextValues], order: list[int], rep: SlotRepor
                                   i, [(v.start, v.end)]))
 
 
+def _subject_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str]],
+                       tagged: Sequence[tuple[str, tuple[str, ...]]], entity: str, order: list[int]) -> list[Conflict]:
+    """What the fact says of its subject that the evidence contradicts: a relative, a nationality or
+    an occupation, an age at a dated event."""
+    return (_kin_conflicts(fact, lang, tagged, entity, order) + _nationality_conflicts(fact, lang, tagged, entity, order)
+            + _event_age_conflicts(fact, lang, passages, entity, order))
+
+
 def _kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], entity: str,
                    order: list[int]) -> list[Conflict]:
     """Family roles the evidence contradicts (kinship.py): the wrong kinship word ("mother" where
@@ -1397,6 +1406,40 @@ def _count_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[s
         ev = Value("count", e.start, e.end, passages[k.passage][0][e.start:e.end], num=float(e.n))
         out.append(Conflict(fv, ev, k.passage, [(f.start, f.end)]))
     return out
+
+
+def _event_age_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str]], entity: str,
+                         order: list[int]) -> list[Conflict]:
+    """An age at a dated event that the subject's birth year contradicts ("In 1891 she moved to Paris
+    at the age of 30" against "Marie Curie (7 November 1867 – ...)": 23 or 24). Only for a fact with
+    one age, not at death (that is `_check_age`'s), and one year, in one clause, and an evidence whose
+    births of the subject all fall in one year."""
+    ages = _ages(fact, [])
+    fv = text_values(fact, lang, entity)
+    years = {v.year for v in fv.values if v.kind == "date" and v.year is not None and not v.decade}
+    if len(ages) != 1 or len(years) != 1 or any(v.kind == "age" for v in fv.values) \
+            or any(rel == "died" for _s, _e, rel in _relation_hits(fact, lang)):
+        return []                 # an age at someone's death ("Kafková zemřela ... ve věku 57 let")
+    age, year = ages[0], next(iter(years))
+    date = next(v for v in fv.values if v.kind == "date" and v.year == year)
+    gap = fact[min(age.end, date.end):max(age.start, date.start)]
+    if _breaks(fact, min(age.end, date.end), max(age.start, date.start)) and not set(
+            w.lower() for w in _GAP_WORD.findall(gap)) <= _AGE_WORDS:
+        return []                 # another clause's age; "In 1891, aged 24," is one
+    births = [(i, e) for i in order for e in text_values(passages[i][0], passages[i][1] or _detected(passages[i][0])
+                                                          or lang, entity, _langs_of(passages[i][0], lang)).values
+              if e.kind == "date" and e.rel == "born" and e.year is not None and not e.decade and (entity or not e.holder)]
+    born = {e.year for _i, e in births}
+    if len(born) != 1:
+        return []
+    b = next(iter(born))
+    possible = {year - b - 1, year - b}
+    if int(age.num or 0) in possible:
+        return []
+    i, e = births[0]
+    shown = "/".join(str(a) for a in sorted(possible)) + f" (born {e.text})"
+    return [Conflict(age, Value("age", e.start, e.end, shown, num=float(min(possible)), rel="born"), i,
+                     [(age.start, age.end)])]
 
 
 @functools.lru_cache(maxsize=2048)

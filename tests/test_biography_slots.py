@@ -227,6 +227,19 @@ def test_an_occupation_the_evidence_never_gives_is_a_conflict(fact, want):
     assert _conflicts(fact, ev) == want
 
 
+def test_chinese_occupations_are_read_inside_the_characters_after_the_copula():
+    ev = "莫言（1955年2月17日－），原名管谟业，是中国作家，生于山东省高密县。"
+    rep = check_slots("莫言是中国著名的物理学家。", "zh", [(ev, "zh")], "莫言")
+    assert [c.reason() for c in rep.conflicts] == ['"物理学家" vs "作家" (occupation)']
+    for fact in ("莫言是中国当代作家。", "莫言是一位小说家。", "莫言是著名艺术家。"):    # a writer; a hypernym
+        assert not check_slots(fact, "zh", [(ev, "zh")], "莫言").conflict, fact
+    # a relative's occupation, and 為 as "by", make no statement
+    from mfact.core.checking.occupation import statements
+    assert statements("他的父親尼爾是美國著名外交官。", ("zh",)) == ()
+    assert statements("是銀行家強納生的長子。", ("zh",)) == ()
+    assert statements("為後世法學家所共同接受。", ("zh",)) == ()
+
+
 def test_an_occupation_the_evidence_names_elsewhere_or_makes_no_statement_of_is_no_conflict():
     lead = "Marie Curie was a Polish and naturalised-French physicist and chemist."
     # the kind of work named anywhere in the evidence: no conflict ("the biologist ..." in passing)

@@ -20,7 +20,7 @@ from typing import Sequence
 
 from .kinship import _every_kin_word, name_words
 from .nationality import ARTICLES, COPULAS, PREPOSITIONS, STOP, Statement, _about
-from .textutil import by_languages, data_json, fold_accents
+from .textutil import HAN_LANGS, by_languages, data_json, fold_accents
 
 WINDOW = 8          # words after the copula and article in which occupations count
 PREFIX_MIN = 5      # a form this long also matches the words it begins ("физиком" for "физик")
@@ -75,6 +75,8 @@ def statements(text: str, langs: tuple[str, ...]) -> tuple[Statement, ...]:
     forms = _forms_for(langs)[0]
     if not forms:
         return ()
+    if langs and langs[0] in HAN_LANGS:
+        return _han_statements(text, langs)
     plain = _PARENS.sub(lambda m: " " * len(m.group(0)), text)
     toks = [(m.group(0), m.start()) for m in _TOKEN.finditer(plain)]
     out: list[Statement] = []
@@ -132,11 +134,54 @@ def _phrase(text: str, toks: list[tuple[str, int]], k: int,
 @functools.lru_cache(maxsize=256)
 def _named_in(text: str, langs: tuple[str, ...]) -> frozenset[str]:
     """The families the words of `text` name (read once a text)."""
+    if langs and langs[0] in HAN_LANGS:
+        return frozenset(f for _s, _e, fams in _han_words(text, 0, len(text), langs) for f in fams)
     out: set[str] = set()
     for m in _TOKEN.finditer(text):
         if m.group(0)[:1].isalpha():
             out |= families_of(m.group(0), langs)
     return frozenset(out)
+
+
+_HAN_COPULA = re.compile(r"[是係]")        # (为/為 is also "by": "為後世法學家所接受")
+# a relative before the copula or in the window: the occupation is theirs ("他的父親...是...外交官",
+# "是銀行家...的長子")
+_HAN_KIN = re.compile(r"父[亲親]|母[亲親]|[儿兒]子|女[儿兒]|丈夫|妻子|太太|[哥姐弟妹]{2}|[长長][子女]|[次幼]子|"
+                      r"祖父|祖母|爷爷|爺爺|奶奶|外公|外婆|孙|孫|老[公婆]|老豆|老母|阿[爸媽妈]")
+_HAN_STOP = re.compile(r"[。！？；;!?\n]")
+_HAN_CLAUSE = re.compile(r"[，,、：:（）()]")
+HAN_WINDOW = 14         # characters after 是 in which occupations count ("中国著名的物理学家")
+
+
+def _han_words(text: str, a: int, b: int, langs: tuple[str, ...]) -> list[tuple[int, int, frozenset[str]]]:
+    """(start, end, families) of the occupation forms inside text[a:b], longest first, not overlapping."""
+    forms = _forms_for(langs)[0]
+    out: list[tuple[int, int, frozenset[str]]] = []
+    for f in sorted((f for f in forms if f and "\u4e00" <= f[0] <= "\u9fff"), key=len, reverse=True):
+        for m in re.finditer(re.escape(f), text[a:b]):
+            s, e = a + m.start(), a + m.end()
+            if not any(s < y and x < e for x, y, _f in out):
+                out.append((s, e, forms[f]))
+    return sorted(out)
+
+
+def _han_statements(text: str, langs: tuple[str, ...]) -> tuple[Statement, ...]:
+    """Chinese statements: 是 (係, 为, 為) and the occupations in the characters after it, up to a
+    clause mark; the subject is what stands before it in its clause ("莫言是中国作家")."""
+    out = []
+    for m in _HAN_COPULA.finditer(text):
+        end = m.end() + HAN_WINDOW
+        cut = _HAN_CLAUSE.search(text, m.end(), end) or _HAN_STOP.search(text, m.end(), end)
+        stop = cut.start() if cut else min(end, len(text))
+        found = _han_words(text, m.end(), stop, langs)
+        start = max((x.end() for x in (_HAN_STOP.finditer(text, 0, m.start()))), default=0)
+        sent_end = _HAN_STOP.search(text, m.end())
+        if not found or _HAN_KIN.search(text, start, sent_end.start() if sent_end else len(text)):
+            continue
+        clause = [x.end() for x in _HAN_CLAUSE.finditer(text, start, m.start())]
+        subject = text[clause[-1] if clause else start:m.start()].strip()
+        out.append(Statement(tuple(("|".join(sorted(f)), s, e) for s, e, f in found), subject))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -1429,7 +1429,7 @@ def _event_age_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str
     births = [(i, e) for i in order for e in text_values(passages[i][0], passages[i][1] or _detected(passages[i][0])
                                                           or lang, entity, _langs_of(passages[i][0], lang)).values
               if e.kind == "date" and e.rel == "born" and e.year is not None and not e.decade and (entity or not e.holder)]
-    born = {e.year for _i, e in births}
+    born = {e.year for _i, e in births if e.year is not None}
     if len(born) != 1:
         return []
     b = next(iter(born))

@@ -439,6 +439,22 @@ def test_the_year_of_the_prize_or_marriage_the_fact_names_agrees():
     assert [c.evidence_value.text for c in rep.conflicts] == ["1957"], rep.reason()
 
 
+def test_a_year_joined_to_the_next_clauses_place_conflicts():
+    """rules r21: "Er zog 1894 in die Schweiz" copies the sentence that has 1894, but 1894 is the
+    family's move to Italy; Switzerland's clause has 1895. Before, S 0.85 (the year is in the sentence)."""
+    rep = check_slots("Er zog 1894 in die Schweiz.", "de", [(EINSTEIN_DE, "de")], "Albert Einstein")
+    assert [c.evidence_value.text for c in rep.conflicts] == ["1895"], rep.reason()
+    rep = check_slots("Er zog 1895 nach Italien.", "de", [(EINSTEIN_DE, "de")], "Albert Einstein")
+    assert [c.evidence_value.text for c in rep.conflicts] == ["1894"], rep.reason()
+    for fact in ("Die Familie zog 1894 nach Italien.", "Albert ging 1895 in die Schweiz.",
+                 "1895 ging er in die Schweiz, wo er in Aarau die Schule besuchte.",
+                 # the year's clause names the USA, Princeton's clause has no year: nothing to swap with
+                 "1933 emigrierte er nach Princeton.",
+                 # the whole sentence against itself
+                 "1894 zog die Familie nach Italien, Albert ging 1895 in die Schweiz."):
+        assert not check_slots(fact, "de", [(EINSTEIN_DE, "de")], "Albert Einstein").conflict, fact
+
+
 def test_a_place_told_with_the_evidences_place_agrees():
     # rules r20: "in France" against "died ... at Passy, in Haute-Savoie, France" was a slot conflict
     ev = "Marie Curie died in 1934 at Passy, in Haute-Savoie, France. She was buried in Sceaux."

@@ -1256,7 +1256,7 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
                 _check_slot(v, same_slot, anywhere, evs, order, same_name, rep, [t for t, _l in passages])
                 continue
         moved = None if not anywhere else _moved_value(
-            v, fv, fact_content, anywhere, passages, evs, order, lang, same_name)
+            v, fv, fact_content, anywhere, passages, evs, order, lang, same_name, fact)
         if moved is not None:
             _add_conflict(rep, v, moved)
             continue
@@ -1575,7 +1575,7 @@ def _near_words(words: Sequence[tuple[str, int, int]], x: Value, n: int = 3) -> 
 
 def _moved_value(v: Value, fv: TextValues, fact_content: set[str], anywhere: list[tuple[int, Value]],
                  passages: Sequence[tuple[str, str]], evs: list[TextValues], order: list[int], lang: str,
-                 same_name: NameMatcher = names_alike) -> tuple[int, Value] | None:
+                 same_name: NameMatcher = names_alike, fact: str = "") -> tuple[int, Value] | None:
     """A value the evidence has, but only in sentences about something else, where the evidence
     sentence that holds the fact says another value of the same kind among the fact's own words
     ("Albert ging 1896 in die Schweiz" against "Albert ging 1895 in die Schweiz, ... 1896 begann er
@@ -1598,8 +1598,9 @@ def _moved_value(v: Value, fv: TextValues, fact_content: set[str], anywhere: lis
     if best is None or best[0] < MATCH_SHARE:
         return None
     _share, i, s, e = best
-    if any(j == i and s <= x.start and x.end <= e for j, x in anywhere):
-        return None
+    inside = [x for j, x in anywhere if j == i and s <= x.start and x.end <= e]
+    if inside:
+        return _clause_swap(v, fact, fv, inside, passages[i][0], evs[i], (s, e, i), same_name)
     # not a value that agrees with another of the fact's ("in Ulm" of "in Ulm, Deutschland")
     same = [(len(_near_words(evs[i].words, x) & near), x) for x in evs[i].values
             if s <= x.start and x.end <= e and _same_kind(v, x)
@@ -1647,6 +1648,48 @@ def _other_award(v: Value, fact: str, fv: TextValues, anywhere: list[tuple[int, 
     if any(len(fact_content & _words_of_sentence(passages[j][0], x, han)) >= held for j, x in anywhere):
         return None
     return i, other[0]
+
+
+def _clause_swap(v: Value, fact: str, fv: TextValues, inside: list[Value], text: str, ev: TextValues,
+                 where: tuple[int, int, int], same_name: NameMatcher) -> tuple[int, Value] | None:
+    """The sentence that holds the fact has its value, but in a clause about another name, while the
+    fact's name stands in another clause with another value of the kind ("Er zog 1894 in die
+    Schweiz" against "1894 zog die Familie nach Italien, Albert ging 1895 in die Schweiz"): a year
+    joined to the next clause's place. None unless the clause of every agreeing value holds none of
+    the fact's names (capitalised words inside it) and a name of its own, and one other clause holds
+    a fact's name and a value of the kind that agrees with none of the fact's."""
+    s, e, i = where
+    if v.kind != "date" or v.year is None:
+        return None
+    fa, fb = next(((a, b) for a, b in _clauses(fact, 0, len(fact)) if a <= v.start < b), (0, 0))
+    names = {w.lower() for w, a, _b in fv.words[1:] if w[:1].isupper() and fa <= a < fb
+             and not _overlaps(a, a + len(w), [(v.start, v.end)])}
+    if not names:
+        return None               # the fact's year and its names: one clause of the fact
+    clauses = _clauses(text, s, e)
+    def words_in(a: int, b: int) -> list[str]:
+        return [w for w, x, _y in ev.words if a <= x < b]
+    def clause_of(x: Value) -> tuple[int, int]:
+        return next((a, b) for a, b in clauses if a <= x.start < b)
+    for x in inside:
+        a, b = clause_of(x)
+        own = [w for w in words_in(a, b) if w[:1].isupper() and w.lower() not in names and text[max(a, 0):b].find(w) > 0]
+        if any(w.lower() in names for w in words_in(a, b)) or not own:
+            return None
+    for a, b in clauses:
+        if any(a <= x.start < b for x in inside) or not any(w.lower() in names for w in words_in(a, b)):
+            continue
+        other = [y for y in ev.values if a <= y.start < b and _same_kind(v, y)
+                 and not any(values_agree(o, y, same_name) for o in fv.values)]
+        if len(other) == 1:
+            return i, other[0]
+    return None
+
+
+def _clauses(text: str, s: int, e: int) -> list[tuple[int, int]]:
+    """The clauses of text[s:e] (`_CLAUSE_BREAK` marks their ends), as (start, end)."""
+    cuts = [s, *(m.end() for m in _CLAUSE_BREAK.finditer(text, s, e)), e]
+    return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
 FRAME_WORDS = 2     # words on each side of a value that must read the same around the evidence's

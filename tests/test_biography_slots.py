@@ -281,6 +281,29 @@ def test_age_at_death_against_the_birth_and_death_dates(lang, fact, want):
     assert [c.reason() for c in rep.conflicts] == want
 
 
+@pytest.mark.parametrize("lang, lead, entity, fact, want", [
+    # rules r21: ages at death with the unit after the number or without spaces were not read (no rule)
+    ("ru", "Лев Николаевич Толстой (28 августа 1828, Ясная Поляна — 7 ноября 1910, Астапово) — русский писатель.",
+     "Лев Толстой", "Толстой умер в возрасте 70 лет.", ['"70" vs "82 (28 августа 1828 – 7 ноября 1910)" (died)']),
+    ("ru", "Лев Николаевич Толстой (28 августа 1828, Ясная Поляна — 7 ноября 1910, Астапово) — русский писатель.",
+     "Лев Толстой", "Толстой умер в возрасте 82 лет.", []),
+    ("tr", "Nâzım Hikmet (15 Ocak 1902, Selanik - 3 Haziran 1963, Moskova) Türk şair.", "Nâzım Hikmet",
+     "Nâzım Hikmet 75 yaşında Moskova'da öldü.", ['"75" vs "61 (15 Ocak 1902 – 3 Haziran 1963)" (died)']),
+    ("tr", "Nâzım Hikmet (15 Ocak 1902, Selanik - 3 Haziran 1963, Moskova) Türk şair.", "Nâzım Hikmet",
+     "Nâzım Hikmet 17 yaşında şiir yazmaya başladı.", []),                  # not at his death
+    ("ar", "نجيب محفوظ (11 ديسمبر 1911 - 30 أغسطس 2006) روائي مصري.", "نجيب محفوظ",
+     "توفي نجيب محفوظ عن عمر يناهز 80 عاما.", ['"80" vs "94 (11 ديسمبر 1911 – 30 أغسطس 2006)" (died)']),
+    ("zh", "鲁迅（1881年9月25日－1936年10月19日），中国作家。", "鲁迅", "鲁迅享年70岁。",
+     ['"70" vs "55/56 (1881年9月25日 – 1936年10月19日)"']),
+    ("zh", "鲁迅（1881年9月25日－1936年10月19日），中国作家。", "鲁迅", "鲁迅于1936年逝世，享年56岁。", []),  # 虚岁
+    ("ko", "세종대왕(1397년 5월 15일 ~ 1450년 4월 8일)은 조선의 제4대 국왕이다.", "세종대왕",
+     "세종대왕은 향년 60세로 사망했다.", ['"60" vs "52/53 (1397년 5월 15일 – 1450년 4월 8일)" (died)']),
+])
+def test_ages_at_death_in_more_languages(lang, lead, entity, fact, want):
+    rep = check_slots(fact, lang, [(lead, lang)], entity)
+    assert [c.reason() for c in rep.conflicts] == want
+
+
 @pytest.mark.parametrize("fact, want", [
     # rules r21: an age at a dated event against the birth year (before: S 0.73, no rule read it)
     ("In 1891 she moved to Paris at the age of 30.", ['"30" vs "23/24 (born 7 November 1867)"']),

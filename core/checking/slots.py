@@ -421,17 +421,37 @@ _AGE_UNIT = re.compile(r"\s+(?:ans|años|jahren|anni|anos|lat|let|de ani|ani|any
 _AGE_NEEDS_UNIT = {"a los", "mit", "aos", "als"}     # "a los 66 años", "mit 66 Jahren": the unit says age
 
 
-def _ages(text: str, taken: list[tuple[int, int]]) -> list[Value]:
-    """"at the age of 66", "à l'âge de 66 ans", "im Alter von 66 Jahren": an age (its slot, died or
-    none, comes later)."""
+# ages written with the unit after the number, or in scripts without spaces: "в возрасте 82 лет",
+# "61 yaşında", "عن عمر يناهز 94 عاما", "享年55岁", "향년 76세" (the number is group 1)
+_AGE_AFTER_RE = re.compile(
+    r"(?:(?:в возрасте|у віці)\s+(\d{1,3})\s+(?:лет|года|год|років|роки|рік)(?!\w)"
+    r"|(?<![\d.,])(\d{1,3})\s*yaşında"
+    r"|عن\s+(?:عمر\s+)?(?:يناهز\s+)?(\d{1,3})\s+(?:عاما|عامًا|عامٍ|عام|سنة)"
+    r"|享年\s*(\d{1,3})\s*[岁歲]?|(?<!\d)(\d{1,3})\s*[岁歲](?:时|時|那年)"
+    r"|향년\s*(\d{1,3})\s*세|(?<!\d)(\d{1,3})세\s*때)", re.IGNORECASE)     # not "비오 6세" (Pius VI)
+
+
+def _age_matches(text: str, after: bool = True) -> list[tuple[re.Match, int]]:
+    """Every age phrase of `text` with the group that holds its number (`after`: also those of
+    `_AGE_AFTER_RE`)."""
+    out = [(m, 1) for m in _AGE_RE.finditer(text)]
+    if after:
+        out += [(m, next(g for g in range(1, 8) if m.group(g))) for m in _AGE_AFTER_RE.finditer(text)]
+    return sorted(out, key=lambda mg: mg[0].start())
+
+
+def _ages(text: str, taken: list[tuple[int, int]], after: bool = True) -> list[Value]:
+    """"at the age of 66", "à l'âge de 66 ans", "im Alter von 66 Jahren", "в возрасте 82 лет",
+    "61 yaşında", "享年55岁": an age (its slot, died or none, comes later)."""
     out = []
-    for m in _AGE_RE.finditer(text):
-        lead = m.group(0)[:m.start(1) - m.start()].strip().lower()
-        if lead in _AGE_NEEDS_UNIT and not _AGE_UNIT.match(text, m.end(1)):
+    for m, g in _age_matches(text, after):
+        if g == 1 and m.re is _AGE_RE:
+            lead = m.group(0)[:m.start(1) - m.start()].strip().lower()
+            if lead in _AGE_NEEDS_UNIT and not _AGE_UNIT.match(text, m.end(1)):
+                continue
+        if _overlaps(m.start(g), m.end(g), taken):
             continue
-        if _overlaps(m.start(1), m.end(1), taken):
-            continue
-        out.append(Value("age", m.start(1), m.end(1), m.group(1), num=float(m.group(1))))
+        out.append(Value("age", m.start(g), m.end(g), m.group(g), num=float(m.group(g))))
         taken.append((m.start(), m.end()))      # "im Alter von 66 Jahren": no place, no number
     return out
 
@@ -1006,7 +1026,7 @@ def _text_values(text: str, lang: str, extra_langs: tuple[str, ...] = ()) -> Tex
     values = _relatives_values(norm, values, (lang, *extra_langs))
     # a place counts only in the slot of a birth or a death, an age only as the age at death
     values = [v for v in values if (v.kind != "place" or v.rel in ("born", "died"))
-              and (v.kind != "age" or _died_before(norm, v, hits))]
+              and (v.kind != "age" or _died_before(norm, v, hits, lang))]
     # a birth or a death has a date and a place, not a count ("mirė iki 100 000 žmonių": up to
     # 100,000 people died)
     values = [Value(**{**v.__dict__, "rel": None}) if v.kind == "number" and v.rel in ("born", "died") else v
@@ -1051,11 +1071,15 @@ def _about(text: str, span: tuple[int, int], v: Value, fillers: frozenset[str]) 
     return not (_OPENS.search(gap) or _CLAUSE_BREAK.search(gap))
 
 
-def _died_before(text: str, v: Value, hits: list[tuple[int, int, str]]) -> bool:
+def _died_before(text: str, v: Value, hits: list[tuple[int, int, str]], lang: str = "") -> bool:
     """An age is the age at death when a "died" word comes before it in its clause ("died in 1934
-    at the age of 66"); "Im Alter von 10 Jahren starben ihre Eltern" is her age at her parents'."""
-    return v.rel == "died" and any(rel == "died" and e <= v.start and not _CLAUSE_BREAK.search(text[e:v.start])
-                                   for _s, e, rel in hits)
+    at the age of 66"); "Im Alter von 10 Jahren starben ihre Eltern" is her age at her parents'.
+    Languages that put the verb last say it after ("61 yaşında Moskova'da öldü"); 享年 says it alone."""
+    if text[max(0, v.start - 4):v.start].strip().endswith(("享年", "향년")):
+        return True
+    return v.rel == "died" and any(rel == "died" and (e <= v.start and not _CLAUSE_BREAK.search(text[e:v.start])
+                                  or lang in whose.HEAD_FINAL and s >= v.end and not _CLAUSE_BREAK.search(text[v.end:s]))
+               for s, e, rel in hits)
 
 
 def _cased(text: str) -> bool:
@@ -1242,7 +1266,7 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
             continue        # a count the evidence contradicts ("12 goals" against "15 goals")
         if v.kind == "age":
             rep.slot_values += 1
-            _check_age(v, evs, order, rep)
+            _check_age(v, evs, order, rep, lang)
             continue
         anywhere = [(i, e) for i in order for e in evs[i].values if values_agree(v, e, same_name)]
         if v.rel is not None:
@@ -1319,7 +1343,12 @@ def ages_between(born: Value, died: Value) -> set[int]:
     return {years - 1, years}
 
 
-def _check_age(v: Value, evs: list[TextValues], order: list[int], rep: SlotReport) -> None:
+# Chinese, Japanese and Korean sources often count a life's years from one at birth (虚岁, 세는나이):
+# there an age one above the years lived agrees too
+NOMINAL_AGE_LANGS = frozenset({"zh", "yue", "ja", "ko"})
+
+
+def _check_age(v: Value, evs: list[TextValues], order: list[int], rep: SlotReport, lang: str = "") -> None:
     """"Died at the age of 66": against an age the evidence gives, else against the subject's birth
     and death dates; missing when it has neither."""
     ages = [(i, e) for i in order for e in evs[i].values if e.kind == "age"]
@@ -1339,6 +1368,8 @@ def _check_age(v: Value, evs: list[TextValues], order: list[int], rep: SlotRepor
     # every birth and death date the evidence gives the subject may be the one (an infobox's stray
     # range, a year alone beside the full date): a conflict only when no pair allows the age
     pairs = [(b, i, d, ages_between(b, d)) for _ib, b in born for i, d in died]
+    if lang in NOMINAL_AGE_LANGS:
+        pairs = [(b, i, d, ages | {a + 1 for a in ages}) for b, i, d, ages in pairs]
     pairs = [x for x in pairs if x[3]]
     if not pairs:
         rep.missing.append(v)
@@ -1414,9 +1445,9 @@ def _event_age_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str
     at the age of 30" against "Marie Curie (7 November 1867 – ...)": 23 or 24). Only for a fact with
     one age, not at death (that is `_check_age`'s), and one year, in one clause, and an evidence whose
     births of the subject all fall in one year."""
-    ages = _ages(fact, [])
+    ages = _ages(fact, [], after=False)      # not "o sırada 73 yaşında olan yazarı": the writer's age
     fv = text_values(fact, lang, entity)
-    years = {v.year for v in fv.values if v.kind == "date" and v.year is not None and not v.decade}
+    years = {v.year for v in fv.values if v.kind == "date" and v.year is not None and not v.decade and v.rel is None}
     if len(ages) != 1 or len(years) != 1 or any(v.kind == "age" for v in fv.values) \
             or any(rel == "died" for _s, _e, rel in _relation_hits(fact, lang)):
         return []                 # an age at someone's death ("Kafková zemřela ... ve věku 57 let")
@@ -1433,7 +1464,7 @@ def _event_age_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str
     if len(born) != 1:
         return []
     b = next(iter(born))
-    possible = {year - b - 1, year - b}
+    possible = {year - b - 1, year - b} | ({year - b + 1} if lang in NOMINAL_AGE_LANGS else set())
     if int(age.num or 0) in possible:
         return []
     i, e = births[0]

@@ -3,7 +3,7 @@ before/after, born/died ...) is NS, with that word marked: the detector, reading
 passes many such single-word swaps in long sentences (corruption dev set, relation errors)."""
 from __future__ import annotations
 
-from mfact.core.checking.counterparts import award_status_swap, counterparts, swapped_counterpart
+from mfact.core.checking.counterparts import award_status_swap, counterparts, swapped_counterpart, swapped_name
 from mfact.core.session import Evidence
 
 CHESS = ("Chess is a board game for two players. The players, referred to as White and Black, each control "
@@ -331,3 +331,15 @@ def test_a_word_with_two_counterparts_is_read_both_ways():
     a, b, said = swapped_counterpart(fact, "en", ev)
     assert (fact[a:b], said) == ("lose", "win")
     assert swapped_counterpart("She followed her elder sister Bronisława to study in Paris.", "en", ev) is None
+
+
+def test_a_short_fact_with_one_name_swapped_is_a_near_copy():
+    """rules r21: Turkish drops the subject, so "1921'de Paris'e gitti" is a whole fact; three words were
+    too few to be a near copy (five needed), and the detector passed it (S 0.55)."""
+    ev = ["1921'de Moskova'ya gitti ve Doğu Emekçileri Komünist Üniversitesi'nde eğitim gördü."]
+    fact = "1921'de Paris'e gitti."
+    a, b, said = swapped_name(fact, "tr", ev)
+    assert fact[a:b] == "Paris'e" and said.startswith("Moskova")
+    assert swapped_name("1921'de Moskova'ya gitti.", "tr", ev) is None
+    # two words differ: no near copy of a short fact
+    assert swapped_name("1925'te Paris'e taşındı.", "tr", ev) is None

@@ -455,6 +455,20 @@ def test_a_year_joined_to_the_next_clauses_place_conflicts():
         assert not check_slots(fact, "de", [(EINSTEIN_DE, "de")], "Albert Einstein").conflict, fact
 
 
+def test_turkish_short_facts_years_and_counts():
+    """rules r21: a fact of one content word besides its year ("1948'de tutuklandı") speaks of the one
+    sentence that holds the word; a clause of the sentence with the year that holds none of the fact's
+    words is about something else ("1950'de serbest bırakıldı ve 1951'de Türkiye'den ayrıldı"); a count
+    word with a dotted capital İ ("İki kez") is read. All three were S before."""
+    ev = ("Nâzım Hikmet (15 Ocak 1902, Selanik - 3 Haziran 1963, Moskova), Türk şairdir. 1938'de tutuklandı ve "
+          "28 yıl hapis cezasına çarptırıldı. 1950'de serbest bırakıldı ve 1951'de Türkiye'den ayrıldı. Üç kez evlendi.")
+    for fact, other in (("1948'de tutuklandı.", "1938"), ("1950'de Türkiye'den ayrıldı.", "1951"), ("İki kez evlendi.", "Üç")):
+        rep = check_slots(fact, "tr", [(ev, "tr")], "Nâzım Hikmet")
+        assert [c.evidence_value.text for c in rep.conflicts] == [other], (fact, rep.reason())
+    for fact in ("1938'de tutuklandı.", "1951'de Türkiye'den ayrıldı.", "Üç kez evlendi.", "1950'de serbest bırakıldı."):
+        assert not check_slots(fact, "tr", [(ev, "tr")], "Nâzım Hikmet").conflict, fact
+
+
 def test_a_place_told_with_the_evidences_place_agrees():
     # rules r20: "in France" against "died ... at Passy, in Haute-Savoie, France" was a slot conflict
     ev = "Marie Curie died in 1934 at Passy, in Haute-Savoie, France. She was buried in Sceaux."

@@ -345,11 +345,12 @@ def swapped_name(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, 
     if lang in SPACELESS:
         return None
     fw = words_with_offsets(fact)
-    if len(fw) < MIN_WORDS or not any(_is_name(w) for w, _a, _b in fw[1:]):
+    if len(fw) < SHORT_WORDS or not any(_is_name(w) for w, _a, _b in fw[1:]):
         return None
     ft = [w.lower() for w, _a, _b in fw]
     said = set().union(*map(word_prefixes, texts))
-    for i1, i2, ew, j1, j2 in _swaps(ft, lang, texts, NAME_WORDS):
+    swaps = _swaps(ft, lang, texts, NAME_WORDS) if len(fw) >= MIN_WORDS else _short_swaps(ft, lang, texts)
+    for i1, i2, ew, j1, j2 in swaps:
         i1, j1 = _first_name(fw, i1, i2), _first_name(ew, j1, j2)     # "nach Kanada" for "in die USA"
         mine, theirs = [w for w, _a, _b in fw[i1:i2]], _leading_name([w for w, _a, _b in _unbroken(ew, j1, j2)])
         if i1 == 0 or j1 == 0 or (lang == "de" and ft[i1 - 1] in _GERMAN_DETERMINERS
@@ -364,6 +365,25 @@ def swapped_name(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, 
         if new:
             return fw[new[0]][1], fw[new[-1]][2], " ".join(theirs)
     return None
+
+
+SHORT_WORDS = 3     # a fact this short is a near copy only when every word but one is the sentence's
+
+
+def _short_swaps(ft: list[str], lang: str, texts: Sequence[str]) -> Iterator[tuple[int, int, list, int, int]]:
+    """As `_swaps`, for a fact of SHORT_WORDS to MIN_WORDS - 1 words: an evidence sentence that has
+    all of them in order but one, which stands where it has one other word ("1921'de Paris'e gitti"
+    against "1921'de Moskova'ya gitti ve ...": Turkish drops the subject, so such facts are short)."""
+    for text in texts:
+        for sent in split_sentences(text, lang):
+            ew = words_with_offsets(sent.text)
+            sm = difflib.SequenceMatcher(None, ft, [w.lower() for w, _a, _b in ew], autojunk=False)
+            ops = [op for op in sm.get_opcodes() if op[0] != "equal"]
+            inner = [op for op in ops if op[1] < op[2]]        # what the fact's side has that differs
+            if len(inner) == 1 and inner[0][0] == "replace" and inner[0][2] - inner[0][1] == 1 \
+                    and inner[0][4] - inner[0][3] == 1 and sum(b.size for b in sm.get_matching_blocks()) == len(ft) - 1:
+                _op, i1, i2, j1, j2 = inner[0]
+                yield i1, i2, ew, j1, j2
 
 
 def _unbroken(words: Sequence[tuple[str, int, int]], j1: int, j2: int) -> Sequence[tuple[str, int, int]]:

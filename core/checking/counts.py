@@ -65,7 +65,7 @@ _FOLDED = frozenset({"ar", "fa", "ur", "sd", "he"})     # scripts whose marks ar
 def _fold(word: str, lang: str) -> str:
     """A word as counts compare it: lower case; without marks in the Arabic and Hebrew scripts only
     (elsewhere they tell words apart: Vietnamese "tấm", a sheet, is not "tám", eight)."""
-    w = unicodedata.normalize("NFC", word.lower())
+    w = unicodedata.normalize("NFC", word.lower()).replace("i\u0307", "i")   # Turkish "İki" -> "iki"
     return fold_accents(w) if lang in _FOLDED else w
 
 

@@ -60,8 +60,7 @@ def _offered() -> list[str]:
 
 
 def _fold(word: str) -> str:
-    w = unicodedata.normalize("NFC", word.lower()).strip(".")
-    return w
+    return unicodedata.normalize("NFC", word.lower()).replace("i\u0307", "i").strip(".")   # "İstanbul"
 
 
 @functools.lru_cache(maxsize=None)
@@ -1580,7 +1579,11 @@ def _best_sentence(fact_content: set[str], passages: Sequence[tuple[str, str]],
 
 def _matching_sentence_value(v: Value, fact_content: set[str], passages: Sequence[tuple[str, str]],
                              evs: list[TextValues], order: list[int], lang: str) -> tuple[int, Value] | None:
-    if len(fact_content) < 2:
+    """The value of `v`'s kind in the evidence sentence that holds MATCH_SHARE of the fact's content
+    words, where the evidence lacks `v` (the value the fact rewrote). A fact of one content word
+    ("1948'de tutuklandı": Turkish drops the subject) speaks of the one sentence that holds it, when
+    no other does and that sentence has one value of the kind."""
+    if not fact_content or (len(fact_content) < 2 and lang in SPACELESS):
         return None
     best = _best_sentence(fact_content, passages, order)
     if best is None or best[0] < MATCH_SHARE:
@@ -1588,6 +1591,9 @@ def _matching_sentence_value(v: Value, fact_content: set[str], passages: Sequenc
     _share, i, s, e = best
     same = [x for x in evs[i].values if s <= x.start and x.end <= e and _same_kind(v, x)]
     if not same:
+        return None
+    if len(fact_content) == 1 and (len(same) > 1 or sum(
+            bool(fact_content & ws) for t, _l in passages for _s, _e, ws in _sentence_words(t)) > 1):
         return None
     # several: the one among the fact's own words ("окончил в 1855", not "в 1850 году поступил")
     return i, max(same, key=lambda x: len(_near_words(evs[i].words, x) & fact_content))
@@ -1695,6 +1701,7 @@ def _clause_swap(v: Value, fact: str, fv: TextValues, inside: list[Value], text:
     fa, fb = next(((a, b) for a, b in _clauses(fact, 0, len(fact)) if a <= v.start < b), (0, 0))
     names = {w.lower() for w, a, _b in fv.words[1:] if w[:1].isupper() and fa <= a < fb
              and not _overlaps(a, a + len(w), [(v.start, v.end)])}
+    content = {w.lower()[:5] for w, a, b in fv.words if w.lower() not in STOPWORDS and not _overlaps(a, b, [(v.start, v.end)])}
     if not names:
         return None               # the fact's year and its names: one clause of the fact
     clauses = _clauses(text, s, e)
@@ -1704,9 +1711,11 @@ def _clause_swap(v: Value, fact: str, fv: TextValues, inside: list[Value], text:
         return next((a, b) for a, b in clauses if a <= x.start < b)
     for x in inside:
         a, b = clause_of(x)
-        own = [w for w in words_in(a, b) if w[:1].isupper() and w.lower() not in names and text[max(a, 0):b].find(w) > 0]
-        if any(w.lower() in names for w in words_in(a, b)) or not own:
-            return None
+        mine = words_in(a, b)
+        own = [w for w in mine if w[:1].isupper() and w.lower() not in names and text[a:b].find(w) > 0]
+        if any(w.lower() in names for w in mine) or not (own or not content & {w.lower()[:5] for w in mine if
+                                                                               not any(c.isdigit() for c in w)}):
+            return None           # about something else: a name of its own, or none of the fact's words
     for a, b in clauses:
         if any(a <= x.start < b for x in inside) or not any(w.lower() in names for w in words_in(a, b)):
             continue

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .kinship import name_words
 from .textutil import by_languages, data_json, fold_accents
@@ -154,19 +154,30 @@ class NationalityConflict:
     passage: int
 
 
-def nationality_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]],
-                          entity: str, order: Sequence[int]) -> list[NationalityConflict]:
-    """The fact's nationality statements about the subject that the evidence's contradict."""
+Word = tuple[str, int, int]
+
+
+def said_of_subject(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], entity: str,
+                    order: Sequence[int], read: Callable[[str, tuple[str, ...]], tuple[Statement, ...]],
+                    ) -> tuple[list[Word], list[tuple[int, Word]]]:
+    """(the words of the fact's statements about its subject, (passage, word) of the evidence's),
+    with `read` the statements' reader (nationalities here, occupations in occupation.py)."""
     subject = name_words(entity)      # "de", "von", "van" are no one's name
-    mine = statements(fact, (lang,))
+    mine = read(fact, (lang,))
     if not subject and mine:          # a claim alone: its own subject
         subject = name_words(mine[0].subject)
     said = [c for st in mine if _about(st, subject) for c in st.countries]
     if not said:
-        return []
-    theirs = [(i, c) for i in order for st in statements(passages[i][0], passages[i][1])
-              if _about(st, subject) for c in st.countries]
-    if not theirs or any(agree(c[0], e[0]) for c in said for _i, e in theirs):
+        return [], []
+    return said, [(i, c) for i in order for st in read(passages[i][0], passages[i][1])
+                  if _about(st, subject) for c in st.countries]
+
+
+def nationality_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]],
+                          entity: str, order: Sequence[int]) -> list[NationalityConflict]:
+    """The fact's nationality statements about the subject that the evidence's contradict."""
+    said, theirs = said_of_subject(fact, lang, passages, entity, order, statements)
+    if not said or not theirs or any(agree(c[0], e[0]) for c in said for _i, e in theirs):
         return []
     i, e = theirs[0]
     return [NationalityConflict(said[0], e, i)]

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import Sequence
 
-from .kinship import _every_kin_word, name_words
-from .nationality import ARTICLES, COPULAS, PREPOSITIONS, STOP, Statement, _about
+from .kinship import _every_kin_word
+from .nationality import ARTICLES, COPULAS, PREPOSITIONS, STOP, NationalityConflict, Statement, said_of_subject
 from .textutil import HAN_LANGS, by_languages, data_json, fold_accents
 
 WINDOW = 8          # words after the copula and article in which occupations count
@@ -184,27 +183,13 @@ def _han_statements(text: str, langs: tuple[str, ...]) -> tuple[Statement, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True)
-class OccupationConflict:
-    fact_word: tuple[str, int, int]          # (families, start, end) in the fact
-    evidence_word: tuple[str, int, int]      # in the passage
-    passage: int
-
-
 def occupation_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]],
-                         entity: str, order: Sequence[int]) -> list[OccupationConflict]:
+                         entity: str, order: Sequence[int]) -> list[NationalityConflict]:
     """The occupations of the fact's statements about the subject that the evidence's statements
-    about the subject leave out, where no passage names their kind of work at all."""
-    subject = name_words(entity)
-    mine = statements(fact, (lang,))
-    if not subject and mine:
-        subject = name_words(mine[0].subject)
-    said = [w for st in mine if _about(st, subject) for w in st.countries]
-    if not said:
-        return []
-    theirs = [(i, w) for i in order for st in statements(passages[i][0], passages[i][1])
-              if _about(st, subject) for w in st.countries]
-    if not theirs:
+    about the subject leave out, where no passage names their kind of work at all ("countries" of a
+    conflict: (families, start, end))."""
+    said, theirs = said_of_subject(fact, lang, passages, entity, order, statements)
+    if not said or not theirs:
         return []
     known = frozenset(f for _i, w in theirs for f in w[0].split("|"))
     out = []
@@ -212,5 +197,5 @@ def occupation_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tup
         fams = frozenset(w[0].split("|"))
         if "*" in fams | known or fams & known or any(fams & _named_in(t, langs) for t, langs in passages):
             continue
-        out.append(OccupationConflict(w, theirs[0][1], theirs[0][0]))
+        out.append(NationalityConflict(w, theirs[0][1], theirs[0][0]))
     return out

@@ -378,10 +378,9 @@ def _short_swaps(ft: list[str], lang: str, texts: Sequence[str]) -> Iterator[tup
         for sent in split_sentences(text, lang):
             ew = words_with_offsets(sent.text)
             sm = difflib.SequenceMatcher(None, ft, [w.lower() for w, _a, _b in ew], autojunk=False)
-            ops = [op for op in sm.get_opcodes() if op[0] != "equal"]
-            inner = [op for op in ops if op[1] < op[2]]        # what the fact's side has that differs
-            if len(inner) == 1 and inner[0][0] == "replace" and inner[0][2] - inner[0][1] == 1 \
-                    and inner[0][4] - inner[0][3] == 1 and sum(b.size for b in sm.get_matching_blocks()) == len(ft) - 1:
+            # what differs on the fact's side (the sentence's own extra words aside): one word for one
+            inner = [op for op in sm.get_opcodes() if op[0] != "equal" and op[1] < op[2]]
+            if len(inner) == 1 and inner[0][0] == "replace" and inner[0][2] - inner[0][1] == inner[0][4] - inner[0][3] == 1:
                 _op, i1, i2, j1, j2 = inner[0]
                 yield i1, i2, ew, j1, j2
 

@@ -97,7 +97,7 @@ def _kin_for(langs: tuple[str, ...]) -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=1)
-def _every_kin_word() -> frozenset[str]:
+def every_kin_word() -> frozenset[str]:
     return frozenset(w for table in kin_words().values() for w in table)
 
 
@@ -251,7 +251,7 @@ def _owner_before(text: str, toks: list[_Tok], i: int) -> str:
 def _a_name(name: str, fw: Words) -> bool:
     """Not a kinship word or a title on its own ("Ibu bapanya": "parents", sentence-initial)."""
     words = name_words(name)
-    return bool(words) and not words <= (_every_kin_word() | NOT_NAMES | fw.fillers)
+    return bool(words) and not words <= (every_kin_word() | NOT_NAMES | fw.fillers)
 
 
 @functools.lru_cache(maxsize=2048)

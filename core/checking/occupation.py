@@ -17,7 +17,7 @@ import functools
 import re
 from typing import Sequence
 
-from .kinship import _every_kin_word
+from .kinship import every_kin_word
 from .nationality import ARTICLES, COPULAS, PREPOSITIONS, STOP, NationalityConflict, Statement, said_of_subject
 from .textutil import HAN_LANGS, by_languages, data_json, fold_accents
 
@@ -84,7 +84,7 @@ def statements(text: str, langs: tuple[str, ...]) -> tuple[Statement, ...]:
             continue
         found = _words_after(text, toks, i + 1, forms, langs)
         start = max((k for k, (t, _x) in enumerate(toks[:i]) if t in STOP), default=-1) + 1
-        if found and not any(t.lower() in _every_kin_word() for t, _x in toks[start:i]):
+        if found and not any(t.lower() in every_kin_word() for t, _x in toks[start:i]):
             subject = " ".join(t for t, _x in toks[start:i] if t not in STOP and t != ",")
             out.append(Statement(tuple(found), subject))     # (not "his father was a merchant")
     return tuple(out)
@@ -107,7 +107,7 @@ def _words_after(text: str, toks: list[tuple[str, int]], j: int, forms: dict[str
             found.append(("|".join(sorted(fams)), s, end))
             k += n
             continue
-        if tok.lower() in PREPOSITIONS or tok.lower() in _every_kin_word():
+        if tok.lower() in PREPOSITIONS or tok.lower() in every_kin_word():
             break               # "Jest synem lekarza": the doctor is the father
         parts = [p for p in tok.split("-") if p]       # "singer-songwriter", "physicist-chemist"
         fams = families_of(tok, langs) or frozenset().union(*(families_of(p, langs) for p in parts))
@@ -152,11 +152,17 @@ _HAN_CLAUSE = re.compile(r"[，,、：:（）()]")
 HAN_WINDOW = 14         # characters after 是 in which occupations count ("中国著名的物理学家")
 
 
+@functools.lru_cache(maxsize=16)
+def _han_forms(langs: tuple[str, ...]) -> tuple[str, ...]:
+    """The forms of `langs` written in Han characters, longest first."""
+    return tuple(sorted((f for f in _forms_for(langs)[0] if f and "\u4e00" <= f[0] <= "\u9fff"), key=len, reverse=True))
+
+
 def _han_words(text: str, a: int, b: int, langs: tuple[str, ...]) -> list[tuple[int, int, frozenset[str]]]:
     """(start, end, families) of the occupation forms inside text[a:b], longest first, not overlapping."""
     forms = _forms_for(langs)[0]
     out: list[tuple[int, int, frozenset[str]]] = []
-    for f in sorted((f for f in forms if f and "\u4e00" <= f[0] <= "\u9fff"), key=len, reverse=True):
+    for f in _han_forms(langs):
         for m in re.finditer(re.escape(f), text[a:b]):
             s, e = a + m.start(), a + m.end()
             if not any(s < y and x < e for x, y, _f in out):
@@ -165,8 +171,8 @@ def _han_words(text: str, a: int, b: int, langs: tuple[str, ...]) -> list[tuple[
 
 
 def _han_statements(text: str, langs: tuple[str, ...]) -> tuple[Statement, ...]:
-    """Chinese statements: 是 (係, 为, 為) and the occupations in the characters after it, up to a
-    clause mark; the subject is what stands before it in its clause ("莫言是中国作家")."""
+    """Chinese statements: 是 (係) and the occupations in the characters after it, up to a clause
+    mark; the subject is what stands before it in its clause ("莫言是中国作家")."""
     out = []
     for m in _HAN_COPULA.finditer(text):
         end = m.end() + HAN_WINDOW

@@ -410,12 +410,13 @@ def _parse_number(s: str, lang: str) -> float | None:
         return None
 
 
+_AGE_LEADS = ("at the age of", "aged", "at age", "à l['’]âge de", "a la edad de", "a los", "im alter von", "mit",
+              "all['’]età di", "aos", "com a idade de", "w wieku", "ve věku", "la vârsta de", "a l['’]edat de", "als",
+              "op de leeftijd van")
 _AGE_RE = re.compile(
-    r"(?:at the age of|aged|at age|à l['’]âge de|a la edad de|a los|im alter von|mit|all['’]età di|"
-    r"aos|com a idade de|w wieku|ve věku|la vârsta de|a l['’]edat de|als|op de leeftijd van)\s+(\d{1,3})"
+    rf"(?:{'|'.join(_AGE_LEADS)})\s+(\d{{1,3}})"
     r"(?:\s+(?:ans|años|jahren|anni|anos|lat|let|de ani|ani|anys|jaar))?(?![\w%])", re.IGNORECASE)
-_AGE_WORDS = frozenset("at the age of aged à l âge de a la edad los im alter von mit all età di aos com idade w wieku "
-                       "ve věku vârsta edat als op leeftijd van".split())    # the words of `_AGE_RE`'s leads
+_AGE_WORDS = frozenset(w for lead in _AGE_LEADS for w in re.findall(r"\w+", lead))     # the leads' words
 _AGE_UNIT = re.compile(r"\s+(?:ans|años|jahren|anni|anos|lat|let|de ani|ani|anys)\b", re.IGNORECASE)
 _AGE_NEEDS_UNIT = {"a los", "mit", "aos", "als"}     # "a los 66 años", "mit 66 Jahren": the unit says age
 
@@ -435,7 +436,7 @@ def _age_matches(text: str, after: bool = True) -> list[tuple[re.Match, int]]:
     `_AGE_AFTER_RE`)."""
     out = [(m, 1) for m in _AGE_RE.finditer(text)]
     if after:
-        out += [(m, next(g for g in range(1, 8) if m.group(g))) for m in _AGE_AFTER_RE.finditer(text)]
+        out += [(m, m.lastindex or 1) for m in _AGE_AFTER_RE.finditer(text)]     # one group an alternative
     return sorted(out, key=lambda mg: mg[0].start())
 
 
@@ -444,7 +445,7 @@ def _ages(text: str, taken: list[tuple[int, int]], after: bool = True) -> list[V
     "61 yaşında", "享年55岁": an age (its slot, died or none, comes later)."""
     out = []
     for m, g in _age_matches(text, after):
-        if g == 1 and m.re is _AGE_RE:
+        if m.re is _AGE_RE:
             lead = m.group(0)[:m.start(1) - m.start()].strip().lower()
             if lead in _AGE_NEEDS_UNIT and not _AGE_UNIT.match(text, m.end(1)):
                 continue
@@ -485,15 +486,30 @@ _SENTENCE_END = re.compile(r"(?<=\w{4})\.\s+(?![a-zß-ÿа-яё\d])")
 
 
 # a period after a short word ends a sentence too when a word no name holds follows ("Ève. She died")
-_DOT_CAPITAL = re.compile(r"(?<=\w)\.\s+([A-ZÀ-ÖØ-ÞА-ЯЁ][^\s.,;:]*)")
+_DOT_NEXT = re.compile(r"\.\s+([^\s.]+)")
+_CAPITAL = re.compile(r"[A-ZÀ-ÖØ-ÞА-ЯЁ]")
+
+
+def _dot_before_function_word(text: str, a: int = 0, b: int | None = None, capital: bool = False) -> int | None:
+    """Where, in text[a:b], a period ends a sentence because the word after it is one no name holds
+    ("Ève. She died"; "St. Louis" goes on); `capital`: only after a word character, before a capital."""
+    for m in _DOT_NEXT.finditer(text, a, len(text) if b is None else b):
+        word = m.group(1)
+        if capital:
+            word = re.split(r"[,;:]", word)[0]
+            if not (m.start() > 0 and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_")
+                    and _CAPITAL.match(word)):
+                continue
+        if _fold(word) in STOPWORDS:
+            return m.start()
+    return None
 
 
 def _breaks(text: str, a: int, b: int) -> bool:
     """Whether text[a:b], the words between a value and a relation word, leave the clause."""
     gap = text[a:b]
     return (bool(_CLAUSE_BREAK.search(gap)) and not gap.strip().startswith("(")) or \
-        _SENTENCE_END.search(text, a, b) is not None or \
-        any(_fold(m.group(1)) in STOPWORDS for m in _DOT_CAPITAL.finditer(text, a, b))
+        _SENTENCE_END.search(text, a, b) is not None or _dot_before_function_word(text, a, b, capital=True) is not None
 
 
 def _keywords(lang: str, extra: Sequence[str] = ()) -> list[tuple[str, str]]:
@@ -791,17 +807,14 @@ def _caseless(name: str) -> bool:
 
 
 _SENTENCE_CUT = re.compile(r"(?<=\w{4})\.\s")       # not after "St." or "D."
-_DOT_WORD = re.compile(r"\.\s+([^\s.]+)")
 
 
 def _sentence_cut(run: str) -> str:
     """A capitalised run up to a sentence's end: a dot after a word of four letters ("Bártfa. His"), or
-    before a word no name holds ("Ève. She died": a short name ends a sentence; "St. Louis" goes on)."""
+    before a word no name holds (`_dot_before_function_word`: "Ève. She died")."""
     run = _SENTENCE_CUT.split(run, maxsplit=1)[0]
-    for m in _DOT_WORD.finditer(run):
-        if _fold(m.group(1)) in STOPWORDS:
-            return run[:m.start()]
-    return run
+    cut = _dot_before_function_word(run)
+    return run if cut is None else run[:cut]
 # letters (no digits, no punctuation but a name's middle dot) right before a parenthesis, caseless
 # (one way only to cut a run into words: a space between two, a dot inside one; no backtracking blow-up)
 _CASELESS_WORD = r"[^\W\d_]+(?:[·・‧][^\W\d_]+)*"
@@ -1250,15 +1263,13 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
     order = list(focus) if focus else list(range(len(passages)))
     order += [i for i in range(len(passages)) if i not in order]
     tagged = [(t, tuple(dict.fromkeys((plang or lang, *_langs_of(t, lang))))) for t, plang in passages]
-    rep.conflicts.extend(_subject_conflicts(fact, lang, passages, tagged, entity, order))
+    rep.conflicts.extend(_subject_conflicts(fact, fv, lang, passages, tagged, entity, order))
     counted = _count_conflicts(fact, lang, tagged, order)
     rep.conflicts.extend(counted)
     rep.agreed_counts = count_agreements(fact, lang, tagged, order)
     if not fv.values:
         return rep
-    # a passage of no declared language is read in the one it is written in (a French lead given to
-    # a German claim: "à Varsovie" is a place although German would want "in" before it)
-    evs = [text_values(t, plang or _detected(t) or lang, entity, _langs_of(t, lang)) for t, plang in passages]
+    evs = _passage_values(passages, lang, entity)
     fact_content = _content(fact, fv.words, fv.values)
     for v in fv.values:
         if any(v.start < c.fact_value.end and c.fact_value.start < v.end for c in counted):
@@ -1383,12 +1394,19 @@ def _check_age(v: Value, evs: list[TextValues], order: list[int], rep: SlotRepor
                                   i, [(v.start, v.end)]))
 
 
-def _subject_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str]],
+def _passage_values(passages: Sequence[tuple[str, str]], lang: str, entity: str) -> list[TextValues]:
+    """The values of each passage, read in its language: a passage of no declared language in the one
+    it is written in (a French lead given to a German claim: "à Varsovie" is a place although German
+    would want "in" before it)."""
+    return [text_values(t, plang or _detected(t) or lang, entity, _langs_of(t, lang)) for t, plang in passages]
+
+
+def _subject_conflicts(fact: str, fv: TextValues, lang: str, passages: Sequence[tuple[str, str]],
                        tagged: Sequence[tuple[str, tuple[str, ...]]], entity: str, order: list[int]) -> list[Conflict]:
     """What the fact says of its subject that the evidence contradicts: a relative, a nationality or
     an occupation, an age at a dated event."""
     return (_kin_conflicts(fact, lang, tagged, entity, order) + _nationality_conflicts(fact, lang, tagged, entity, order)
-            + _event_age_conflicts(fact, lang, passages, entity, order))
+            + _event_age_conflicts(fact, fv, lang, passages, entity, order))
 
 
 def _kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], entity: str,
@@ -1438,14 +1456,13 @@ def _count_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[s
     return out
 
 
-def _event_age_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str]], entity: str,
+def _event_age_conflicts(fact: str, fv: TextValues, lang: str, passages: Sequence[tuple[str, str]], entity: str,
                          order: list[int]) -> list[Conflict]:
     """An age at a dated event that the subject's birth year contradicts ("In 1891 she moved to Paris
     at the age of 30" against "Marie Curie (7 November 1867 – ...)": 23 or 24). Only for a fact with
     one age, not at death (that is `_check_age`'s), and one year, in one clause, and an evidence whose
     births of the subject all fall in one year."""
     ages = _ages(fact, [], after=False)      # not "o sırada 73 yaşında olan yazarı": the writer's age
-    fv = text_values(fact, lang, entity)
     years = {v.year for v in fv.values if v.kind == "date" and v.year is not None and not v.decade and v.rel is None}
     if len(ages) != 1 or len(years) != 1 or any(v.kind == "age" for v in fv.values) \
             or any(rel == "died" for _s, _e, rel in _relation_hits(fact, lang)):
@@ -1456,8 +1473,8 @@ def _event_age_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, str
     if _breaks(fact, min(age.end, date.end), max(age.start, date.start)) and not set(
             w.lower() for w in _GAP_WORD.findall(gap)) <= _AGE_WORDS:
         return []                 # another clause's age; "In 1891, aged 24," is one
-    births = [(i, e) for i in order for e in text_values(passages[i][0], passages[i][1] or _detected(passages[i][0])
-                                                          or lang, entity, _langs_of(passages[i][0], lang)).values
+    evs = _passage_values(passages, lang, entity)
+    births = [(i, e) for i in order for e in evs[i].values
               if e.kind == "date" and e.rel == "born" and e.year is not None and not e.decade and (entity or not e.holder)]
     born = {e.year for _i, e in births if e.year is not None}
     if len(born) != 1:
@@ -1669,9 +1686,11 @@ def _other_award(v: Value, fact: str, fv: TextValues, anywhere: list[tuple[int, 
     Punkte"). In Chinese the "words" are pairs of Han characters (`han_pairs`, "莫言于1987年获得诺贝尔文学奖"
     against "2012年获得诺贝尔文学奖"); not in Japanese."""
     han = lang in HAN_LANGS
+    if v.rel not in MANY or v.kind != "date" or (lang in SPACELESS and not han):
+        return None
     spans = [(x.start, x.end) for x in fv.values]
     fact_content = set(han_pairs(fact, spans)) if han else _content(fact, fv.words, fv.values)
-    if v.rel not in MANY or v.kind != "date" or (lang in SPACELESS and not han) or len(fact_content) < 2:
+    if len(fact_content) < 2:
         return None
     best = _best_sentence(fact_content, passages, order, han)
     if best is None or best[0] < MATCH_SHARE:
@@ -1692,18 +1711,20 @@ def _clause_swap(v: Value, fact: str, fv: TextValues, inside: list[Value], text:
     """The sentence that holds the fact has its value, but in a clause about another name, while the
     fact's name stands in another clause with another value of the kind ("Er zog 1894 in die
     Schweiz" against "1894 zog die Familie nach Italien, Albert ging 1895 in die Schweiz"): a year
-    joined to the next clause's place. None unless the clause of every agreeing value holds none of
-    the fact's names (capitalised words inside it) and a name of its own, and one other clause holds
-    a fact's name and a value of the kind that agrees with none of the fact's."""
+    joined to the next clause's place. None unless the fact's year and names (capitalised words after
+    its first) stand in one clause of the fact; the clause of every agreeing value holds none of those
+    names, and either a name of its own or none of the fact's other words ("1950'de serbest bırakıldı
+    ve 1951'de Türkiye'den ayrıldı"); and one other clause holds a fact's name and one value of the
+    kind that agrees with none of the fact's."""
     s, e, i = where
     if v.kind != "date" or v.year is None:
         return None
     fa, fb = next(((a, b) for a, b in _clauses(fact, 0, len(fact)) if a <= v.start < b), (0, 0))
     names = {w.lower() for w, a, _b in fv.words[1:] if w[:1].isupper() and fa <= a < fb
              and not _overlaps(a, a + len(w), [(v.start, v.end)])}
-    content = {w.lower()[:5] for w, a, b in fv.words if w.lower() not in STOPWORDS and not _overlaps(a, b, [(v.start, v.end)])}
     if not names:
         return None               # the fact's year and its names: one clause of the fact
+    content = {w.lower()[:5] for w, a, b in fv.words if w.lower() not in STOPWORDS and not _overlaps(a, b, [(v.start, v.end)])}
     clauses = _clauses(text, s, e)
     def words_in(a: int, b: int) -> list[str]:
         return [w for w, x, _y in ev.words if a <= x < b]

@@ -81,6 +81,8 @@ def test_person_missing_in_language_falls_back_to_english_and_says_so():
     ev = r.retrieve(m.entity, "তিনি ১৮৬৭ সালে জন্মগ্রহণ করেন।", ["bn", "en"], k=3)
     assert ev and ev[0].lang in ("en", "es", "fr")
     assert any("no page about Marie Curie in 'bn'" in n for n in r.notices)
+    # the look-up and the retriever both notice it, in one wording, so the CLI says it once
+    assert [n for n in r.notices if "no page about" in n] == [n for n in m.notices if "no page about" in n]
 
 
 def test_retrieval_ids_are_stable_and_unique():

@@ -71,7 +71,7 @@ def read_text_file(path: str) -> str:
     return text
 
 
-def _resolve(name: str, lang: str, cfg, err: TextIO):
+def _resolve(name: str, lang: str, cfg, printer: _Printer):
     """The entity, resolved through the knowledge sources when they know it (titles, QID). An
     ambiguous name is an error listing the choices; an unknown one is checked under its bare name
     (its facts will mostly lack evidence), with a warning."""
@@ -84,23 +84,25 @@ def _resolve(name: str, lang: str, cfg, err: TextIO):
     except MfactError:
         raise
     except Exception as exc:  # noqa: BLE001 - resolution is a convenience; the retriever copes with a name
-        print(f"mfact: warning: could not look {name!r} up: {safe(str(exc), one_line=True)}", file=err)
+        printer.notice("warning", f"could not look {name!r} up: {exc}")
         return Entity(name=name)
     for n in match.notices:
-        print(f"mfact: {safe(str(n), one_line=True)}", file=err)
+        printer.notice("warning", str(n))
     if match.entity is not None:
         return match.entity
     if match.choices:
         match.require(name, lang)          # raises one MfactError listing the choices
     hint = ("did you mean: " + "; ".join(match.suggestions[:5])) if match.suggestions \
         else "add a source (--zim, --factscore-db) or go online for evidence"
-    print(f"mfact: warning: no page about {name!r} found in '{lang}'; checking anyway ({hint})", file=err)
+    printer.notice("warning", f"no page about {name!r} found in '{lang}'; checking anyway ({hint})")
     return Entity(name=name)
 
 
 class _Printer:
     """Prints events: streamed text, then verdict lines (held back while the text streams, so they
-    never cut into it), notices, and the summary."""
+    never cut into it), notices, and the summary. Each notice is told once. Where the text and the
+    notices share one terminal, notices wait for the text's end too: a line on stderr would cut a
+    streamed word in two on the screen."""
 
     def __init__(self, out: TextIO, err: TextIO, stream_text: bool):
         self.out = out
@@ -108,6 +110,8 @@ class _Printer:
         self.stream_text = stream_text
         self.streaming = True
         self.held: list[str] = []
+        self.held_notices: list[str] = []
+        self.told: set[str] = set()
         self.facts: dict[str, str] = {}
         self.at_line_start = True
 
@@ -132,6 +136,9 @@ class _Printer:
         for line in self.held:
             self._write(line + "\n")
         self.held.clear()
+        for line in self.held_notices:
+            print(line, file=self.err, flush=True)
+        self.held_notices.clear()
 
     def verdict(self, fact_id: str, label: str, confidence: float) -> None:
         fact = self.facts.get(fact_id, fact_id)
@@ -142,10 +149,22 @@ class _Printer:
             self._write(line + "\n")
 
     def notice(self, level: str, message: str, hint: str = "") -> None:
-        if level == "info" and not self.stream_text:
+        if (level == "info" and not self.stream_text) or message in self.told:
             return
-        text = safe(format_error(message, hint), one_line=True)
-        print(f"mfact: {level}: {text}", file=self.err, flush=True)
+        self.told.add(message)
+        line = f"mfact: {level}: {safe(format_error(message, hint), one_line=True)}"
+        if self.streaming and self.stream_text and _one_terminal(self.out, self.err):
+            self.held_notices.append(line)
+        else:
+            print(line, file=self.err, flush=True)
+
+
+def _one_terminal(out: TextIO, err: TextIO) -> bool:
+    """Whether both streams are terminals (then they are, in practice, one screen)."""
+    try:
+        return out.isatty() and err.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _pct(x) -> str:
@@ -278,7 +297,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         pipeline.retriever = GivenRetriever(passages, pipeline.embedder)
         entity = Entity(name=args.entity.strip())       # no knowledge source to look it up in
     else:
-        entity = _resolve(args.entity.strip(), lang, cfg, err)
+        entity = _resolve(args.entity.strip(), lang, cfg, printer)
     stop = threading.Event()
     errors: list[str] = []
     session, interrupted = _follow(_events_in_thread(pipeline, entity, lang, stop, text), printer, stop, errors,

@@ -9,6 +9,13 @@ from ..session import Entity
 from .base import KnowledgeSource
 
 
+def fallback_notice(name: str, lang: str, used: Sequence[str]) -> str:
+    """What a user is told when `name` has no page in `lang` and pages in `used` serve instead: one
+    wording, so that the look-up and the retriever, which both notice it, say the same thing once."""
+    where = "the English page" if list(used) == ["en"] else "the pages in " + ", ".join(used)
+    return f"no page about {name} in '{lang}'; using {where}"
+
+
 @dataclass
 class EntityMatch:
     entity: Entity | None = None
@@ -81,7 +88,7 @@ def resolve(name: str, lang: str, sources: Sequence[KnowledgeSource], langs: Seq
                 match.source = src.name
                 match.choices = []
                 if try_lang != lang:
-                    match.notices.append(f"no page about {name} in '{lang}'; using the English page")
+                    match.notices.append(fallback_notice(name, lang, [try_lang]))
                 return match
             for s in m.suggestions:
                 if s not in match.suggestions:

@@ -30,6 +30,7 @@ from ..protocols import Embedder, Stage
 from ..session import Entity, Evidence
 from .base import KnowledgeSource, Page
 from .cache import PageCache, PassageRow, open_cache
+from .entities import fallback_notice
 
 log = logging.getLogger("mfact.knowledge")
 _WORDS = re.compile(r"\w+", re.UNICODE)
@@ -165,7 +166,7 @@ class HybridRetriever(Stage):
         if langs and langs[0] not in found_langs:
             others = [lg for lg in langs[1:] if lg in found_langs] or sorted(found_langs)
             if others:
-                self.notice(f"no page about {entity.name} in '{langs[0]}'; using {', '.join(others)}")
+                self.notice(fallback_notice(entity.name, langs[0], others))
         with self._lock:
             self._pages[key] = ids
         return ids

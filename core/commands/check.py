@@ -163,7 +163,7 @@ def _one_terminal(out: TextIO, err: TextIO) -> bool:
     """Whether both streams are terminals (then they are, in practice, one screen)."""
     try:
         return out.isatty() and err.isatty()
-    except (AttributeError, ValueError):
+    except ValueError:          # a closed stream
         return False
 
 

@@ -158,15 +158,9 @@ def test_every_language_is_offered():
     assert set(BORN) == set(language_codes())
 
 
-# The languages added for mFAVA (pl ... sd) are offered, but the extractor has no date, place or list
-# tables for them yet (issue 20 moves the date tables onto CLDR): these sentences stay whole. Most of
-# them split clauses at their coordinators now (test_coordinated_clauses_in_more_languages).
-NO_EXTRACTOR_TABLES = {"pl", "ca", "cs", "fi", "he", "hu", "ro", "sr", "eu", "eo", "la", "lt", "ms", "yue", "sd"}
-
-
+# The languages added for mFAVA (pl ... sd) have their date, place and list tables since rules v19.
 def _langs(langs):
-    return [pytest.param(lang, marks=pytest.mark.xfail(reason="no extractor tables for this language yet"))
-            if lang in NO_EXTRACTOR_TABLES else lang for lang in sorted(langs)]
+    return sorted(langs)
 
 
 @pytest.mark.parametrize("lang", _langs(BORN))
@@ -231,7 +225,8 @@ def test_other_languages(lang, entity, text, expected):
      ["Marija Kiri je rođena u Varšavi", "Marija Kiri umrla je u Pasiju"]),
     ("ms", "Marie Curie dilahirkan di Warsaw dan meninggal dunia di Passy.",
      ["Marie Curie dilahirkan di Warsaw", "Marie Curie meninggal dunia di Passy"]),
-    # ... and where a noun phrase follows the coordinator, one fact
+    # ... and where a noun phrase follows the coordinator, one fact (in these languages a list is read
+    # only after a copula, "byla fyzička a chemička": test_list_split_in_every_language)
     ("cs", "Marie Curie studovala fyziku a chemii na Sorbonně.", ["Marie Curie studovala fyziku a chemii na Sorbonně"]),
     ("pl", "Maria Curie studiowała fizykę i chemię na Sorbonie.", ["Maria Curie studiowała fizykę i chemię na Sorbonie"]),
     ("ro", "Marie Curie a studiat fizica și chimia la Paris.", ["Marie Curie a studiat fizica și chimia la Paris"]),
@@ -591,3 +586,53 @@ def test_arabic_clauses_joined_by_the_prefix_and(text, expected):
 ])
 def test_russian_and_german_adjectives_and_clauses(lang, text, expected):
     assert [f.text for _s, f in extract(text, lang, "Marie Curie")] == expected
+
+
+# Rules v19: the fifteen languages added for mFAVA, beyond the Marie Curie template above
+@pytest.mark.parametrize("lang,entity,text,expected", [
+    ("pl", "x", "Urodził się 3 maja 1920 w Krakowie.", ["Urodził się 3 maja 1920", "Urodził się w Krakowie"]),
+    ("pl", "x", "Bitwa odbyła się w 1643 roku w Kornwalii.", ["Bitwa odbyła się w 1643 roku", "Bitwa odbyła się w Kornwalii"]),
+    ("cs", "x", "Zemřel 4. července 1934 v Praze.", ["Zemřel 4. července 1934", "Zemřel v Praze"]),
+    ("fi", "x", "Hän kuoli 4. heinäkuuta 1934 Helsingissä.", ["Hän kuoli 4. heinäkuuta 1934", "Hän kuoli Helsingissä"]),
+    ("hu", "Petőfi Sándor", "Petőfi Sándor 1823. január 1-jén született Kiskőrösön.",
+     ["Petőfi Sándor 1823. január 1-jén született", "Petőfi Sándor született Kiskőrösön"]),
+    ("he", "x", "הוא נולד ב-1 במאי 1920 בחיפה.", ["הוא נולד ב-1 במאי 1920", "הוא נולד בחיפה"]),
+    ("lt", "x", "Jis mirė 1934 m. liepos 4 d. Vilniuje.", ["Jis mirė 1934 m. liepos 4 d", "Jis mirė Vilniuje"]),
+    ("sr", "x", "Rođen je 5. maja 1920. u Beogradu.", ["Rođen je 5. maja 1920", "Rođen je u Beogradu"]),
+    ("ro", "x", "A murit pe 4 iulie 1934 la București.", ["A murit pe 4 iulie 1934", "A murit la București"]),
+    ("ca", "x", "Va morir el 4 de juliol de 1934 a Barcelona.", ["Va morir el 4 de juliol de 1934", "Va morir a Barcelona"]),
+    ("eo", "x", "Li mortis la 4-an de julio 1934 en Parizo.", ["Li mortis la 4-an de julio 1934", "Li mortis en Parizo"]),
+    ("ms", "Rudyard Kipling", "Rudyard Kipling dilahirkan pada tahun 1865 di India.",
+     ["Rudyard Kipling dilahirkan pada tahun 1865", "Rudyard Kipling dilahirkan di India"]),
+    ("yue", "x", "最後佢哋喺1866年4月6號喺尼加拉瓜利昂結婚。", ["最後佢哋喺1866年4月6號結婚", "最後佢哋喺尼加拉瓜利昂結婚"]),
+    # lists: after a copula, one fact per item, in every one of these languages' shapes
+    ("he", "x", "הוא היה סופר ומשורר.", ["הוא היה סופר", "הוא היה משורר"]),
+    ("yue", "x", "佢係歌手同演員。", ["佢係歌手", "佢係演員"]),
+    ("la", "Cicero", "Cicero orator et philosophus fuit.", ["Cicero orator fuit", "Cicero philosophus fuit"]),
+    ("fi", "x", "Hän oli fyysikko ja kemisti.", ["Hän oli fyysikko", "Hän oli kemisti"]),
+    # a subject pronoun carried onto the next clause
+    ("fi", "x", "Hän opiskeli Pariisissa ja kuoli Passyssa.", ["Hän opiskeli Pariisissa", "Hän kuoli Passyssa"]),
+    ("cs", "x", "On studoval v Praze a zemřel ve Vídni.", ["On studoval v Praze", "On zemřel ve Vídni"]),
+    ("ro", "x", "Ea s-a născut la Iași și a murit la București.", ["Ea s-a născut la Iași", "Ea a murit la București"]),
+    # ... and what stays whole: a number that is no year, "同" as "with", a foreign "w" written "וו", a
+    # Basque clause that does not end in a copula, a list holding a relative pronoun, a heading's colon
+    ("yue", "x", "呢套劇並且有8292集喺香港播放。", ["呢套劇並且有8292集喺香港播放"]),
+    ("yue", "x", "佢哋計劃同格魯吉亞開戰。", ["佢哋計劃同格魯吉亞開戰"]),
+    ("he", "x", "הוא ביקר בוושינגטון.", ["הוא ביקר בוושינגטון"]),
+    ("eu", "x", "Kirol arbitrajeak kirol eta lehiaketa anitzetan arauak betearazten ditu.",
+     ["Kirol arbitrajeak kirol eta lehiaketa anitzetan arauak betearazten ditu"]),
+    ("fi", "x", "JetBlue on lentoyhtiö, joka operoi lentoja ja palvelee kohteita.",
+     ["JetBlue on lentoyhtiö, joka operoi lentoja ja palvelee kohteita"]),
+    ("cs", "x", "Univerzita byla založena v roce 1980.", ["Univerzita byla založena v roce 1980"]),
+])
+def test_dates_places_lists_and_pronouns_in_the_mfava_languages(lang, entity, text, expected):
+    assert [f.text for _s, f in extract(text, lang, entity)] == expected
+
+
+@pytest.mark.parametrize("lang,text,expected", [
+    # words that are pronouns in the mFAVA languages only ("on", "el", "li") change nothing elsewhere
+    ("en", "He worked on films and on television.", ["He worked on films", "He worked on television"]),
+    ("es", "El actor nació en Lima y murió en Madrid.", ["El actor nació en Lima", "murió en Madrid"]),
+])
+def test_pronouns_of_one_language_stay_there(lang, text, expected):
+    assert [f.text for _s, f in extract(text, lang, "x")] == expected

@@ -172,6 +172,17 @@ def test_ir_rule_reads_turkish_case_endings(fact, expected):
     assert is_about_someone_else(fact, "Orhan Pamuk", context, "tr") is expected
 
 
+@pytest.mark.parametrize("fact,lang", [
+    # rules v19: a subject pronoun of the languages added for mFAVA is the entity, not someone else
+    # (before, "Ő" and "Hura" opened the fact like a name, and the fact was IR, never checked)
+    ("Ő Párizsban halt meg.", "hu"),
+    ("Hura Parisen hil zen.", "eu"),
+])
+def test_ir_rule_reads_the_subject_pronouns_of_the_mfava_languages(fact, lang):
+    assert is_about_someone_else(fact, "Marie Curie", "Marie Curie Varsovian jaio zen.", lang) is False
+    assert is_about_someone_else("Albert Einstein Párizsban halt meg.", "Marie Curie", "", lang) is True
+
+
 def test_verify_pairs_cli(tmp_path, capsys):
     f = tmp_path / "pairs.jsonl"
     rows = [{"id": "a", "lang": "en", "claim": "She won the Nobel Prize in Physics in 1903.",

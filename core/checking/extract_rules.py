@@ -46,7 +46,7 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "18"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "19"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);
@@ -84,6 +84,10 @@ class RuleExtractor(Stage):
                          # 18: "where"/"when" in every language with them (wo, où, donde, dove, onde, где ...)
                          #    before a subject of the clause's own: the clause alone, not "die Türkei er in
                          #    Aarau die Schule besuchte"
+                         # 19: the fifteen languages added for mFAVA (ca cs eo eu fi he hu la lt ms pl ro sd sr
+                         #    yue): a date next to a place gives two facts (prepositions, locative endings,
+                         #    Hebrew's prefix), "X was A and B" one fact per item (after a copula only, short
+                         #    items, nothing that opens a clause), subject pronouns per language
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()

@@ -32,6 +32,7 @@ from .rule_words import (
     EN_PARTICIPLE_HEADS,
     GERUND,
     INCLUDING,
+    LANG_PRONOUNS,
     LIST_CONJ,
     MAX_ITEM_WORDS,
     MAX_REFINE_CHARS,
@@ -191,7 +192,7 @@ def _verb_start(clause: Clause, a: int, b: int, carried: str | None) -> int:
     if span is not None and a <= span[0] < span[1] <= b:
         return span[1]
     ws = words_in(clause.text, a, b)
-    if ws and is_pronoun(ws[0][0]):
+    if ws and (is_pronoun(ws[0][0]) or ws[0][0].lower() in LANG_PRONOUNS.get(clause.lang, ())):
         return ws[0][2]
     return a
 

@@ -8,16 +8,32 @@ from .clauses import Draft, Span, inside_quotes, n_words, trim, words_in
 from .rule_words import (
     ADJECTIVE_SHAPES,
     ARTICLES,
+    CLAUSE_OPENERS,
+    CJK_ITEM_CHARS,
     CJK_LIST,
     COPULAS,
     EN_VERBS,
+    FINAL_COPULAS,
+    FINAL_POSTPOSITIONS,
+    LANG_COPULAS,
+    LANG_PRONOUNS,
+    LIST_AUX,
     LIST_CONJ,
+    LIST_PREPOSITIONS,
+    LIST_STOPPERS,
     MAX_ITEM_WORDS,
+    PREFIX_CONJ,
     PREPOSITIONS,
     PRONOUNS,
     VERB_FINAL,
+    VERB_PARTICLES,
+    VERB_SHAPES,
 )
 
+# the languages whose VERB_SHAPES no noun after a copula takes (Finnish "kemisti" and Lithuanian "chemikė"
+# end like their past tenses)
+_SHAPED_VERBS = {"cs", "pl", "sr", "eo", "ms", "ro"}
+_SHORT_ITEM_WORDS = 3
 _HEAD_WORDS = {"his", "her", "their", "its", "several", "numerous", "various", "many"}
 
 
@@ -52,7 +68,8 @@ def split_items(text: str, i0: int, b: int, lang: str) -> list[Span] | None:
 
 def _cjk_list(text: str, a: int, b: int, carried: str | None, lang: str) -> list[Draft] | None:
     marker, conj, ending = CJK_LIST[lang]
-    m = re.search(marker + r"(?P<x>[^，,、。\s]{1,12}?)" + conj + r"(?P<y>[^，,、。]{1,12}?)" + ending + r"$",
+    n = CJK_ITEM_CHARS.get(lang, 12)
+    m = re.search(marker + r"(?P<x>[^，,、。\s]{1,%d}?)" % n + conj + r"(?P<y>[^，,、。]{1,%d}?)" % n + ending + r"$",
                   text[a:b])
     if m is None:
         return None
@@ -67,28 +84,29 @@ def np_list(text: str, a: int, b: int, verb_start: int, carried: str | None, lan
     """One fact per item of a coordinated noun phrase after the verb; None when there is none."""
     if lang in CJK_LIST:
         return _cjk_list(text, a, b, carried, lang)
-    alts = _conj_alternatives(lang)
-    if alts is None or verb_start >= b:
+    found = _conjunction(text, verb_start, b, lang)
+    if found is None:
         return None
-    m = re.search(r"(?<![\w])(?:" + alts + r")(?![\w])", text[verb_start:b], re.IGNORECASE)
-    if m is None:
-        return None
-    c0, c1 = verb_start + m.start(), verb_start + m.end()
-    if lang not in ("zh", "ja", "th") and not (text[c0 - 1:c0].isspace() and text[c1:c1 + 1].isspace()):
-        return None
+    c0, c1 = found
     # the words after the conjunction: the last item
     after = words_in(text, c1, b)
     if not after:
         return None
     lw = after[0][0].lower()
-    if lw in PRONOUNS or (lang == "en" and (lw in EN_VERBS or lw.endswith("ly") or lw.endswith("ing")
+    if lw in PRONOUNS or lw in LANG_PRONOUNS.get(lang, ()) or (lang == "en" and (lw in EN_VERBS or lw.endswith("ly") or lw.endswith("ing")
                                              or (lw.endswith("ed") and lw not in {"red"}))):
         return None
     # items before the conjunction, separated by commas
     before_seps = list(re.finditer(r"\s*[,，、،]\s*(?!\d{3,4}(?!\d))", text[verb_start:c0]))
+    copula = _final_word(text, c1, b, FINAL_COPULAS.get(lang))
+    if copula is None and lang in FINAL_COPULAS:
+        return None
+    final = lang in VERB_FINAL or copula is not None
+    shared = copula if copula is not None else _final_word(text, c1, b, FINAL_POSTPOSITIONS.get(lang))
     boundary = _item_boundary(text, verb_start, c0, lang,
-                              verb_start + before_seps[0].start() if before_seps else c0)
-    if boundary is None:
+                              verb_start + before_seps[0].start() if before_seps else c0, final)
+    if boundary is None or _opens_clause(text, boundary, after, lang) or \
+            (lang in LIST_STOPPERS and not final and not _after_copula(text, verb_start, boundary, lang)):
         return None
     items = []
     cur = boundary
@@ -99,10 +117,80 @@ def np_list(text: str, a: int, b: int, verb_start: int, carried: str | None, lan
         items.append((cur, s))
         cur = verb_start + mm.end()
     items.append((cur, c0))
-    last, tail = _last_item(text, c1, b, after, lang)
+    last, tail = _last_item(text, c1, b, after, final, shared)
     items.append(last)
+    if lang in LIST_STOPPERS and not _short_items(text, items, lang):
+        return None
     return _item_drafts(text, a, b, boundary, [(s, e) for s, e in (trim(text, s, e) for s, e in items) if e > s],
-                        tail, c0, carried, lang)
+                        tail, c0, carried, lang, final, shared is not None)
+
+
+def _conjunction(text: str, v0: int, b: int, lang: str) -> Span | None:
+    """The list's conjunction after the verb: a word between spaces, or Hebrew's prefix "ו" on the
+    last item ("פיזיקאית וכימאית"; not "וו", which writes a foreign w)."""
+    prefix = PREFIX_CONJ.get(lang)
+    if prefix is not None:
+        m = re.search(r"(?<=\s)" + prefix + r"(?=[^\W" + prefix + r"]\w)", text[v0:b])
+        return None if m is None else (v0 + m.start(), v0 + m.end())
+    alts = _conj_alternatives(lang)
+    if alts is None or v0 >= b:
+        return None
+    m = re.search(r"(?<![\w])(?:" + alts + r")(?![\w])", text[v0:b], re.IGNORECASE)
+    if m is None:
+        return None
+    c0, c1 = v0 + m.start(), v0 + m.end()
+    if lang not in ("zh", "ja", "th") and not (text[c0 - 1:c0].isspace() and text[c1:c1 + 1].isspace()):
+        return None
+    return c0, c1
+
+
+def _short_items(text: str, items: list[Span], lang: str) -> bool:
+    """In the languages of LIST_STOPPERS: items of a few words each, none opening with a preposition
+    ("byla fyzička a chemička", not "Deo je ..., kao i malajskih tradicija")."""
+    preps = LIST_PREPOSITIONS.get(lang, set())
+    for s, e in items:
+        ws = words_in(text, s, e)
+        if not ws or len(ws) > _SHORT_ITEM_WORDS or ws[0][0].lower() in preps:
+            return False
+    return True
+
+
+def _after_copula(text: str, v0: int, boundary: int, lang: str) -> bool:
+    """Whether the list's head ends in a copula ("byla fyzička a chemička", "va ser física i química"):
+    in the languages of LIST_STOPPERS only such a list is read, the shape of a biography's "X was A and
+    B"; other verbs' objects there stay whole."""
+    head = words_in(text, v0, boundary)
+    return bool(head) and (head[-1][0].lower() in LANG_COPULAS.get(lang, ()) or head[-1][0].lower() in COPULAS)
+
+
+def _opens_clause(text: str, boundary: int, after: list[tuple[str, int, int]], lang: str) -> bool:
+    """In the languages of LIST_STOPPERS: whether what looks like a list holds a clause (see there)."""
+    stoppers = LIST_STOPPERS.get(lang)
+    if stoppers is None:
+        return False
+    first = after[0][0].lower()
+    if first in LANG_COPULAS.get(lang, ()) or first in CLAUSE_OPENERS.get(lang, ()) or first in COPULAS:
+        return True
+    if len(after) > 1 and after[1][0].lower() in VERB_PARTICLES.get(lang, ()):
+        return True
+    shape = VERB_SHAPES.get(lang) if lang in _SHAPED_VERBS else None
+    if shape is not None and shape.fullmatch(first):
+        return True                         # "... a získala", "... i otrzymała": a verb of its own
+    if re.search(r"[\[\](){}:]", text[boundary:after[-1][2]]):
+        return True                         # a note, an aside or a heading ("[12] larvy komárů, [13] a larvy")
+    return any(w.lower() in stoppers for w, _s, _e in words_in(text, boundary, after[-1][2]))
+
+
+def _final_word(text: str, c1: int, b: int, words: set[str] | None) -> int | None:
+    """Where the run of `words` that ends the clause begins (copulas: "... kémikus volt", "... kimikaria
+    izan zen"; a postposition: "... Becquerelin kanssa"); None when the clause does not end in one."""
+    ws = words_in(text, c1, b)
+    if not words or len(ws) < 2 or ws[-1][0].lower() not in words:
+        return None
+    k = len(ws) - 1
+    while k > 1 and ws[k - 1][0].lower() in words:
+        k -= 1
+    return ws[k][1]
 
 
 def item_head(text: str, a: int, head_end: int, item: Span, lang: str) -> int:
@@ -118,12 +206,15 @@ def item_head(text: str, a: int, head_end: int, item: Span, lang: str) -> int:
     return head_end
 
 
-def _last_item(text: str, c1: int, b: int, after: list[tuple[str, int, int]], lang: str) -> tuple[Span, Span]:
-    """The last item (to the end, or in verb-final languages up to the final verb) and the tail
-    after it."""
-    if lang in VERB_FINAL and len(after) == 1:
+def _last_item(text: str, c1: int, b: int, after: list[tuple[str, int, int]], final: bool,
+               shared: int | None) -> tuple[Span, Span]:
+    """The last item (to the end, or in verb-final clauses up to the final verb, or up to the copulas
+    or postposition that end the clause and go with every item, at `shared`) and the tail after it."""
+    if shared is not None:
+        return (c1, shared), (shared, b)
+    if final and len(after) == 1:
         return (c1, b), (b, b)
-    if lang in VERB_FINAL:
+    if final:
         last_end = after[min(len(after) - 2, 3)][2]
         return (c1, last_end), (last_end, b)
     last_end = b
@@ -135,7 +226,7 @@ def _last_item(text: str, c1: int, b: int, after: list[tuple[str, int, int]], la
 
 
 def _item_drafts(text: str, a: int, b: int, boundary: int, items: list[Span], tail: Span, c0: int,
-                 carried: str | None, lang: str) -> list[Draft] | None:
+                 carried: str | None, lang: str, final: bool, shared: bool) -> list[Draft] | None:
     if len(items) < 2 or inside_quotes(text, c0):
         return None
     if any(n_words(text[s:e]) > MAX_ITEM_WORDS for s, e in items[:-1]):
@@ -149,8 +240,12 @@ def _item_drafts(text: str, a: int, b: int, boundary: int, items: list[Span], ta
             head = item_head(text, a, boundary, (s, e), lang) if idx > 0 else boundary
             out.append(Draft([(a, head), (s, e), noun], carried, (a if idx == 0 else s, e)))
             continue
-        if lang in VERB_FINAL:
+        if final:
             segs = [(a, boundary), (s, e), tail]
+            span = (a if idx == 0 else s, e)
+        elif shared:
+            head = item_head(text, a, boundary, (s, e), lang) if idx > 0 else boundary
+            segs = [(a, head), (s, e), tail]
             span = (a if idx == 0 else s, e)
         else:
             head = item_head(text, a, boundary, (s, e), lang) if idx > 0 else boundary
@@ -185,7 +280,7 @@ def _adjective(word: str, shape: re.Pattern[str], lang: str) -> bool:
     return shape.fullmatch(word.lower()) is not None
 
 
-def _item_boundary(text: str, v0: int, c0: int, lang: str, first_sep: int) -> int | None:
+def _item_boundary(text: str, v0: int, c0: int, lang: str, first_sep: int, final: bool) -> int | None:
     """Where the first list item starts: after the last preposition or verb before the first
     separator, or at a determiner; None when the list has no head (it is the subject)."""
     preps = PREPOSITIONS.get(lang, set())
@@ -203,22 +298,28 @@ def _item_boundary(text: str, v0: int, c0: int, lang: str, first_sep: int) -> in
         lw = w.lower()
         if lw in preps and lw != "of":
             return e if idx < len(ws) - 1 else None
+        if idx == 0 and lw in LIST_AUX.get(lang, ()) and len(ws) > 2:
+            return ws[2][1]
         if lw in ARTICLES or lw in _HEAD_WORDS:
             if idx == 0 and v0 == ws[0][1] and not _after_verb(text, v0):
                 return None
             if idx > 0 and ws[idx - 1][0].lower() in preps | ARTICLES:
                 continue
             return s
-        if lw in COPULAS or lw in EN_VERBS or (lang == "en" and lw.endswith("ed") and len(lw) > 3):
+        if lw in COPULAS or lw in LANG_COPULAS.get(lang, ()) or lw in EN_VERBS or \
+                (lang == "en" and lw.endswith("ed") and len(lw) > 3):
             return e if idx < len(ws) - 1 else None
-        if lw in PRONOUNS:
+        if lw in PRONOUNS or lw in LANG_PRONOUNS.get(lang, ()):
             return e if idx < len(ws) - 1 else None
         if n_words(text[s:first_sep]) > MAX_ITEM_WORDS:
             return None
-    if lang in VERB_FINAL and v0 > 0:
+    if final and v0 > 0:
         return ws[0][1]
     if v0 < first_sep and _after_verb(text, v0):
-        return ws[1][1] if len(ws) > 1 else None
+        # the verb is taken to be one word: in the languages of LIST_STOPPERS only when a word or a
+        # name is all there is between it and the first separator ("työskenteli Pierre Curien ja ...")
+        one = len(ws) == 2 or all(w[:1].isupper() for w, _s, _e in ws[1:])
+        return ws[1][1] if len(ws) > 1 and (one or lang not in LIST_STOPPERS) else None
     return None
 
 

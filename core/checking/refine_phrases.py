@@ -9,7 +9,10 @@ from .rule_words import (
     DATE_AFTER,
     DATE_POSTS,
     DATE_PREPS,
+    DATE_SHAPES,
     DATE_WORDS,
+    HE_IN_WORDS,
+    PLACE_ENDINGS,
     PLACE_POSTS,
     PLACE_PREPS,
     PP_SPLIT,
@@ -18,7 +21,11 @@ from .rule_words import (
 )
 
 # languages whose date needs no preposition or postposition to count as one
-_BARE_DATES = ("zh", "ja", "ko", "tr", "hi", "ur", "bn", "ru", "bg", "th", "el")
+_BARE_DATES = ("zh", "ja", "ko", "tr", "hi", "ur", "bn", "ru", "bg", "th", "el",
+               "cs", "pl", "sr", "fi", "hu", "lt", "eu", "he", "yue")
+_CASED = {"ca", "ro", "cs", "pl", "sr", "fi", "lt", "eo", "ms", "hu", "eu", "la"}
+# languages whose bare year is one only with its sign ("1867年")
+_YEAR_SIGN = {"yue": "年"}
 _DEMONYM = re.compile(r"\b(is|was|are|were|became)\s+(an?|the)\s+((?:[A-Z][\w-]+)(?:-[A-Z][\w-]+)?)\s+(?=[a-z])")
 
 
@@ -27,6 +34,8 @@ def date_place(text: str, a: int, b: int, v0: int, carried: str | None, lang: st
     if len(ws) < 3:
         return None
     for m in YEAR.finditer(text, v0, b):
+        if lang in _YEAR_SIGN and not m.group().endswith(_YEAR_SIGN[lang]):
+            continue                # "有8292集": a number, not a year
         date = _date_phrase(ws, m.start(), m.end(), lang)
         if date is None:
             continue
@@ -53,7 +62,7 @@ def _date_phrase(ws: list[Word], y0: int, y1: int, lang: str) -> Span | None:
     start = ws[idx][1]
     end = max(y1, ws[end_idx][2])
     preps = DATE_PREPS.get(lang, set())
-    cjk = lang in ("zh", "ja", "ko")
+    cjk = lang in ("zh", "ja", "ko", "yue")
     found = False
     j = idx - 1
     while j >= 0 and idx - j <= 6:
@@ -62,7 +71,7 @@ def _date_phrase(ws: list[Word], y0: int, y1: int, lang: str) -> Span | None:
             start = ws[j][1]
             found = True
             break
-        if w.isdigit() or w in DATE_WORDS or w.rstrip(".") in DATE_WORDS or (cjk and w in "年月日"):
+        if w.isdigit() or w in DATE_WORDS or w.rstrip(".") in DATE_WORDS or (cjk and w in "年月日") or _shaped(w, lang):
             start = ws[j][1]
             j -= 1
             continue
@@ -70,7 +79,7 @@ def _date_phrase(ws: list[Word], y0: int, y1: int, lang: str) -> Span | None:
     posts = DATE_POSTS.get(lang, set())
     k = end_idx + 1
     while k < len(ws) and (ws[k][0].isdigit() or ws[k][0] in "年月日년월일" or ws[k][0].lower() in DATE_AFTER
-                           or ws[k][0].rstrip("일월").isdigit()):
+                           or ws[k][0].rstrip("일월").isdigit() or _shaped(ws[k][0], lang)):
         end = ws[k][2]
         k += 1
     if k < len(ws) and ws[k][0] in posts:
@@ -79,6 +88,11 @@ def _date_phrase(ws: list[Word], y0: int, y1: int, lang: str) -> Span | None:
     if not found and lang not in _BARE_DATES:
         return None
     return start, end
+
+
+def _shaped(word: str, lang: str) -> bool:
+    shape = DATE_SHAPES.get(lang)
+    return shape is not None and shape.fullmatch(word.lower()) is not None
 
 
 def _gap(text: str, s: int, e: int) -> bool:
@@ -90,15 +104,19 @@ def _place_phrase(text: str, ws: list[Word], d0: int, d1: int, b: int, lang: str
     scripts: capitalised words, with ", Region" parts). In Chinese a verb of a life after the place
     ("在法国去世") stays out of it: it belongs to the date's fact too."""
     found = _place_span(text, ws, d0, d1, b, lang)
-    if found is None or lang != "zh":
+    if found is None or lang not in ("zh", "yue"):
         return found
-    verb = _ZH_VERB_AFTER_PLACE.search(text, found[0] + 2, found[1])
+    verb = (_ZH_VERB_AFTER_PLACE if lang == "zh" else _YUE_VERB_AFTER_PLACE).search(text, found[0] + 2, found[1])
+    if verb is None and lang == "yue":
+        return None         # Cantonese: only a place of a life's event ("喺華沙出世"), not any "喺 ..."
     return (found[0], verb.start()) if verb else found
 
 
 def _place_span(text: str, ws: list[Word], d0: int, d1: int, b: int, lang: str) -> Span | None:
     preps = PLACE_PREPS.get(lang, set())
-    cased = any(w[:1].isupper() for w, _s, _e in ws)
+    # the languages added for mFAVA (rules v19) read their script's case even where no word after the
+    # verb is capitalised ("založena v roce 1980": "roce" is no place)
+    cased = any(w[:1].isupper() for w, _s, _e in ws) or (lang in _CASED and any(c.isupper() for c in text))
     after = [w for w in ws if w[1] >= d1]
     before = [w for w in ws if w[2] <= d0]
     if after and _gap(text, d1, after[0][1]) and after[0][0].lower() in preps and len(after) > 1:
@@ -124,10 +142,14 @@ _ZH_VERB_AFTER_PLACE = re.compile(r"(?:出生|诞生|去世|逝世|病逝|过世
                                   r"毕业|登基|即位|被捕|被杀|遇刺|下葬|安葬)(?:了)?$")
 
 
+_YUE_VERB_AFTER_PLACE = re.compile(r"(?:出世|出生|過身|过身|去世|逝世|死|返工|做嘢|讀書|读书|住|結婚|结婚|畢業|毕业)(?:咗)?$")
+_PLACE_MARKS = {"zh": r"[于在]", "yue": r"[喺響响]"}
+
+
 def _place_after(text: str, after: list[Word], d1: int, b: int, lang: str) -> Span | None:
     """A place after the date in the languages that mark it in the word itself or after it."""
-    if lang in ("zh",):
-        m = re.search(r"[于在]", text[d1:b])
+    if lang in _PLACE_MARKS:
+        m = re.search(_PLACE_MARKS[lang], text[d1:b])
         if m:
             end = re.search(r"[，,。；]|$", text[d1 + m.end():b])
             assert end is not None   # `$` always matches
@@ -148,11 +170,31 @@ def _place_after(text: str, after: list[Word], d1: int, b: int, lang: str) -> Sp
         return after[0][1], after[0][2]
     if lang == "bn" and after and re.search(r"(?:তে|য়|ে)$", after[0][0]) and not after[0][0][0].isdigit():
         return after[0][1], after[0][2]
+    ending = PLACE_ENDINGS.get(lang)
+    if ending is not None:
+        return _place_ending(after, ending, lang)
+    if lang == "he" and after and after[0][0].startswith("ב") and len(after[0][0]) > 2 \
+            and after[0][0] not in HE_IN_WORDS and not _shaped(after[0][0], lang):
+        return after[0][1], after[0][2]
+    if lang == "sd":       # "۾" (in) is a sign, not a word: "1867 تي وارسا ۾ پيدا ٿي"
+        m = re.match(r"\s*(\S+)\s+۾(?!\S)", text[d1:b])
+        return None if m is None else (d1 + m.start(1), d1 + m.end())
     posts = PLACE_POSTS.get(lang, set())
     if posts:
         for i, w in enumerate(after[:4]):
             if w[0] in posts and i > 0:
                 return after[0][1], w[2]
+    return None
+
+
+def _place_ending(after: list[Word], ending: re.Pattern[str], lang: str) -> Span | None:
+    """A capitalised name in a locative case right after the date ("1867 Varsovassa"), or in
+    Hungarian after the verb that follows it ("7-én született Varsóban")."""
+    for i, (w, s, e) in enumerate(after[:2 if lang == "hu" else 1]):
+        if w[:1].isupper():
+            return (s, e) if ending.fullmatch(w) and w[1:2].islower() else None     # not "BCEan"
+        if i == 0 and lang == "hu" and not w[:1].isalpha():
+            return None
     return None
 
 

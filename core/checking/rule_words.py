@@ -189,12 +189,23 @@ PRONOUNS = {"he", "she", "they", "it", "él", "ella", "ellos", "ellas", "il", "e
 # preposition ("Il film" in Italian, "O filme" in Portuguese, "Es un actor" in Spanish, "a o" in Czech)
 PRONOUN_LANGS = {"o": {"tr"}, "il": {"fr"}, "es": {"de"}, "er": {"de"}, "sie": {"de"}, "lei": {"it"},
                  "lui": {"it", "fr"}, "ia": {"id", "ms"}, "dia": {"id", "ms"}}
+# subject pronouns of the languages added for mFAVA (rules v19), per language: "on", "el", "ei" or "li"
+# are a preposition, an article or a negation elsewhere
+LANG_PRONOUNS: dict[str, set[str]] = {
+    "ca": {"ell", "ella", "ells", "elles"}, "ro": {"el", "ea", "ei", "ele"}, "cs": {"on", "ona", "oni", "ony"},
+    "pl": {"on", "ona", "oni", "one"}, "sr": {"он", "она", "они", "on", "ona", "oni"}, "fi": {"hän", "he"},
+    "lt": {"jis", "ji", "jie", "jos"}, "eo": {"li", "ŝi", "ili"}, "ms": {"beliau", "dia", "ia", "mereka"},
+    "hu": {"ő", "ők"}, "eu": {"hura", "bera"}, "he": {"הוא", "היא", "הם", "הן"}, "yue": {"佢", "佢哋"},
+    "sd": {"هو", "هوء", "اهو", "اها"},
+}
 
 
 def is_pronoun_in(word: str, lang: str) -> bool:
     """Whether `word` is a subject pronoun in `lang` (PRONOUNS, less the PRONOUN_LANGS words of other
     languages)."""
     low = word.lower()
+    if low in LANG_PRONOUNS.get(lang, ()):
+        return True
     if low not in PRONOUNS and word not in PRONOUNS:
         return False
     only = PRONOUN_LANGS.get(low)
@@ -295,7 +306,21 @@ PLACE_PREPS: dict[str, set[str]] = {
     "pt": {"em", "no", "na"}, "ru": {"в", "во"}, "bg": {"в", "във"}, "el": {"στο", "στη", "στην", "σε"},
     "id": {"di"}, "vi": {"ở", "tại"}, "sw": {"huko", "mjini", "katika"}, "ar": {"في"}, "fa": {"در"},
     "th": {"ที่", "ใน"}, "zh": {"于", "在"},
+    # the languages added for mFAVA (rules v19)
+    "ca": {"a", "en", "al"}, "ro": {"la", "în"}, "cs": {"v", "ve"}, "pl": {"w", "we"}, "sr": {"у", "u"},
+    "eo": {"en"}, "ms": {"di"}, "la": {"in"}, "yue": {"喺", "響", "响"},
 }
+# languages that mark a place in the name's own ending (a locative case), after a capital: "Varsovassa",
+# "Varsóban", "Varsovian", "Varšuvoje", "Varsoviae"
+PLACE_ENDINGS: dict[str, re.Pattern[str]] = {
+    "fi": re.compile(r"\w{2,}(?:ssa|ssä|lla|llä)"),
+    "hu": re.compile(r"\w{2,}(?:ban|ben|on|en|ön)"),
+    "eu": re.compile(r"\w{2,}(?<!re)(?<!ki)n"),    # not a genitive "-ren" or a comitative "-ekin"
+    "lt": re.compile(r"\w{2,}(?:oje|ėje|uje|yje)"),
+    "la": re.compile(r"\w{2,}(?:ae|i)"),
+}
+# Hebrew writes "in" as a prefix: a word of the place after a date ("בוורשה"), not one of these
+HE_IN_WORDS = frozenset("בשנת בגיל במהלך בערך בין בעקבות בזמן בסוף בתחילת באמצע בשל".split())
 PLACE_POSTS: dict[str, set[str]] = {"hi": {"में"}, "ur": {"میں"}, "bn": set(), "ko": set(), "ja": set(), "tr": set()}
 # words between a preposition and a year that still belong to the date: connecting words, the
 # month names of every offered language from CLDR (Babel), and spellings CLDR does not list
@@ -314,9 +339,27 @@ DATE_PREPS: dict[str, set[str]] = {
     "ar": {"في", "عام"}, "fa": {"در"}, "th": {"เมื่อ", "ใน", "วันที่"},
     # one character a word there: "她于1867年出生于华沙" -> "她于1867年出生", "她出生于华沙"
     "zh": {"于", "於", "在"}, "yue": {"喺", "於", "響", "响"},
+    "ca": {"el", "en", "des"}, "ro": {"pe", "în", "din"}, "cs": {"v", "ve", "roku", "roce", "od"},
+    "pl": {"w", "we", "roku", "od", "dnia"}, "sr": {"у", "u", "од", "od"}, "eo": {"la", "en", "ekde"},
+    "ms": {"pada", "sejak"}, "la": {"die", "anno", "ab"}, "he": {"בשנת", "ב", "מאז"},
+}
+# words of a date beside the year that neither CLDR's month names nor the tables above hold: Basque
+# "7an", "azaroaren", Hungarian "7-én", Esperanto "7-an", Lithuanian "m." and "d." ("1867 m. lapkričio
+# 7 d."), Serbian months in the genitive, Hebrew "ב-7" and "בנובמבר"
+DATE_SHAPES: dict[str, re.Pattern[str]] = {
+    "eu": re.compile(r"\d{1,2}(?:a|e)?n|\w+(?:aren|ren)"),
+    "hu": re.compile(r"\d{1,2}-?j?(?:[aáeé]n|[aáeé]|i)"),
+    "eo": re.compile(r"\d{1,2}-?an"),
+    "lt": re.compile(r"[md]"),
+    "ms": re.compile(r"tahun"),                    # "pada tahun 1865"
+    "cs": re.compile(r"roku|roce"), "pl": re.compile(r"roku|r"),
+    "yue": re.compile(r"[號号]"),                   # "1866年4月6號"
+    "sr": re.compile(r"godine|године|(?:јануар|фебруар|март|април|мај|јун|јул|август|септемб|октоб|новемб|децемб)(?:а|ра)|"
+                     r"(?:januar|februar|mart|april|maj|jun|jul|avgust|septemb|oktob|novemb|decemb)(?:a|ra)"),
+    "he": re.compile(r"ב-?\d{1,2}|ב?(?:ינואר|פברואר|מרץ|מרס|אפריל|מאי|יוני|יולי|אוגוסט|ספטמבר|אוקטובר|נובמבר|דצמבר)"),
 }
 DATE_POSTS: dict[str, set[str]] = {"hi": {"को", "में"}, "ur": {"کو", "میں"}, "bn": {"সালে", "তারিখে"},
-                                   "ja": {"に"}, "ko": set(), "tr": set()}
+                                   "ja": {"に"}, "ko": set(), "tr": set(), "sd": {"تي", "۾"}}
 INCLUDING: dict[str, list[str]] = {
     "en": ["including", "such as", "among them", "notably", "like"],
     "es": ["incluyendo", "incluidos", "incluidas", "entre ellos", "entre ellas", "como"],
@@ -335,6 +378,63 @@ LIST_CONJ: dict[str, list[str]] = {
     "tr": ["ve", "veya"], "id": ["dan", "atau", "serta"], "vi": ["và", "hoặc"], "sw": ["na", "au"],
     "hi": ["और", "तथा", "एवं"], "bn": ["এবং", "ও"], "ur": ["اور"], "fa": ["و"], "ar": ["و"],
     "th": ["และ"], "zh": ["和", "与", "及"], "ja": ["と"], "ko": ["와", "과"],
+    "ca": ["i", "o"], "ro": ["și", "sau"], "cs": ["a", "nebo"], "pl": ["i", "oraz", "lub", "albo"],
+    "sr": ["i", "ili", "и", "или"], "fi": ["ja", "tai", "sekä"], "lt": ["ir", "arba"], "eo": ["kaj", "aŭ"],
+    "ms": ["dan", "atau", "serta"], "hu": ["és", "vagy", "valamint"], "eu": ["eta", "edo"],
+    "la": ["et", "atque", "ac", "aut"], "sd": ["۽"],
+}
+# Hebrew joins a list's last item with the prefix "ו" ("פיזיקאית וכימאית"), not a word
+PREFIX_CONJ = {"he": "ו"}
+# copulas of one language, before the list they head ("byla fyzička a chemička"): kept per language, as
+# "on", "je" or "a" are other words elsewhere
+LANG_COPULAS: dict[str, set[str]] = {
+    "ca": {"és", "era", "fou", "ser", "estat"}, "ro": {"este", "era", "fost", "fi"},
+    "cs": {"je", "byl", "byla", "bylo", "byli", "jsou", "stal", "stala"},
+    "pl": {"jest", "był", "była", "było", "byli", "są", "został", "została"},
+    "sr": {"је", "je", "био", "bio", "била", "bila", "су", "su"}, "fi": {"oli", "on", "olivat", "ovat"},
+    "lt": {"buvo", "yra", "tapo"}, "eo": {"estis", "estas", "iĝis"},
+    "ms": {"ialah", "adalah", "merupakan", "menjadi"}, "he": {"היה", "הייתה", "היו", "הוא", "היא", "הינו", "הינה"},
+}
+# an auxiliary right before the verb of a list's head ("va estudiar física i química", "a studiat fizica și
+# chimia"): the first item starts two words after it
+LIST_AUX: dict[str, set[str]] = {"ca": {"va", "van", "vaig", "vas", "vam", "vau", "ha", "han", "havia", "havien"},
+                                 "ro": {"a", "au", "am", "ai", "ați"}}
+# prepositions that open no list item in the languages of LIST_STOPPERS ("Deo je ..., kao i malajskih
+# tradicija"); kept apart from PREPOSITIONS, which also reads a sentence's opening phrase
+LIST_PREPOSITIONS: dict[str, set[str]] = {
+    "ca": {"a", "al", "en", "amb", "per", "des", "com", "sobre", "entre"}, "ro": {"la", "în", "din", "cu", "pentru", "pe", "ca"},
+    "cs": {"v", "ve", "na", "s", "se", "pro", "z", "ze", "do", "od", "jako", "po"},
+    "pl": {"w", "we", "na", "z", "ze", "dla", "do", "od", "jako", "po"},
+    "sr": {"у", "u", "на", "na", "са", "sa", "за", "za", "из", "iz", "као", "kao", "по", "po"},
+    "eo": {"en", "al", "kun", "por", "de", "el", "kiel", "sur"}, "ms": {"di", "pada", "dengan", "untuk", "dari", "ke", "sebagai"},
+    "la": {"in", "ad", "cum", "ex", "ab", "de", "per", "pro", "post", "inter"}, "lt": {"į", "iš", "su", "po", "per", "kaip"},
+}
+# a postposition that ends the clause goes with every item ("Pierre Curien ja Henri Becquerelin kanssa")
+FINAL_POSTPOSITIONS: dict[str, set[str]] = {
+    "fi": {"kanssa", "jälkeen", "aikana", "vuoksi", "ansiosta", "luona", "kautta", "takia", "mukaan", "lähellä"},
+}
+# In the languages added for mFAVA (rules v19) a list is read only where nothing in it opens a clause:
+# a relative pronoun or conjunction anywhere after its head (", joka operoi ... ja palvelee"), a negation,
+# copula or auxiliary after its conjunction ("dan adalah seratus kali", "i no lineal"), or a verb's
+# particle after the word after it ("a dokážou si vybavit"). English and the languages before keep their
+# own rules.
+LIST_STOPPERS: dict[str, set[str]] = {
+    "fi": {"joka", "jotka", "jossa", "jonka", "joita", "jolla", "mikä", "mitä", "kun", "että", "ei", "eikä"},
+    "cs": {"který", "která", "které", "kteří", "jenž", "jež", "kde", "když", "že", "ne", "nebyl", "nebyla"},
+    "pl": {"który", "która", "które", "którzy", "gdzie", "gdy", "że", "nie"},
+    "sr": {"који", "која", "које", "koji", "koja", "koje", "где", "gde", "када", "kada", "да", "da", "не", "ne"},
+    "ro": {"care", "unde", "când", "că", "nu"}, "ca": {"que", "qui", "on", "quan", "no"},
+    "eo": {"kiu", "kiuj", "kiun", "kie", "kiam", "ke", "ne"}, "lt": {"kuris", "kuri", "kurie", "kurios", "kur", "kai", "kad", "ne"},
+    "ms": {"yang", "apabila", "bahawa", "tidak", "bukan"}, "hu": {"aki", "amely", "ami", "ahol", "amikor", "hogy", "nem"},
+    "he": {"אשר", "כאשר", "לא"}, "la": {"qui", "quae", "quod", "ubi", "cum", "ut", "non"}, "eu": {"ez"},
+    "sd": {"جيڪو", "جنهن", "نه"}, "yue": set(),
+}
+# copulas that end their clause ("fizikus és kémikus volt", "fisikaria eta kimikaria izan zen", "physica et
+# chemica fuit"): a list before them is read as in the verb-final languages, and in these languages, whose
+# clauses end in their verb or run in a free order, only such a list is split
+FINAL_COPULAS: dict[str, set[str]] = {
+    "hu": {"volt", "lett", "van"}, "eu": {"zen", "da", "ziren", "dira", "izan"},
+    "la": {"fuit", "est", "erat", "fuerunt", "sunt"}, "sd": {"هئي", "هو", "آهي", "هئا", "هيو"},
 }
 COPULAS = {"is", "was", "are", "were", "es", "fue", "era", "est", "était", "fut", "ist", "war", "è", "fu",
            "é", "foi", "became", "becomes", "remains", "remained", "ήταν", "είναι", "была", "был",
@@ -363,7 +463,10 @@ MAX_REFINE_CHARS = 600
 CJK_LIST = {"zh": (r"(?:是|为|担任|身为)", r"(?:和|与|及|、)", r""),
             "ja": (r"(?:は)", r"(?:と|、)", r"(?:であった|である|だった|でした|です)?"),
             "ko": (r"(?:는|은)\s*", r"(?:와|과)\s*", r"(?:였다|이다|였으며|이었다|입니다)?"),
-            "th": (r"(?:เป็น)", r"(?:และ)", r"")}
+            "th": (r"(?:เป็น)", r"(?:และ)", r""),
+            "yue": (r"(?:係|系|是|為|为)", r"(?:同(?!埋)|與|与|、)", r"")}
+# the longest item of such a list, in characters (Cantonese "同" is also "with": "計劃同格魯吉亞開戰")
+CJK_ITEM_CHARS = {"yue": 5}
 # a year, with an era or a CJK year sign
 YEAR = re.compile(r"(?<!\d)\d{3,4}(?!\d)(?:\s?(?:AD|BC|BCE|CE))?(?:年|년)?")
 # prepositions that open a phrase of their own ("received his Ph.D. in physics from Harvard in 2001")

@@ -95,7 +95,10 @@ def test_no_evidence_ir_and_other_embedders():
     ("He won the Nobel Prize.", "Albert Einstein", False),
     ("The Moon is the Sun's Dream is a film.", "Lanny Flaherty", True),
     ("Einstein married his cousin Elsa.", "Albert Einstein", False),
-    ("Пьер Кюри был физиком.", "Albert Einstein", True),
+    # rules r22: a name in another script than the entity's cannot be compared with it ("Мария Кюри" is
+    # "Marie Curie"): checked, not set aside
+    ("Пьер Кюри был физиком.", "Albert Einstein", False),
+    ("Пьер Кюри был физиком.", "Альберт Эйнштейн", True),
     ("بيير كوري فيزيائي", "Albert Einstein", False),                  # caseless script: never IR
     ("was born in 1867.", "Marie Curie", False),
 ])
@@ -181,6 +184,16 @@ def test_ir_rule_reads_turkish_case_endings(fact, expected):
 def test_ir_rule_reads_the_subject_pronouns_of_the_mfava_languages(fact, lang):
     assert is_about_someone_else(fact, "Marie Curie", "Marie Curie Varsovian jaio zen.", lang) is False
     assert is_about_someone_else("Albert Einstein Párizsban halt meg.", "Marie Curie", "", lang) is True
+
+
+def test_ir_rule_cannot_compare_names_across_scripts():
+    # rules r22: "Мария Кюри" is not "Marie Curie" letter by letter, and the English evidence does not
+    # write it: before, the fact was someone else's (IR)
+    context = "Marie Curie was a Polish and naturalised-French physicist and chemist."
+    assert is_about_someone_else("Мария Кюри родилась в Варшаве.", "Marie Curie", context, "ru") is False
+    assert is_about_someone_else("Η Μαρί Κιουρί γεννήθηκε το 1867.", "Marie Curie", context, "el") is False
+    # in one script, a name the evidence does not know is still someone else's
+    assert is_about_someone_else("Альберт Эйнштейн родился в Ульме.", "Мария Кюри", "Мария Кюри родилась.", "ru")
 
 
 def test_verify_pairs_cli(tmp_path, capsys):

@@ -157,6 +157,40 @@ def test_the_contrast_set_is_all_right(verifier):
     assert "7 novembre 1867" in ns.reason and ns.marks and ns.evidence_marks[0][0] == "fr-lead"
 
 
+# rules r22: a text in another script than the entity's name (a Russian biography of "Marie Curie" with
+# the offline evidence in English and French): its facts were IR, "about someone else", never checked
+CROSS_SCRIPT = [
+    ("Мария Кюри родилась в Варшаве.", "S"),
+    ("Мария Кюри родилась в 1868 году.", "NS"),
+    ("Мария Кюри была немецким химиком.", "NS"),
+    ("Мария Кюри была польским физиком.", "S"),
+]
+
+
+def test_a_fact_in_another_script_than_the_name_is_checked_not_set_aside(verifier):
+    from mfact.core.training.train_cross import bundled_leads
+    leads = bundled_leads()
+    ev = [Evidence("en-lead", "offline-vital", "en", "Marie Curie", leads["en"]["Marie Curie"]),
+          Evidence("fr-lead", "offline-vital", "fr", "Marie Curie", french_lead())]
+    got = verifier.verify_batch([(fact, "Marie Curie", "ru", ev) for fact, _want in CROSS_SCRIPT])
+    assert [v.label for v in got] == [want for _f, want in CROSS_SCRIPT], [(v.label, v.reason) for v in got]
+    assert "немецким" in got[2].reason      # the nationality statement is the subject's: "German" vs "Polish"
+
+
+def test_place_names_in_scripts_that_cannot_be_compared_are_no_conflict(verifier):
+    from mfact.core.checking.slots import names_comparable
+    assert names_comparable("Варшаве", "Warsaw") and names_comparable("华沙", "巴黎")
+    assert not names_comparable("华沙", "Varsovie") and not names_comparable("وارسو", "Warsaw")
+    # rules r22: before, "华沙" (Warsaw) was a conflict with "Varsovie": E5 puts them 0.78 apart, "巴黎" 0.80
+    v = verifier.verify("居里夫人出生于华沙。", "Marie Curie", "zh",
+                        [Evidence("fr-lead", "offline-vital", "fr", "Marie Curie", french_lead())])
+    assert "slot conflict" not in v.reason
+    # in one script the names are compared as before
+    zh = [Evidence("zh", "offline-vital", "zh", "居里夫人", "玛丽·居里1867年11月7日出生于华沙，1934年逝世。")]
+    v = verifier.verify("居里夫人出生于巴黎。", "居里夫人", "zh", zh)
+    assert v.label == "NS" and "巴黎" in v.reason and "华沙" in v.reason
+
+
 def test_the_lite_verifier_stays_available(verifier):
     from mfact.core.checking import build_verifier
     from mfact.core.config import Config

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .kinship import name_words
-from .textutil import by_languages, data_json, fold_accents
+from .textutil import by_languages, data_json, fold_accents, scripts_of
 
 WINDOW = 6                     # words after the copula and article in which nationalities count
 COPULAS = frozenset("""is was are were est était fut sont es era fue son è fu sono foi é era ist war sind
@@ -147,6 +147,14 @@ def _about(st: Statement, subject: frozenset[str]) -> bool:
     return bool(subject & set(words))
 
 
+def _other_script(said_of: str, subject: frozenset[str]) -> bool:
+    """Whether a fact's statement names its subject in another script than every word of the entity's
+    name ("Мария Кюри была немецким химиком" for "Marie Curie"): a text about the entity that the IR
+    rule kept speaks of it, and the names cannot be compared."""
+    mine = scripts_of(said_of)
+    return bool(mine and subject) and not mine & scripts_of(" ".join(subject))
+
+
 @dataclass(frozen=True)
 class NationalityConflict:
     fact_word: tuple[str, int, int]          # (country, start, end) in the fact
@@ -166,7 +174,7 @@ def said_of_subject(fact: str, lang: str, passages: Sequence[tuple[str, tuple[st
     mine = read(fact, (lang,))
     if not subject and mine:          # a claim alone: its own subject
         subject = name_words(mine[0].subject)
-    said = [c for st in mine if _about(st, subject) for c in st.countries]
+    said = [c for st in mine if _about(st, subject) or _other_script(st.subject, subject) for c in st.countries]
     if not said:
         return [], []
     return said, [(i, c) for i in order for st in read(passages[i][0], passages[i][1])

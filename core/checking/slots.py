@@ -39,7 +39,7 @@ from .counts import count_agreements, count_conflicts
 from .kinship import function_words, kin_conflicts, links, mentions, name_words
 from .nationality import PRONOUNS, nationality_conflicts
 from .occupation import occupation_conflicts
-from .textutil import (HAN_LANGS, POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, han_simplified, normalise_digits,
+from .textutil import (HAN_LANGS, scripts_of, POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, han_simplified, normalise_digits,
                        words_with_offsets)
 
 RELATIONS = ("born", "died", "founded", "married", "won")
@@ -1114,6 +1114,18 @@ def _fold_name(s: str) -> str:
     return "".join(c for c in fold_accents(bare_name(s)) if c.isalnum())
 
 
+_LETTER_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK"})
+
+
+def names_comparable(a: str, b: str) -> bool:
+    """Whether two place names can be told apart at all: written in one script, or in two of Latin,
+    Cyrillic and Greek, whose letters map onto each other ("Варшаве"/"Warsaw"). "华沙" and "Varsovie"
+    cannot: E5 puts "华沙" as near "Varsovie" (0.78) as "巴黎" (0.80), so a difference found there
+    is no conflict; only an agreement the embedder is sure of counts."""
+    sa, sb = scripts_of(a), scripts_of(b)
+    return bool(sa & sb) or (bool(sa) and bool(sb) and sa | sb <= _LETTER_SCRIPTS)
+
+
 def names_alike(a: str, b: str) -> bool:
     """The same name by spelling: equal after folding, or one starts the other's word ("Curie" in
     "Skłodowska-Curie"), or a common beginning of 4+ letters covering most of both ("Warschau",
@@ -1327,6 +1339,10 @@ def _check_slot(v: Value, same_slot: list[tuple[int, Value]], anywhere: list[tup
     if not ok and v.kind == "place":
         # the evidence's place told with the fact's ("at Passy, in Haute-Savoie, France" for "in France")
         ok = [(i, e) for i, e in same_slot if _told_with(v, e, evs[i].words, texts[i])]
+    if not ok and v.kind == "place":
+        same_slot = [(i, e) for i, e in same_slot if names_comparable(v.text, e.text)]
+        if not same_slot:
+            return      # "华沙" against "Varsovie": the embedder cannot tell these scripts' names apart
     if ok:
         rep.agreed.append((v, ok[0][1], ok[0][0]))
     elif v.kind != "place" or not _named_elsewhere(v, evs, order, same_name):

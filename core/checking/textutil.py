@@ -313,3 +313,8 @@ def word_units(text: str) -> list[tuple[int, int]]:
         if run is not None:
             out.append((s + run, m.end()))
     return out
+
+
+def scripts_of(text: str) -> frozenset[str]:
+    """The scripts of a text's letters, as Unicode names them ("LATIN", "CYRILLIC", "CJK", ...)."""
+    return frozenset(unicodedata.name(c, "").split(" ")[0] for c in text if c.isalpha())

@@ -35,7 +35,7 @@ from ..protocols import Embedder, VerifierBase
 from ..session import Evidence, Verdict
 from .extract_rules import PRONOUNS
 from .rule_words import COORDINATORS, INTRO_WORDS, LANG_PRONOUNS
-from .textutil import (POSSESSIVES, STOPWORDS, char_ngrams, has_negation, content_tokens, numbers, proper_nouns, tokens,
+from .textutil import (POSSESSIVES, scripts_of, STOPWORDS, char_ngrams, has_negation, content_tokens, numbers, proper_nouns, tokens,
                        words_with_offsets)
 
 MODEL_FILE = "offline_verifier.json"
@@ -208,7 +208,7 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r21"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r22"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
@@ -244,6 +244,9 @@ RULES_VERSION = "r21"     # the rules and the lexical normalisation: a change re
 # names (CLDR's territory names), unless the verifier reads the two names as one ("the US", "the United States");
 # r20: a year or number the evidence has only about something else does not save a sentence it rewrote
 # (slots._moved_value: "Albert ging 1896 in die Schweiz" against "... ging 1895 in die Schweiz ... 1896 begann er")
+# r22: a fact whose subject is written in another script than the entity's name ("Мария Кюри" for
+# "Marie Curie", the offline evidence in English) is no one else's (IR before: never checked), and its
+# nationality and occupation statements are the subject's
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")
@@ -282,6 +285,9 @@ def is_about_someone_else(fact: str, entity: str, context: str = "", lang: str =
     first = ws[k]
     if not first[:1].isupper() or first.lower() in ent:
         return False
+    if not scripts_of(first) & scripts_of(entity):
+        return False      # "Мария Кюри" for "Marie Curie": a name in another script cannot be compared
+
     if lang in NOUN_CAPITALS and k > 0 and low[k - 1] in GERMAN_ARTICLES:
         return False
     if lang == "tr" and _oblique_name(ws, k):

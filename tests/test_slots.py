@@ -191,6 +191,23 @@ def test_place_names_in_scripts_that_cannot_be_compared_are_no_conflict(verifier
     assert v.label == "NS" and "巴黎" in v.reason and "华沙" in v.reason
 
 
+# rules r23: a fact that says nothing but an agreed value reads its language's prepositions, copulas and
+# pronouns, a relation of several words ("sinh tại") and the entity's name in another spelling; before,
+# these were NS (the detector flags the whole sentence against the French lead)
+@pytest.mark.parametrize("lang,fact,wrong", [
+    ("pl", "Maria Skłodowska-Curie urodziła się w Warszawie.", "Maria Skłodowska-Curie urodziła się w Krakowie."),
+    ("ro", "Marie Curie s-a născut la Varșovia.", "Marie Curie s-a născut la Cluj."),
+    ("sr", "Марија Кири је рођена у Варшави.", "Марија Кири је рођена у Београду."),
+    ("sw", "Marie Curie alizaliwa huko Warsaw.", "Marie Curie alizaliwa huko Nairobi."),
+    ("vi", "Marie Curie sinh tại Warszawa.", "Marie Curie sinh tại Hà Nội."),
+])
+def test_a_fact_of_agreed_values_only_is_supported_in_more_languages(verifier, lang, fact, wrong):
+    ev = [Evidence("fr-lead", "offline-vital", "fr", "Marie Curie", french_lead())]
+    right, bad = verifier.verify_batch([(fact, "Marie Curie", lang, ev), (wrong, "Marie Curie", lang, ev)])
+    assert right.label == "S" and "slot agreement" in right.reason, right.reason
+    assert bad.label == "NS", bad.reason
+
+
 def test_the_lite_verifier_stays_available(verifier):
     from mfact.core.checking import build_verifier
     from mfact.core.config import Config

@@ -627,11 +627,16 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
     if lang in SPACELESS:
         return _only_slots_spaceless(fact, entity, spans)
     ent = {w.lower() for w, _a, _b in words_with_offsets(entity)}
+    function = _function_words(lang)
+    low = fact.lower()       # a relation of several words ("sinh tại", "انتقال کر گئے") said as one
+    spans += [(m.start(), m.end()) for r in rel if " " in r for m in re.finditer(re.escape(r), low)]
     for w, a, b in words_with_offsets(fact):
         lw = w.lower()
         if any(a < e and s < b for s, e in spans):
             continue
         if lw in ent or lw in STOPWORDS or lw in _AUX or re.fullmatch(r"\d+", lw):
+            continue
+        if lw in function or any(_names_entity(part, ent) or part in ent for part in lw.split("-")):
             continue
         if lw in rel or any(len(r) >= 4 and lw.startswith(r) for r in rel):
             continue
@@ -640,6 +645,31 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
             continue
         return False
     return True
+
+
+@functools.lru_cache(maxsize=64)
+def _function_words(lang: str) -> frozenset[str]:
+    """The words of `lang` that say nothing of their own in a fact about a birth or death: the rule
+    extractor's prepositions, copulas, clause openers, verb particles and pronouns of that language
+    ("urodziła się w", "s-a născut la", "alizaliwa huko", "је рођена у")."""
+    from . import rule_words as rw
+    tables = (rw.PREPOSITIONS, rw.PLACE_PREPS, rw.DATE_PREPS, rw.LANG_COPULAS, rw.CLAUSE_OPENERS,
+              rw.VERB_PARTICLES, rw.LANG_PRONOUNS, rw.LIST_PREPOSITIONS)
+    return frozenset(w for t in tables for w in t.get(lang, ())) | frozenset(rw.COPULAS)
+
+
+def _names_entity(word: str, ent: set[str]) -> bool:
+    """Whether a word of the fact is one of the entity's name in another spelling: its first four
+    letters those of a name word, in Latin letters ("Maria"/"Marie", "Skłodowska-Curie" in parts was
+    matched whole already, "Марија"/"Marie", "Кири"/"Curie" by the initials' map, one letter off)."""
+    w = fold_accents(word).translate(_INITIAL_MAP)
+    if len(w) < 4:
+        return False
+    for e in ent:
+        f = fold_accents(e).translate(_INITIAL_MAP)
+        if len(f) >= 4 and sum(x != y for x, y in zip(w[:4], f[:4])) <= (0 if w[:1] != f[:1] else 1):
+            return True
+    return False
 
 
 # characters that say nothing in a Chinese or Japanese fact about a birth or death: pronouns, "in/at",

@@ -208,7 +208,7 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r22"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r23"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
@@ -246,7 +246,9 @@ RULES_VERSION = "r22"     # the rules and the lexical normalisation: a change re
 # (slots._moved_value: "Albert ging 1896 in die Schweiz" against "... ging 1895 in die Schweiz ... 1896 begann er")
 # r22: a fact whose subject is written in another script than the entity's name ("Мария Кюри" for
 # "Marie Curie", the offline evidence in English) is no one else's (IR before: never checked), and its
-# nationality and occupation statements are the subject's
+# nationality and occupation statements are the subject's; r23: a fact that says nothing but its agreed
+# values reads each language's prepositions, copulas and pronouns, a relation of several words, and the
+# entity's name in another spelling ("Maria Skłodowska-Curie urodziła się w Warszawie": S)
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")

@@ -85,6 +85,17 @@ def test_person_missing_in_language_falls_back_to_english_and_says_so():
     assert [n for n in r.notices if "no page about" in n] == [n for n in m.notices if "no page about" in n]
 
 
+def test_a_text_in_a_script_the_verifier_reads_poorly_across_is_warned():
+    # rules r22's finding: Greek, Chinese, Arabic, Bengali ... facts against English evidence are
+    # mostly NS even when true; Latin and Cyrillic are read across
+    cfg = Config(offline=True)
+    bn = " ".join(resolve_entity("Marie Curie", "bn", cfg).notices)
+    assert "Bengali facts read against English evidence are often judged NS" in bn and "'bn'" in bn
+    for lang in ("ru", "de"):
+        notes = resolve_entity("Marie Curie", lang, cfg).notices
+        assert any("using the English page" in n for n in notes) and not any("often judged NS" in n for n in notes)
+
+
 def test_retrieval_ids_are_stable_and_unique():
     cfg = Config(offline=True)
     ent = resolve_entity("Marie Curie", "es", cfg).entity

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..errors import MfactError
+from ..languages import get_language
 from ..session import Entity
 from .base import KnowledgeSource
 
@@ -13,7 +14,26 @@ def fallback_notice(name: str, lang: str, used: Sequence[str]) -> str:
     """What a user is told when `name` has no page in `lang` and pages in `used` serve instead: one
     wording, so that the look-up and the retriever, which both notice it, say the same thing once."""
     where = "the English page" if list(used) == ["en"] else "the pages in " + ", ".join(used)
-    return f"no page about {name} in '{lang}'; using {where}"
+    return f"no page about {name} in '{lang}'; using {where}" + _across_scripts(lang, used)
+
+
+# scripts the verifier reads well against evidence in another of them (Latin, Cyrillic: Russian facts
+# against the English lead are S where true); across the others it flags true facts as NS
+_READ_ACROSS = {"Latin", "Cyrillic"}
+
+
+def _across_scripts(lang: str, used: Sequence[str]) -> str:
+    """A warning for a text in a script that none of the evidence's languages writes and that the
+    verifier reads poorly across (docs/verifier.md, "Rules r22"): Greek, Chinese, Arabic ..."""
+    try:
+        mine = get_language(lang)
+        theirs = [get_language(u) for u in used]
+    except MfactError:
+        return ""
+    if mine.script in _READ_ACROSS or mine.script in {t.script for t in theirs}:
+        return ""
+    return (f" ({mine.name} facts read against {' and '.join(t.name for t in theirs)} evidence are often judged"
+            f" NS even when true: a Wikipedia page or ZIM file in '{lang}' gives evidence in its script)")
 
 
 @dataclass

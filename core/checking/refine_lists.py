@@ -93,8 +93,9 @@ def np_list(text: str, a: int, b: int, verb_start: int, carried: str | None, lan
     if not after:
         return None
     lw = after[0][0].lower()
-    if lw in PRONOUNS or lw in LANG_PRONOUNS.get(lang, ()) or (lang == "en" and (lw in EN_VERBS or lw.endswith("ly") or lw.endswith("ing")
-                                             or (lw.endswith("ed") and lw not in {"red"}))):
+    if lw in PRONOUNS or lw in LANG_PRONOUNS.get(lang, ()):
+        return None
+    if lang == "en" and (lw in EN_VERBS or lw.endswith(("ly", "ing")) or (lw.endswith("ed") and lw != "red")):
         return None
     # items before the conjunction, separated by commas
     before_seps = list(re.finditer(r"\s*[,，、،]\s*(?!\d{3,4}(?!\d))", text[verb_start:c0]))

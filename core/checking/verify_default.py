@@ -27,6 +27,7 @@ import numpy as np
 from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
 from .counterparts import award_status_swap, swapped_counterpart, swapped_name, word_prefixes
+from . import rule_words as rw
 from .fact_features import fact_features, load_basis
 from .glued import Vocabulary, glued_words, known_word, merged
 from .precision import version_tag
@@ -629,7 +630,7 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
     ent = {w.lower() for w, _a, _b in words_with_offsets(entity)}
     function = _function_words(lang)
     low = fact.lower()       # a relation of several words ("sinh tại", "انتقال کر گئے") said as one
-    spans += [(m.start(), m.end()) for r in rel if " " in r for m in re.finditer(re.escape(r), low)]
+    spans += [(m.start(), m.end()) for r in _multiword_relations() if r in low for m in re.finditer(re.escape(r), low)]
     for w, a, b in words_with_offsets(fact):
         lw = w.lower()
         if any(a < e and s < b for s, e in spans):
@@ -647,27 +648,31 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=1)
+def _multiword_relations() -> tuple[str, ...]:
+    return tuple(r for r in _relation_vocab() if " " in r)
+
+
 @functools.lru_cache(maxsize=64)
 def _function_words(lang: str) -> frozenset[str]:
     """The words of `lang` that say nothing of their own in a fact about a birth or death: the rule
     extractor's prepositions, copulas, clause openers, verb particles and pronouns of that language
     ("urodziła się w", "s-a născut la", "alizaliwa huko", "је рођена у")."""
-    from . import rule_words as rw
     tables = (rw.PREPOSITIONS, rw.PLACE_PREPS, rw.DATE_PREPS, rw.LANG_COPULAS, rw.CLAUSE_OPENERS,
               rw.VERB_PARTICLES, rw.LANG_PRONOUNS, rw.LIST_PREPOSITIONS)
     return frozenset(w for t in tables for w in t.get(lang, ())) | frozenset(rw.COPULAS)
 
 
 def _names_entity(word: str, ent: set[str]) -> bool:
-    """Whether a word of the fact is one of the entity's name in another spelling: its first four
-    letters those of a name word, in Latin letters ("Maria"/"Marie", "Skłodowska-Curie" in parts was
-    matched whole already, "Марија"/"Marie", "Кири"/"Curie" by the initials' map, one letter off)."""
+    """Whether a word of the fact is the entity's name in another spelling: its first four letters are a
+    name word's, but for one letter after the first, compared in Latin letters (Cyrillic and Greek through
+    the initials' map): "Maria" for "Marie", "Марија" for "Marie", "Кири" for "Curie"."""
     w = fold_accents(word).translate(_INITIAL_MAP)
     if len(w) < 4:
         return False
     for e in ent:
         f = fold_accents(e).translate(_INITIAL_MAP)
-        if len(f) >= 4 and sum(x != y for x, y in zip(w[:4], f[:4])) <= (0 if w[:1] != f[:1] else 1):
+        if len(f) >= 4 and w[0] == f[0] and sum(x != y for x, y in zip(w[1:4], f[1:4])) <= 1:
             return True
     return False
 

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
-from .textutil import HAN_LANGS, STOPWORDS, data_json, fold_accents, han_simplified, words_with_offsets
+from .textutil import HAN_LANGS, STOPWORDS, data_json, fold_accents, han_simplified, lowered, words_with_offsets
 
 NOUN_WORDS = 2           # words after the number read as its noun (and adjectives before it)
 MIN_PREFIX = 3           # nouns match by a common beginning of at least this many letters ...
@@ -65,7 +64,7 @@ _FOLDED = frozenset({"ar", "fa", "ur", "sd", "he"})     # scripts whose marks ar
 def _fold(word: str, lang: str) -> str:
     """A word as counts compare it: lower case; without marks in the Arabic and Hebrew scripts only
     (elsewhere they tell words apart: Vietnamese "tấm", a sheet, is not "tám", eight)."""
-    w = unicodedata.normalize("NFC", word.lower()).replace("i\u0307", "i")   # Turkish "İki" -> "iki"
+    w = lowered(word)
     return fold_accents(w) if lang in _FOLDED else w
 
 

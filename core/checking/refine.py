@@ -32,7 +32,6 @@ from .rule_words import (
     EN_PARTICIPLE_HEADS,
     GERUND,
     INCLUDING,
-    LANG_PRONOUNS,
     LIST_CONJ,
     MAX_ITEM_WORDS,
     MAX_REFINE_CHARS,
@@ -43,6 +42,7 @@ from .rule_words import (
     RELATIVES,
     V2_LANGS,
     VERB_FINAL,
+    any_pronoun,
 )
 
 # relative pronouns that always speak of a person: the clause is about the subject
@@ -192,7 +192,7 @@ def _verb_start(clause: Clause, a: int, b: int, carried: str | None) -> int:
     if span is not None and a <= span[0] < span[1] <= b:
         return span[1]
     ws = words_in(clause.text, a, b)
-    if ws and (is_pronoun(ws[0][0]) or ws[0][0].lower() in LANG_PRONOUNS.get(clause.lang, ())):
+    if ws and any_pronoun(ws[0][0], clause.lang):
         return ws[0][2]
     return a
 

@@ -16,7 +16,6 @@ from .rule_words import (
     FINAL_COPULAS,
     FINAL_POSTPOSITIONS,
     LANG_COPULAS,
-    LANG_PRONOUNS,
     LIST_AUX,
     LIST_CONJ,
     LIST_PREPOSITIONS,
@@ -24,10 +23,10 @@ from .rule_words import (
     MAX_ITEM_WORDS,
     PREFIX_CONJ,
     PREPOSITIONS,
-    PRONOUNS,
     VERB_FINAL,
     VERB_PARTICLES,
     VERB_SHAPES,
+    any_pronoun,
 )
 
 # the languages whose VERB_SHAPES no noun after a copula takes (Finnish "kemisti" and Lithuanian "chemikė"
@@ -93,7 +92,7 @@ def np_list(text: str, a: int, b: int, verb_start: int, carried: str | None, lan
     if not after:
         return None
     lw = after[0][0].lower()
-    if lw in PRONOUNS or lw in LANG_PRONOUNS.get(lang, ()):
+    if any_pronoun(lw, lang):
         return None
     if lang == "en" and (lw in EN_VERBS or lw.endswith(("ly", "ing")) or (lw.endswith("ed") and lw != "red")):
         return None
@@ -310,7 +309,7 @@ def _item_boundary(text: str, v0: int, c0: int, lang: str, first_sep: int, final
         if lw in COPULAS or lw in LANG_COPULAS.get(lang, ()) or lw in EN_VERBS or \
                 (lang == "en" and lw.endswith("ed") and len(lw) > 3):
             return e if idx < len(ws) - 1 else None
-        if lw in PRONOUNS or lw in LANG_PRONOUNS.get(lang, ()):
+        if any_pronoun(lw, lang):
             return e if idx < len(ws) - 1 else None
         if n_words(text[s:first_sep]) > MAX_ITEM_WORDS:
             return None

@@ -200,6 +200,13 @@ LANG_PRONOUNS: dict[str, set[str]] = {
 }
 
 
+def any_pronoun(word: str, lang: str) -> bool:
+    """Whether `word` is a subject pronoun of any language of PRONOUNS, or of `lang`'s own
+    (LANG_PRONOUNS: "on", "el", "li" are pronouns in their languages only)."""
+    low = word.lower()
+    return low in PRONOUNS or word in PRONOUNS or low in LANG_PRONOUNS.get(lang, ())
+
+
 def is_pronoun_in(word: str, lang: str) -> bool:
     """Whether `word` is a subject pronoun in `lang` (PRONOUNS, less the PRONOUN_LANGS words of other
     languages)."""

@@ -39,7 +39,7 @@ from .counts import count_agreements, count_conflicts
 from .kinship import function_words, kin_conflicts, links, mentions, name_words
 from .nationality import PRONOUNS, nationality_conflicts
 from .occupation import occupation_conflicts
-from .textutil import (HAN_LANGS, scripts_of, POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, han_simplified, normalise_digits,
+from .textutil import (HAN_LANGS, lowered, scripts_of, POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, han_simplified, normalise_digits,
                        words_with_offsets)
 
 RELATIONS = ("born", "died", "founded", "married", "won")
@@ -60,7 +60,7 @@ def _offered() -> list[str]:
 
 
 def _fold(word: str) -> str:
-    return unicodedata.normalize("NFC", word.lower()).replace("i\u0307", "i").strip(".")   # "İstanbul"
+    return lowered(word).strip(".")
 
 
 @functools.lru_cache(maxsize=None)

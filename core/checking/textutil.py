@@ -67,6 +67,12 @@ SERBIAN_LATIN = str.maketrans({
     "с": "s", "т": "t", "ћ": "ć", "у": "u", "ф": "f", "х": "h", "ц": "c", "ч": "č", "џ": "dž", "ш": "š"})
 
 
+def lowered(word: str) -> str:
+    """A word in lower case, composed (NFC), Turkish "İ" lowered to "i" (Python gives "i" and a
+    combining dot: "İki" would not be "iki", nor "İstanbul" "istanbul")."""
+    return unicodedata.normalize("NFC", word.lower()).replace("i\u0307", "i")
+
+
 def fold_accents(word: str) -> str:
     """Lower case without accents ("Française" -> "francaise", "Jána" -> "jana")."""
     w = unicodedata.normalize("NFKD", word.lower())

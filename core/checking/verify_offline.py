@@ -33,8 +33,7 @@ import numpy as np
 from ..errors import MfactError
 from ..protocols import Embedder, VerifierBase
 from ..session import Evidence, Verdict
-from .extract_rules import PRONOUNS
-from .rule_words import COORDINATORS, INTRO_WORDS, LANG_PRONOUNS
+from .rule_words import COORDINATORS, INTRO_WORDS, any_pronoun
 from .textutil import (POSSESSIVES, scripts_of, STOPWORDS, char_ngrams, has_negation, content_tokens, numbers, proper_nouns, tokens,
                        words_with_offsets)
 
@@ -275,7 +274,7 @@ def is_about_someone_else(fact: str, entity: str, context: str = "", lang: str =
         return False
     ent = {t.lower() for t, _s, _e in words_with_offsets(entity) if len(t) > 1}
     low = [w.lower() for w in ws]
-    if any(w in ent for w in low) or any(w in PRONOUNS or w in LANG_PRONOUNS.get(lang, ()) for w in low):
+    if any(w in ent for w in low) or any(any_pronoun(w, lang) for w in low):
         return False
     # possessives and object pronouns also refer back to the entity
     if any(w in POSSESSIVES for w in low):

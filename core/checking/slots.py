@@ -34,7 +34,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from . import whose
+from . import gazetteer, whose
+from .crossnames import names_entity, sounds_like
 from .counts import count_agreements, count_conflicts
 from .kinship import function_words, kin_conflicts, links, mentions, name_words
 from .nationality import PRONOUNS, nationality_conflicts
@@ -551,7 +552,7 @@ def _relation_hits(text: str, lang: str, extra: Sequence[str] = ()) -> list[tupl
     for m in _MARKER.finditer(text):
         g = 1 if m.group(1) else 2
         hits.append((m.start(g), m.end(g), "born" if g == 1 else "died"))
-    return sorted({h for h in set(hits) if not _someone_elses(text, h) and not _birthday(low, h)})
+    return sorted({h for h in set(hits) if not _someone_elses(text, h, lang) and not _birthday(low, h)})
 
 
 _BIRTHDAY_BEFORE = re.compile(r"(?:день|дня|днём|днем|дню|عيد)\s+$")
@@ -567,13 +568,19 @@ def _birthday(low: str, hit: tuple[int, int, str]) -> bool:
             or _BIRTHDAY_BEFORE.search(low[max(0, s - 8):s]) is not None)
 
 
-def _someone_elses(text: str, hit: tuple[int, int, str]) -> bool:
+def _someone_elses(text: str, hit: tuple[int, int, str], lang: str = "") -> bool:
     """A birth or death word followed by "of" and a name ("the death of José Martí"): that person's
-    event, whatever its dates (a capital after "of" that is a lowercase letter is none: "ž")."""
+    event, whatever its dates (a capital after "of" that is a lowercase letter is none: "ž").
+    Indonesian and Malay "di" is "in" ("lahir di Warsawa"), not Italian "di"."""
     if hit[2] not in ("born", "died"):
         return False
     m = _OF_NAME.match(text, hit[1])
+    if m is not None and lang in _DI_IS_IN and m.group().split()[0].lower() == "di":
+        return False
     return m is not None and text[m.end() - 1].isupper()
+
+
+_DI_IS_IN = frozenset({"id", "ms", "jv", "su"})
 
 
 # the birth and death signs of a lead in any language ("(* 7. November 1867 in Warschau; † 4. Juli
@@ -912,6 +919,17 @@ def _han_places(text: str, hits: list[tuple[int, int, str]], taken: list[tuple[i
     return out
 
 
+def _known_places(text: str, taken: list[tuple[int, int]]) -> list[Value]:
+    """In a script without capitals (Arabic, Hebrew, Devanagari, Thai, Hangul, Kana ...), the cities and
+    countries CLDR names in it ("وارسو", "바르샤바에서"); `_assign` gives each the slot of its clause."""
+    out = []
+    for s, e in gazetteer.find(text):
+        if not _overlaps(s, e, taken):
+            out.append(Value("place", s, e, text[s:e]))
+            taken.append((s, e))
+    return out
+
+
 def _place_after_name(text: str, s: int, run: str, case: re.Pattern, skip: set[str]) -> list[Value]:
     """In a language that says "in" with a case ending, a sentence may open with a name and the place
     right after it, one capitalised run ("Bartók Béla Nagyszentmiklóson született"): its last word,
@@ -948,7 +966,8 @@ def text_values(text: str, lang: str, entity: str = "", extra_langs: tuple[str, 
     if not skip:
         return base
     kept = [v for v in base.values
-            if v.kind != "place" or not ({_fold(p) for p in re.split(r"[ \-]", v.text)} & skip)]
+            if v.kind != "place" or not ({_fold(p) for p in re.split(r"[ \-]", v.text)} & skip
+                                         or names_entity(v.text, entity))]
     # a life range after someone else's name is that person's
     kept = [Value(**{**v.__dict__, "rel": None}) if v.holder and v.rel and entity and not _subject_named(v.holder, entity)
             and not _known_as(text, v, entity) else v for v in kept]
@@ -1008,7 +1027,8 @@ def _about_another(sentence: str, entity: str) -> bool:
     them the entity's, and names neither the entity nor a pronoun or possessive that could be it."""
     ws = [w for w, _s, _e in words_with_offsets(sentence)]
     own = name_words(entity)
-    if not ws or any(fold_accents(w) in own for w in ws) or any(w.lower() in _REFERS_BACK for w in ws):
+    if not ws or any(fold_accents(w) in own or sounds_like(w, entity) for w in ws) \
+            or any(w.lower() in _REFERS_BACK for w in ws):
         return False
     k = 0
     while k < len(ws) - 2 and ws[k].lower() in STOPWORDS:
@@ -1031,6 +1051,8 @@ def _text_values(text: str, lang: str, extra_langs: tuple[str, ...] = ()) -> Tex
         values += places
     elif hits and lang in HAN_LANGS:
         values += _han_places(norm, [h for h in hits if h[2] in ("born", "died")], taken)
+    elif any(h[2] in ("born", "died") for h in hits):
+        values += _known_places(norm, taken)
     values = _assign(norm, sorted(values, key=lambda v: v.start), hits, lang)
     values = _life_range(norm, values)
     values = _open_life(norm, values, lang)
@@ -1120,10 +1142,13 @@ _LETTER_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK"})
 def names_comparable(a: str, b: str) -> bool:
     """Whether two place names can be told apart at all: written in one script, or in two of Latin,
     Cyrillic and Greek, whose letters map onto each other ("Варшаве"/"Warsaw"). "华沙" and "Varsovie"
-    cannot: E5 puts "华沙" as near "Varsovie" (0.78) as "巴黎" (0.80), so a difference found there
-    is no conflict; only an agreement the embedder is sure of counts."""
+    cannot be by spelling or by E5, which puts "华沙" as near "Varsovie" (0.78) as "巴黎" (0.80); they
+    can when CLDR's place names know both (`gazetteer.relation`). Elsewhere a difference found is no
+    conflict; only an agreement the embedder is sure of counts."""
     sa, sb = scripts_of(a), scripts_of(b)
-    return bool(sa & sb) or (bool(sa) and bool(sb) and sa | sb <= _LETTER_SCRIPTS)
+    if bool(sa & sb) or (bool(sa) and bool(sb) and sa | sb <= _LETTER_SCRIPTS):
+        return True
+    return gazetteer.relation(a, b) is not None      # rules r24: "华沙" and "Varsovie" are both Warsaw
 
 
 def names_alike(a: str, b: str) -> bool:

@@ -27,14 +27,15 @@ import numpy as np
 from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
 from .counterparts import award_status_swap, swapped_counterpart, swapped_name, word_prefixes
-from . import rule_words as rw
+from . import gazetteer, rule_words as rw
+from .crossnames import names_entity, same_name_word, sounds_like
 from .fact_features import fact_features, load_basis
 from .glued import Vocabulary, glued_words, known_word, merged
 from .precision import version_tag
 from .sentence_scores import COMPARED_WINDOWS, MAX_CHARS, SentenceScorer, fact_words
 from .slots import (SlotReport, _sentence_words, bare_name, check_slots, names_alike, relation_words,
                     text_values)
-from .textutil import SPACELESS, STOPWORDS, fold_accents, han_simplified, words_with_offsets
+from .textutil import NEGATIONS, SPACELESS, STOPWORDS, fold_accents, han_simplified, words_with_offsets
 from .verify_offline import OfflineVerifier, rule_verdicts
 from .windows import Window, lead_first, top_windows
 
@@ -263,9 +264,13 @@ class DefaultVerifier(VerifierBase):
     # ------------------------------------------------------------------ names
 
     def same_name(self, a: str, b: str) -> bool:
-        """The same place: by spelling, else by the embedder (cross-lingual: "Warsaw"/"Varsovie")."""
+        """The same place: by spelling, else by CLDR's names of cities and countries in every language
+        ("Варшава"/"Varsovie", "华沙"/"Varsovie"), else by the embedder (cross-lingual: "Warsaw"/"Varsovie")."""
         if names_alike(a, b):
             return True
+        known = gazetteer.relation(a, b)
+        if known is not None:
+            return known == "same"
         a, b = bare_name(a), bare_name(b)       # "Chicago'da" and "Manhattan'da" are close by their endings
         with self._lock:
             missing = [n for n in (a, b) if n not in self._names]
@@ -611,8 +616,17 @@ def _relation_vocab() -> set[str]:
 
 
 _AUX = set("""was is were be been has had have did does got get wurde ist war wird hat hatte est été était
-a fut es fue era ha sido è stato stata foi é era был была было были oldu idi""".split())
+a fut es fue era ha sido è stato stata foi é era был была было были oldu idi
+हुआ हुई हुए हुईं ہوا ہوئی ہوئے ہوئیں تھیں شد""".split())
 
+
+def _stem_len(word: str) -> int:
+    """The letters a relation word needs to match the start of a longer word: 4, or 2 in a script whose
+    letters are syllables (Hangul "태어났" in "태어났다")."""
+    return 2 if _SYLLABIC.search(word) else 4
+
+
+_SYLLABIC = re.compile(r"[\uac00-\ud7af]")
 
 # "year" after a year ("умер в 1907 году", "1938 yılında öldü", "starb im Jahr 1955", "توفي عام 1907")
 _YEAR_WORDS = set("""year году года год г jahr jahre año anno ano année an yılında yılı roku rok évben vuonna
@@ -622,6 +636,8 @@ metais năm tahun taon سنة عام سال""".split())
 def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
     """The fact says nothing but the entity, relation words, function words and the values that
     agreed ("Marie Curie was born in 1867.")."""
+    if _negated(fact):
+        return False        # rules r24: "Marie Curie was not born in Warsaw" agrees on Warsaw and says the opposite
     vals = text_values(fact, lang, entity).values
     spans = [(v.start, v.end) for v in vals]
     rel = _relation_vocab()
@@ -631,6 +647,8 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
     function = _function_words(lang)
     low = fact.lower()       # a relation of several words ("sinh tại", "انتقال کر گئے") said as one
     spans += [(m.start(), m.end()) for r in _multiword_relations() if r in low for m in re.finditer(re.escape(r), low)]
+    if _SPACED_SYLLABLES.search(fact):
+        return all(_piece_says_nothing(p, ent, function, rel) for p in _pieces(fact, spans))
     for w, a, b in words_with_offsets(fact):
         lw = w.lower()
         if any(a < e and s < b for s, e in spans):
@@ -639,13 +657,65 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
             continue
         if lw in function or any(_names_entity(part, ent) or part in ent for part in lw.split("-")):
             continue
-        if lw in rel or any(len(r) >= 4 and lw.startswith(r) for r in rel):
+        if sounds_like(w, entity):
+            continue        # rules r24: "Kiuri" for "Curie" (lt), by its consonants
+        if lw in rel or any(len(r) >= _stem_len(r) and lw.startswith(r) for r in rel):
             continue
         if lw in {"am", "on", "le", "el", "à", "en", "in", "im", "a", "de", "del", "the", "of", "geboren",
                   "gestorben", "est", "née", "né"} or lw in _YEAR_WORDS:
             continue
         return False
     return True
+
+
+_SPACELESS_CHAR = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+# Korean and Thai space their phrases, not their syllables (which words_with_offsets takes one by one)
+_SPACED_SYLLABLES = re.compile(r"[\uac00-\ud7af\u0e00-\u0e7f]")
+_PHRASE = re.compile(r"[^\s.,;:!?()\[\]\"'“”«»。]+")
+# Korean particles and the endings of a past tense after a relation's stem ("태어났다")
+_KO_PARTICLES = frozenset("은 는 이 가 을 를 에 에서 의 으로 로 와 과 께서 다 으며 고 습니다".split())
+
+
+def _pieces(fact: str, spans: list[tuple[int, int]]) -> list[str]:
+    """The phrases of a Korean or Thai fact, each without the values and relations inside it
+    ("1867년에" -> "에", "เกิดที่วอร์ซอ" -> "เกิดที่")."""
+    out = []
+    for m in _PHRASE.finditer(fact):
+        a, b = m.span()
+        pos = a
+        for s, e in sorted((max(s, a), min(e, b)) for s, e in spans if s < b and a < e):
+            if s > pos:
+                out.append(fact[pos:s])
+            pos = max(pos, e)
+        if pos < b:
+            out.append(fact[pos:b])
+    return out
+
+
+def _piece_says_nothing(piece: str, ent: set[str], function: frozenset[str], rel: set[str]) -> bool:
+    """A phrase of a Korean or Thai fact that is the entity's name, a function word, or a relation word
+    with a particle or a tense ending after it ("태어났다", "เกิดที่")."""
+    p = piece.lower()
+    empty = function | _KO_PARTICLES | _YEAR_WORDS
+    if p in empty or p in STOPWORDS or p in _AUX or p.isdigit() or _names_entity(p, ent):
+        return True
+    return any(len(r) >= 2 and p.startswith(r) and (p[len(r):] in empty or not p[len(r):]) for r in rel)
+
+
+_SPACELESS_NEGATIONS = re.compile("|".join(sorted((n for n in NEGATIONS if _SPACELESS_CHAR.search(n)), key=len,
+                                                  reverse=True)) + "|ない|なかっ|ませ|않|안 |못 ")
+
+
+def _negated(fact: str) -> bool:
+    """Whether a fact says no: a negation word ("not", "nie", "لم"), or in Chinese, Japanese, Korean and Thai
+    a negation anywhere in its characters ("不", "生まれなかった", "ไม่ได้")."""
+    if any(w.lower() in NEGATIONS or w.lower() in _MORE_NEGATIONS for w, _a, _b in words_with_offsets(fact)):
+        return True
+    return _SPACELESS_NEGATIONS.search(fact) is not None
+
+
+# negations the shared list lacks: Polish, Czech, Romanian, Hebrew, Persian, Indonesian ...
+_MORE_NEGATIONS = frozenset("nie ne nu nem ei eikä ez nicio לא אין نه نمی نبود tidak bukan belum".split())
 
 
 @functools.lru_cache(maxsize=1)
@@ -667,6 +737,8 @@ def _names_entity(word: str, ent: set[str]) -> bool:
     """Whether a word of the fact is the entity's name in another spelling: its first four letters are a
     name word's, but for one letter after the first, compared in Latin letters (Cyrillic and Greek through
     the initials' map): "Maria" for "Marie", "Марија" for "Marie", "Кири" for "Curie"."""
+    if any(same_name_word(word, e) for e in ent):
+        return True         # rules r24: in another script, by sound ("마리", "퀴리는" for "Marie Curie")
     w = fold_accents(word).translate(_INITIAL_MAP)
     if len(w) < 4:
         return False
@@ -678,8 +750,12 @@ def _names_entity(word: str, ent: set[str]) -> bool:
 
 
 # characters that say nothing in a Chinese or Japanese fact about a birth or death: pronouns, "in/at",
-# "was", "year/month/day", "then", "and"
-_HAN_EMPTY = re.compile(r"[她他其于於在是为為曾的了年月日并並及和与與之はにでがをの]")
+# "was", "year/month/day", "then", "and"; Japanese past endings ("生まれた", "生まれました"; a negation
+# keeps its "な" or "ん")
+_HAN_EMPTY = re.compile(r"[她他其于於在是为為曾的了年月日并並及和与與之はにでがをのたましす]")
+
+
+_KANA_RUN = re.compile(r"[\u30a1-\u30ff]+(?:・[\u30a1-\u30ff]+)*")
 
 
 @functools.lru_cache(maxsize=1)
@@ -696,6 +772,9 @@ def _only_slots_spaceless(fact: str, entity: str, spans: list[tuple[int, int]]) 
     taken = list(spans)
     for w in {*_relation_vocab_simplified(), han_simplified(entity)}:
         taken += [(m.start(), m.end()) for m in re.finditer(re.escape(w), text)] if w else []
+    # rules r24: the name in katakana ("マリ・キュリー" for "Marie Curie"), every part of it the entity's
+    taken += [m.span() for m in _KANA_RUN.finditer(text)
+              if all(names_entity(p, entity) for p in m.group().split("・") if p.strip("ー"))]
     chars = list(text)
     for a, b in taken:       # every occurrence blanked at once: "出生" and "生于" overlap in "出生于"
         chars[a:b] = " " * (b - a)

@@ -1,0 +1,87 @@
+"""A person's name written in another script: "마리 퀴리", "マリ・キュリー", "Μαρί Κιουρί", "ماري كوري",
+"मैरी क्यूरी", "מארי קירי" and "มารี กูรี" are "Marie Curie".
+
+Each word is written in Latin letters (anyascii's tables, ISC) and reduced to its consonants by
+sound class (b p f v; c k q g x; d t; s z; l r; m n), vowels and glides dropped, doubled letters
+once: "Marie" and "마리" (MaLi) are both "NR", "Curie", "퀴리" (KwiLi) and "キュリー" (kiyuri) "KR",
+"Einstein" and "アインシュタイン" (ainshiyutain) "NSTN". Two words match when their skeletons of two or
+more classes are equal, or, in a script that writes particles and endings onto a name (Korean,
+Japanese, Turkish ...), when the word's skeleton is the name's and one class more ("퀴리는": "KRN").
+
+Between different scripts it is the only comparison there is. Within one script only a capitalised
+word is compared this way, and only where spelling rules found nothing ("Kiuri" for "Curie" in
+Lithuanian).
+"""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Callable
+
+from .textutil import scripts_of
+
+_ascii: Callable[[str], str] | None
+try:
+    from anyascii import anyascii as _ascii
+except ImportError:  # pragma: no cover - anyascii is a dependency
+    _ascii = None
+
+_DIGRAPHS = (("sch", "s"), ("sh", "s"), ("ch", "k"), ("zh", "s"), ("kh", "k"), ("ph", "p"), ("th", "t"),
+             ("ts", "s"), ("tz", "s"), ("ck", "k"), ("gh", "k"))
+_CLASS = str.maketrans({"b": "P", "p": "P", "f": "P", "v": "P", "c": "K", "k": "K", "q": "K", "g": "K",
+                        "x": "K", "d": "T", "t": "T", "s": "S", "z": "S", "j": "S", "l": "R", "r": "R",
+                        "m": "N", "n": "N"})
+_DROP = re.compile(r"[^PKTSRN]")
+# scripts whose words take a particle or an ending written on ("퀴리는", "キュリーは" is spaced off by は)
+_ENDINGS = frozenset({"HANGUL", "HIRAGANA", "KATAKANA"})
+
+
+@functools.lru_cache(maxsize=4096)
+def skeleton(word: str) -> str:
+    """A word's consonants by sound class, in Latin letters whatever its script ("" without anyascii)."""
+    if _ascii is None:
+        return ""
+    s = _ascii(word).lower()
+    for a, b in _DIGRAPHS:
+        s = s.replace(a, b)
+    s = _DROP.sub("", s.translate(_CLASS))
+    return re.sub(r"(.)\1+", r"\1", s)
+
+
+def _script(text: str) -> frozenset[str]:
+    return scripts_of(text) - {"COMMON"}
+
+
+def other_script(word: str, name: str) -> bool:
+    """Whether `word` and `name` are written in scripts with no letter in common."""
+    a, b = _script(word), _script(name)
+    return bool(a) and bool(b) and not (a & b)
+
+
+def same_name_word(word: str, name_word: str) -> bool:
+    """Whether `word`, in another script than `name_word`, is that name word by sound ("퀴리는" for
+    "Curie"). False within one script."""
+    if not other_script(word, name_word):
+        return False
+    w, n = skeleton(word), skeleton(name_word)
+    if len(n) < 2 or not w:
+        return False
+    if w == n:
+        return True
+    return bool(_script(word) & _ENDINGS) and len(w) == len(n) + 1 and w.startswith(n)
+
+
+def names_entity(word: str, entity: str) -> bool:
+    """Whether a word of a text is one of the entity's name words written in another script."""
+    return any(same_name_word(word, e) for e in re.split(r"[\s\-]+", entity) if len(e) > 1)
+
+
+def sounds_like(word: str, entity: str) -> bool:
+    """Whether `word` is one of the entity's name words by sound: in another script (`names_entity`), or
+    in the same script when it is capitalised and its skeleton is a name word's ("Kiuri": "Curie")."""
+    if names_entity(word, entity):
+        return True
+    if not word[:1].isupper():
+        return False
+    w = skeleton(word)
+    return len(w) >= 2 and any(skeleton(e) == w for e in re.split(r"[\s\-]+", entity) if len(e) > 1)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mfact.core.checking import gazetteer
-from mfact.core.checking.crossnames import names_entity, skeleton, sounds_like
+from mfact.core.checking.crossnames import han_name_spans, names_entity, skeleton, sounds_like
 from mfact.core.checking.slots import text_values
 from mfact.core.checking.verify_default import DefaultVerifier
 from mfact.core.session import Evidence
@@ -95,6 +95,18 @@ def test_within_one_script_only_a_capitalised_name_is_read_by_sound():
     assert not names_entity("Kiuri", "Marie Curie")        # same script: names_entity leaves it to spelling
 
 
+@pytest.mark.parametrize("text,entity,name", [
+    ("居里夫人出生于华沙。", "Marie Curie", "居里夫人"),                 # "Curie" and the title "Madame"
+    ("玛丽·居里在巴黎去世。", "Marie Curie", "玛丽·居里"),
+    ("阿尔伯特·爱因斯坦出生于乌尔姆。", "Albert Einstein", "阿尔伯特·爱因斯坦"),  # "Albert": one consonant fewer
+    ("路德维希·范·贝多芬出生于波恩。", "Ludwig van Beethoven", "路德维希·范·贝多芬"),
+    ("她出生于华沙。", "Marie Curie", None),
+    ("居里夫人出生于华沙。", "Albert Einstein", None),
+])
+def test_the_name_in_chinese_characters(text, entity, name):
+    assert [text[a:b] for a, b in han_name_spans(text, entity)] == ([name] if name else [])
+
+
 # --------------------------------------------------------------------------- verdicts
 
 
@@ -108,6 +120,7 @@ def test_within_one_script_only_a_capitalised_name_is_read_by_sound():
     ("ko", "마리 퀴리는 바르샤바에서 태어났다.", "마리 퀴리는 파리에서 태어났다."),
     ("ja", "マリ・キュリーはワルシャワで生まれた。", "マリ・キュリーはパリで生まれた。"),
     ("th", "มารี กูรี เกิดที่วอร์ซอ", "มารี กูรี เกิดที่ปารีส"),
+    ("zh", "居里夫人出生于华沙。", "居里夫人出生于巴黎。"),
     ("uk", "Марія Кюрі народилася у Варшаві.", "Марія Кюрі народилася у Парижі."),
     ("lt", "Marija Kiuri gimė Varšuvoje.", "Marija Kiuri gimė Paryžiuje."),
     ("id", "Marie Curie lahir di Warsawa.", "Marie Curie lahir di Jakarta."),
@@ -124,6 +137,7 @@ def test_the_birth_place_in_another_script_is_checked(verifier, lang, right, wro
     ("ko", "마리 퀴리는 1867년에 태어났다.", "마리 퀴리는 1868년에 태어났다."),
     ("ja", "マリ・キュリーは1867年に生まれた。", "マリ・キュリーは1868年に生まれた。"),
     ("el", "Η Μαρί Κιουρί γεννήθηκε το 1867.", "Η Μαρί Κιουρί γεννήθηκε το 1868."),
+    ("zh", "居里夫人于1867年出生。", "居里夫人于1868年出生。"),
 ])
 def test_a_year_with_the_name_in_another_script_is_supported(verifier, lang, right, wrong):
     ok, bad = verifier.verify_batch([(right, "Marie Curie", lang, leads()), (wrong, "Marie Curie", lang, leads())])

@@ -32,6 +32,7 @@ _CLASS = str.maketrans({"b": "P", "p": "P", "f": "P", "v": "P", "c": "K", "k": "
                         "x": "K", "d": "T", "t": "T", "s": "S", "z": "S", "j": "S", "l": "R", "r": "R",
                         "m": "N", "n": "N"})
 _DROP = re.compile(r"[^PKTSRN]")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 # scripts whose words take a particle or an ending written on ("퀴리는", "キュリーは" is spaced off by は)
 _ENDINGS = frozenset({"HANGUL", "HIRAGANA", "KATAKANA"})
 
@@ -42,6 +43,8 @@ def skeleton(word: str) -> str:
     if _ascii is None:
         return ""
     s = _ascii(word).lower()
+    if _HAN.search(word):
+        s = s.replace("j", "g")      # pinyin j, q, x come from k/g sounds: "居里" (ju li) is "Curie"
     for a, b in _DIGRAPHS:
         s = s.replace(a, b)
     s = _DROP.sub("", s.translate(_CLASS))
@@ -85,3 +88,45 @@ def sounds_like(word: str, entity: str) -> bool:
         return False
     w = skeleton(word)
     return len(w) >= 2 and any(skeleton(e) == w for e in re.split(r"[\s\-]+", entity) if len(e) > 1)
+
+
+# titles after a Chinese name ("居里夫人": Madame Curie)
+_HAN_TITLES = ("夫人", "先生", "女士", "博士", "教授")
+_HAN_NAME_RUN = re.compile(r"[\u4e00-\u9fff]+(?:·[\u4e00-\u9fff]+)*")
+
+
+def _han_part(part: str, entity_words: list[str]) -> bool:
+    """A Chinese transcription of one of the name words: the same skeleton, or one consonant fewer
+    ("阿尔伯特", a er bo te, for "Albert": RPT for RPRT)."""
+    w = skeleton(part)
+    for e in entity_words:
+        n = skeleton(e)
+        if len(n) >= 2 and (w == n or (len(n) >= 3 and len(w) == len(n) - 1
+                                         and any(n[:i] + n[i + 1:] == w for i in range(len(n))))):
+            return True
+    return False
+
+
+def han_name_spans(text: str, entity: str) -> list[tuple[int, int]]:
+    """Where a Chinese text writes the entity's name (entity in Latin letters): a dotted name all of whose
+    parts transcribe name words ("玛丽·居里"), or two to four characters that open the text or a clause
+    and transcribe one, before a title, a particle or a verb ("居里夫人出生于", "爱因斯坦于")."""
+    words = [e for e in re.split(r"[\s\-]+", entity) if len(e) > 1 and not _HAN.search(e)]
+    if not words:
+        return []
+    out = []
+    for m in _HAN_NAME_RUN.finditer(text):
+        run, a = m.group(), m.start()
+        *first, last = run.split("·")
+        if first and not all(_han_part(p, words) for p in first):
+            continue
+        if not first and a > 0 and text[a - 1] not in "，。；：、,;: \n（(「『\"":
+            continue
+        at = a + sum(len(p) + 1 for p in first)          # where the last part starts
+        for n in (len(last), 4, 3, 2):
+            if 2 <= n <= min(4, len(last)) and (n < len(last) or first) and _han_part(last[:n], words):
+                end = at + n
+                title = next((t for t in _HAN_TITLES if text.startswith(t, end)), "")
+                out.append((a, end + len(title)))
+                break
+    return out

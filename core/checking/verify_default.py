@@ -28,7 +28,7 @@ from ..protocols import FactContext, VerifierBase
 from ..session import Evidence, Verdict
 from .counterparts import award_status_swap, swapped_counterpart, swapped_name, word_prefixes
 from . import gazetteer, rule_words as rw
-from .crossnames import names_entity, same_name_word, sounds_like
+from .crossnames import han_name_spans, names_entity, same_name_word, sounds_like
 from .fact_features import fact_features, load_basis
 from .glued import Vocabulary, glued_words, known_word, merged
 from .precision import version_tag
@@ -772,9 +772,11 @@ def _only_slots_spaceless(fact: str, entity: str, spans: list[tuple[int, int]]) 
     taken = list(spans)
     for w in {*_relation_vocab_simplified(), han_simplified(entity)}:
         taken += [(m.start(), m.end()) for m in re.finditer(re.escape(w), text)] if w else []
-    # rules r24: the name in katakana ("マリ・キュリー" for "Marie Curie"), every part of it the entity's
+    # rules r24: the name in katakana ("マリ・キュリー" for "Marie Curie"), every part of it the entity's,
+    # or in Chinese characters ("居里夫人", "玛丽·居里")
     taken += [m.span() for m in _KANA_RUN.finditer(text)
               if all(names_entity(p, entity) for p in m.group().split("・") if p.strip("ー"))]
+    taken += han_name_spans(text, entity)
     chars = list(text)
     for a, b in taken:       # every occurrence blanked at once: "出生" and "生于" overlap in "出生于"
         chars[a:b] = " " * (b - a)

@@ -74,6 +74,14 @@ def test_places_are_found_in_scripts_without_capitals(text, found):
     assert [text[a:b] for a, b in gazetteer.find(text)] == found
 
 
+def test_found_places_keep_the_texts_offsets():
+    # a Persian article on an Azerbaijani quotes his name in Latin letters: "İ" lowered is two characters,
+    # and "باکو" (Baku) came out as "اکو " and a conflict with "آذربایجان", the country Baku is in
+    text = "رستم (İbrahimbəyov) در باکو به دنیا آمد."
+    assert [text[a:b] for a, b in gazetteer.find(text)] == ["باکو"]
+    assert gazetteer.relation("باکو", "آذربایجان") == "same"
+
+
 def test_a_found_place_fills_the_birth_slot_of_its_clause():
     vals = text_values("마리 퀴리는 1867년에 바르샤바에서 태어났다.", "ko", "Marie Curie").values
     assert [(v.kind, v.rel, v.text) for v in vals] == [("date", "born", "1867년"), ("place", "born", "바르샤바")]
@@ -158,6 +166,12 @@ def test_a_fact_that_says_no_is_not_supported_by_its_agreed_value(verifier, lang
     # before rules r24, "Marie Curie was not born in Warsaw." was S: "Warsaw" agreed and "not" is a stopword
     v = verifier.verify(fact, "Marie Curie", lang, leads())
     assert v.label == "NS", v.reason
+
+
+def test_a_korean_syllable_that_negates_elsewhere_is_no_negation():
+    from mfact.core.checking.verify_default import _negated
+    assert not _negated("안나 카레니나는 1867년에 태어났다.")             # "안" of Anna
+    assert _negated("마리 퀴리는 1867년에 안 태어났다.") and _negated("마리 퀴리는 1867년에 태어나지 않았다.")
 
 
 def test_someone_else_in_another_script_is_not_the_entity(verifier):

@@ -192,7 +192,8 @@ def find(text: str) -> list[tuple[int, int]]:
     """The spans of the table's names in a text in a script without capitals (Arabic, Hebrew,
     Devanagari, Thai, Hangul, Kana ...), each name a word or the start of one (a particle or a case
     ending after it; a one-letter prefix before it in Hebrew and Arabic)."""
-    low = text.lower()
+    # lower case letter by letter, so that offsets stay the text's ("İ" lowered is two characters)
+    low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
     out: list[tuple[int, int]] = []
     for script in sorted(scripts_of(low) - _FOLDED_SCRIPTS - {"CJK"}):
         pat = _finder(script)

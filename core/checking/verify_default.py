@@ -702,15 +702,20 @@ def _piece_says_nothing(piece: str, ent: set[str], function: frozenset[str], rel
     return any(len(r) >= 2 and p.startswith(r) and (p[len(r):] in empty or not p[len(r):]) for r in rel)
 
 
-_SPACELESS_NEGATIONS = re.compile("|".join(sorted((n for n in NEGATIONS if _SPACELESS_CHAR.search(n)), key=len,
-                                                  reverse=True)) + "|ない|なかっ|ませ|않|안 |못 ")
+# (Korean "안" and "못" negate as words before a verb, and are syllables of many other words: "안나", Anna)
+_SPACELESS_NEGATIONS = re.compile("|".join(sorted((n for n in NEGATIONS if _SPACELESS_CHAR.search(n)
+                                                   and n not in ("안", "못")), key=len, reverse=True))
+                                  + "|ない|なかっ|ませ|않")
 
 
 def _negated(fact: str) -> bool:
     """Whether a fact says no: a negation word ("not", "nie", "لم"), or in Chinese, Japanese, Korean and Thai
     a negation anywhere in its characters ("不", "生まれなかった", "ไม่ได้")."""
-    if any(w.lower() in NEGATIONS or w.lower() in _MORE_NEGATIONS for w, _a, _b in words_with_offsets(fact)):
+    if any((w.lower() in NEGATIONS and w not in ("안", "못")) or w.lower() in _MORE_NEGATIONS
+           for w, _a, _b in words_with_offsets(fact)):
         return True
+    if re.search(r"(?<![\uac00-\ud7af])[안못]\s", fact):
+        return True          # Korean "안 태어났다", "못 받았다"
     return _SPACELESS_NEGATIONS.search(fact) is not None
 
 

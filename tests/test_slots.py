@@ -589,3 +589,45 @@ def test_a_fact_of_only_agreed_slots_with_a_year_word_is_supported(verifier):
 ])
 def test_two_names_of_one_place_and_two_places(verifier, a, b, want):
     assert verifier.same_name(a, b) is want
+
+
+# --------------------------------------------------------------------------- rules r24: bounds, and relations left unsaid
+
+
+@pytest.mark.parametrize("lang,fact,want,said", [
+    ("en", "Marie Curie was born before 1867.", "NS", "before 1867"),     # was S: "1867" agreed
+    ("en", "Marie Curie was born after 1867.", "NS", "after 1867"),
+    ("en", "Marie Curie was born after 1860.", "S", "after 1860"),
+    ("en", "Marie Curie died before 1940.", "S", "before 1940"),
+    ("fr", "Marie Curie est née avant 1867.", "NS", "avant 1867"),
+    ("de", "Marie Curie wurde nach 1867 in Warschau geboren.", "NS", "nach 1867"),
+    ("ru", "Мария Кюри родилась до 1867 года.", "NS", "до 1867"),
+    ("pl", "Maria Skłodowska-Curie zmarła po 1930 roku.", "S", "po 1930"),
+    ("tr", "Marie Curie 1860'tan sonra doğdu.", "S", "1860'tan sonra"),
+    ("zh", "居里夫人于1867年以前出生。", "NS", "1867年以前"),
+    ("ja", "マリ・キュリーは1900年以前に生まれた。", "S", "1900年以前"),
+])
+def test_a_date_said_as_a_bound_is_compared_as_one(verifier, lang, fact, want, said):
+    v = verifier.verify(fact, "Marie Curie", lang, [Evidence("fr-lead", "offline-vital", "fr", "Marie Curie",
+                                                             french_lead())])
+    assert v.label == want, v.reason
+    assert f'"{said}"' in v.reason
+
+
+def test_a_bound_is_no_date_in_the_evidence():
+    from mfact.core.checking.slots import values_agree
+    fact = text_values("She was born in 1867.", "en").values[0]
+    bound = text_values("She was born before 1900.", "en").values[0]
+    assert bound.qual == "before" and bound.text == "before 1900"
+    assert values_agree(bound, fact) and not values_agree(fact, bound)     # 1867 is before 1900; not the reverse
+    rep = check_slots("She was born in 1867.", "en", [("She was born before 1900.", "en")])
+    assert not rep.conflicts and not rep.agreed
+
+
+@pytest.mark.parametrize("fact", ["Marie Curie was born in Warsaw and died there.",
+                                  "Marie Curie was born in Warsaw, where she died."])
+def test_a_relation_with_no_value_of_its_own_is_not_an_agreed_fact(verifier, fact):
+    # was S: Warsaw agreed with the birth place, and "died there" was read as nothing
+    v = verifier.verify(fact, "Marie Curie", "en", [Evidence("fr-lead", "offline-vital", "fr", "Marie Curie",
+                                                             french_lead())])
+    assert v.label == "NS", v.reason

@@ -227,6 +227,7 @@ class Value:
     holder: str = ""               # a life range's: the name right before it ("Pierre Curie (1859–1906)")
     alt: bool = False              # the same day in the other calendar, in brackets after the first
                                    # ("27 января [8 февраля] 1834": Julian, then Gregorian)
+    qual: str = ""                 # a date said as a bound: "before" ("before 1867", "1867年以前") or "after"
 
     def show(self) -> str:
         return self.text
@@ -526,6 +527,11 @@ def _keywords(lang: str, extra: Sequence[str] = ()) -> list[tuple[str, str]]:
 # words that begin like a relation word and are none: Turkish "öldürdü" (killed), "öldürücü" (deadly);
 # "öldürüldü" (was killed) is a death
 _NOT_RELATION = {"tr": re.compile(r"öldür(?!ül)")}
+
+
+def relations_in(text: str, lang: str) -> frozenset[str]:
+    """The relations a text's words name ("born", "died" ...)."""
+    return frozenset(rel for _s, _e, rel in _relation_hits(normalise_digits(text), lang))
 
 
 def _relation_hits(text: str, lang: str, extra: Sequence[str] = ()) -> list[tuple[int, int, str]]:
@@ -930,6 +936,53 @@ def _known_places(text: str, taken: list[tuple[int, int]]) -> list[Value]:
     return out
 
 
+# a date said as a bound, by the words before it ("before 1867", "avant 1867", "до 1867 года") or, in
+# Turkish, Chinese and Japanese, after it ("1867'den önce", "1867年以前")
+_BOUND_BEFORE = {
+    "before": {"en": "before|prior to", "fr": "avant", "de": "vor", "es": "antes de", "it": "prima del|prima di",
+               "pt": "antes de", "ru": "до", "pl": "przed", "nl": "voor", "ca": "abans de|abans del", "cs": "před",
+               "ro": "înainte de", "uk": "до", "sv": "före", "da": "før", "no": "før"},
+    "after": {"en": "after", "fr": "après", "de": "nach", "es": "después de|después del", "it": "dopo il|dopo",
+              "pt": "depois de|após", "ru": "после", "pl": "po", "nl": "na", "ca": "després de|després del",
+              "cs": "po", "ro": "după", "uk": "після", "sv": "efter", "da": "efter", "no": "etter"},
+}
+_BOUND_AFTER = {
+    "before": {"tr": r"['’]?\w{0,4}\s+önce|\s*yılından\s+önce", "zh": "之前|以前", "yue": "之前|以前", "ja": "以前|より前"},
+    "after": {"tr": r"['’]?\w{0,4}\s+sonra|\s*yılından\s+sonra", "zh": "之后|以后|之後|以後", "yue": "之后|以后|之後|以後",
+              "ja": "以降|以後|より後"},
+}
+
+
+@functools.lru_cache(maxsize=64)
+def _bound_res(lang: str) -> list[tuple[str, re.Pattern[str] | None, re.Pattern[str] | None]]:
+    out = []
+    for qual in ("before", "after"):
+        pre, post = _BOUND_BEFORE[qual].get(lang), _BOUND_AFTER[qual].get(lang)
+        out.append((qual, re.compile(r"(?<!\w)(?:" + pre + r")\s+(?:the\s+year\s+|l'an\s+|dem\s+jahr\s+)?$", re.IGNORECASE)
+                    if pre else None, re.compile(r"(?:" + post + ")") if post else None))
+    return out
+
+
+def _bounds(text: str, values: list[Value], lang: str) -> list[Value]:
+    """Dates said as bounds ("born before 1867"): their span takes in the bound's words, so that a conflict
+    reads `"before 1867" vs "7 November 1867"`; compared as bounds (`values_agree`), not as equal dates."""
+    res = _bound_res(lang)
+    if not any(pre or post for _q, pre, post in res):
+        return values
+    out = []
+    for v in values:
+        if v.kind == "date" and not v.alt:
+            for qual, pre, post in res:
+                m = pre.search(text, max(0, v.start - 24), v.start) if pre else None
+                n = post.match(text, v.end) if post else None
+                if m or n:
+                    v = Value(**{**v.__dict__, "qual": qual, "start": m.start() if m else v.start,
+                                 "end": n.end() if n else v.end, "parts": v.parts or ((v.start, v.end, "year"),)})
+                    break
+        out.append(v)
+    return out
+
+
 def _place_after_name(text: str, s: int, run: str, case: re.Pattern, skip: set[str]) -> list[Value]:
     """In a language that says "in" with a case ending, a sentence may open with a name and the place
     right after it, one capitalised run ("Bartók Béla Nagyszentmiklóson született"): its last word,
@@ -1053,6 +1106,7 @@ def _text_values(text: str, lang: str, extra_langs: tuple[str, ...] = ()) -> Tex
         values += _han_places(norm, [h for h in hits if h[2] in ("born", "died")], taken)
     elif any(h[2] in ("born", "died") for h in hits):
         values += _known_places(norm, taken)
+    values = _bounds(norm, values, lang)
     values = _assign(norm, sorted(values, key=lambda v: v.start), hits, lang)
     values = _life_range(norm, values)
     values = _open_life(norm, values, lang)
@@ -1195,6 +1249,22 @@ def date_diff(a: Value, b: Value) -> list[str]:
     return diff
 
 
+def _bound_holds(bound: Value, date: Value) -> bool:
+    """Whether `date` lies within `bound` ("before 1867": 1866 does, 7 November 1867 does not); a bound
+    against a bound says nothing."""
+    if date.qual or not bound.qual:
+        return False
+    decade = bound.decade and bound.year is not None and date.year is not None
+    a = (bound.year // 10 if decade and bound.year is not None else bound.year, bound.month, bound.day)
+    b = (date.year // 10 if decade and date.year is not None else date.year, date.month, date.day)
+    for x, y in zip(a, b):
+        if x is None or y is None:
+            return False        # equal as far as both go: neither before nor after
+        if x != y:
+            return y < x if bound.qual == "before" else y > x
+    return False
+
+
 def dates_comparable(a: Value, b: Value) -> bool:
     """Whether two dates give a part in common to compare: a year, or a month ("1857" and "27 января"
     say nothing of each other)."""
@@ -1205,6 +1275,8 @@ def values_agree(a: Value, b: Value, same_name: NameMatcher = names_alike) -> bo
     if a.kind == "date" and b.kind == "date":
         if not dates_comparable(a, b):
             return False
+        if a.qual or b.qual:
+            return _bound_holds(a, b)
         return not date_diff(a, b)
     if a.kind in ("number", "ordinal") and b.kind == a.kind:
         if a.unit != b.unit or a.num is None or b.num is None:
@@ -1439,7 +1511,10 @@ def _passage_values(passages: Sequence[tuple[str, str]], lang: str, entity: str)
     """The values of each passage, read in its language: a passage of no declared language in the one
     it is written in (a French lead given to a German claim: "à Varsovie" is a place although German
     would want "in" before it)."""
-    return [text_values(t, plang or _detected(t) or lang, entity, _langs_of(t, lang)) for t, plang in passages]
+    out = [text_values(t, plang or _detected(t) or lang, entity, _langs_of(t, lang)) for t, plang in passages]
+    # a bound in the evidence ("born before 1900") is no date to compare a fact's with
+    return [tv if not any(v.qual for v in tv.values) else TextValues([v for v in tv.values if not v.qual], tv.words)
+            for tv in out]
 
 
 def _subject_conflicts(fact: str, fv: TextValues, lang: str, passages: Sequence[tuple[str, str]],

@@ -34,7 +34,7 @@ from .glued import Vocabulary, glued_words, known_word, merged
 from .precision import version_tag
 from .sentence_scores import COMPARED_WINDOWS, MAX_CHARS, SentenceScorer, fact_words
 from .slots import (SlotReport, _sentence_words, bare_name, check_slots, names_alike, relation_words,
-                    text_values)
+                    relations_in, text_values)
 from .textutil import NEGATIONS, SPACELESS, STOPWORDS, fold_accents, han_simplified, words_with_offsets
 from .verify_offline import OfflineVerifier, rule_verdicts
 from .windows import Window, lead_first, top_windows
@@ -639,6 +639,8 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
     if _negated(fact):
         return False        # rules r24: "Marie Curie was not born in Warsaw" agrees on Warsaw and says the opposite
     vals = text_values(fact, lang, entity).values
+    if relations_in(fact, lang) - {v.rel for v in vals}:
+        return False        # rules r24: a relation with no value of its own ("born in Warsaw and died there")
     spans = [(v.start, v.end) for v in vals]
     rel = _relation_vocab()
     if lang in SPACELESS:

@@ -207,7 +207,7 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r24"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r25"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
@@ -247,7 +247,11 @@ RULES_VERSION = "r24"     # the rules and the lexical normalisation: a change re
 # "Marie Curie", the offline evidence in English) is no one else's (IR before: never checked), and its
 # nationality and occupation statements are the subject's; r23: a fact that says nothing but its agreed
 # values reads each language's prepositions, copulas and pronouns, a relation of several words, and the
-# entity's name in another spelling ("Maria Skłodowska-Curie urodziła się w Warszawie": S)
+# entity's name in another spelling ("Maria Skłodowska-Curie urodziła się w Warszawie": S); r24: places across
+# scripts through CLDR's city and country names, places in scripts without capitals, the entity's name by
+# sound ("마리 퀴리", "居里夫人"), a fact that says no never S by its agreed value; r25: a date said as a bound
+# ("born before 1867") compared as one, and a relation with no value of its own ("... and died there") keeps
+# a fact from being S by its agreed values
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")

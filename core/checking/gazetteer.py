@@ -201,12 +201,12 @@ def find(text: str) -> list[tuple[int, int]]:
             continue
         for m in pat.finditer(low):
             s, e = m.span()
-            if script not in _SPACELESS and not _word_start(low, s, script):
+            if script not in _UNSPACED_SCRIPTS and not _word_start(low, s, script):
                 continue          # inside another word
             rest = _word_at(low, e)
-            if script == "HANGUL" and rest and rest not in _KO_PARTICLES:
+            if script == "HANGUL" and rest and rest not in _KO_PLACE_PARTICLES:
                 continue          # "프랑스인" (a Frenchman), not "프랑스에서" (in France)
-            if script not in _SPACELESS | {"HANGUL"} and rest and (e - s < 4 or len(rest) > ENDING):
+            if script not in _UNSPACED_SCRIPTS | {"HANGUL"} and rest and (e - s < 4 or len(rest) > ENDING):
                 continue          # the start of another word ("کیو", Kyiv, in "کیوری", Curie)
             if script == "KATAKANA" and (_KANA_NAME.match(low, e) or (s > 0 and _KANA_NAME.match(low, s - 1))):
                 continue          # part of a longer name ("マリ" in "マリ・キュリー")
@@ -232,7 +232,8 @@ def _word_at(text: str, at: int) -> str:
 
 
 # scripts written without spaces between words: a name may start anywhere
-_SPACELESS = frozenset({"THAI", "HIRAGANA", "KATAKANA", "LAO", "KHMER", "MYANMAR"})
+_UNSPACED_SCRIPTS = frozenset({"THAI", "HIRAGANA", "KATAKANA", "LAO", "KHMER", "MYANMAR"})
 _SYLLABARIES = frozenset({"HANGUL", "KATAKANA", "HIRAGANA"})      # a letter is a syllable: "파리", "パリ"
-_KO_PARTICLES = frozenset("에서 에 의 은 는 이 가 을 를 으로 로 과 와 에서의 까지 부터".split())
+# Korean particles written after a place ("in", "to", "from", "until" ...)
+_KO_PLACE_PARTICLES = frozenset("에서 에 의 은 는 이 가 을 를 으로 로 과 와 에서의 까지 부터".split())
 _KANA_NAME = re.compile(r"[\u30a0-\u30ff]")        # katakana, its middle dot and its long vowel mark

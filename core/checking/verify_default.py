@@ -674,8 +674,9 @@ _SPACELESS_CHAR = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af\u0e00-\u
 # Korean and Thai space their phrases, not their syllables (which words_with_offsets takes one by one)
 _SPACED_SYLLABLES = re.compile(r"[\uac00-\ud7af\u0e00-\u0e7f]")
 _PHRASE = re.compile(r"[^\s.,;:!?()\[\]\"'“”«»。]+")
-# Korean particles and the endings of a past tense after a relation's stem ("태어났다")
-_KO_PARTICLES = frozenset("은 는 이 가 을 를 에 에서 의 으로 로 와 과 께서 다 으며 고 습니다".split())
+# Korean particles that add nothing to a birth or death ("은/는" topic, "에서" in; not "까지", until), and the
+# endings of a past tense after a relation's stem ("태어났다")
+_KO_EMPTY = frozenset("은 는 이 가 을 를 에 에서 의 으로 로 와 과 께서 다 으며 고 습니다".split())
 
 
 def _pieces(fact: str, spans: list[tuple[int, int]]) -> list[str]:
@@ -698,7 +699,7 @@ def _piece_says_nothing(piece: str, ent: set[str], function: frozenset[str], rel
     """A phrase of a Korean or Thai fact that is the entity's name, a function word, or a relation word
     with a particle or a tense ending after it ("태어났다", "เกิดที่")."""
     p = piece.lower()
-    empty = function | _KO_PARTICLES | _YEAR_WORDS
+    empty = function | _KO_EMPTY | _YEAR_WORDS
     if p in empty or p in STOPWORDS or p in _AUX or p.isdigit() or _names_entity(p, ent):
         return True
     return any(len(r) >= 2 and p.startswith(r) and (p[len(r):] in empty or not p[len(r):]) for r in rel)

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -76,7 +77,8 @@ def _table() -> tuple[dict[str, list[str]], dict[str, str]]:
     names, country = _build()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        # named by process and thread: two of the TUI's worker threads may build it at once
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps({"names": names, "country": country}, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, path)
     except OSError:

@@ -30,6 +30,7 @@ import functools
 import json
 import os
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
@@ -134,7 +135,8 @@ def _cldr_months() -> dict[str, list[tuple[str, int]]]:
     table = {lang: _read_cldr_months(lang) for lang in dict.fromkeys(langs)}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        # named by process and thread: two of the TUI's worker threads may build it at once
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, path)
     except OSError:

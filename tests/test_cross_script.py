@@ -3,6 +3,7 @@ cities and countries (`gazetteer`), the entity's name by sound (`crossnames`), a
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -177,3 +178,51 @@ def test_a_korean_syllable_that_negates_elsewhere_is_no_negation():
 def test_someone_else_in_another_script_is_not_the_entity(verifier):
     v = verifier.verify("알베르트 아인슈타인은 1867년에 태어났다.", "Marie Curie", "ko", leads())
     assert v.label != "S", v.reason
+
+
+# --------------------------------------------------------------------------- the person typed in another script (rules r26)
+
+
+@pytest.mark.parametrize("typed,title", [
+    ("마리 퀴리", "Marie Curie"), ("マリ・キュリー", "Marie Curie"), ("ماري كوري", "Marie Curie"),
+    ("Μαρί Κιουρί", "Marie Curie"), ("아이작 뉴턴", "Isaac Newton"),
+    ("찰스 다윈", "Charles Darwin"),         # chal seu da win: "Darwin" by one consonant fewer
+    ("Лев Толстой", "Leo Tolstoy"),          # "Lev" for "Leo", "Tolstoy" alike: the best of the near ones
+    ("소크라테스", "Socrates"),               # one word: exactly, and a person's
+])
+def test_the_offline_articles_find_a_person_typed_in_another_script(typed, title):
+    from mfact.core.knowledge.vital import VitalSource
+    m = VitalSource().lookup(typed, "en")
+    assert m.title == title, (m.title, m.choices)
+
+
+@pytest.mark.parametrize("typed", ["나폴레옹", "아인슈타인", "파리", "Mari Kuri"])
+def test_a_name_that_sounds_like_no_one_finds_no_one(typed):
+    # one Korean word sounds like "Ambulance" or "Institution": not a person's title, so nothing; a
+    # name in Latin letters is never read by sound
+    from mfact.core.knowledge.vital import VitalSource
+    m = VitalSource().lookup(typed, "en")
+    assert m.title is None and not m.choices
+
+
+def test_a_life_range_is_the_subjects_when_its_name_sounds_like_the_entity(verifier):
+    from mfact.core.checking.slots import _subject_named
+    assert _subject_named("Marie Salomea Skłodowska–Curie", "마리 퀴리") and not _subject_named("Pierre Curie", "마리 퀴리")
+    ev = [Evidence("de", "given", "de", "Marie Curie",
+                   "Marie Curie (1867–1934) war eine polnische Physikerin. Ihr Mann Pierre Curie (1859–1906) war Physiker.")]
+    ok, bad = verifier.verify_batch([("마리 퀴리는 1867년에 태어났다.", "마리 퀴리", "ko", ev),
+                                     ("마리 퀴리는 1859년에 태어났다.", "마리 퀴리", "ko", ev)])
+    assert ok.label == "S" and bad.label == "NS" and '"1859년" vs "1867"' in bad.reason, (ok.reason, bad.reason)
+
+
+def test_check_with_the_person_typed_in_korean_offline(tmp_path, capsys):
+    from mfact.core.cli import main as cli_main
+    t = tmp_path / "ko.txt"
+    t.write_text("마리 퀴리는 1867년 11월 7일 바르샤바에서 태어났다. 그녀는 1934년에 사망했다.\n", encoding="utf-8")
+    assert cli_main(["check", "--lang", "ko", "--entity", "마리 퀴리", "--offline", "--text-file", str(t)]) == 0
+    out, err = capsys.readouterr()
+    # before: "no page about '마리 퀴리' found in 'ko'; checking anyway", every fact NS 0.50 without evidence
+    assert "found in 'ko'; checking anyway" not in err and "using the English page" in err
+    verdicts = {m.group(2): m.group(1) for m in re.finditer(r"^(S|NS|IR)\s+[\d.]+\s+(.+)$", out, re.MULTILINE)}
+    assert verdicts == {"마리 퀴리는 바르샤바에서 태어났다": "S", "마리 퀴리는 1867년 11월 7일 태어났다": "S",
+                        "그녀는 1934년에 사망했다": "S"}, out

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from . import gazetteer, whose
-from .crossnames import names_entity, sounds_like
+from .crossnames import names_entity, other_script, same_name_word, sounds_like
 from .counts import count_agreements, count_conflicts
 from .kinship import function_words, kin_conflicts, links, mentions, name_words
 from .nationality import PRONOUNS, nationality_conflicts
@@ -811,6 +811,11 @@ def _subject_named(holder: str, entity: str) -> bool:
     hw, ew = name_words(holder), name_words(entity)
     if bool(hw & ew) and (hw <= ew or ew <= hw):
         return True
+    if entity and other_script(holder, entity):
+        # the entity typed in another script ("마리 퀴리" for the English lead's "Marie Salomea
+        # Skłodowska–Curie"): each of its words sounds like one of the holder's (rules r25)
+        parts = [w for w in re.split(r"[\s\-–—]+", holder) if w]
+        return all(any(same_name_word(e, h) for h in parts) for e in re.split(r"[\s\-]+", entity) if len(e) > 1)
     # no spaces between words: the name is the end of the run before the parenthesis
     compact = lambda n: re.sub(r"[\s·・‧]+", "", n)  # noqa: E731
     return bool(entity) and _caseless(holder) and compact(holder).endswith(compact(entity))

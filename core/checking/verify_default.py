@@ -646,6 +646,7 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
     if lang in SPACELESS:
         return _only_slots_spaceless(fact, entity, spans)
     ent = {w.lower() for w, _a, _b in words_with_offsets(entity)}
+    ent |= {w.lower() for w in entity.split()}         # a Korean name's words, not its syllables ("마리 퀴리")
     function = _function_words(lang)
     low = fact.lower()       # a relation of several words ("sinh tại", "انتقال کر گئے") said as one
     spans += [(m.start(), m.end()) for r in _multiword_relations() if r in low for m in re.finditer(re.escape(r), low)]
@@ -674,9 +675,10 @@ _SPACELESS_CHAR = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af\u0e00-\u
 # Korean and Thai space their phrases, not their syllables (which words_with_offsets takes one by one)
 _SPACED_SYLLABLES = re.compile(r"[\uac00-\ud7af\u0e00-\u0e7f]")
 _PHRASE = re.compile(r"[^\s.,;:!?()\[\]\"'“”«»。]+")
-# Korean particles that add nothing to a birth or death ("은/는" topic, "에서" in; not "까지", until), and the
-# endings of a past tense after a relation's stem ("태어났다")
-_KO_EMPTY = frozenset("은 는 이 가 을 를 에 에서 의 으로 로 와 과 께서 다 으며 고 습니다".split())
+# Korean particles that add nothing to a birth or death ("은/는" topic, "에서" in; not "까지", until), the
+# endings of a past tense after a relation's stem ("태어났다", "사망했다"), and "she"/"he" as the subject ("그녀는")
+_KO_EMPTY = frozenset("은 는 이 가 을 를 에 에서 의 으로 로 와 과 께서 다 으며 고 습니다 했다 하였다 했으며 했고 그녀는 그는 그녀가 그가"
+                      .split())
 
 
 def _pieces(fact: str, spans: list[tuple[int, int]]) -> list[str]:

@@ -207,7 +207,7 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r25"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r26"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
@@ -251,7 +251,9 @@ RULES_VERSION = "r25"     # the rules and the lexical normalisation: a change re
 # scripts through CLDR's city and country names, places in scripts without capitals, the entity's name by
 # sound ("마리 퀴리", "居里夫人"), a fact that says no never S by its agreed value; r25: a date said as a bound
 # ("born before 1867") compared as one, and a relation with no value of its own ("... and died there") keeps
-# a fact from being S by its agreed values
+# a fact from being S by its agreed values; r26: a person typed in another script than the evidence's titles
+# ("마리 퀴리"): a life range under "Marie Curie" is the subject's, a Korean name's words are words, and
+# Korean "사망했다", "그녀는" say nothing more in a fact of agreed values
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")

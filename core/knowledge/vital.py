@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import re
 import threading
 import unicodedata
 from pathlib import Path
@@ -55,6 +56,7 @@ class VitalSource:
         self._data: dict[str, dict[str, dict]] = {}
         self._folded: dict[str, dict[str, str]] = {}
         self._people: dict[str, set[str]] = {}
+        self._sounds: dict[str, dict[int, list[tuple[str, tuple[str, ...]]]]] = {}
         self._lock = threading.Lock()
 
     def available(self) -> bool:
@@ -93,7 +95,46 @@ class VitalSource:
         title = name if name in data else self._folded[lang].get(_fold(name))
         if title:
             return TitleMatch(title=title, description=str(data[title].get("description") or ""))
+        heard = self._by_sound(name, lang)
+        if len(heard) == 1:
+            return TitleMatch(title=heard[0], description=str(data[heard[0]].get("description") or ""))
+        if heard:
+            return TitleMatch(choices=heard[:8])
         return TitleMatch(suggestions=self.suggest(name, lang, 5) or self._near(name, lang))
+
+    def _by_sound(self, name: str, lang: str) -> list[str]:
+        """The titles that are `name` written in another script, word by word by sound ("마리 퀴리",
+        "マリ・キュリー", "ماري كوري" are "Marie Curie"; crossnames.py): every word's consonants the same, or
+        one fewer on either side ("찰스 다윈", chal seu da win, for "Charles Darwin"); exact matches first, else
+        the one with the most words exactly alike. A name of one word must sound exactly like a one-word
+        title ("소크라테스": "Socrates"), and no more than three may. None for a name in the titles' script."""
+        from ..checking.crossnames import other_script, skeleton
+
+        words = [w for w in re.split(r"[\s\-‐·・]+", name.strip()) if w]
+        if not words or not other_script(name, "a"):
+            return []
+        key = tuple(skeleton(w) for w in words)
+        if sum(map(len, key)) < 4:
+            return []
+        with self._lock:
+            index = self._sounds.get(lang)
+            if index is None:
+                index = self._sounds[lang] = _sound_index(set(self._data[lang]))
+        people = self._people[lang]
+        cands = index.get(len(key), [])
+        exact = [t for t, k in cands if k == key]
+        if len(key) == 1:        # one word: a person's title (the famous are "Uncategorized"), and few of them
+            exact = [t for t in exact if t in people or self._data[lang][t].get("topic") == "Uncategorized"]
+            return sorted(exact, key=lambda t: (t not in people, len(t), t)) if len(exact) <= 3 else []
+        if exact:
+            return sorted(exact, key=lambda t: (t not in people, len(t), t))
+        # near: ranked by the words that sound exactly alike; a best one alone is the answer
+        near = sorted(((sum(a == b for a, b in zip(key, k)), t) for t, k in cands
+                       if all(_one_apart(a, b) for a, b in zip(key, k))),
+                      key=lambda st: (-st[0], st[1] not in people, len(st[1]), st[1]))
+        if len(near) > 1 and near[0][0] > near[1][0]:
+            return [near[0][1]]
+        return [t for n, t in near if n == near[0][0]] if near else []
 
     def _near(self, name: str, lang: str, limit: int = 5) -> list[str]:
         """Titles sharing a word with `name` (people first), for 'did you mean'."""
@@ -134,6 +175,28 @@ class VitalSource:
         people = self._people[lang]
         hits.sort(key=lambda t: (t not in people, not _fold(t).startswith(f), len(t), t))
         return hits[:limit]
+
+
+def _sound_index(titles: set[str]) -> dict[int, list[tuple[str, tuple[str, ...]]]]:
+    """Titles by their number of words, each with the skeletons of its words ("Marie Curie": ("NR", "KR")),
+    a bracketed qualifier left out ("John Smith (explorer)")."""
+    from ..checking.crossnames import skeleton
+
+    out: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
+    for t in titles:
+        words = [w for w in re.split(r"[\s\-]+", re.sub(r"\s*\(.*\)$", "", t)) if w]
+        if words:
+            out.setdefault(len(words), []).append((t, tuple(skeleton(w) for w in words)))
+    return out
+
+
+def _one_apart(a: str, b: str) -> bool:
+    """The same consonants, or one more in either ("TN" for "TRN": Korean and Japanese drop an r)."""
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    return len(long_) == len(short) + 1 and len(long_) >= 2 and any(
+        long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
 _DEFAULT: VitalSource | None = None

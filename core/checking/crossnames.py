@@ -95,14 +95,19 @@ _HAN_TITLES = ("夫人", "先生", "女士", "博士", "教授")
 _HAN_NAME_RUN = re.compile(r"[\u4e00-\u9fff]+(?:·[\u4e00-\u9fff]+)*")
 
 
+def one_fewer(short: str, long: str) -> bool:
+    """Whether skeleton `short` is `long` with one consonant left out ("TN" for "TRN": Korean, Japanese
+    and Chinese transcriptions drop an r)."""
+    return len(long) == len(short) + 1 and any(long[:i] + long[i + 1:] == short for i in range(len(long)))
+
+
 def _han_part(part: str, entity_words: list[str]) -> bool:
     """A Chinese transcription of one of the name words: the same skeleton, or one consonant fewer
     ("阿尔伯特", a er bo te, for "Albert": RPT for RPRT)."""
     w = skeleton(part)
     for e in entity_words:
         n = skeleton(e)
-        if len(n) >= 2 and (w == n or (len(n) >= 3 and len(w) == len(n) - 1
-                                         and any(n[:i] + n[i + 1:] == w for i in range(len(n))))):
+        if len(n) >= 2 and (w == n or (len(n) >= 3 and one_fewer(w, n))):
             return True
     return False
 

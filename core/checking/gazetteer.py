@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import re
-import threading
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -65,25 +64,13 @@ def _table() -> tuple[dict[str, list[str]], dict[str, str]]:
         version = babel.__version__
     except ImportError:  # pragma: no cover - babel is a dependency
         return {}, {}
-    from ..paths import cache_dir
+    from ..paths import cached_json
 
     tag = hashlib.sha256(json.dumps([version, 1]).encode()).hexdigest()[:12]
-    path = cache_dir() / f"cldr-places-{tag}.json"
-    try:
-        got = json.loads(path.read_text(encoding="utf-8"))
-        return dict(got["names"]), dict(got["country"])
-    except (OSError, ValueError, TypeError, KeyError):
-        pass
-    names, country = _build()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # named by process and thread: two of the TUI's worker threads may build it at once
-        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps({"names": names, "country": country}, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass
-    return names, country
+    got = cached_json(f"cldr-places-{tag}.json", lambda: dict(zip(("names", "country"), _build())),
+                      valid=lambda v: isinstance(v, dict) and isinstance(v.get("names"), dict)
+                      and isinstance(v.get("country"), dict))
+    return dict(got["names"]), dict(got["country"])
 
 
 def _build() -> tuple[dict[str, list[str]], dict[str, str]]:
@@ -151,19 +138,12 @@ def _stems(k: str) -> Iterable[str]:
     for cand in _by_start().get(k[:2], ()):
         if len(cand) < 4 or len(cand) <= len(best):
             continue
-        n = _common(k, cand)
+        n = len(os.path.commonprefix([k, cand]))
         changed = len(cand) - n               # the name's own last letters the ending replaces
         if changed <= 2 and n >= 4 and len(k) - n <= ENDING and n >= 0.6 * len(k) and (changed == 0 or len(cand) >= 5):
             best = cand
     if best:
         yield best
-
-
-def _common(a: str, b: str) -> int:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
 
 
 def relation(a: str, b: str) -> str | None:

@@ -30,7 +30,6 @@ import functools
 import json
 import os
 import re
-import threading
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
@@ -122,26 +121,22 @@ def _cldr_months() -> dict[str, list[tuple[str, int]]]:
     except ImportError:  # pragma: no cover - babel is a dependency
         return {}
     langs = _offered() + ["en"]
-    from ..paths import cache_dir
+    from ..paths import cached_json
 
     tag = hashlib.sha256(json.dumps([version, langs, sorted(_BABEL.items())]).encode()).hexdigest()[:12]
-    path = cache_dir() / f"cldr-months-{tag}.json"
+    got = cached_json(f"cldr-months-{tag}.json", lambda: {lang: _read_cldr_months(lang) for lang in dict.fromkeys(langs)},
+                      valid=lambda v: _month_rows(v) is not None)
+    return _month_rows(got) or {}
+
+
+def _month_rows(got: object) -> dict[str, list[tuple[str, int]]] | None:
+    """The month table as read from its JSON file, or None when the file holds something else."""
+    if not isinstance(got, dict):
+        return None
     try:
-        got = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(got, dict):
-            return {lang: [(w, int(m)) for w, m in rows] for lang, rows in got.items()}
-    except (OSError, ValueError, TypeError):
-        pass
-    table = {lang: _read_cldr_months(lang) for lang in dict.fromkeys(langs)}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # named by process and thread: two of the TUI's worker threads may build it at once
-        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass
-    return table
+        return {lang: [(w, int(m)) for w, m in rows] for lang, rows in got.items()}
+    except (TypeError, ValueError):
+        return None
 
 
 @functools.lru_cache(maxsize=1)
@@ -813,7 +808,7 @@ def _subject_named(holder: str, entity: str) -> bool:
         return True
     if entity and other_script(holder, entity):
         # the entity typed in another script ("마리 퀴리" for the English lead's "Marie Salomea
-        # Skłodowska–Curie"): each of its words sounds like one of the holder's (rules r25)
+        # Skłodowska–Curie"): each of its words sounds like one of the holder's (rules r26)
         parts = [w for w in re.split(r"[\s\-–—]+", holder) if w]
         return all(any(same_name_word(e, h) for h in parts) for e in re.split(r"[\s\-]+", entity) if len(e) > 1)
     # no spaces between words: the name is the end of the run before the parenthesis
@@ -1229,9 +1224,7 @@ def names_alike(a: str, b: str) -> bool:
     wb = {_fold_name(w) for w in re.split(r"[\s\-,]+", b) if len(w) > 2}
     if wa & wb:
         return True
-    n = 0
-    while n < min(len(fa), len(fb)) and fa[n] == fb[n]:
-        n += 1
+    n = len(os.path.commonprefix([fa, fb]))
     return n >= 4 and n >= 0.6 * min(len(fa), len(fb))
 
 

@@ -35,7 +35,8 @@ from .precision import version_tag
 from .sentence_scores import COMPARED_WINDOWS, MAX_CHARS, SentenceScorer, fact_words
 from .slots import (SlotReport, _sentence_words, bare_name, check_slots, names_alike, relation_words,
                     relations_in, text_values)
-from .textutil import NEGATIONS, SPACELESS, STOPWORDS, fold_accents, han_simplified, words_with_offsets
+from .textutil import (NEGATIONS, SPACELESS, STOPWORDS, fold_accents, han_simplified, is_cjk_char,
+                       words_with_offsets)
 from .verify_offline import OfflineVerifier, rule_verdicts
 from .windows import Window, lead_first, top_windows
 
@@ -640,7 +641,7 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
         return False        # rules r24: "Marie Curie was not born in Warsaw" agrees on Warsaw and says the opposite
     vals = text_values(fact, lang, entity).values
     if relations_in(fact, lang) - {v.rel for v in vals}:
-        return False        # rules r24: a relation with no value of its own ("born in Warsaw and died there")
+        return False        # rules r25: a relation with no value of its own ("born in Warsaw and died there")
     spans = [(v.start, v.end) for v in vals]
     rel = _relation_vocab()
     if lang in SPACELESS:
@@ -671,7 +672,6 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
     return True
 
 
-_SPACELESS_CHAR = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
 # Korean and Thai space their phrases, not their syllables (which words_with_offsets takes one by one)
 _SPACED_SYLLABLES = re.compile(r"[\uac00-\ud7af\u0e00-\u0e7f]")
 _PHRASE = re.compile(r"[^\s.,;:!?()\[\]\"'“”«»。]+")
@@ -707,16 +707,17 @@ def _piece_says_nothing(piece: str, ent: set[str], function: frozenset[str], rel
     return any(len(r) >= 2 and p.startswith(r) and (p[len(r):] in empty or not p[len(r):]) for r in rel)
 
 
-# (Korean "안" and "못" negate as words before a verb, and are syllables of many other words: "안나", Anna)
-_SPACELESS_NEGATIONS = re.compile("|".join(sorted((n for n in NEGATIONS if _SPACELESS_CHAR.search(n)
-                                                   and n not in ("안", "못")), key=len, reverse=True))
+# Korean "안" and "못" negate as words before a verb, and are syllables of many other words ("안나", Anna)
+_KO_NOT = ("안", "못")
+_SPACELESS_NEGATIONS = re.compile("|".join(sorted((n for n in NEGATIONS if any(map(is_cjk_char, n))
+                                                   and n not in _KO_NOT), key=len, reverse=True))
                                   + "|ない|なかっ|ませ|않")
 
 
 def _negated(fact: str) -> bool:
     """Whether a fact says no: a negation word ("not", "nie", "لم"), or in Chinese, Japanese, Korean and Thai
     a negation anywhere in its characters ("不", "生まれなかった", "ไม่ได้")."""
-    if any((w.lower() in NEGATIONS and w not in ("안", "못")) or w.lower() in _MORE_NEGATIONS
+    if any((w.lower() in NEGATIONS and w not in _KO_NOT) or w.lower() in _MORE_NEGATIONS
            for w, _a, _b in words_with_offsets(fact)):
         return True
     if re.search(r"(?<![\uac00-\ud7af])[안못]\s", fact):

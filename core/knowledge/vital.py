@@ -121,17 +121,21 @@ class VitalSource:
             if index is None:
                 index = self._sounds[lang] = _sound_index(set(self._data[lang]))
         people = self._people[lang]
+
+        def order(t: str) -> tuple[bool, int, str]:       # people first, then the shortest title
+            return t not in people, len(t), t
+
         cands = index.get(len(key), [])
         exact = [t for t, k in cands if k == key]
         if len(key) == 1:        # one word: a person's title (the famous are "Uncategorized"), and few of them
             exact = [t for t in exact if t in people or self._data[lang][t].get("topic") == "Uncategorized"]
-            return sorted(exact, key=lambda t: (t not in people, len(t), t)) if len(exact) <= 3 else []
+            return sorted(exact, key=order) if len(exact) <= 3 else []
         if exact:
-            return sorted(exact, key=lambda t: (t not in people, len(t), t))
+            return sorted(exact, key=order)
         # near: ranked by the words that sound exactly alike; a best one alone is the answer
         near = sorted(((sum(a == b for a, b in zip(key, k)), t) for t, k in cands
                        if all(_one_apart(a, b) for a, b in zip(key, k))),
-                      key=lambda st: (-st[0], st[1] not in people, len(st[1]), st[1]))
+                      key=lambda st: (-st[0], *order(st[1])))
         if len(near) > 1 and near[0][0] > near[1][0]:
             return [near[0][1]]
         return [t for n, t in near if n == near[0][0]] if near else []
@@ -191,12 +195,11 @@ def _sound_index(titles: set[str]) -> dict[int, list[tuple[str, tuple[str, ...]]
 
 
 def _one_apart(a: str, b: str) -> bool:
-    """The same consonants, or one more in either ("TN" for "TRN": Korean and Japanese drop an r)."""
-    if a == b:
-        return True
+    """The same consonants, or one more in either (`crossnames.one_fewer`)."""
+    from ..checking.crossnames import one_fewer
+
     short, long_ = sorted((a, b), key=len)
-    return len(long_) == len(short) + 1 and len(long_) >= 2 and any(
-        long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+    return a == b or (len(long_) >= 2 and one_fewer(short, long_))
 
 
 _DEFAULT: VitalSource | None = None

@@ -122,6 +122,98 @@ def test_a_claim_alone_is_judged_with_the_readers_logit_after_its_features(det):
     assert [vd.label for vd in got] == ["S", "NS"]
 
 
+def test_the_detectors_pass_over_a_claim_gives_the_readers_logit_of_the_shipped_reader(det):
+    """The shipped reader shares the detector's segment vectors and its first upper layers: a claim
+    the detector reads for a claim alone gets the reader's logit from that pass, the number the
+    reader gives reading the claim itself."""
+    from mfact.core.checking.pair_reader import load_reader
+    r = load_reader(det)
+    assert r is not None and r.model.shared == 4 and r.side() is not None
+    pairs = [("Marie Curie was born in Paris.", ["Marie Curie est née le 7 novembre 1867 à Varsovie."]),
+             ("Marie Curie wurde in Warschau geboren.", ["Marie Curie est née le 7 novembre 1867 à Varsovie."]),
+             ("The river flows north through three towns and then, after a long bend past the old mill, the "
+              "bridge, the church and the market square of the last town, west into the lake, where in the "
+              "spring of every year the fishermen of the valley, their wives and their children gather on the "
+              "shore to watch the ice break.",                         # 78 tokens: two parts
+              ["The river flows north through three towns.", "It reaches the lake."])]
+    got = det.score_tokens(pairs, side=r.side(), want=frozenset({0, 2}))
+    alone = r.logits(pairs)
+    assert got[0][1].side == pytest.approx(alone[0], abs=1e-4)
+    assert got[2][1].side == pytest.approx(alone[2], abs=1e-4)       # a claim longer than one part: its first
+    assert got[1][1].side is None                                      # not asked for
+    assert got[0][1].side < 0 < alone[1]
+    plain = det.score_tokens(pairs)                                    # the word scores are the same either way
+    assert [w for w, _t in plain] == [w for w, _t in got]
+
+
+def test_verify_pairs_reads_each_claim_once_for_the_detector_and_the_reader(det, monkeypatch):
+    """A claim alone goes through the shared layers once: the reader's own pass is not run, and the
+    verdicts are those of the reader run on its own."""
+    from mfact.core.checking.pair_reader import PairReader
+    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.session import Evidence
+    ev = [Evidence(id="e", source="input", lang="", title="",
+                   text="Marie Curie, née Skłodowska le 7 novembre 1867 à Varsovie, est une physicienne.")]
+    items = [("Marie Curie was born in Warsaw.", "Marie Curie", "en", ev),
+             ("Marie Curie was born in Paris.", "Marie Curie", "en", ev)]
+    v = DefaultVerifier()
+    assert v.combiner is not None and v.combiner.reader, "the shipped combiner should fit the shipped reader"
+    calls = []
+    real = PairReader.logits
+    monkeypatch.setattr(PairReader, "logits", lambda self, pairs: calls.append(len(pairs)) or real(self, pairs))
+    shared = v.verify_batch(items)
+    assert calls == []
+    monkeypatch.setattr(PairReader, "side", lambda self: None)       # the reader reads each claim itself
+    again = DefaultVerifier().verify_batch(items)
+    assert calls == [2]
+    assert [(x.label, x.confidence) for x in shared] == [(x.label, x.confidence) for x in again]
+    assert [x.label for x in shared] == ["S", "NS"]
+
+
+def test_a_reader_is_tied_to_the_detectors_segment_vectors_and_stores_only_its_own_layers(det, tmp_path):
+    from mfact.core.checking.detector import prepare
+    from mfact.core.checking.pair_reader import PairReader, PairModel, save_reader, shared_layers, tie
+    m = PairModel.from_detector(det.model)
+    torch.manual_seed(3)
+    with torch.no_grad():
+        m.seg += 0.004 * torch.randn_like(m.seg)                       # trained before the vectors were frozen
+        for p in m.layers[2:].parameters():
+            p += 0.002 * torch.randn_like(p)
+    assert shared_layers(m, det.model) == 0
+    assert tie(m, det.model) == 2 and torch.equal(m.seg, det.model.seg)
+    m.eval()
+    f = tmp_path / "tied.pt"
+    save_reader(m, f, {"detector_sha256": det.digest}, det.model)
+    blob = torch.load(f, map_location="cpu", weights_only=True)
+    assert blob["shared"] == 2 and "seg" not in blob["state"]
+    assert not any(k.startswith(("layers.0.", "layers.1.")) for k in blob["state"])
+    assert "layers.2.q.weight" in blob["state"]
+    r = PairReader(det, f)
+    claim, wins = "Marie Curie was born in Paris.", ["Marie Curie est née le 7 novembre 1867 à Varsovie."]
+    ids, _sp = det.tokens.sentence(claim)
+    with torch.no_grad():
+        want = float(m(*prepare(det.cache, [(ids, f"{claim}\x000")], [wins], "cpu"))[0])
+    assert r.logits([(claim, wins)])[0] == pytest.approx(want, abs=0.01)
+    got = det.score_tokens([(claim, wins)], side=r.side(), want=frozenset({0}))
+    assert got[0][1].side == pytest.approx(r.logits([(claim, wins)])[0], abs=1e-4)
+    with pytest.raises(ValueError, match="not the detector's"):
+        m.shared = 3                                                   # its third layer moved
+        save_reader(m, tmp_path / "no.pt", {}, det.model)
+    del blob["state"]["layers.2.q.weight"]                             # a file without one of its own layers
+    torch.save(blob, tmp_path / "short.pt")
+    with pytest.raises(ValueError, match="without some of its layers"):
+        PairReader(det, tmp_path / "short.pt")
+
+
+def test_an_int8_detectors_pass_gives_the_reader_nothing(det, monkeypatch):
+    from mfact.core.checking.pair_reader import load_reader
+    r = load_reader(det)
+    monkeypatch.setattr(det, "quantized", True)
+    assert r.side() is None
+    with pytest.raises(ValueError, match="int8"):
+        det.score_tokens([("A claim.", ["A passage."])], side=(4, lambda x, m, n: x[:, 0, 0]), want=frozenset({0}))
+
+
 def _script(folder: Path, ck: Path, *extra: str) -> list[str]:
     """A small train_pair run on `folder`'s English and Spanish test files, checkpoints in `ck`."""
     return [sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(folder), "--langs", "en,es",
@@ -159,6 +251,46 @@ def test_the_training_script_runs_resumes_and_exports_a_reader_the_verifier_can_
     assert set(r.meta["data"]) == {"xnli-test/test-en.tsv", "xnli-test/test-es.tsv"}
     assert [h["step"] for h in r.meta["history"]] == [2, 4] and r.meta["run_args"]["seed"] == 13
     assert len(r.logits([("A claim.", ["A passage."])])) == 1
+    assert r.model.shared == 0                       # every layer trained: nothing shared with the detector
+
+
+@pytest.mark.skipif(not (XNLI / "dev-en.tsv").is_file(), reason="needs ../shared/data/xnli-dev")
+def test_a_reader_trained_with_frozen_layers_keeps_the_detectors_segment_vectors_and_shares_them(tmp_path, det):
+    folder = _test_files(tmp_path)
+    ck = tmp_path / "ck"
+    base = _script(folder, ck, "--batch", "4", "--freeze", "6", "--steps", "3")
+    proc = subprocess.run(base, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = tmp_path / "reader.pt"
+    proc = subprocess.run(base + ["--export", str(out)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    from mfact.core.checking.pair_reader import load_reader
+    r = load_reader(det, out)
+    assert r is not None and r.model.shared == 6 and torch.equal(r.model.seg, det.model.seg)
+    assert out.stat().st_size < 5e6                 # two layers and a head
+
+
+def test_the_tie_command_rewrites_an_older_reader_to_share_the_detectors_layers(tmp_path, det):
+    from mfact.core.checking.pair_reader import PairModel, load_reader, save_reader
+    m = PairModel.from_detector(det.model)
+    with torch.no_grad():
+        m.seg += 0.003
+        for p in m.layers[4:].parameters():
+            p += 0.001
+    src, out = tmp_path / "old.pt", tmp_path / "tied.pt"
+    save_reader(m, src, {"detector_sha256": det.digest, "command": "train_pair --export old.pt"}, det.model)
+    proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_pair", "--tie", str(src), str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "4 layers shared" in proc.stdout
+    r = load_reader(det, out)
+    assert r is not None and r.model.shared == 4
+    assert r.meta["command"] == "train_pair --export old.pt" and r.meta["tied"]["shared_layers"] == 4
+    assert r.meta["tied"]["segment_vectors_moved_by"] == pytest.approx(0.003, abs=1e-4)
+    assert out.stat().st_size < src.stat().st_size * 0.6
+    proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_pair", "--tie", str(tmp_path / "none.pt"),
+                           str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "none.pt" in proc.stderr
 
 
 def test_the_training_script_refuses_a_folder_without_labelled_test_files(tmp_path):

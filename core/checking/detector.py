@@ -24,9 +24,10 @@ import hashlib
 import io
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Union
 
 import numpy as np
 import torch
@@ -41,6 +42,10 @@ DEFAULT_SPLIT = 8
 MAX_SENT_TOKENS = 64          # <s> + content + </s>
 MAX_WINDOW_TOKENS = 96        # one evidence window
 MAX_EVIDENCE_TOKENS = 192     # all windows of one item together
+
+# what a pass over a batch can also compute for some of its rows (`DetectorModel.top`): (rows, upper
+# layers shared n, fn(states after them, mask, sentence tokens) -> one output per row)
+Side = tuple[Union[list[int], torch.Tensor], int, Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]]
 
 
 class Tokens:
@@ -108,16 +113,28 @@ class DetectorModel(nn.Module):
         """Logits (B, Ls) for sentence states s (B, Ls, H) and evidence states e (B, Le, H)."""
         return self.head(self.top(s, sm, e, em)).squeeze(-1)
 
-    def top(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor) -> torch.Tensor:
-        """The sentence tokens' final states (B, Ls, H), which the head reads."""
+    def top(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor, side: Side | None = None):
+        """The sentence tokens' final states (B, Ls, H), which the head reads. With `side` (rows, layers
+        n, fn): also fn's output for those rows from the states after the first n upper layers (the pair
+        reader, which shares them, `pair_reader.PairReader.side`), as (states, side output)."""
         x = torch.cat([s + self.seg[0], e + self.seg[1]], dim=1)
         mask = torch.cat([sm, em], dim=1)
-        return self.enc(None, mask, self.split, None, x=x)[:, :s.shape[1]]
+        ls = s.shape[1]
+        if side is None:
+            return self.enc(None, mask, self.split, None, x=x)[:, :ls]
+        rows, n, fn = side
+        mid = self.split + n
+        x = self.enc(None, mask, self.split, mid, x=x)
+        z = fn(x[rows], mask[rows], ls)
+        return self.enc(None, mask, mid, None, x=x)[:, :ls], z
 
     def upper_states(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor):
         """(logits (B, Ls), final states h (B, Ls, H), the head's hidden layer g (B, Ls, H)): what
         `upper` computes, with the states it passes through (the fact features' source)."""
-        h = self.top(s, sm, e, em)
+        return self.with_states(self.top(s, sm, e, em))
+
+    def with_states(self, h: torch.Tensor):
+        """(logits, h, the head's hidden layer g) from the final states h."""
         g = self.head[2](self.head[1](self.head[0](h)))
         return self.head[3](g).squeeze(-1), h, g
 
@@ -420,35 +437,59 @@ class TokenDetector:
 
     @torch.no_grad()
     def score_tokens(self, items: Sequence[tuple[str, Sequence[str]]], batch: int | None = None,
-                     project: "Projection | None" = None) -> list[tuple[list[tuple[int, int, float]], SentenceTokens]]:
+                     project: "Projection | None" = None, side: tuple[int, Callable] | None = None,
+                     want: frozenset[int] = frozenset()) -> list[tuple[list[tuple[int, int, float]], SentenceTokens]]:
         """`score`'s words of each item, with its content tokens: their spans, calibrated logits and
         (with `project`) their states projected for the fact features (fact_features.py), from the
-        same pass."""
+        same pass. With `side` ((layers n, fn), `pair_reader.PairReader.side`), the items in `want`
+        also get fn's output from the states after the first n upper layers of the pass over their
+        first part (`SentenceTokens.side`): what the pair reader reads of that part and its windows."""
+        if side is not None and self.quantized:
+            raise ValueError("an int8 detector's states are not the pair reader's")
         batch = batch or (1 if self.quantized else 16)
-        parts: list[tuple[int, list[int], list[tuple[int, int]], str]] = []   # (item, ids, spans, key)
-        for n, (sent, _ev) in enumerate(items):
-            ids, spans = self.tokens.sentence(sent, max_tokens=10 ** 6)
-            step = MAX_SENT_TOKENS - 2
-            if not ids:
-                continue
-            for a in range(0, len(ids), step):
-                parts.append((n, ids[a:a + step], spans[a:a + step], f"{sent}\x00{a}"))
+        parts = self._parts(items)
         got: list[list[tuple[int, torch.Tensor, torch.Tensor | None]]] = [[] for _ in items]   # (part, logits, proj)
+        sides: dict[int, float] = {}
         order = sorted(range(len(parts)), key=lambda i: len(parts[i][1]))
         with _LOCK:
             for b in range(0, len(order), batch):
                 idx = order[b:b + batch]
                 s, sm, e, em = prepare(self.cache, [(parts[i][1], parts[i][3]) for i in idx],
                                        [items[parts[i][0]][1] for i in idx], self.device, self.dtype)
-                if project is None:
-                    lg, pr = self.model.upper(s, sm, e, em).float() / self.temperature, None
-                else:
-                    lg, h, g = self.model.upper_states(s, sm, e, em)
-                    lg, pr = lg.float() / self.temperature, project(h.float(), g.float())
+                rows = [r for r, i in enumerate(idx) if parts[i][0] in want and parts[i][3].endswith("\x000")]
+                lg, pr, z = self._pass((s, sm, e, em), project, (rows, *side) if side is not None and rows else None)
+                if z is not None:
+                    sides.update((parts[idx[r]][0], v) for r, v in zip(rows, z.float().tolist()))
                 for r, i in enumerate(idx):
                     k = len(parts[i][1])
                     got[parts[i][0]].append((i, lg[r, 1:k + 1].cpu(), None if pr is None else pr[r, 1:k + 1].cpu()))
-        return [self._words(sent, parts, sorted(got[n], key=lambda t: t[0])) for n, (sent, _ev) in enumerate(items)]
+        out = [self._words(sent, parts, sorted(got[n], key=lambda t: t[0])) for n, (sent, _ev) in enumerate(items)]
+        for n, z in sides.items():
+            out[n][1].side = z
+        return out
+
+    def _parts(self, items: Sequence[tuple[str, Sequence[str]]]) -> list[tuple[int, list[int], list[tuple[int, int]], str]]:
+        """Each item's sentence cut into parts the detector reads: (item, ids, spans, cache key)."""
+        parts = []
+        step = MAX_SENT_TOKENS - 2
+        for n, (sent, _ev) in enumerate(items):
+            ids, spans = self.tokens.sentence(sent, max_tokens=10 ** 6)
+            for a in range(0, len(ids), step):
+                parts.append((n, ids[a:a + step], spans[a:a + step], f"{sent}\x00{a}"))
+        return parts
+
+    def _pass(self, batch: tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], project: "Projection | None",
+              side: Side | None):
+        """(calibrated logits, projected states or None, `side`'s output or None) of one batch."""
+        s, sm, e, em = batch
+        h = self.model.top(s, sm, e, em, side)
+        z = None
+        if isinstance(h, tuple):
+            h, z = h
+        if project is None:
+            return self.model.head(h).squeeze(-1).float() / self.temperature, None, z
+        lg, h, g = self.model.with_states(h)
+        return lg.float() / self.temperature, project(h.float(), g.float()), z
 
     @staticmethod
     def _words(sent: str, parts: list, got: list) -> tuple[list[tuple[int, int, float]], SentenceTokens]:
@@ -467,12 +508,13 @@ class SentenceTokens:
     """A sentence's content tokens as the detector read them: char spans, calibrated logits, and
     their projected states (n x 3k, `Projection`) when asked for."""
 
-    __slots__ = ("spans", "logits", "proj")
+    __slots__ = ("spans", "logits", "proj", "side")
 
     def __init__(self, spans: list[tuple[int, int]], logits, proj=None):
         self.spans = spans
         self.logits = logits
         self.proj = proj
+        self.side: float | None = None      # the pair reader's logit, when the pass computed it on the way
 
 
 class Projection:

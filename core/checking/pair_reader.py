@@ -7,13 +7,16 @@ whatever is put on top (docs/verifier.md, "The claim combiner"). The pair reader
 pair: a copy of the detector's upper layers and segment vectors, fine-tuned with a sentence head
 ([first token, mean of the claim's tokens, mean of the evidence's tokens] -> one logit) on labelled
 (premise, hypothesis) pairs (`core/training/train_pair.py`). It reads the detector's lower states,
-which the detector's pass over the claim has already cached, so a claim costs the upper layers once
-more. Its logit is one more input of the claim combiner; facts read in their sentence never use it.
+which the detector's pass over the claim has already cached. The shipped reader kept its first 4
+layers and the segment vectors as the detector's (`--freeze 4`; `shared`), so the detector's own
+pass over a claim read alone computes the reader's logit on the way, from its states after those
+layers (`side`, `DetectorModel.top`): a claim costs the reader's 4 own layers more, not 8. Its logit
+is one more input of the claim combiner; facts read in their sentence never use it.
 
-Weights: `data/pair-reader.pt` (the upper layers, the segment vectors and the head; matrices int8
-by row, the rest fp16), naming the detector they were trained on: with other detector weights the
-reader is not used. A head may score one logit or XNLI's three labels (the file says
-which); either way the reader gives one logit, for entailment.
+Weights: `data/pair-reader.pt` (the reader's own layers and the head; matrices int8 by row, the
+rest fp16; what it shares with the detector is not stored), naming the detector they were trained
+on: with other detector weights the reader is not used. A head may score one logit or XNLI's three
+labels (the file says which); either way the reader gives one logit, for entailment.
 """
 from __future__ import annotations
 
@@ -41,7 +44,7 @@ class PairModel(nn.Module):
     With `classes=3` the head scores entailment, neutral and contradiction (XNLI's own labels), and
     the logit is log p(entailment) - log p(neutral or contradiction)."""
 
-    def __init__(self, layers: nn.ModuleList, seg: torch.Tensor, hidden: int, classes: int = 1):
+    def __init__(self, layers: nn.ModuleList, seg: torch.Tensor, hidden: int, classes: int = 1, shared: int = 0):
         super().__init__()
         if classes not in (1, 3):
             raise ValueError(f"a pair reader has 1 or 3 outputs, not {classes}")
@@ -50,27 +53,47 @@ class PairModel(nn.Module):
         self.seg = nn.Parameter(seg.detach().clone())
         self.head = nn.Sequential(nn.Linear(3 * hidden, hidden), nn.GELU(), nn.Dropout(0.1), nn.Linear(hidden, classes))
         self.drop = 0.0     # dropout on each layer's output while training (train_pair --layer-dropout)
+        # the first `shared` layers and the segment vectors are the detector's own (kept frozen in
+        # training), so the reader can go on from the detector's states after those layers
+        self.shared = shared
 
     def trainable(self) -> dict[str, torch.Tensor]:
         """Everything it holds is trained and shipped."""
         return self.state_dict()
 
     @classmethod
-    def from_detector(cls, det_model, classes: int = 1) -> "PairModel":
-        """A new reader whose layers and segment vectors start as the detector's upper ones."""
+    def from_detector(cls, det_model, classes: int = 1, shared: int = 0) -> "PairModel":
+        """A new reader whose layers and segment vectors start as the detector's upper ones (the
+        first `shared` layers and the segment vectors to stay so)."""
         layers = nn.ModuleList(copy.deepcopy(lay) for lay in det_model.enc.layers[det_model.split:])
-        return cls(layers, det_model.seg.data, det_model.enc.config.hidden, classes)
+        return cls(layers, det_model.seg.data, det_model.enc.config.hidden, classes, shared)
+
+    def is_own(self, key: str) -> bool:
+        """Whether a weight of `state_dict` is the reader's own, not one it shares with the detector."""
+        if key == "seg":
+            return not self.shared
+        parts = key.split(".")
+        return not (parts[0] == "layers" and int(parts[1]) < self.shared)
 
     def scores(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor) -> torch.Tensor:
         """The head's outputs, (batch, classes)."""
         x = torch.cat([s + self.seg[0], e + self.seg[1]], dim=1)
-        bias = E5Encoder.attn_bias(torch.cat([sm, em], dim=1), x.dtype)
-        for layer in self.layers:
+        return self.from_layer(x, torch.cat([sm, em], dim=1), s.shape[1], 0)
+
+    def from_layer(self, x: torch.Tensor, mask: torch.Tensor, ls: int, start: int) -> torch.Tensor:
+        """The head's outputs from the states `x` (batch, claim + evidence tokens, hidden) before
+        layer `start`; `mask` covers both parts, the claim's `ls` tokens first."""
+        bias = E5Encoder.attn_bias(mask, x.dtype)
+        for layer in self.layers[start:]:
             x = layer(x, bias)
             if self.drop and self.training:
                 x = nn.functional.dropout(x, self.drop, True)
-        ls = s.shape[1]
-        return self.head(torch.cat([x[:, 0], mean_pool(x[:, :ls], sm), mean_pool(x[:, ls:], em)], dim=-1))
+        return self.head(torch.cat([x[:, 0], mean_pool(x[:, :ls], mask[:, :ls]), mean_pool(x[:, ls:], mask[:, ls:])], dim=-1))
+
+    def after_shared(self, x: torch.Tensor, mask: torch.Tensor, ls: int) -> torch.Tensor:
+        """One logit per row from the detector's own states after its first `shared` upper layers
+        (`DetectorModel.top(..., side=...)`): the rest of what `forward` computes."""
+        return binary_logit(self.from_layer(x, mask, ls, self.shared))
 
     def forward(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor) -> torch.Tensor:
         return binary_logit(self.scores(s, sm, e, em))
@@ -88,27 +111,59 @@ def save_reader(model: PairModel, path: Path, meta: dict, base: nn.Module) -> st
     """The weights file. The layers and segment vectors are stored as their change from the
     detector's (`base`, the DetectorModel the reader started from), each matrix int8 with an fp16
     scale per row: fine-tuning moves weights little, so the rounding is a small part of a small
-    change (the weights themselves in int8 moved logits by 0.2). The head is fp16. 15 MB for the
-    committed detector's 8 upper layers."""
-    from .detector import stored_state, write_blob
+    change (the weights themselves in int8 moved logits by 0.2). The head is fp16. What the reader
+    shares with the detector (`model.shared`: its first layers and the segment vectors) is not
+    stored: it is the detector's. 15 MB for the detector's 8 upper layers, 7.6 MB for 4."""
+    from .detector import INT8_SUFFIX, stored_state, write_blob
+    if model.shared and shared_layers(model, base) < model.shared:
+        raise ValueError(f"the reader's first {model.shared} layers and segment vectors are not the detector's")
     start = _start_state(base)
     delta = PairModel.from_detector(base, model.classes)
     delta.load_state_dict({k: v.detach().float() - start.get(k, 0.0) for k, v in model.state_dict().items()})
-    state = stored_state(delta, limit=0)
+    state = {k: v for k, v in stored_state(delta, limit=0).items() if model.is_own(k.removesuffix(INT8_SUFFIX))}
     for k, v in model.state_dict().items():
         if k.startswith("head."):
-            state.pop(k + ".int8_scale", None)
+            state.pop(k + INT8_SUFFIX, None)
             state[k] = v.detach().to("cpu", torch.float16).clone()
     return write_blob({"format": 1, "kind": KIND, "layers": len(model.layers), "classes": model.classes,
-                       "delta": True, "state": state, "meta": meta}, path)
+                       "shared": model.shared, "delta": True, "state": state, "meta": meta}, path)
+
+
+def shared_layers(model: PairModel, base: nn.Module) -> int:
+    """How many of the reader's first layers are exactly the detector's upper ones, 0 when its segment
+    vectors are not the detector's (the detector's states then differ from the reader's from the start)."""
+    if not torch.equal(model.seg.data.float(), base.seg.data.float()):
+        return 0
+    n = 0
+    for lay, theirs in zip(model.layers, base.enc.layers[base.split:]):
+        mine, other = lay.state_dict(), theirs.state_dict()
+        if not all(torch.equal(v.float(), other[k].float()) for k, v in mine.items()):
+            break
+        n += 1
+    return n
+
+
+def tie(model: PairModel, base: nn.Module) -> int:
+    """Give the reader the detector's segment vectors and share its unchanged first layers (a reader
+    trained with `--freeze N` before its segment vectors were frozen too: they moved by at most
+    0.005, which moved held-out XNLI by 0.0006, docs/verifier.md). The number of layers shared."""
+    with torch.no_grad():
+        model.seg.copy_(base.seg.data)
+    model.shared = shared_layers(model, base)
+    return model.shared
 
 
 def reader_state(blob: dict, base: nn.Module) -> dict[str, torch.Tensor]:
     """fp32 weights from a weights file's contents: the detector's upper layers plus the stored
-    change, and the head."""
+    change, and the head; what the file does not hold (what the reader shares) is the detector's."""
     from .detector import loaded_state
     start = _start_state(base)
-    return {k: v + start.get(k, 0.0) for k, v in loaded_state(blob["state"]).items()}
+    own = {k: v + start.get(k, 0.0) for k, v in loaded_state(blob["state"]).items()}
+    n = int(blob.get("shared", 0))
+    shared = {k for k in start if k == "seg" or (k.startswith("layers.") and int(k.split(".")[1]) < n)} if n else set()
+    if set(start) - set(own) - shared:
+        raise ValueError("a pair reader's weights file without some of its layers")
+    return {**start, **own}
 
 
 def _start_state(base: nn.Module) -> dict[str, torch.Tensor]:
@@ -135,12 +190,20 @@ class PairReader:
         self.meta = blob.get("meta", {})
         self.detector = str(self.meta.get("detector_sha256", ""))
         base = _float_model(det)
-        model = PairModel.from_detector(base, int(blob.get("classes", 1)))
+        model = PairModel.from_detector(base, int(blob.get("classes", 1)), int(blob.get("shared", 0)))
         model.load_state_dict(reader_state(blob, base))
         model.eval()
         self.det = det
         self.model = model.to(det.device, dtype=det.dtype)
         self._lock = threading.Lock()
+
+    def side(self) -> tuple[int, Any] | None:
+        """What the detector's pass over a claim can compute for the reader on the way (`score_tokens`'s
+        `side`): (layers shared, the rest of the reader from the states after them); None when the
+        reader shares none, or the detector runs int8 (its states are then not the reader's)."""
+        if not self.model.shared or getattr(self.det, "quantized", False):
+            return None
+        return self.model.shared, self.model.after_shared
 
     @torch.no_grad()
     def logits(self, pairs: Sequence[tuple[str, Sequence[str]]]) -> list[float]:

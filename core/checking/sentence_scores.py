@@ -119,8 +119,11 @@ class SentenceScorer:
         sims = vecs @ np.asarray(qvec, np.float32)
         return float(sims.max() - np.median(sims))
 
-    def read(self, det: Any, embedder: Any, lang: str, jobs: Sequence[tuple[str, Sequence[str]]]) -> list[Read]:
-        """Per (sentence, passage texts): the sentence as read (`Read`)."""
+    def read(self, det: Any, embedder: Any, lang: str, jobs: Sequence[tuple[str, Sequence[str]]],
+             side: Any = None, want: frozenset[int] = frozenset()) -> list[Read]:
+        """Per (sentence, passage texts): the sentence as read (`Read`). With `side` (`PairReader.side`),
+        the sentences of the jobs in `want` read now also get the pair reader's logit on the way
+        (`Read.tokens.side`; a sentence already read keeps what it had)."""
         keys = [(s, lang, hash(tuple(ps))) for s, ps in jobs]
         with self._lock:
             known = {k: self._cache[k] for k in keys if k in self._cache}
@@ -131,7 +134,9 @@ class SentenceScorer:
             if k not in known and jobs[i][0].strip():
                 first.setdefault(k, i)
         todo = list(first.values())
-        fresh = self._score(det, embedder, lang, [jobs[i] for i in todo])
+        wanted = {keys[j] for j in want}
+        fresh = self._score(det, embedder, lang, [jobs[i] for i in todo], side,
+                            frozenset(n for n, i in enumerate(todo) if keys[i] in wanted))
         with self._lock:
             for i, w in zip(todo, fresh):
                 known[keys[i]] = w
@@ -140,7 +145,8 @@ class SentenceScorer:
                 self._cache.popitem(last=False)
         return [known.get(k) or Read([]) for k in keys]
 
-    def _score(self, det: Any, embedder: Any, lang: str, jobs: Sequence[tuple[str, Sequence[str]]]) -> list[Read]:
+    def _score(self, det: Any, embedder: Any, lang: str, jobs: Sequence[tuple[str, Sequence[str]]],
+               side: Any = None, want: frozenset[int] = frozenset()) -> list[Read]:
         if not jobs:
             return []
         if lang == "sr":      # Serbian evidence in Cyrillic, a text in Latin letters: read both in Latin
@@ -149,8 +155,12 @@ class SentenceScorer:
             jobs = [(han_simplified(s), [han_simplified(p) for p in ps]) for s, ps in jobs]
         wins = [[w.text for w in top_windows(s, list(ps), lang, k=self.k)] for s, ps in jobs]
         pairs = [(s, ws) for (s, _ps), ws in zip(jobs, wins)]
-        scored = (det.score_tokens(pairs, project=self.project) if hasattr(det, "score_tokens")
-                  else [(w, None) for w in det.score(pairs)])      # a detector that gives words only
+        if not hasattr(det, "score_tokens"):          # a detector that gives words only
+            scored = [(w, None) for w in det.score(pairs)]
+        elif side is not None and want:
+            scored = det.score_tokens(pairs, project=self.project, side=side, want=want)
+        else:
+            scored = det.score_tokens(pairs, project=self.project)
         svecs = embedder.embed_queries([s for s, _ps in jobs])
         flat = [w for ws in wins for w in ws]
         pvecs = embedder.embed_passages(flat) if flat else None      # one call for all the windows

@@ -120,10 +120,12 @@ def _file_digest(path: str, size: int, mtime_ns: int) -> str:
 
 
 def _read_in_sentences(scorer: SentenceScorer, embedder: Any, det: Any, items, todo: list[int], usable: dict,
-                       contexts: Sequence[FactContext | None] | None) -> tuple[dict[int, list], dict[int, tuple[Any, FactContext]]]:
+                       contexts: Sequence[FactContext | None] | None, side: Any = None,
+                       claims: frozenset[int] = frozenset()) -> tuple[dict[int, list], dict[int, tuple[Any, FactContext]]]:
     """The gated word scores, read from the fact's sentence, of each fact with a context (empty
     where the fact shares no scored word with it: that fact is scored alone); and for those facts
-    the sentence as read with the fact's context (the fact features)."""
+    the sentence as read with the fact's context (the fact features). With `side` (`PairReader.side`),
+    the `claims` also get the pair reader's logit from the same pass."""
     if not contexts:
         return {}, {}
     jobs: dict[int, FactContext] = {}
@@ -137,7 +139,8 @@ def _read_in_sentences(scorer: SentenceScorer, embedder: Any, det: Any, items, t
     out: dict[int, list] = {}
     reads: dict[int, tuple[Any, FactContext]] = {}
     for lang, idx in by_lang.items():
-        sw = scorer.read(det, embedder, lang, [(jobs[i].sentence, [p.text for p in usable[i]]) for i in idx])
+        sw = scorer.read(det, embedder, lang, [(jobs[i].sentence, [p.text for p in usable[i]]) for i in idx],
+                         side, frozenset(n for n, i in enumerate(idx) if i in claims))
         for i, r in zip(idx, sw):
             fw = fact_words(items[i][0], jobs[i], r.words)
             if fw:
@@ -158,10 +161,22 @@ def _pair_inputs(combiner: Any, get_reader: Callable[[], Any], claims: set[int],
     return {i: [z] for i, z in reader_logits(reader, claims, read).items()} if reader is not None else {}
 
 
+def _reader_side(combiner: Any, get_reader: Callable[[], Any], claims: set[int]) -> Any:
+    """What the detector's pass over the claims can compute for the pair reader (`PairReader.side`),
+    when the claim combiner reads the reader; else None."""
+    if not claims or combiner is None or not combiner.reader:
+        return None
+    reader = get_reader()
+    return reader.side() if reader is not None else None
+
+
 def reader_logits(reader: Any, claims: set[int], read: dict) -> dict[int, float]:
-    """The pair reader's logit of each claim read alone, against the windows the detector read it with."""
+    """The pair reader's logit of each claim read alone, against the windows the detector read it with:
+    as the detector's pass computed it on the way, else read again."""
     todo = [i for i in claims if i in read and read[i][0].pair is not None]
-    return dict(zip(todo, reader.logits([read[i][0].pair for i in todo]))) if todo else {}
+    known = {i: float(z) for i in todo if (z := getattr(read[i][0].tokens, "side", None)) is not None}
+    rest = [i for i in todo if i not in known]
+    return {**known, **dict(zip(rest, reader.logits([read[i][0].pair for i in rest])))} if rest else known
 
 
 class LiteVerifier(OfflineVerifier):
@@ -311,7 +326,8 @@ class DefaultVerifier(VerifierBase):
             contexts, claims = self._claims_alone(items, todo, contexts)
             reads = self.detector_scope == "all" or any(c is not None for c in contexts)
             det = self.detector() if reads else None       # a standalone claim in `offline`: no load
-            in_sentence, read = (_read_in_sentences(self._sentences, emb, det, items, todo, usable, contexts)
+            in_sentence, read = (_read_in_sentences(self._sentences, emb, det, items, todo, usable, contexts,
+                                                    _reader_side(self.combiner, self.pair_reader, claims), frozenset(claims))
                                  if det else ({}, {}))
             alone = ([i for i in todo if i not in in_sentence and len(items[i][0]) <= MAX_CHARS]
                      if self.detector_scope == "all" else [])

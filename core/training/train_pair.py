@@ -38,7 +38,7 @@ import numpy as np
 import torch
 
 from ..checking.detector import MAX_SENT_TOKENS, default_weights, model_of, stack
-from ..checking.pair_reader import PairModel, binary_logit, save_reader
+from ..checking.pair_reader import PairModel, binary_logit, reader_state, save_reader, shared_layers, tie
 from ..paths import cache_dir
 from .detector_data import XNLI_TRAIN_LANGS, nli_labels
 
@@ -301,6 +301,8 @@ def _optimiser(model: PairModel, args):
     warm-up and a cosine schedule."""
     for lay in model.layers[:args.freeze]:       # kept as the detector's: fewer weights to fit
         lay.requires_grad_(False)
+    if args.freeze:         # and so are the segment vectors: the reader then starts from the detector's states
+        model.seg.requires_grad_(False)             # after those layers (pair_reader.PairReader.side)
     head = [p for n, p in model.named_parameters() if n.startswith("head.")]
     body = [p for n, p in model.named_parameters() if not n.startswith("head.") and p.requires_grad]
     opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.head_lr}], weight_decay=0.01)
@@ -331,7 +333,7 @@ def train(args) -> int:
     states = States(det_model, tokens)
     states.fill(train_rows + val + extra, langs)
     states.fill(probe, probe_langs)
-    model = PairModel.from_detector(det_model, args.classes)
+    model = PairModel.from_detector(det_model, args.classes, args.freeze)
     model.drop = args.layer_dropout
     opt, sched = _optimiser(model, args)
     ck = Path(args.ckpt_dir)
@@ -381,6 +383,7 @@ def export(args) -> int:
     det_model, _tk, det_bytes = _detector(args)
     model = PairModel.from_detector(det_model, int(st["args"].get("classes", 1)))
     model.load_state_dict(st["model"])
+    model.shared = shared_layers(model, det_model) if st["args"].get("freeze") else 0
     folder = Path(st["args"]["xnli_test"])
     dev = Path(st["args"]["xnli_dev"]) if st["args"].get("xnli_dev") else None
     hist = ck / "history.json"
@@ -396,7 +399,33 @@ def export(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def tie_file(args, src: Path, out: Path) -> int:
+    """`--tie`: the reader in `src` with the detector's segment vectors, sharing its unchanged first
+    layers (`pair_reader.tie`), written to `out` with the same record and a note of the change."""
+    det_model, _tk, det_bytes = _detector(args)
+    try:
+        blob = torch.load(src, map_location="cpu", weights_only=True)
+        if blob.get("kind") != "pair-reader":
+            raise ValueError(f"{src} is not a pair reader's weights")
+        model = PairModel.from_detector(det_model, int(blob.get("classes", 1)))
+        model.load_state_dict(reader_state(blob, det_model))
+    except (OSError, ValueError, RuntimeError, KeyError) as e:
+        sys.exit(f"train_pair: {e}")
+    meta = dict(blob.get("meta", {}))
+    if meta.get("detector_sha256") != hashlib.sha256(det_bytes).hexdigest():
+        sys.exit(f"train_pair: {src} was trained on other detector weights")
+    moved = float((model.seg.data - det_model.seg.data).abs().max())
+    n = tie(model, det_model)
+    meta["tied"] = {"shared_layers": n, "segment_vectors_moved_by": round(moved, 6), "from_sha256":
+                    hashlib.sha256(src.read_bytes()).hexdigest(), "command": "python -m mfact.core.training.train_pair "
+                    + " ".join(sys.argv[1:])}
+    digest = save_reader(model, out, meta, det_model)
+    log(f"train_pair: {src} -> {out}: {n} layers shared with the detector (segment vectors moved by {moved:.4f}), "
+        f"sha256 {digest[:16]}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--xnli-test", default=str(cache_dir() / "xnli-test-labelled"))
     ap.add_argument("--langs", default=",".join(XNLI_TRAIN_LANGS))
@@ -414,7 +443,8 @@ def main(argv=None) -> int:
                          "between the two verdicts to the loss (0: off)")
     ap.add_argument("--layer-dropout", type=float, default=0.0,
                     help="dropout on each reader layer's output while training (0: none, as the committed reader)")
-    ap.add_argument("--freeze", type=int, default=0, help="keep the first N of the reader's layers as the detector's")
+    ap.add_argument("--freeze", type=int, default=0, help="keep the first N of the reader's layers and the segment "
+                    "vectors as the detector's (the reader then goes on from the detector's states after them)")
     ap.add_argument("--detector", default="", help="detector weights (default: the committed ones)")
     ap.add_argument("--ckpt-dir", default=str(cache_dir() / "pair"))
     ap.add_argument("--steps", type=int, default=6000)
@@ -435,7 +465,17 @@ def main(argv=None) -> int:
     ap.add_argument("--build-test", nargs=2, metavar=("TEXTS_DIR", "GERMAN_LABELS"),
                     help="write the labelled test files into --xnli-test from the unlabelled test-<lang>.tsv "
                          "files and XGLUE's German test file, then exit")
-    args = ap.parse_args(argv)
+    ap.add_argument("--tie", nargs=2, metavar=("WEIGHTS", "OUT"),
+                    help="write WEIGHTS again as OUT sharing the detector's unchanged layers: the detector's "
+                         "segment vectors, those layers left out of the file (a reader trained before --freeze "
+                         "froze the segment vectors too), then exit")
+    return ap
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    if args.tie:
+        return tie_file(args, Path(args.tie[0]), Path(args.tie[1]))
     if args.build_test:
         try:
             got = build_test_files(Path(args.build_test[0]), Path(args.build_test[1]), Path(args.xnli_test))

@@ -125,6 +125,13 @@ def lookup(name: str) -> Place | None:
     return None
 
 
+def exact(name: str) -> Place | None:
+    """The places a name names as written (no ending or prefix taken off), or None."""
+    k = key(name)
+    found = _table()[0].get(k) if k else None
+    return Place(frozenset(found)) if found else None
+
+
 def _stems(k: str) -> Iterable[str]:
     """Names `k` may be, written with an ending or a prefix: the longest name it starts with, whose last
     letters it may change ("варшаве" for "варшава"), at most ENDING letters longer."""

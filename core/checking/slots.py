@@ -40,6 +40,7 @@ from .counts import count_agreements, count_conflicts
 from .kinship import function_words, kin_conflicts, links, mentions, name_words
 from .nationality import PRONOUNS, nationality_conflicts
 from .occupation import occupation_conflicts
+from .stated import read as read_statements
 from .textutil import (HAN_LANGS, lowered, scripts_of, POSSESSIVES, SPACELESS, STOPWORDS, data_json, fold_accents, han_simplified, normalise_digits,
                        words_with_offsets)
 
@@ -1312,6 +1313,13 @@ class SlotReport:
     slot_values: int = 0          # values of the fact that fill a relation's slot
     agreed_counts: list[tuple[int, int]] = field(default_factory=list)   # counts in words the evidence
                                                                          # gives too (counts.py)
+    # (start, end, family or country) of the occupation and nationality words that the evidence's
+    # statements about the subject confirm (stated.py), when every such word of the fact is confirmed
+    stated: list[tuple[int, int, str]] = field(default_factory=list)
+    # every occupation and nationality word of the fact, and a conflict when the evidence's statements
+    # contradict one of them: a conflict only if the fact says nothing else (verify_default decides)
+    concepts: list[tuple[int, int, str]] = field(default_factory=list)
+    unstated: Conflict | None = None
 
     @property
     def conflict(self) -> bool:
@@ -1376,6 +1384,8 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
     counted = _count_conflicts(fact, lang, tagged, order)
     rep.conflicts.extend(counted)
     rep.agreed_counts = count_agreements(fact, lang, tagged, order)
+    if not rep.conflicts:
+        _read_statements(rep, fact, lang, passages, tagged, entity, order)
     if not fv.values:
         return rep
     evs = _passage_values(passages, lang, entity)
@@ -1515,6 +1525,20 @@ def _passage_values(passages: Sequence[tuple[str, str]], lang: str, entity: str)
     # a bound in the evidence ("born before 1900") is no date to compare a fact's with
     return [tv if not any(v.qual for v in tv.values) else TextValues([v for v in tv.values if not v.qual], tv.words)
             for tv in out]
+
+
+def _read_statements(rep: SlotReport, fact: str, lang: str, passages: Sequence[tuple[str, str]],
+                     tagged: Sequence[tuple[str, tuple[str, ...]]], entity: str, order: list[int]) -> None:
+    """The fact's occupation and nationality words against the evidence's statements about the subject
+    (stated.py): all confirmed (`rep.stated`), or the first one contradicted (`rep.unstated`)."""
+    got = read_statements(fact, lang, tagged, entity, order)
+    rep.concepts = got.words
+    if got.sure():
+        rep.stated = got.words
+    elif got.wrong is not None and not got.unsure:
+        a, b, kind, (i, x, y) = got.wrong
+        fv = Value(kind, a, b, fact[a:b], rel=kind)
+        rep.unstated = Conflict(fv, Value(kind, x, y, passages[i][0][x:y]), i, [(a, b)])
 
 
 def _subject_conflicts(fact: str, fv: TextValues, lang: str, passages: Sequence[tuple[str, str]],

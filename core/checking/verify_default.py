@@ -15,6 +15,8 @@ The slot checks' counts are also features (`SlotReport.features`) for a trained 
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import functools
 import importlib.util
 import re
@@ -457,10 +459,16 @@ class DefaultVerifier(VerifierBase):
                            marks=merged(rep.marks(), glue), evidence_marks=ev_marks)
         if glue:
             return _glued_verdict(fact, glue, p >= threshold, p, name, used)
-        if rep.agreed and not rep.missing and _only_slots(fact, lang, entity, rep):
+        if rep.unstated is not None and not rep.missing and _only_slots(fact, lang, entity, replace(rep, stated=rep.concepts)):
+            c = rep.unstated      # rules r27: "Marie Curie bir ressamdı." against "... was a physicist and chemist"
+            return Verdict("NS", CONFLICT_CONFIDENCE, name, [usable[c.passage].id] + [u for u in used if u != usable[c.passage].id][:1],
+                           f"slot conflict: {c.reason()}; p(supported)={p:.2f} before the slot check",
+                           marks=c.marks, evidence_marks=[(usable[c.passage].id, c.evidence_value.start, c.evidence_value.end)])
+        if (rep.agreed or rep.stated) and not rep.missing and _only_slots(fact, lang, entity, rep):
             conf = max(p, 0.8)
-            shown = "; ".join(f'"{a.text}" = "{b.text}"' for a, b, _i in rep.agreed)
-            return Verdict("S", round(conf, 4), name, used or [usable[rep.agreed[0][2]].id],
+            shown = "; ".join([f'"{a.text}" = "{b.text}"' for a, b, _i in rep.agreed]
+                              + [f'"{fact[a:b]}" as the evidence states it ({what})' for a, b, what in rep.stated])
+            return Verdict("S", round(conf, 4), name, used or [usable[rep.agreed[0][2]].id if rep.agreed else usable[0].id],
                            f"slot agreement: {shown}; p(supported)={p:.2f} before the slot check")
         if p >= threshold and (swap := _swapped(fact, lang, [w.text for w in ws], self.same_name,
                                                          [e.text for e in usable])):
@@ -658,13 +666,15 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
     vals = text_values(fact, lang, entity).values
     if relations_in(fact, lang) - {v.rel for v in vals}:
         return False        # rules r25: a relation with no value of its own ("born in Warsaw and died there")
-    spans = [(v.start, v.end) for v in vals]
+    spans = [(v.start, v.end) for v in vals] + [(a, b) for a, b, _w in rep.stated]
     rel = _relation_vocab()
     if lang in SPACELESS:
+        if rep.stated:       # rules r27: "マリ・キュリーは物理学者であった", "居里夫人是一位物理学家"
+            spans += [m.span() for m in _SPACELESS_STATEMENT.finditer(fact)]
         return _only_slots_spaceless(fact, entity, spans)
     ent = {w.lower() for w, _a, _b in words_with_offsets(entity)}
     ent |= {w.lower() for w in entity.split()}         # a Korean name's words, not its syllables ("마리 퀴리")
-    function = _function_words(lang)
+    function = _function_words(lang) | (_statement_words(lang) if rep.stated else frozenset())
     low = fact.lower()       # a relation of several words ("sinh tại", "انتقال کر گئے") said as one
     spans += [(m.start(), m.end()) for r in _multiword_relations() if r in low for m in re.finditer(re.escape(r), low)]
     if _SPACED_SYLLABLES.search(fact):
@@ -686,6 +696,23 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
             continue
         return False
     return True
+
+
+# rules r27: what a statement of occupation or nationality says besides its concept words: copulas,
+# articles, "one", "and", and Korean and Thai copulas and particles left once the words are taken out
+_STATEMENT_WORDS = {
+    "el": "ήταν είναι ένας ένα μια μία ο η το και", "uk": "був була було є і й та", "bg": "е беше бил била и",
+    "sr": "је био била било и", "he": "היה הייתה היתה הוא היא", "ar": "كان كانت هو هي و",
+    "hi": "एक थीं थी था थे है हैं और की का के", "tr": "bir ve idi", "ru": "и", "th": "เป็น และ ชาว คน หนึ่ง",
+    "ko": "이다 였다 이었다 이자 이며 였으며 및 는 은 의 그녀는 그는",
+}
+_SPACELESS_STATEMENT = re.compile(r"であった|である|だった|であり|でした|です|および|及び|一位|一名|一个|一個|著名|[とのは、，]")
+
+
+@functools.lru_cache(maxsize=64)
+def _statement_words(lang: str) -> frozenset[str]:
+    from .nationality import ARTICLES, COPULAS
+    return frozenset(_STATEMENT_WORDS.get(lang, "").split()) | COPULAS | ARTICLES
 
 
 # Korean and Thai space their phrases, not their syllables (which words_with_offsets takes one by one)
@@ -727,7 +754,7 @@ def _piece_says_nothing(piece: str, ent: set[str], function: frozenset[str], rel
 _KO_NOT = ("안", "못")
 _SPACELESS_NEGATIONS = re.compile("|".join(sorted((n for n in NEGATIONS if any(map(is_cjk_char, n))
                                                    and n not in _KO_NOT), key=len, reverse=True))
-                                  + "|ない|なかっ|ませ|않")
+                                  + "|ない|なかっ|ませ|않|아니")
 
 
 def _negated(fact: str) -> bool:
@@ -742,7 +769,8 @@ def _negated(fact: str) -> bool:
 
 
 # negations the shared list lacks: Polish, Czech, Romanian, Hebrew, Persian, Indonesian ...
-_MORE_NEGATIONS = frozenset("nie ne nu nem ei eikä ez nicio לא אין نه نمی نبود tidak bukan belum".split())
+_MORE_NEGATIONS = frozenset("""nie ne nu nem ei eikä ez nicio לא אין نه نمی نبود tidak bukan belum değil değildi
+değildir""".split())
 
 
 @functools.lru_cache(maxsize=1)

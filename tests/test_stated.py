@@ -71,6 +71,9 @@ def test_a_name_is_no_country_and_an_unconfirmed_word_spoils_the_agreement():
     assert [hi[a:b] for a, b, _w in stated(hi, "hi", PASSAGES, "Marie Curie", [0, 1])] == ["भौतिक विज्ञानी"]
     assert stated("Η Μαρί Κιουρί ήταν φυσικός και ζωγράφος.", "el", PASSAGES, "Marie Curie", [0, 1]) is None
     assert stated("Η Μαρί Κιουρί γεννήθηκε στη Βαρσοβία.", "el", PASSAGES, "Marie Curie", [0, 1]) == []
+    # CLDR's ~330 languages name countries with short and lower-case words too: Vietnamese "tại" (at) is none
+    assert concept_words("Marie Curie sinh tại Warszawa.", "vi") == []
+    assert [w for *_s, w in concept_words("Marie Curie là nhà khoa học người Ba Lan.", "vi")] == []
 
 
 def test_only_what_the_evidence_states_of_the_subject_counts():

@@ -11,7 +11,9 @@ statements about the subject name its family or its country (occupation.py, nati
 those, in the evidence's languages). `stated` gives the spans of the agreeing words, or None when one
 of them does not agree; the verifier then judges a fact whose every other word is the subject's name
 or says nothing of its own ("ήταν", "και", "였다", "であった") S by agreement, as it does a fact of
-agreed dates and places (`verify_default._only_slots`).
+agreed dates and places (`verify_default._only_slots`). `read` also tells the word the statements
+contradict (other kinds of work, none of the word's named anywhere; other countries only): such a fact
+that says nothing else is a slot conflict ("Marie Curie bir ressamdı." against "... physicist").
 """
 from __future__ import annotations
 
@@ -32,8 +34,6 @@ INSIDE = frozenset({"zh", "yue", "ja", "ko", "th"})
 # a conjunction or article written onto the next word: Hebrew "וכימאית", Arabic "وكيميائية", "الفيزيائية"
 _CLITICS = {"he": ("ו", "ה", "וה"), "ar": ("و", "ال", "وال")}
 WILDCARD = "*"                # the families of "author": any work, so it confirms none
-
-Span = tuple[int, int]
 
 
 def stated(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], entity: str,
@@ -169,10 +169,17 @@ def _word(word: str, lang: str) -> tuple[str, str] | None:
         country = _nationality_forms((lang,)).get(fold_accents(w))
         if country:
             return "nationality", country
-        code = _country(gazetteer.exact(w))
+        code = _country(gazetteer.exact(w)) if _could_be_country(word) else None
         if code:
             return "nationality", code
     return None
+
+
+def _could_be_country(word: str) -> bool:
+    """A word that may be a country's name: four letters or more, with a capital where its script has
+    them (CLDR's names in ~330 languages hold short and lower-case words: Vietnamese "tại", "at", is one)."""
+    letters = [c for c in word if c.isalpha()]
+    return len(letters) >= 4 and (letters[0].isupper() or letters[0].lower() == letters[0].upper())
 
 
 def _country(place: gazetteer.Place | None) -> str | None:

@@ -106,6 +106,10 @@ def test_a_wrong_occupation_said_with_nothing_else_is_a_conflict_in_any_language
     assert tr.reason.startswith('slot conflict: "ressamdı" vs "physicist" (occupation)'), tr.reason
     assert tr.evidence_marks and EN[tr.evidence_marks[0][1]:tr.evidence_marks[0][2]] == "physicist"
     assert got[3].reason.startswith('slot conflict: "Ιταλίδα" vs "Polish" (nationality)'), got[3].reason
+    # "also" says nothing of its own: "She was also a painter" / "... also a chemist"
+    also = _judge(verifier, [("el", "Ήταν επίσης ζωγράφος."), ("el", "Ήταν επίσης χημικός."), ("uk", "Вона також була хіміком.")])
+    assert [v.label for v in also] == ["NS", "S", "S"], [v.reason for v in also]
+    assert also[0].reason.startswith('slot conflict: "ζωγράφος"')
 
 
 def test_no_conflict_where_the_evidence_names_that_kind_of_work_or_the_fact_says_more(verifier):

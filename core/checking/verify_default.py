@@ -701,10 +701,10 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
 # rules r27: what a statement of occupation or nationality says besides its concept words: copulas,
 # articles, "one", "and", and Korean and Thai copulas and particles left once the words are taken out
 _STATEMENT_WORDS = {
-    "el": "ήταν είναι ένας ένα μια μία ο η το και", "uk": "був була було є і й та", "bg": "е беше бил била и",
-    "sr": "је био била било и", "he": "היה הייתה היתה הוא היא", "ar": "كان كانت هو هي و",
-    "hi": "एक थीं थी था थे है हैं और की का के", "tr": "bir ve idi", "ru": "и", "th": "เป็น และ ชาว คน หนึ่ง",
-    "ko": "이다 였다 이었다 이자 이며 였으며 및 는 은 의 그녀는 그는",
+    "el": "ήταν είναι ένας ένα μια μία ο η το και επίσης αυτή αυτός", "uk": "був була було є і й та також вона він",
+    "bg": "е беше бил била и също тя той", "sr": "је био била било и такође она он", "he": "היה הייתה היתה הוא היא גם",
+    "ar": "كان كانت هو هي و أيضا أيضاً", "hi": "एक थीं थी था थे है हैं और की का के भी वह वे", "tr": "bir ve idi ayrıca da de o",
+    "ru": "и также она он", "th": "เป็น และ ชาว คน หนึ่ง ด้วย เธอ เขา", "ko": "이다 였다 이었다 이자 이며 였으며 및 는 은 의 그녀는 그는 또한",
 }
 _SPACELESS_STATEMENT = re.compile(r"であった|である|だった|であり|でした|です|および|及び|一位|一名|一个|一個|著名|[とのは、，]")
 

@@ -27,7 +27,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Union
 
 import numpy as np
 import torch
@@ -45,7 +44,7 @@ MAX_EVIDENCE_TOKENS = 192     # all windows of one item together
 
 # what a pass over a batch can also compute for some of its rows (`DetectorModel.top`): (rows, upper
 # layers shared n, fn(states after them, mask, sentence tokens) -> one output per row)
-Side = tuple[Union[list[int], torch.Tensor], int, Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]]
+Side = tuple[list[int], int, Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]]
 
 
 class Tokens:
@@ -128,13 +127,10 @@ class DetectorModel(nn.Module):
         z = fn(x[rows], mask[rows], ls)
         return self.enc(None, mask, mid, None, x=x)[:, :ls], z
 
-    def upper_states(self, s: torch.Tensor, sm: torch.Tensor, e: torch.Tensor, em: torch.Tensor):
-        """(logits (B, Ls), final states h (B, Ls, H), the head's hidden layer g (B, Ls, H)): what
-        `upper` computes, with the states it passes through (the fact features' source)."""
-        return self.with_states(self.top(s, sm, e, em))
-
     def with_states(self, h: torch.Tensor):
-        """(logits, h, the head's hidden layer g) from the final states h."""
+        """(logits (B, Ls), the final states h (B, Ls, H), the head's hidden layer g (B, Ls, H)) from the
+        states `top` gives: what `upper` computes, with the states it passes through (the fact features'
+        source)."""
         g = self.head[2](self.head[1](self.head[0](h)))
         return self.head[3](g).squeeze(-1), h, g
 

@@ -152,8 +152,7 @@ def _phrase(fact: str, words: list[tuple[str, int, int]], i: int, lang: str) -> 
         if i + n > len(words):
             continue
         a, b = words[i][1], words[i + n - 1][2]
-        key = fold_accents(re.sub(r"\s+", " ", fact[a:b]))
-        for k in (key, *(key[len(c):] for c in _CLITICS.get(lang, ()) if key.startswith(c))):
+        for k in _bare(fold_accents(re.sub(r"\s+", " ", fact[a:b])), lang):
             if k in forms:
                 return n, (a, b, "occupation", "|".join(sorted(forms[k])))
     return None
@@ -161,8 +160,7 @@ def _phrase(fact: str, words: list[tuple[str, int, int]], i: int, lang: str) -> 
 
 def _word(word: str, lang: str) -> tuple[str, str] | None:
     """("occupation", families) or ("nationality", country) of one word, or None."""
-    low = word.lower()
-    for w in (low, *(low[len(c):] for c in _CLITICS.get(lang, ()) if low.startswith(c) and len(low) > len(c) + 2)):
+    for w in _bare(word.lower(), lang):
         fams = families_of(w, (lang,))
         if fams:
             return "occupation", "|".join(sorted(fams))
@@ -173,6 +171,12 @@ def _word(word: str, lang: str) -> tuple[str, str] | None:
         if code:
             return "nationality", code
     return None
+
+
+def _bare(word: str, lang: str) -> list[str]:
+    """A word as written, then without each Hebrew or Arabic clitic it starts with (more than two letters
+    left): "וכימאית" -> "כימאית"."""
+    return [word, *(word[len(c):] for c in _CLITICS.get(lang, ()) if word.startswith(c) and len(word) > len(c) + 2)]
 
 
 def _could_be_country(word: str) -> bool:

@@ -450,6 +450,11 @@ class DefaultVerifier(VerifierBase):
             if len(used) == 2:
                 break
         glue = glued_words(fact, lang, [e.text for e in usable], _known_word(self._detector))
+        if (not rep.conflict and not glue and rep.unstated is not None and not rep.missing
+                and _only_slots(fact, lang, entity, replace(rep, stated=rep.concepts))):
+            # rules r27: an occupation or nationality the evidence's statements contradict, in a fact that
+            # says nothing else ("Marie Curie bir ressamdı." against "... was a physicist and chemist")
+            rep = replace(rep, conflicts=[rep.unstated])
         if rep.conflict:
             ev_marks = [(usable[pi].id, a, b) for pi, spans in rep.evidence_marks().items() for a, b in spans]
             first = usable[rep.conflicts[0].passage].id
@@ -459,11 +464,6 @@ class DefaultVerifier(VerifierBase):
                            marks=merged(rep.marks(), glue), evidence_marks=ev_marks)
         if glue:
             return _glued_verdict(fact, glue, p >= threshold, p, name, used)
-        if rep.unstated is not None and not rep.missing and _only_slots(fact, lang, entity, replace(rep, stated=rep.concepts)):
-            c = rep.unstated      # rules r27: "Marie Curie bir ressamdı." against "... was a physicist and chemist"
-            return Verdict("NS", CONFLICT_CONFIDENCE, name, [usable[c.passage].id] + [u for u in used if u != usable[c.passage].id][:1],
-                           f"slot conflict: {c.reason()}; p(supported)={p:.2f} before the slot check",
-                           marks=c.marks, evidence_marks=[(usable[c.passage].id, c.evidence_value.start, c.evidence_value.end)])
         if (rep.agreed or rep.stated) and not rep.missing and _only_slots(fact, lang, entity, rep):
             conf = max(p, 0.8)
             shown = "; ".join([f'"{a.text}" = "{b.text}"' for a, b, _i in rep.agreed]

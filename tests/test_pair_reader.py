@@ -368,6 +368,64 @@ def test_the_training_script_mixes_vitaminc_rows_into_its_batches(tmp_path):
     assert proc.returncode != 0 and "no VitaminC zip" in proc.stderr
 
 
+def test_nli_files_of_each_sets_fields_are_read_as_rows_in_their_language(tmp_path):
+    from mfact.core.training.train_pair import load_nli_file
+    f = tmp_path / "mixed.jsonl"
+    f.write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in [
+        {"sentence1": "A man plays.", "sentence2": "A person plays.", "gold_label": "entailment"},      # SNLI, MultiNLI
+        {"sentence1": "A man plays.", "sentence2": "Nobody plays.", "gold_label": "-"},                # no agreed label
+        {"sentence1": "他在家。", "sentence2": "他不在家。", "label": "contradiction"},                     # OCNLI
+        {"premise": "Dia makan.", "hypothesis": "Dia lapar.", "label": "n"},                            # IndoNLI
+        {"premise": "Dia makan.", "hypothesis": "Dia makan nasi.", "label": "E"},
+    ]) + "\n\n", encoding="utf-8")
+    rows = load_nli_file(f, "xx")
+    assert [(r["text"]["xx"][1], r["y"], r["y3"]) for r in rows] == [
+        ("A person plays.", 1, 0), ("他不在家。", 0, 2), ("Dia lapar.", 0, 1), ("Dia makan nasi.", 1, 0)]
+    f.write_text('{"sentence1": "A", "sentence2": "B", "gold_label": "entailment"}\n{"sentence1": "A", "sen', encoding="utf-8")
+    with pytest.raises(ValueError, match="line 2 is not JSON"):
+        load_nli_file(f, "xx")
+    f.write_text('{"text": "A", "label": "entailment"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="line 1 has no premise"):
+        load_nli_file(f, "xx")
+    f.write_text('{"premise": "A", "hypothesis": "B", "label": "-"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="no labelled pair"):
+        load_nli_file(f, "xx")
+
+
+def test_an_nli_row_outside_the_training_languages_is_read_in_its_own():
+    import random
+
+    from mfact.core.training.train_pair import draw
+    rows = [{"item": i, "y": 0, "text": {lg: (f"P{lg}", f"H{lg}") for lg in ("en", "es")}} for i in range(5)]
+    extra = [{"item": -1, "y": 1, "text": {"id": ("Pid", "Hid")}}]
+    pairs, ys = draw(rows, random.Random(3), 200, ("en", "es"), 0.5, extra, 0.5)
+    mine = [(p, y) for p, y in zip(pairs, ys) if "id" in p[0]]
+    assert 60 <= len(mine) <= 140 and all(p == ("Pid", "Hid") and y == 1 for p, y in mine)
+
+
+@pytest.mark.skipif(not (XNLI / "dev-en.tsv").is_file(), reason="needs ../shared/data/xnli-dev")
+def test_the_training_script_trains_on_nli_files_keeps_each_step_and_exports_one(tmp_path, det):
+    folder = _test_files(tmp_path)
+    nli = tmp_path / "indo.jsonl"
+    nli.write_text("".join(json.dumps({"premise": f"Ini kalimat {i}.", "hypothesis": f"Kalimat {i}.", "label": "ecn"[i % 3]})
+                           + "\n" for i in range(9)), encoding="utf-8")
+    ck = tmp_path / "ck"
+    base = _script(folder, ck, "--batch", "4", "--extra-share", "0.5")
+    proc = subprocess.run(base + ["--steps", "4", "--keep-evals", "--nli", f"id:{nli}"], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "9 extra (NLI id)" in proc.stdout
+    assert (ck / "step-2.pt").is_file() and (ck / "step-4.pt").is_file()
+    out = tmp_path / "reader.pt"
+    proc = subprocess.run(base + ["--export", str(out), "--from-step", "2"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    meta = torch.load(out, map_location="cpu", weights_only=True)["meta"]
+    assert meta["step"] == 2 and meta["data"][f"nli/id:{nli}"] == hashlib.sha256(nli.read_bytes()).hexdigest()
+    for bad, says in ((f"{nli}", "wants LANG:FILE"), (f"id:{tmp_path / 'none.jsonl'}", "--nli id:")):
+        proc = subprocess.run(base + ["--steps", "1", "--nli", bad], capture_output=True, text=True, timeout=600)
+        assert proc.returncode != 0 and says in proc.stderr
+
+
 @pytest.mark.skipif(not (XNLI / "dev-en.tsv").is_file(), reason="needs ../shared/data/xnli-dev")
 def test_the_probe_is_xnli_devs_training_premises_in_the_never_trained_languages():
     import argparse

@@ -13,7 +13,9 @@ index % 10 == 0 are the run's validation set (monolingual pairs), scored every `
 steps; `best.pt` keeps the best.
 With XNLI dev, each validation also scores a probe: dev's training premises in the XNLI languages
 the run leaves out of `--langs` (logged, never selected on). `--vitaminc DIR` adds VitaminC's
-training pages as English rows, `--extra-share` of each batch. `--classes 3` trains the head on
+training pages as English rows, and `--nli LANG:FILE` (repeatable) the labelled pairs of other NLI
+sets (SNLI, MultiNLI and its translations, OCNLI, IndoNLI) in their language, together
+`--extra-share` of each batch. `--classes 3` trains the head on
 XNLI's three labels (entailment, neutral, contradiction) instead of entailment against the rest;
 the reader's logit is then log p(entailment) - log p(the other two).
 
@@ -143,7 +145,7 @@ def draw(rows: list[dict], rng: random.Random, n: int, langs, cross: float,
     pairs, ys = [], []
     for _ in range(n):
         r = rng.choice(extra) if extra and rng.random() < extra_share else rng.choice(rows)
-        have = [lg for lg in langs if lg in r["text"]]
+        have = [lg for lg in langs if lg in r["text"]] or list(r["text"])    # an --nli row: its own language
         pairs.append(_reading(r, rng.choice(have), have, rng, cross))
         ys.append(r[key])
     return pairs, ys
@@ -273,14 +275,58 @@ def _data(args, langs) -> tuple[list[dict], list[dict]]:
 
 
 def _extra(args) -> list[dict]:
-    """VitaminC's training pages (claim, evidence, supported) as English rows, with --vitaminc."""
-    if not args.vitaminc:
-        return []
-    from .detector_data import load_vitaminc
-    got = load_vitaminc(Path(args.vitaminc))
-    if not got:
-        sys.exit(f"train_pair: no VitaminC zip in {args.vitaminc}")
-    return [{"item": -10**6 - i, "y": y, "text": {"en": (ev, claim)}} for i, (claim, ev, y) in enumerate(got)]
+    """VitaminC's training pages (claim, evidence, supported) as English rows, with --vitaminc, and the
+    rows of every --nli file in its language."""
+    rows: list[dict] = []
+    if args.vitaminc:
+        from .detector_data import load_vitaminc
+        got = load_vitaminc(Path(args.vitaminc))
+        if not got:
+            sys.exit(f"train_pair: no VitaminC zip in {args.vitaminc}")
+        rows += [{"item": -10**6 - i, "y": y, "text": {"en": (ev, claim)}} for i, (claim, ev, y) in enumerate(got)]
+    for spec in args.nli:
+        lang, path = nli_spec(spec)
+        try:
+            pairs = load_nli_file(path, lang)
+        except (OSError, ValueError) as e:
+            sys.exit(f"train_pair: --nli {spec}: {e}")
+        rows += [{**r, "item": -2 * 10**6 - len(rows) - i} for i, r in enumerate(pairs)]
+    return rows
+
+
+NLI_LABELS = {"e": "entailment", "entailment": "entailment", "n": "neutral", "neutral": "neutral",
+              "c": "contradiction", "contradiction": "contradiction"}
+
+
+def nli_spec(spec: str) -> tuple[str, Path]:
+    """`LANG:FILE` of --nli as (language, path)."""
+    lang, sep, path = spec.partition(":")
+    if not sep or not lang or not path:
+        sys.exit(f"train_pair: --nli wants LANG:FILE, not {spec!r}")
+    return lang, Path(path)
+
+
+def load_nli_file(path: Path, lang: str) -> list[dict]:
+    """Labelled NLI pairs of one language from a JSON-lines file, as rows like XNLI's: SNLI's and
+    MultiNLI's fields (sentence1, sentence2, gold_label), OCNLI's (sentence1, sentence2, label) or
+    IndoNLI's (premise, hypothesis, label e/n/c). Pairs without an agreed label ("-") are left out."""
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"line {n} is not JSON ({e.msg})") from None
+        prem, hyp = d.get("premise", d.get("sentence1")), d.get("hypothesis", d.get("sentence2"))
+        label = NLI_LABELS.get(str(d.get("gold_label", d.get("label", ""))).strip().lower())
+        if not isinstance(prem, str) or not isinstance(hyp, str):
+            raise ValueError(f"line {n} has no premise and hypothesis (premise/hypothesis or sentence1/sentence2)")
+        if label and prem.strip() and hyp.strip():
+            rows.append({"item": -n, **nli_labels(label), "text": {lang: (prem.strip(), hyp.strip())}})
+    if not rows:
+        raise ValueError("no labelled pair in the file")
+    return rows
 
 
 def _probe(args) -> tuple[list[dict], tuple[str, ...]]:
@@ -319,6 +365,10 @@ def _validate(model: PairModel, states: States, sets: list, step: int, run_loss:
     return entry
 
 
+def _extra_kind(args) -> str:
+    return ", ".join(["VitaminC"] * bool(args.vitaminc) + [f"NLI {nli_spec(x)[0]}" for x in args.nli]) or "none"
+
+
 def train(args) -> int:
     torch.manual_seed(args.seed)
     if args.threads:
@@ -328,10 +378,11 @@ def train(args) -> int:
     train_rows, val = _data(args, langs)
     extra = _extra(args)
     probe, probe_langs = _probe(args)
-    log(f"train_pair: {len(train_rows)} training rows, {len(extra)} extra (VitaminC), {len(val)} validation rows, "
-        f"{len(probe)} probe rows, languages {','.join(langs)}")
+    log(f"train_pair: {len(train_rows)} training rows, {len(extra)} extra ({_extra_kind(args)}), {len(val)} validation "
+        f"rows, {len(probe)} probe rows, languages {','.join(langs)}")
     states = States(det_model, tokens)
-    states.fill(train_rows + val + extra, langs)
+    states.fill(train_rows + val, langs)
+    states.fill(extra, sorted({lg for r in extra for lg in r["text"]}))
     states.fill(probe, probe_langs)
     model = PairModel.from_detector(det_model, args.classes, args.freeze)
     model.drop = args.layer_dropout
@@ -363,6 +414,8 @@ def train(args) -> int:
             sets = [("val", "validation", val, langs), ("probe", "probe (never-trained languages)", probe, probe_langs)]
             history.append(_validate(model, states, sets, step, run_loss))
             ev = history[-1]["val"]
+            if args.keep_evals:         # every validated step's weights, to choose among them later
+                _save(ck / f"step-{step}.pt", {"model": model.state_dict(), "step": step, "val": ev, "args": vars(args)})
             if ev["mean"] > best:
                 best = ev["mean"]
                 _save(ck / "best.pt", {"model": model.state_dict(), "step": step, "val": ev, "args": vars(args)})
@@ -379,6 +432,8 @@ def train(args) -> int:
 def export(args) -> int:
     ck = Path(args.ckpt_dir)
     src = ck / "best.pt" if (ck / "best.pt").is_file() else ck / "last.pt"
+    if args.from_step:
+        src = ck / f"step-{args.from_step}.pt"
     st = torch.load(src, map_location="cpu", weights_only=False)
     det_model, _tk, det_bytes = _detector(args)
     model = PairModel.from_detector(det_model, int(st["args"].get("classes", 1)))
@@ -392,7 +447,9 @@ def export(args) -> int:
             "data": {**{f"xnli-test/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
                         for p in sorted(folder.glob("test-*.tsv"))},
                      **({f"xnli-dev/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
-                         for p in sorted(dev.glob("dev-*.tsv"))} if dev else {})},
+                         for p in sorted(dev.glob("dev-*.tsv"))} if dev else {}),
+                     **{f"nli/{spec}": hashlib.sha256(nli_spec(spec)[1].read_bytes()).hexdigest()
+                        for spec in st["args"].get("nli") or [] if nli_spec(spec)[1].is_file()}},
             "history": json.loads(hist.read_text(encoding="utf-8")) if hist.is_file() else []}
     digest = save_reader(model, Path(args.export), meta, det_model)
     log(f"train_pair: {src} -> {args.export} (sha256 {digest[:16]})")
@@ -431,7 +488,11 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--langs", default=",".join(XNLI_TRAIN_LANGS))
     ap.add_argument("--xnli-dev", default="", help="also train on XNLI dev's training premises (index %% 5 != 0) in this folder")
     ap.add_argument("--vitaminc", default="", help="also train on VitaminC's training pages (English) from this folder")
-    ap.add_argument("--extra-share", type=float, default=0.3, help="share of each batch drawn from --vitaminc's rows")
+    ap.add_argument("--nli", action="append", default=[], metavar="LANG:FILE",
+                    help="also train on the labelled NLI pairs of FILE (JSON lines: SNLI/MultiNLI, OCNLI or IndoNLI "
+                         "fields), in language LANG; repeatable")
+    ap.add_argument("--extra-share", type=float, default=0.3,
+                    help="share of each batch drawn from the --vitaminc and --nli rows")
     ap.add_argument("--probe-rows", type=int, default=400,
                     help="with --xnli-dev, score this many of its training premises in each XNLI language left out of "
                          "--langs at each validation")
@@ -461,7 +522,11 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--small", type=int, default=0, help="only the first N rows (a smoke run)")
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--keep-evals", action="store_true", help="keep the weights of every validated step "
+                    "(<ckpt-dir>/step-N.pt; --export FILE --from-step N exports one of them)")
     ap.add_argument("--export", default="")
+    ap.add_argument("--from-step", type=int, default=0, help="with --export: the weights kept at this step "
+                    "(--keep-evals) instead of the best on validation")
     ap.add_argument("--build-test", nargs=2, metavar=("TEXTS_DIR", "GERMAN_LABELS"),
                     help="write the labelled test files into --xnli-test from the unlabelled test-<lang>.tsv "
                          "files and XGLUE's German test file, then exit")
@@ -483,6 +548,8 @@ def main(argv=None) -> int:
             sys.exit(f"train_pair: {e}")
         log(f"train_pair: {len(got)} labelled test files ({sum(got.values())} rows) in {args.xnli_test}")
         return 0
+    if args.consistency and args.nli:
+        sys.exit("train_pair: --consistency reads each row in two languages; --nli rows are in one (leave out --nli)")
     if args.classes == 3 and args.vitaminc:
         sys.exit("train_pair: --classes 3 needs XNLI's three labels; VitaminC's rows have two (leave out --vitaminc)")
     if args.consistency and args.vitaminc:

@@ -91,7 +91,7 @@ def test_a_text_in_a_script_the_verifier_reads_poorly_across_is_warned():
     cfg = Config(offline=True)
     bn = " ".join(resolve_entity("Marie Curie", "bn", cfg).notices)
     assert "Bengali facts read against English evidence are often judged NS" in bn and "'bn'" in bn
-    assert "occupations and nationalities, which are compared" in bn          # rules r27
+    assert "occupations and nationalities, Nobel Prizes, and husbands, wives and parents, which are compared" in bn
     for lang in ("ru", "de"):
         notes = resolve_entity("Marie Curie", lang, cfg).notices
         assert any("using the English page" in n for n in notes) and not any("often judged NS" in n for n in notes)

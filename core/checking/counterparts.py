@@ -13,6 +13,7 @@ import functools
 import re
 from typing import Iterator, Sequence
 
+from .prizes import AWARD_STATUS
 from .segment import split_sentences
 from .textutil import HAN_LANGS, SPACELESS, STOPWORDS, han_simplified, words_with_offsets
 
@@ -189,28 +190,6 @@ def counterparts(lang: str) -> dict[str, str]:
     return {**pairs(ANTONYMS.get(lang, "")), **pairs(RELATIONS.get(lang, ""))}
 
 
-# A prize won where the evidence has it nominated, or the reverse: (won, nominated) word beginnings per
-# language ("$": the whole word). FAVA's relation errors swap these, and the detector, reading a sentence otherwise close to
-# its evidence, passes them ("Grammy Ödülü'nü kazandı" against "Grammy Ödülü'ne aday gösterildi": S 0.97).
-AWARD_STATUS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "en": (("won$", "win$", "wins$", "winning", "winner", "received", "awarded"), ("nominat", "shortlisted")),
-    "es": (("ganó", "ganador", "ganadora", "recibió", "obtuvo", "galardonad"), ("nominad", "nominación")),
-    "fr": (("remport", "reçu", "reçoit", "obtenu", "obtint", "lauréat"), ("nominé", "nomination")),
-    "de": (("gewann", "gewinnt", "erhielt", "erhält", "ausgezeichnet"), ("nominier",)),
-    "it": (("vinse", "vinto", "vince", "ricevette", "ricevuto", "ottenne", "ottenuto"), ("nominat", "candidat")),
-    "pt": (("ganhou", "venceu", "recebeu", "conquistou"), ("nomead", "indicad", "indicação")),
-    "ca": (("guanyà", "guanyar", "rebé"), ("nominat", "nominació")),
-    "ro": (("câștigat", "primit"), ("nominaliz",)),
-    "ru": (("получил", "выиграл", "удостоен", "награжд"), ("номинир", "номинац")),
-    "pl": (("zdobył", "otrzymał", "wygrał"), ("nominow", "nominac")),
-    "cs": (("získal", "vyhrál", "obdržel"), ("nominov", "nominac")),
-    "tr": (("kazan", "aldı"), ("aday",)),
-    "id": (("memenang", "meraih", "menerima"), ("nominasi", "dinominasikan")),
-    "ms": (("memenang", "meraih", "menerima"), ("nominasi", "dicalonkan")),
-    "hu": (("nyert", "elnyert", "kapott"), ("jelöl",)),
-    "fi": (("voitti", "sai$"), ("ehdol",)),
-    "ar": (("فاز", "حصل", "نال"), ("رشح", "ترشيح", "مرشح", "ترشح")),
-}
 AWARD_OVERLAP = 0.6        # share of the fact's other content words the evidence sentence must hold
 
 

@@ -21,7 +21,7 @@ import functools
 import re
 from typing import Sequence
 
-from . import gazetteer
+from . import gazetteer, prizes, relatives
 from .crossnames import names_entity, sounds_like
 from .kinship import name_words
 from .nationality import _about, _forms_for as _nationality_forms, agree, statements as nationality_statements
@@ -65,13 +65,26 @@ def read(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], 
     contradicted when the statements give the subject other kinds of work and no passage names its kind
     at all (occupation.py's rule); a nationality, when they give the subject other countries only."""
     out = Reading()
-    found = [c for c in concept_words(fact, lang) if not _names(fact[c[0]:c[1]], entity)]
+    rel = relatives.read(fact, lang)
+    if rel is not None:        # rules r29: "Пьер Кюри был её мужем." against "her husband, Pierre Curie"
+        out.words.append((rel.start, rel.end, rel.role))
+        out.unsure = 0 if relatives.agrees(rel, [passages[i] for i in order], entity) else 1
+        return out
+    told = prizes.mentions(fact, lang)
+    said = [(m.start, m.end, "prize", f"Nobel {m.field}" if m.field else "Nobel") for m in told]
+    found = sorted(said + [c for c in concept_words(fact, lang) if not _names(fact[c[0]:c[1]], entity)
+                           and not any(c[0] < e and s < c[1] for s, e, *_r in said)])
     if not found:
         return out
     ev = _evidence(tuple((i, *passages[i]) for i in order), entity)
     for a, b, kind, value in found:
         out.words.append((a, b, value))
-        if kind == "occupation":
+        if kind == "prize":
+            agreed, against = _prize(value[6:] or None, prizes.years(fact), ev.prizes)
+            if agreed:
+                continue
+            a, b = next(m.word for m in told if m.start == a)         # the field's word is the one marked
+        elif kind == "occupation":
             fams = set(value.split("|")) - {WILDCARD}
             if fams & ev.families:
                 continue
@@ -98,6 +111,27 @@ class _Evidence:
         self.countries: set[str] = set()
         self.occupation: tuple[int, int, int] | None = None
         self.nationality: tuple[int, int, int] | None = None
+        # (field or None, years of its sentence, (passage, start, end) of its field word) of each Nobel Prize said
+        self.prizes: list[tuple[str | None, frozenset[str], tuple[int, int, int]]] = []
+
+
+def _prize(field: str | None, years: frozenset[str], said: Sequence[tuple[str | None, frozenset[str], tuple[int, int, int]]]
+           ) -> tuple[bool, tuple[int, int, int] | None]:
+    """(agreed, what the evidence says instead) of a fact's Nobel Prize of `field` (None: none said),
+    said with `years`. Agreed when the evidence says a prize of that field in a sentence of one of
+    those years (or of none); contradicted when its fielded prizes are of other fields only, or when the
+    field's are of other years and another field's is of the fact's year ("Nobel Prize in Physics in
+    1911" against "1903 Nobel Prize in Physics ... 1911 Nobel Prize in Chemistry")."""
+    if field is None:
+        return bool(said), None
+    fielded = [x for x in said if x[0]]
+    same = [x for x in fielded if x[0] == field]
+    if any(not years or not ys or years & ys for _f, ys, _w in same):
+        return True, None
+    other = [x for x in fielded if x[0] != field and years & x[1]]       # that year's prize is shown first
+    if not same:
+        return False, (other or fielded)[0][2] if fielded else None
+    return False, other[0][2] if other else None
 
 
 def _names(word: str, entity: str) -> bool:
@@ -111,6 +145,7 @@ def _evidence(passages: tuple[tuple[int, str, tuple[str, ...]], ...], entity: st
     subject = name_words(entity)
     ev = _Evidence(passages)
     for i, text, langs in passages:
+        ev.prizes += [(m.field, ys, (i, *m.word)) for m, ys in prizes.said_in(text, langs)]
         for st in occupation_statements(text, langs):
             if _about(st, subject):
                 ev.families |= {f for w in st.countries for f in w[0].split("|")} - {WILDCARD}

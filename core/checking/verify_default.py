@@ -664,8 +664,10 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
     if _negated(fact):
         return False        # rules r24: "Marie Curie was not born in Warsaw" agrees on Warsaw and says the opposite
     vals = text_values(fact, lang, entity).values
-    if relations_in(fact, lang) - {v.rel for v in vals}:
-        return False        # rules r25: a relation with no value of its own ("born in Warsaw and died there")
+    prize = {"won"} if any(w.startswith("Nobel") for _a, _b, w in rep.stated) else set()
+    if relations_in(fact, lang) - {v.rel for v in vals} - prize:
+        return False        # rules r25: a relation with no value of its own ("born in Warsaw and died there");
+                            # r29: a stated Nobel Prize is what "won" was won
     spans = [(v.start, v.end) for v in vals] + [(a, b) for a, b, _w in rep.stated]
     rel = _relation_vocab()
     if lang in SPACELESS:
@@ -701,7 +703,7 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
 # rules r27: what a statement of occupation or nationality says besides its concept words: copulas,
 # articles, "one", "and", and Korean and Thai copulas and particles left once the words are taken out
 _STATEMENT_WORDS = {
-    "el": "ήταν είναι ένας ένα μια μία ο η το και επίσης αυτή αυτός", "uk": "був була було є і й та також вона він",
+    "el": "ήταν είναι ένας ένα μια μία ο η το και επίσης αυτή αυτός με", "uk": "був була було є і й та також вона він",
     "bg": "е беше бил била и също тя той", "sr": "је био била било и такође она он", "he": "היה הייתה היתה הוא היא גם",
     "ar": "كان كانت هو هي و أيضا أيضاً", "hi": "एक थीं थी था थे है हैं और की का के भी वह वे", "tr": "bir ve idi ayrıca da de o",
     "ru": "и также она он", "th": "เป็น และ ชาว คน หนึ่ง ด้วย เธอ เขา", "ko": "이다 였다 이었다 이자 이며 였으며 및 는 은 의 그녀는 그는 또한",

@@ -207,7 +207,7 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r28"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r29"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
@@ -257,6 +257,8 @@ RULES_VERSION = "r28"     # the rules and the lexical normalisation: a change re
 # only the occupations and nationalities the evidence's statements give it, in any language and script
 # ("Η Μαρί Κιουρί ήταν φυσικός και χημικός.", "마리 퀴리는 폴란드의 물리학자이다."), is S by agreement (stated.py);
 # r28: "also" and the subject pronouns of those languages say nothing more ("Ήταν επίσης ζωγράφος." a conflict)
+# r29: Nobel Prizes (prizes.py: "ノーベル化学賞" against "the 1911 Nobel Prize in Chemistry", its field and year)
+# and a husband, wife or parent named in another script (relatives.py: "Пьер Кюри был её мужем.") join them
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")

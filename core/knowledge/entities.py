@@ -33,8 +33,8 @@ def _across_scripts(lang: str, used: Sequence[str]) -> str:
     if mine.script in _READ_ACROSS or mine.script in {t.script for t in theirs}:
         return ""
     return (f" ({mine.name} facts read against {' and '.join(t.name for t in theirs)} evidence are often judged"
-            f" NS even when true, but for dates, well-known birth and death places, and occupations and"
-            f" nationalities, which are compared:"
+            f" NS even when true, but for dates, well-known birth and death places, occupations and"
+            f" nationalities, Nobel Prizes, and husbands, wives and parents, which are compared:"
             f" a Wikipedia page or ZIM file in '{lang}' gives evidence in its script)")
 
 

@@ -350,3 +350,13 @@ def test_a_short_fact_with_one_name_swapped_is_a_near_copy():
     assert swapped_name("1921'de Moskova'ya gitti.", "tr", ev) is None
     # two words differ: no near copy of a short fact
     assert swapped_name("1925'te Paris'e taşındı.", "tr", ev) is None
+
+
+def test_a_denied_won_is_no_won():
+    # rules r29: "never won" in the evidence does not make it say the prize was won, and a fact that denies
+    # winning claims no win
+    ev = ["He was nominated for the Nobel Prize in Literature several times but never won."]
+    fact = "Graham Greene won the Nobel Prize in Literature."
+    a, b, said = award_status_swap(fact, "en", ev)
+    assert (fact[a:b], said) == ("won", "nominated")
+    assert award_status_swap("Graham Greene never won the Nobel Prize in Literature.", "en", ev) is None

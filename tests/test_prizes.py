@@ -98,3 +98,14 @@ def test_evidence_without_a_prize_of_that_field_decides_nothing_alone(verifier):
     assert not rep.stated and rep.unstated is None and rep.concepts
     rep = check_slots(fact, "ja", [(EN, "en")], "Marie Curie")
     assert [fact[a:b] for a, b, _w in rep.stated] == ["ノーベル化学賞"]
+
+
+def test_a_prize_won_where_the_evidence_says_only_a_nomination_is_a_conflict(verifier):
+    ev = [Evidence(id="g", source="given", lang="en", title="Graham Greene", text="Graham Greene was an English "
+                   "novelist. He was nominated for the Nobel Prize in Literature several times but never won.")]
+    cases = [("en", "Graham Greene won the Nobel Prize in Literature.", "Literature"),
+             ("ja", "グレアム・グリーンはノーベル文学賞を受賞した。", "文学")]
+    got = verifier.verify_batch([(fact, "Graham Greene", lang, ev) for lang, fact, _w in cases])
+    for (_lang, fact, word), v in zip(cases, got):     # the model said S 0.95 and 0.59
+        assert v.label == "NS" and '"nominated" (prize)' in v.reason, (fact, v.reason)
+        assert [fact[a:b] for a, b in v.marks] == [word]

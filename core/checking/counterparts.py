@@ -15,7 +15,7 @@ from typing import Iterator, Sequence
 
 from .prizes import AWARD_STATUS
 from .segment import split_sentences
-from .textutil import HAN_LANGS, SPACELESS, STOPWORDS, han_simplified, words_with_offsets
+from .textutil import HAN_LANGS, NEGATIONS, SPACELESS, STOPWORDS, han_simplified, words_with_offsets
 
 # relation swaps (events, roles) and antonyms
 RELATIONS = {
@@ -204,6 +204,12 @@ def _status_words(words: Sequence[str], stems: tuple[str, ...], lang: str) -> li
     return out
 
 
+def _said(words: Sequence[str], found: list[int]) -> list[int]:
+    """The status words of `found` that no negation in the three words before denies ("never won",
+    "did not win", "nunca ganó"): a denied "won" says nothing won (rules r29)."""
+    return [i for i in found if not any(w in NEGATIONS for w in words[max(0, i - 3):i])]
+
+
 def award_status_swap(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, str] | None:
     """(start, end, the evidence's word) of the fact's "won" where the evidence sentence that holds
     the rest of the fact (AWARD_OVERLAP of its content words, 5-letter beginnings) says "nominated",
@@ -214,7 +220,7 @@ def award_status_swap(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, 
     fw = words_with_offsets(fact)
     ft = [w.lower() for w, _a, _b in fw]
     won, nom = _status_words(ft, table[0], lang), _status_words(ft, table[1], lang)
-    if bool(won) == bool(nom):
+    if bool(won) == bool(nom) or len(_said(ft, won + nom)) < len(won + nom):
         return None
     said, other = (won, table[1]) if won else (nom, table[0])
     mine = table[0] if won else table[1]
@@ -226,7 +232,7 @@ def award_status_swap(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, 
             ew = words_with_offsets(sent.text)
             et = [w.lower() for w, _a, _b in ew]
             theirs = _status_words(et, other, lang)
-            if not theirs or _status_words(et, mine, lang):
+            if not theirs or _said(et, _status_words(et, mine, lang)):
                 continue
             if len(content & {t[:5] for t in et}) >= AWARD_OVERLAP * len(content):
                 i = said[0]

@@ -204,13 +204,31 @@ _NOMINATED = {"ja": ("ノミネート", "候補"), "zh": ("提名",), "yue": ("�
               "sr": ("номинов", "nominov"), "nl": ("genomineerd", "nominatie"), "vi": ("đề cử",), "fa": ("نامزد",)}
 
 
-def _nominated(sentence: str, langs: Sequence[str]) -> bool:
-    """Whether a sentence says a nomination ("He was nominated for the Nobel Prize in Literature"): its
-    prizes are not won."""
-    low = sentence.lower()
-    stems = [st.rstrip("$") for lg in dict.fromkeys([*langs, "en"])
-             for st in (*AWARD_STATUS.get(lg, ((), ()))[1], *_NOMINATED.get(lg, ()))]
-    return any(st in low for st in stems)
+def _nominated(sentence: str, langs: Sequence[str]) -> tuple[int, int] | None:
+    """The span of the word by which a sentence says a nomination ("He was nominated for the Nobel Prize
+    in Literature"; its prizes are not won), or None."""
+    low = _lower(sentence)
+    for st in (st.rstrip("$") for lg in dict.fromkeys([*langs, "en"])
+               for st in (*AWARD_STATUS.get(lg, ((), ()))[1], *_NOMINATED.get(lg, ()))):
+        at = low.find(st)
+        if at >= 0:
+            end = at + len(st)
+            while end < len(low) and low[end].isalpha():
+                end += 1
+            return at, end
+    return None
+
+
+def nominations(text: str, langs: Sequence[str]) -> list[tuple[str, tuple[int, int]]]:
+    """(field, span of the nomination's word) of each Nobel Prize of a field a passage says someone was
+    nominated for ("nominated for the Nobel Prize in Literature")."""
+    out = []
+    for s in _SENTENCE.finditer(text):
+        nom = _nominated(s.group(), langs)
+        if nom is not None:
+            out += [(m.field, (nom[0] + s.start(), nom[1] + s.start())) for lang in dict.fromkeys([*langs, "en"])
+                    for m in mentions(s.group(), lang) if m.field]
+    return out
 
 
 def said_in(text: str, langs: Sequence[str]) -> list[tuple[Mention, frozenset[str]]]:
@@ -218,7 +236,7 @@ def said_in(text: str, langs: Sequence[str]) -> list[tuple[Mention, frozenset[st
     (a sentence of a nomination says none)."""
     out = []
     for s in _SENTENCE.finditer(text):
-        if _nominated(s.group(), langs):
+        if _nominated(s.group(), langs) is not None:
             continue
         found: list[Mention] = []
         for lang in dict.fromkeys([*langs, "en"]):      # one prize read in two languages is one, with its field

@@ -80,7 +80,7 @@ def read(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], 
     for a, b, kind, value in found:
         out.words.append((a, b, value))
         if kind == "prize":
-            agreed, against = _prize(value[6:] or None, prizes.years(fact), ev.prizes)
+            agreed, against = _prize(value[6:] or None, prizes.years(fact), ev.prizes, ev.nominated)
             if agreed:
                 continue
             a, b = next(m.word for m in told if m.start == a)         # the field's word is the one marked
@@ -113,15 +113,17 @@ class _Evidence:
         self.nationality: tuple[int, int, int] | None = None
         # (field or None, years of its sentence, (passage, start, end) of its field word) of each Nobel Prize said
         self.prizes: list[tuple[str | None, frozenset[str], tuple[int, int, int]]] = []
+        self.nominated: list[tuple[str, tuple[int, int, int]]] = []      # (field, the nomination's word)
 
 
-def _prize(field: str | None, years: frozenset[str], said: Sequence[tuple[str | None, frozenset[str], tuple[int, int, int]]]
-           ) -> tuple[bool, tuple[int, int, int] | None]:
+def _prize(field: str | None, years: frozenset[str], said: Sequence[tuple[str | None, frozenset[str], tuple[int, int, int]]],
+           nominated: Sequence[tuple[str, tuple[int, int, int]]] = ()) -> tuple[bool, tuple[int, int, int] | None]:
     """(agreed, what the evidence says instead) of a fact's Nobel Prize of `field` (None: none said),
     said with `years`. Agreed when the evidence says a prize of that field in a sentence of one of
     those years (or of none); contradicted when its fielded prizes are of other fields only, or when the
     field's are of other years and another field's is of the fact's year ("Nobel Prize in Physics in
-    1911" against "1903 Nobel Prize in Physics ... 1911 Nobel Prize in Chemistry")."""
+    1911" against "1903 Nobel Prize in Physics ... 1911 Nobel Prize in Chemistry"), or when the evidence
+    says the subject was only nominated for it (the nomination's word is shown)."""
     if field is None:
         return bool(said), None
     fielded = [x for x in said if x[0]]
@@ -129,6 +131,9 @@ def _prize(field: str | None, years: frozenset[str], said: Sequence[tuple[str | 
     if any(not years or not ys or years & ys for _f, ys, _w in same):
         return True, None
     other = [x for x in fielded if x[0] != field and years & x[1]]       # that year's prize is shown first
+    nom = [w for f, w in nominated if f == field]
+    if not same and nom:
+        return False, nom[0]
     if not same:
         return False, (other or fielded)[0][2] if fielded else None
     return False, other[0][2] if other else None
@@ -146,6 +151,7 @@ def _evidence(passages: tuple[tuple[int, str, tuple[str, ...]], ...], entity: st
     ev = _Evidence(passages)
     for i, text, langs in passages:
         ev.prizes += [(m.field, ys, (i, *m.word)) for m, ys in prizes.said_in(text, langs)]
+        ev.nominated += [(f, (i, *w)) for f, w in prizes.nominations(text, langs)]
         for st in occupation_statements(text, langs):
             if _about(st, subject):
                 ev.families |= {f for w in st.countries for f in w[0].split("|")} - {WILDCARD}

@@ -38,13 +38,17 @@ _ENDINGS = frozenset({"HANGUL", "HIRAGANA", "KATAKANA"})
 
 
 @functools.lru_cache(maxsize=4096)
-def skeleton(word: str) -> str:
-    """A word's consonants by sound class, in Latin letters whatever its script ("" without anyascii)."""
+def skeleton(word: str, soft: bool = False) -> str:
+    """A word's consonants by sound class, in Latin letters whatever its script ("" without anyascii).
+    `soft`: a Latin word's c and g before e, i and y read as s and j, as Spanish, French, Italian and
+    English names say them ("García", 가르시아, is "KRS"; read hard, "KRK")."""
     if _ascii is None:
         return ""
     s = _ascii(word).lower()
     if _HAN.search(word):
         s = s.replace("j", "g")      # pinyin j, q, x come from k/g sounds: "居里" (ju li) is "Curie"
+    elif soft:
+        s = re.sub(r"g(?=[eiy])", "j", re.sub(r"c(?=[eiy])", "s", s))
     for a, b in _DIGRAPHS:
         s = s.replace(a, b)
     s = _DROP.sub("", s.translate(_CLASS))
@@ -69,7 +73,7 @@ def same_name_word(word: str, name_word: str) -> bool:
     w, n = skeleton(word), skeleton(name_word)
     if len(n) < 2 or not w:
         return False
-    if w == n:
+    if w == n or (_script(name_word) == {"LATIN"} and w == skeleton(name_word, soft=True)):
         return True
     return bool(_script(word) & _ENDINGS) and len(w) == len(n) + 1 and w.startswith(n)
 

@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .textutil import fold_accents, han_simplified, scripts_of
+from .textutil import fold_accents, han_simplified, lower_in_place, scripts_of
 
 _FOLDED_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK"})
 # the letters a word may carry after a name it inflects: a case ending ("Varšuvoje", "Варшаве",
@@ -181,8 +181,7 @@ def find(text: str) -> list[tuple[int, int]]:
     """The spans of the table's names in a text in a script without capitals (Arabic, Hebrew,
     Devanagari, Thai, Hangul, Kana ...), each name a word or the start of one (a particle or a case
     ending after it; a one-letter prefix before it in Hebrew and Arabic)."""
-    # lower case letter by letter, so that offsets stay the text's ("İ" lowered is two characters)
-    low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    low = lower_in_place(text)
     out: list[tuple[int, int]] = []
     for script in sorted(scripts_of(low) - _FOLDED_SCRIPTS - {"CJK"}):
         pat = _finder(script)

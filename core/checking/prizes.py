@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from .textutil import data_json, words_with_offsets
+from .textutil import data_json, lower_in_place, words_with_offsets
 
 # languages whose words are not spaced, or carry their particles ("화학상을"): forms are found inside the text
 INSIDE = frozenset({"zh", "yue", "ja", "ko", "th"})
@@ -53,14 +53,9 @@ def _forms(lang: str) -> _Forms:
                   frozenset(c.lower() for c in data["connectors"].get(lang, ())))
 
 
-def _lower(text: str) -> str:
-    """Lower case, one character for one (offsets stay the text's)."""
-    return "".join(low if len(low := c.lower()) == 1 else c for c in text)
-
-
 def mentions(text: str, lang: str) -> list[Mention]:
     """The Nobel Prizes a text in `lang` says, in order."""
-    low = _lower(text)
+    low = lower_in_place(text)
     forms = _forms(lang)
     if not any(n in low for n in forms.nobel):
         return []
@@ -204,12 +199,18 @@ _NOMINATED = {"ja": ("ノミネート", "候補"), "zh": ("提名",), "yue": ("�
               "sr": ("номинов", "nominov"), "nl": ("genomineerd", "nominatie"), "vi": ("đề cử",), "fa": ("نامزد",)}
 
 
-def _nominated(sentence: str, langs: Sequence[str]) -> tuple[int, int] | None:
+@functools.lru_cache(maxsize=64)
+def _nomination_stems(langs: tuple[str, ...]) -> tuple[str, ...]:
+    """The beginnings of "nominated" in `langs` and English."""
+    return tuple(st.rstrip("$") for lg in dict.fromkeys([*langs, "en"])
+                 for st in (*AWARD_STATUS.get(lg, ((), ()))[1], *_NOMINATED.get(lg, ())))
+
+
+def _nominated(sentence: str, langs: tuple[str, ...]) -> tuple[int, int] | None:
     """The span of the word by which a sentence says a nomination ("He was nominated for the Nobel Prize
     in Literature"; its prizes are not won), or None."""
-    low = _lower(sentence)
-    for st in (st.rstrip("$") for lg in dict.fromkeys([*langs, "en"])
-               for st in (*AWARD_STATUS.get(lg, ((), ()))[1], *_NOMINATED.get(lg, ()))):
+    low = lower_in_place(sentence)
+    for st in _nomination_stems(langs):
         at = low.find(st)
         if at >= 0:
             end = at + len(st)
@@ -219,25 +220,13 @@ def _nominated(sentence: str, langs: Sequence[str]) -> tuple[int, int] | None:
     return None
 
 
-def nominations(text: str, langs: Sequence[str]) -> list[tuple[str, tuple[int, int]]]:
-    """(field, span of the nomination's word) of each Nobel Prize of a field a passage says someone was
-    nominated for ("nominated for the Nobel Prize in Literature")."""
+@functools.lru_cache(maxsize=256)
+def _sentences(text: str, langs: tuple[str, ...]) -> tuple[tuple[tuple[Mention, ...], frozenset[str], tuple[int, int] | None], ...]:
+    """Each sentence of a passage that says a Nobel Prize, read once: (its prizes in any of `langs` and
+    English, at the passage's offsets; the years it says; the span of the word by which it says a
+    nomination, or None)."""
     out = []
     for s in _SENTENCE.finditer(text):
-        nom = _nominated(s.group(), langs)
-        if nom is not None:
-            out += [(m.field, (nom[0] + s.start(), nom[1] + s.start())) for lang in dict.fromkeys([*langs, "en"])
-                    for m in mentions(s.group(), lang) if m.field]
-    return out
-
-
-def said_in(text: str, langs: Sequence[str]) -> list[tuple[Mention, frozenset[str]]]:
-    """The Nobel Prizes a passage says won in any of its languages, each with the years of its sentence
-    (a sentence of a nomination says none)."""
-    out = []
-    for s in _SENTENCE.finditer(text):
-        if _nominated(s.group(), langs) is not None:
-            continue
         found: list[Mention] = []
         for lang in dict.fromkeys([*langs, "en"]):      # one prize read in two languages is one, with its field
             for m in mentions(s.group(), lang):
@@ -246,7 +235,24 @@ def said_in(text: str, langs: Sequence[str]) -> list[tuple[Mention, frozenset[st
                     found.append(m)
                 elif m.field and not any(x.field for x in same):
                     found = [x for x in found if x not in same] + [m]
-        ys = years(s.group())
-        out += [(Mention(m.start + s.start(), m.end + s.start(), m.field,
-                         (m.word[0] + s.start(), m.word[1] + s.start())), ys) for m in sorted(found, key=lambda m: m.start)]
-    return out
+        if not found:
+            continue
+        at = s.start()
+        nom = _nominated(s.group(), langs)
+        out.append((tuple(Mention(m.start + at, m.end + at, m.field, (m.word[0] + at, m.word[1] + at))
+                          for m in sorted(found, key=lambda m: m.start)),
+                    years(s.group()), None if nom is None else (nom[0] + at, nom[1] + at)))
+    return tuple(out)
+
+
+def nominations(text: str, langs: Sequence[str]) -> list[tuple[str, tuple[int, int]]]:
+    """(field, span of the nomination's word) of each Nobel Prize of a field a passage says someone was
+    nominated for ("nominated for the Nobel Prize in Literature")."""
+    return [(m.field, nom) for found, _ys, nom in _sentences(text, tuple(langs)) if nom is not None
+            for m in found if m.field]
+
+
+def said_in(text: str, langs: Sequence[str]) -> list[tuple[Mention, frozenset[str]]]:
+    """The Nobel Prizes a passage says won in any of its languages, each with the years of its sentence
+    (a sentence of a nomination says none)."""
+    return [(m, ys) for found, ys, nom in _sentences(text, tuple(langs)) if nom is None for m in found]

@@ -18,9 +18,8 @@ from typing import Sequence
 
 from .crossnames import same_name_word
 from .kinship import compatible, links
-from .textutil import data_json, fold_accents
+from .textutil import SPACELESS, data_json, fold_accents
 
-_INSIDE = frozenset({"zh", "yue", "ja"})
 _NAME_RUN = re.compile(r"[\u30a1-\u30ff\u4e00-\u9fff]+(?:[・·][\u30a1-\u30ff\u4e00-\u9fff]+)*")
 _PUNCT = re.compile(r"[\s.,;:!?()\[\]\"'“”«»。、，！？・·।-]+")
 
@@ -49,7 +48,7 @@ def read(fact: str, lang: str) -> Relative | None:
     if not forms:
         return None
     low = fact.lower()
-    if lang in _INSIDE:
+    if lang in SPACELESS:
         return _read_inside(fact, low, forms, words)
     role, names, kin = None, [], False
     pieces = [m for m in re.finditer(r"[^\s.,;:!?()\[\]\"“”«»。।]+", fact)]

@@ -72,6 +72,7 @@ def read(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], 
         return out
     told = prizes.mentions(fact, lang)
     said = [(m.start, m.end, "prize", f"Nobel {m.field}" if m.field else "Nobel") for m in told]
+    field_word = {m.start: m.word for m in told}
     found = sorted(said + [c for c in concept_words(fact, lang) if not _names(fact[c[0]:c[1]], entity)
                            and not any(c[0] < e and s < c[1] for s, e, *_r in said)])
     if not found:
@@ -83,7 +84,7 @@ def read(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], 
             agreed, against = _prize(value[6:] or None, prizes.years(fact), ev.prizes, ev.nominated)
             if agreed:
                 continue
-            a, b = next(m.word for m in told if m.start == a)         # the field's word is the one marked
+            a, b = field_word[a]          # the field's word is the one marked
         elif kind == "occupation":
             fams = set(value.split("|")) - {WILDCARD}
             if fams & ev.families:
@@ -117,7 +118,7 @@ class _Evidence:
 
 
 def _prize(field: str | None, years: frozenset[str], said: Sequence[tuple[str | None, frozenset[str], tuple[int, int, int]]],
-           nominated: Sequence[tuple[str, tuple[int, int, int]]] = ()) -> tuple[bool, tuple[int, int, int] | None]:
+           nominated: Sequence[tuple[str, tuple[int, int, int]]]) -> tuple[bool, tuple[int, int, int] | None]:
     """(agreed, what the evidence says instead) of a fact's Nobel Prize of `field` (None: none said),
     said with `years`. Agreed when the evidence says a prize of that field in a sentence of one of
     those years (or of none); contradicted when its fielded prizes are of other fields only, or when the

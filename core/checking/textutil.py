@@ -73,6 +73,12 @@ def lowered(word: str) -> str:
     return unicodedata.normalize("NFC", word.lower()).replace("i\u0307", "i")
 
 
+def lower_in_place(text: str) -> str:
+    """Lower case letter by letter, so that offsets stay the text's ("İ" lowered is two characters and
+    stays as written)."""
+    return "".join(low if len(low := c.lower()) == 1 else c for c in text)
+
+
 def fold_accents(word: str) -> str:
     """Lower case without accents ("Française" -> "francaise", "Jána" -> "jana")."""
     w = unicodedata.normalize("NFKD", word.lower())

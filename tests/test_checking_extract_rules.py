@@ -73,6 +73,46 @@ def test_relative_clauses_and_participial_phrases_become_facts_of_their_own():
         "he co-founded Continuum Analytics In 2012", "Continuum Analytics a software company"]
 
 
+def test_a_participle_after_a_hyphen_is_part_of_its_word():
+    """rules v21: "German-born" is one word; before, "born" opened a participle phrase inside it
+    ("Albert Einstein was a German" + "Albert Einstein born physicist")."""
+    assert [f.text for _s, f in extract("Albert Einstein was a German-born physicist.", entity="Albert Einstein")] == [
+        "Albert Einstein was a German-born", "Albert Einstein was a physicist"]
+    assert [f.text for _s, f in extract("Acme is a Paris-based company.", entity="Acme")] == [
+        "Acme is a Paris-based", "Acme is a company"]
+
+
+@pytest.mark.parametrize("lang,entity,text,expected", [
+    # rules v21: a relative clause right after a name other than the subject speaks of that name; before,
+    # it was the subject's ("Marie Curie was a teacher", "Marie Curie is the capital of France")
+    ("en", "Marie Curie", "Marie Curie was the daughter of Władysław Skłodowski, who was a teacher.",
+     ["Marie Curie was the daughter of Władysław Skłodowski", "Władysław Skłodowski was a teacher"]),
+    ("en", "Marie Curie", "In 1895 she married Pierre Curie, who shared the Nobel Prize with her.",
+     ["In 1895 she married Pierre Curie", "Pierre Curie shared the Nobel Prize with her"]),
+    ("en", "Marie Curie", "Marie Curie studied in Paris, which is the capital of France.",
+     ["Marie Curie studied in Paris", "Paris is the capital of France"]),
+    ("es", "Frida Kahlo", "Frida Kahlo fue la hija de Guillermo Kahlo, quien era fotógrafo.",
+     ["Frida Kahlo fue la hija de Guillermo Kahlo", "Guillermo Kahlo era fotógrafo"]),
+    ("es", "Marie Curie", "Marie Curie nació en Varsovia, que entonces era parte del Imperio ruso.",
+     ["Marie Curie nació en Varsovia", "Varsovia entonces era parte del Imperio ruso"]),
+    ("fr", "Marie Curie", "Marie Curie a épousé Pierre Curie, qui était physicien.",
+     ["Marie Curie a épousé Pierre Curie", "Pierre Curie était physicien"]),
+    ("it", "Marie Curie", "Marie Curie sposò Pierre Curie, che era un fisico.",
+     ["Marie Curie sposò Pierre Curie", "Pierre Curie era un fisico"]),
+    ("pt", "Marie Curie", "Marie Curie casou com Pierre Curie, que era físico.",
+     ["Marie Curie casou com Pierre Curie", "Pierre Curie era físico"]),
+    ("de", "Marie Curie", "Marie Curie heiratete Pierre Curie, der Physiker war.",
+     ["Marie Curie heiratete Pierre Curie", "Pierre Curie Physiker war"]),
+    # still the subject's: no name before the comma, or the subject's own name
+    ("en", "Marie Curie", "Marie Curie was a Polish physicist, who won two Nobel Prizes.",
+     ["Marie Curie was a Polish", "Marie Curie was a physicist", "Marie Curie won two Nobel Prizes"]),
+    ("en", "Marie Curie", "Marie Curie, who was born in Warsaw, won two Nobel Prizes.",
+     ["Marie Curie won two Nobel Prizes", "Marie Curie was born in Warsaw"]),
+])
+def test_a_relative_clause_after_a_name_speaks_of_that_name(lang, entity, text, expected):
+    assert [f.text for _s, f in extract(text, lang, entity)] == expected
+
+
 @pytest.mark.parametrize("lang,text,expected", [
     # rules v18: "where" with a subject of its own is a fact of its own in every language; before, the
     # place before the comma was put in front of it ("die Türkei er in Aarau die Schule besuchte")

@@ -307,3 +307,107 @@ def test_a_text_that_only_declines_is_an_abstention_in_the_report(tmp_path):
     rep = json.loads(run(home, "report", "--json").stdout)
     assert rep["languages"]["id"]["abstentions"] == 1 and rep["languages"]["id"]["facts"] == 0
     assert rep["languages"]["en"]["abstentions"] == 0 and rep["languages"]["en"]["facts"] >= 2
+
+
+# --------------------------------------------------------------------------- section headings
+
+NEWTON = ("Isaac Newton was an English mathematician. He was born in 1643.\n\nIsaac Newton's work\n\n"
+          "Newton's theory of gravity was the first to explain the motion of the planets.\n\nKey dates\n\n"
+          "1642: Newton publishes his first paper\n1643: Newton publishes his second paper")
+
+
+def _line_heading(line: str, lang: str, before: str = "Una frase.\n\n", after: str = "\n\nOtra frase.") -> bool:
+    from mfact.core.checking.meta import heading
+
+    text = before + line + after
+    return heading(line, len(before), text, lang)
+
+
+@pytest.mark.parametrize("lang,line", [
+    ("es", "Carrera artística[editar]"), ("fr", "Biographie[modifier | modifier le code]"),
+    ("de", "Leben und Werk[Bearbeiten | Quelltext bearbeiten]"), ("en", "Early life[edit]"),
+    ("en", "Key dates"), ("en", "Isaac Newton's work"), ("de", "Leben"), ("es", "Vida personal"),
+    ("fr", "Enfance et formation"), ("ru", "Ранние годы"), ("tr", "Erken yaşamı"), ("ar", "الحياة المبكرة"),
+    ("zh", "生平"), ("ja", "経歴"),
+])
+def test_a_section_heading_is_no_claim(lang, line):
+    assert _line_heading(line, lang)
+
+
+@pytest.mark.parametrize("lang,line", [
+    ("en", "Einstein was German"),                    # a copula: it says something
+    ("es", "Nació en Coyoacán"),                      # a finite verb by its ending
+    ("de", "Er starb in Princeton"),
+    ("ru", "Родился в Ульме"),
+    ("pl", "Urodził się w Ulm"),
+    ("en", "1642: Newton publishes his first paper"),   # a timeline's line: a date, a verb
+    ("en", "Nobel Prize in Physics (1903)"),         # a list item with a year
+    ("en", "His most famous works include:"),        # leads into a list
+    ("en", "Marie Curie won the Nobel Prize in Physics and in Chemistry"),   # too long for a heading
+    ("zh", "他出生于1879年"),
+    ("en", "Marie Curie was a Polish physicist."),   # a sentence
+    ("en", "Ein Satz [1]"),                          # a citation mark is no edit link
+])
+def test_a_short_line_that_says_something_is_still_a_claim(lang, line):
+    assert not _line_heading(line, lang)
+
+
+def test_a_heading_needs_a_line_of_its_own_and_a_blank_line_before_it():
+    assert not _line_heading("Key dates", "en", before="One sentence.\n")          # no blank line: a list item
+    assert not _line_heading("Key dates", "en", before="One sentence. ")           # inside a paragraph
+    assert not _line_heading("Key dates", "en", after=" and more words.")          # the line goes on
+    assert not _line_heading("Key dates", "en", before="")                         # the text's first line
+    assert _line_heading("Key dates", "en", after="")                              # the text's last line
+    assert _line_heading("Carrera artística[editar]", "es", before="")            # an edit link: anywhere
+    assert _line_heading("Carrera artística[editar]", "es", before="Una frase.\n")
+
+
+def test_a_heading_reads_the_same_streamed_as_whole():
+    """Only the text before the line decides, so the line committed mid-stream (the text so far ends
+    with its line break) is a heading just as in the finished text."""
+    from mfact.core.checking.meta import heading
+
+    for s in split_sentences(NEWTON, "en"):
+        streamed = NEWTON[:s.end] + "\n"
+        assert heading(s.text, s.start, streamed, "en") == heading(s.text, s.start, NEWTON, "en"), s.text
+
+
+def test_the_rule_extractor_gives_no_fact_of_a_heading():
+    ex = RuleExtractor()
+    facts = [f.text for s in split_sentences(NEWTON, "en") for f in ex.extract(s, NEWTON, "en", "Isaac Newton")]
+    assert not any(f in ("Key dates", "Isaac Newton's work") or f.startswith("Key dates") for f in facts), facts
+    assert any("1643" in f for f in facts) and any("theory of gravity" in f for f in facts)
+    assert any(f.startswith("1642") for f in facts)                # the timeline's lines stay claims
+    one_line = "Marie Curie was a physicist"                        # a one-line claim with no full stop
+    assert ex.extract(Sentence(0, 0, len(one_line), one_line), one_line, "en", "Marie Curie")
+
+
+def test_the_llm_extractor_asks_nothing_of_a_heading():
+    from mfact.core.checking.extract_llm import LLMExtractor
+    from test_checking_llm import ScriptedGenerator
+
+    asked: list[str] = []
+
+    def answer(prompt: str) -> str:
+        asked.append(prompt)
+        return "- Frida Kahlo was a painter.\n"
+
+    text = "Frida Kahlo fue una pintora mexicana.\n\nCarrera artística[editar]\n\nPintó autorretratos."
+    line = "Carrera artística[editar]"
+    start = text.index(line)
+    assert LLMExtractor(ScriptedGenerator(answer)).extract(Sentence(1, start, start + len(line), line), text,
+                                                           "es", "Frida Kahlo") == [] and not asked
+
+
+def test_headings_give_no_fact_through_run_texts(tmp_path):
+    """As a base model's Wikipedia-like biography is checked (`mfact run --texts`): the section
+    headings give no fact (they were NS, "Biografía[editar" and "Vida personal" counted as
+    hallucinations), and the sentences under them are checked."""
+    from test_counts import run_texts
+
+    article = "Frida Kahlo fue una pintora mexicana. Nació en Coyoacán en 1907."
+    text = ("Frida Kahlo fue una pintora mexicana.\n\nBiografía[editar]\n\nFrida Kahlo nació en Coyoacán en 1907."
+            "\n\nVida personal\n\nFrida Kahlo nació en Coyoacán.")
+    facts = run_texts(tmp_path, "es", "Frida Kahlo", article, text)
+    assert facts and not any("Biografía" in f["text"] or "Vida personal" in f["text"] for f in facts)
+    assert any("Coyoacán" in f["text"] and f["auto"]["label"] == "S" for f in facts)

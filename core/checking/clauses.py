@@ -165,6 +165,8 @@ def _cuts(text: str, start: int, end: int, lang: str) -> list[Span]:
         for m in part.finditer(text, start, end):
             if m.group(0)[:1].isupper():
                 continue
+            if m.start() > 0 and text[m.start() - 1] in "-‐‑":
+                continue       # "a German-born physicist", "a Paris-based firm": one word with the one before
             before = text[start:m.start()].rstrip(" ,")
             prev = before.split()[-1].lower() if before.split() else ""
             if prev and prev not in AUXILIARIES and m.start() > start:

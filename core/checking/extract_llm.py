@@ -19,7 +19,7 @@ from typing import Sequence
 from ..errors import MfactError
 from ..protocols import DecodingParams, ExtractedFact, Generator, Sentence, Stage
 from .extract_rules import RuleExtractor
-from .meta import claim_part, declines
+from .meta import claim_part, declines, heading
 from .textutil import content_tokens, locate_span, tokens
 
 INSTRUCTION = "Please breakdown the following sentence into independent facts:"
@@ -117,7 +117,7 @@ class LLMExtractor(Stage):
     """FActScore-style few-shot extraction with any Generator; rules as the fallback."""
 
     name = "llm"
-    version = "15"       # 2: sentences that decline, and facts about the model's input, hold no claim;
+    version = "17"       # 2: sentences that decline, and facts about the model's input, hold no claim;
                          # 3: the same phrases in the first person plural and more of the input's names;
                          # 4: its fallback, the rules, split more clauses (rules 6);
                          # 5: and read an opening participle phrase (rules 7);
@@ -131,6 +131,8 @@ class LLMExtractor(Stage):
                          # 13: and Turkish "ve" between noun phrases, German clauses, examples between
                          #     commas (rules 15)
                          # 14: and Turkish clauses ending in a title's copula (rules 16)
+                         # 16: a section heading holds no claim, and is not asked about (rules 20)
+                         # 17: its fallback, the rules, give a relative clause after a name to that name (rules 21)
 
     def __init__(self, generator: Generator, demos: dict[str, list[str]] | None = None,
                  max_tokens: int = 200, n_fixed: int = N_FIXED_DEMOS):
@@ -185,8 +187,9 @@ class LLMExtractor(Stage):
         return "".join(out)
 
     def extract(self, sentence: Sentence, full_text: str, lang: str, entity: str) -> list[ExtractedFact]:
-        if not content_tokens(sentence.text) or declines(sentence.text, lang):
-            return []        # a refusal or a request holds no claim (meta.py): not worth a generation
+        if (not content_tokens(sentence.text) or declines(sentence.text, lang)
+                or heading(sentence.text, sentence.start, full_text, lang)):
+            return []        # a refusal, a request or a heading holds no claim (meta.py): not worth a generation
         answer = self._generate(self.build_prompt(sentence.text, lang))
         facts = [c for f in parse_facts(answer) if (c := claim_part(f, lang))]
         if not facts:

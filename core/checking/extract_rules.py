@@ -21,7 +21,7 @@ import re
 
 from ..protocols import ExtractedFact, Sentence, Stage
 from .clauses import Piece, Span, coordinate, n_words, phrase_regex, trim
-from .meta import attribution_end, claim_part, declines
+from .meta import attribution_end, claim_part, declines, heading
 from .refine import Clause, ClauseRefiner
 from .rule_words import (
     ARTICLES,
@@ -46,7 +46,7 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "19"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
+    version = "21"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
                          # 4: an opening that only names the input as the source is not part of a fact;
                          # 5: the same phrases in the first person plural and more of the input's names, and
                          #    a source opening without its comma (de, tr);
@@ -88,6 +88,9 @@ class RuleExtractor(Stage):
                          #    yue): a date next to a place gives two facts (prepositions, locative endings,
                          #    Hebrew's prefix), "X was A and B" one fact per item (after a copula only, short
                          #    items, nothing that opens a clause), subject pronouns per language
+                         # 20: a section heading ("Carrera artística[editar]", "Key dates") holds no claim
+                         # 21: a relative clause right after a name other than the subject speaks of that
+                         #    name ("married Pierre Curie, who was a physicist": "Pierre Curie was a physicist")
 
     def __init__(self) -> None:
         self.refiner = ClauseRefiner()
@@ -100,6 +103,8 @@ class RuleExtractor(Stage):
         lang = (lang or "en").split("-")[0].lower()
         if declines(text, lang):
             return []        # "Sorry, without the text I cannot answer": no claim (meta.py)
+        if heading(text, base, full_text, lang):
+            return []        # "Carrera artística[editar]", "Early life": a section heading (meta.py)
         claim = claim_part(text, lang)     # "..., but the passage does not say where": the claim only
         if claim is None:
             return []

@@ -173,6 +173,72 @@ def attribution_end(text: str, lang: str) -> int:
     return 0
 
 
+# A section heading of a text written like a Wikipedia article ("Biografía[editar]", "Early life",
+# "Leben"): the small base models write them between paragraphs, and checked as facts they were
+# coloured not supported and counted as hallucinations.
+_EDIT_LINK = re.compile(r"\[[^\[\]\d\n]{1,60}\]\s*$")      # "[editar]", "[modifier | modifier le code]"; not "[12]"
+_LINE_END = ".!?…。！？؟।॥۔:;,，;；"                       # a line ending so is a sentence, or leads into one
+HEADING_MAX_WORDS = 5
+EDIT_LINK_MAX_WORDS = 6
+HEADING_MAX_CHARS = {"zh": 12, "yue": 12, "ja": 12, "th": 24}     # scripts without spaces between words
+
+
+def heading(text: str, start: int, full_text: str, lang: str) -> bool:
+    """Whether the sentence `text`, at `start` of `full_text`, is a section heading: a line of its
+    own that either ends in a wiki edit link ("Carrera artística[editar]", "Biographie[modifier |
+    modifier le code]": at most 6 words before it) or follows a blank line and is a short phrase
+    (at most 5 words; 12 characters in Chinese and Japanese) with no digit, nothing that ends or
+    leads into a sentence at its end (".", ":", ...) and no copula or auxiliary ("Early life" and
+    "Key dates" are headings, "Einstein was German" is not). Only what comes before the line is
+    read, so a streamed text and the same text checked whole give the same facts; the text's first
+    line is a heading only with an edit link (a one-line claim typed without a full stop stays a
+    claim)."""
+    end = start + len(text)
+    before = full_text[:start].rstrip(" \t")
+    after = full_text[end:].lstrip(" \t")
+    if (before and not before.endswith("\n")) or (after and not after.startswith("\n")):
+        return False                             # not a line of its own
+    line = text.strip()
+    if not line or not any(c.isalpha() for c in line):
+        return False
+    base = (lang or "en").split("-")[0].lower()
+    link = _EDIT_LINK.search(line)
+    if link is not None:
+        body = line[:link.start()].strip()
+        return bool(body) and len(body.split()) <= EDIT_LINK_MAX_WORDS and not body.endswith(tuple(_LINE_END))
+    if not before or not before[:-1].rstrip(" \t").endswith("\n"):
+        return False                             # the text's first line, or no blank line before it
+    if line.endswith(tuple(_LINE_END)) or any(c.isdigit() for c in line):
+        return False
+    if base in HEADING_MAX_CHARS:
+        return len("".join(line.split())) <= HEADING_MAX_CHARS[base]
+    words = [w.strip("\"'“”‘’«»()[]").casefold() for w in line.split()]
+    if len(words) > HEADING_MAX_WORDS:
+        return False
+    shapes = _verb_shapes(base)
+    return not any(w in _verb_words(base) or any(p.search(w) for p in shapes) for w in words)
+
+
+@functools.lru_cache(maxsize=64)
+def _verb_words(lang: str) -> frozenset[str]:
+    """Copulas, auxiliaries and common verbs (rule_words' tables, this language's and English's): a
+    line with one says something."""
+    from . import rule_words as rw       # not at the top: rule_words reads the slot tables
+    words = set(rw.COPULAS) | set(rw.AUXILIARIES) | set(rw.EN_VERBS)
+    words |= rw.LANG_COPULAS.get(lang, set()) | rw.FINAL_COPULAS.get(lang, set())
+    if lang == "de":
+        words |= set(rw.DE_FINITE)
+    return frozenset(w.casefold() for w in words)
+
+
+@functools.lru_cache(maxsize=64)
+def _verb_shapes(lang: str) -> tuple[re.Pattern[str], ...]:
+    """This language's verb endings (rule_words' shapes of finite and past forms: "nació", "urodził"):
+    a word so shaped makes the line a statement, not a heading."""
+    from . import rule_words as rw
+    return tuple(t[lang] for t in (rw.VERB_SHAPES, rw.FINITE_SHAPES, rw.FINAL_VERB_SHAPES) if lang in t)
+
+
 def claim_part(text: str, lang: str) -> str | None:
     """`text` without what it says about the model's input: the whole of it when it says nothing
     of the kind; the clauses before such a remark ("Marie Curie was born in 1867" of "Marie Curie

@@ -219,9 +219,9 @@ def _relative_clause(clause: Clause, a: int, b: int, about: str | None) -> Trail
                                                             # "die Türkei er in Aarau ..."
             if lang == "en":
                 return Trailing(cut, a + m.end(), about)
-        if word in _PERSON_RELATIVES:
-            return Trailing(cut, a + m.end(), about)
-        np = _antecedent(text, a, cut, lang)
+        if word in _PERSON_RELATIVES:       # a person: the one named right before it, else the subject
+            return Trailing(cut, a + m.end(), _named_before(text, a, cut, about) or about)
+        np = _antecedent(text, a, cut, lang) or _named_before(text, a, cut, about)
         return Trailing(cut, a + m.end(), np or about)
     if lang == "en" and about:
         # "an American actor who was born ..." (no comma): about the subject
@@ -229,6 +229,40 @@ def _relative_clause(clause: Clause, a: int, b: int, about: str | None) -> Trail
         if m2 and n_words(seg[:m2.start()]) >= 3 and n_words(seg[m2.end():]) >= 2:
             return Trailing(a + m2.start(), a + m2.end(), about)
     return None
+
+
+# lowercase words inside a name ("Ludwig van Beethoven", "Gabriel García de la Concha")
+_NAME_PARTICLES = {"de", "del", "da", "das", "do", "dos", "di", "du", "van", "von", "der", "den", "la", "le",
+                   "y", "bin", "ibn", "al", "el", "zu"}
+NAME_MAX_WORDS = 5
+
+
+def _named_before(text: str, a: int, cut: int, about: str | None) -> str | None:
+    """The name right before the comma of a relative clause, when the clause names someone other
+    than its subject there ("Marie Curie married Pierre Curie, who was a physicist": "Pierre Curie";
+    "fue la hija de Juan Kahlo, quien era un abogado": "Juan Kahlo"): its run of capitalised words
+    (name particles inside it), with words before it in the clause; None when the words before the
+    comma are no name or are the subject itself. Before rules v21 such a clause was taken as the
+    subject's ("Marie Curie was a teacher" of "... the daughter of Władysław Skłodowski, who was a
+    teacher")."""
+    ws = words_in(text, a, cut)
+    if len(ws) < 2 or not ws[-1][0][:1].isupper():
+        return None
+    k = len(ws) - 1
+    while k > 0 and len(ws) - k < NAME_MAX_WORDS:
+        w = ws[k - 1][0]
+        if w[:1].isupper() or (w.lower() in _NAME_PARTICLES and k > 1 and ws[k - 2][0][:1].isupper()):
+            k -= 1
+        else:
+            break
+    if k == 0:
+        return None                          # the clause opens with it: the subject
+    while k < len(ws) - 1 and ws[k][0].lower() in _NAME_PARTICLES:
+        k += 1
+    name = text[ws[k][1]:ws[-1][2]]
+    if about and (name.casefold() in about.casefold() or about.casefold() in name.casefold()):
+        return None
+    return name
 
 
 def _ends_lowercase(text: str, start: int, b: int) -> bool:

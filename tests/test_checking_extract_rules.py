@@ -108,6 +108,9 @@ def test_a_participle_after_a_hyphen_is_part_of_its_word():
      ["Marie Curie was a Polish", "Marie Curie was a physicist", "Marie Curie won two Nobel Prizes"]),
     ("en", "Marie Curie", "Marie Curie, who was born in Warsaw, won two Nobel Prizes.",
      ["Marie Curie won two Nobel Prizes", "Marie Curie was born in Warsaw"]),
+    # a name is words with only spaces between them: not "Warsaw, Poland"
+    ("en", "Marie Curie", "Marie Curie lived in Warsaw, Poland, which was then part of Russia.",
+     ["Marie Curie lived in Warsaw, Poland", "Poland was then part of Russia"]),
 ])
 def test_a_relative_clause_after_a_name_speaks_of_that_name(lang, entity, text, expected):
     assert [f.text for _s, f in extract(text, lang, entity)] == expected

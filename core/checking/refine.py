@@ -249,8 +249,8 @@ def _named_before(text: str, a: int, cut: int, about: str | None) -> str | None:
     if len(ws) < 2 or not ws[-1][0][:1].isupper():
         return None
     k = len(ws) - 1
-    while k > 0 and len(ws) - k < NAME_MAX_WORDS:
-        w = ws[k - 1][0]
+    while k > 0 and len(ws) - k < NAME_MAX_WORDS and not text[ws[k - 1][2]:ws[k][1]].strip():
+        w = ws[k - 1][0]                     # only words with nothing but spaces between them
         if w[:1].isupper() or (w.lower() in _NAME_PARTICLES and k > 1 and ws[k - 2][0][:1].isupper()):
             k -= 1
         else:

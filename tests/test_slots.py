@@ -120,6 +120,39 @@ def test_a_value_the_evidence_never_mentions_is_missing_not_a_conflict():
     assert not rep.conflict and [v.text for v in rep.missing] == ["1921"]
 
 
+# rules r32: a date that says more than the evidence's (its day, or its month) against a year alone
+YEAR_ONLY = "Victor Hugo, né le 7 ventôse an X à Besançon, est un poète. Victor Hugo: romancier français (1802–1885)."
+
+
+@pytest.mark.parametrize("fact,agreed,missing", [
+    ("Il est né le 10 mars 1802.", [], ["10 mars 1802"]),       # was S by the agreed year
+    ("Il est né en mars 1802.", [], ["mars 1802"]),
+    ("Il est né en 1802.", ["1802"], []),
+    ("Victor Hugo est mort en 1885.", ["1885"], []),
+])
+def test_a_date_that_says_more_than_the_evidence_is_missing_not_agreed(fact, agreed, missing):
+    rep = check_slots(fact, "fr", [(YEAR_ONLY, "fr")], "Victor Hugo")
+    assert not rep.conflict
+    assert [a.text for a, _e, _i in rep.agreed] == agreed and [v.text for v in rep.missing] == missing
+
+
+def test_a_date_agrees_with_an_evidence_date_that_says_as_much():
+    lead = french_lead()             # "le 7 novembre 1867" and "(1867–1934)"
+    for fact, want in [("Marie Curie est née le 7 novembre 1867.", "7 novembre 1867"),
+                       ("Marie Curie est née en novembre 1867.", "7 novembre 1867"),
+                       ("Marie Curie est née en 1867.", "7 novembre 1867")]:
+        rep = check_slots(fact, "fr", [(lead, "fr")], "Marie Curie")
+        assert not rep.conflict and not rep.missing and [e.text for _a, e, _i in rep.agreed] == [want]
+
+
+def test_a_day_the_evidence_does_not_give_is_not_s_by_the_slot_agreement(verifier):
+    ev = [Evidence("fr-lead", "offline-vital", "fr", "Victor Hugo", YEAR_ONLY)]
+    day, year = verifier.verify_batch([(f, "Victor Hugo", "fr", ev) for f in ("Il est né le 10 mars 1802.",
+                                                                              "Victor Hugo est né en 1802.")])
+    assert "slot agreement" not in day.reason and '"10 mars 1802"' in day.reason      # "not in the evidence"
+    assert year.label == "S" and "slot agreement" in year.reason
+
+
 def test_a_swapped_number_in_the_matching_sentence_is_a_conflict():
     ev = "The bridge is 1,200 metres long and was opened in 1932 by the mayor of the city."
     rep = check_slots("The bridge is 2,400 metres long.", "en", [(ev, "en")])

@@ -1414,7 +1414,7 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
             _add_conflict(rep, v, moved)
             continue
         if anywhere:
-            rep.agreed.append((v, anywhere[0][1], anywhere[0][0]))
+            _agree(rep, v, anywhere)
             continue
         if v.kind == "place":
             continue
@@ -1426,6 +1426,25 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
         else:
             rep.missing.append(v)
     return rep
+
+
+def coarser(v: Value, e: Value) -> bool:
+    """Whether evidence date `e` says less than fact date `v`: no day where the fact gives one, or no
+    month ("1802" for "10 mars 1802")."""
+    return (v.kind == "date" and e.kind == "date"
+            and ((v.day is not None and e.day is None) or (v.month is not None and e.month is None)))
+
+
+def _agree(rep: SlotReport, v: Value, ok: list[tuple[int, Value]]) -> None:
+    """Fact value `v` agrees with the evidence values `ok` (passage, value): agreed with the first that
+    says as much as `v` does; when every one says less (a year alone for a date with its day), the
+    rest of `v` is in no evidence and `v` is missing, not agreed (rules r32: "Il est né le 10 mars
+    1802" against "(1802–1885)" was S by the agreed year)."""
+    fine = [(i, e) for i, e in ok if not coarser(v, e)]
+    if fine:
+        rep.agreed.append((v, fine[0][1], fine[0][0]))
+    else:
+        rep.missing.append(v)
 
 
 def _add_conflict(rep: SlotReport, v: Value, hit: tuple[int, Value]) -> None:
@@ -1451,7 +1470,7 @@ def _check_slot(v: Value, same_slot: list[tuple[int, Value]], anywhere: list[tup
         if not same_slot:
             return      # "华沙" against "Varsovie": the embedder cannot tell these scripts' names apart
     if ok:
-        rep.agreed.append((v, ok[0][1], ok[0][0]))
+        _agree(rep, v, ok)
     elif v.kind != "place" or not _named_elsewhere(v, evs, order, same_name):
         i, e = _closest(v, same_slot)
         rep.conflicts.append(Conflict(v, e, i, _marks_of(v, e)))

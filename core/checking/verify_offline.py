@@ -207,7 +207,7 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r31"     # the rules and the lexical normalisation: a change re-judges cached verdicts
+RULES_VERSION = "r32"     # the rules and the lexical normalisation: a change re-judges cached verdicts
 # (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
 # r4: function words and negations recognised as written, before the spelling is folded; r5: the
 # slot checks compare family roles, nationality and age at death, and leave a relative's values out
@@ -262,6 +262,8 @@ RULES_VERSION = "r31"     # the rules and the lexical normalisation: a change re
 # r30: a prize the evidence says the subject was only nominated for is no prize won (prizes.nominations), and a
 # denied "won" ("never won") is no win for counterparts.award_status_swap
 # r31: a Latin name's c and g before e, i, y may be heard soft ("García" is 가르시아, ガルシア, Гарсия; crossnames)
+# r32: a date that gives more than the evidence's (its day or month, against a year alone) is not agreed but
+# missing: "Il est né le 10 mars 1802" against "(1802–1885)" was S by the year (slots._agree)
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")

@@ -177,7 +177,7 @@ def attribution_end(text: str, lang: str) -> int:
 # "Leben"): the small base models write them between paragraphs, and checked as facts they were
 # coloured not supported and counted as hallucinations.
 _EDIT_LINK = re.compile(r"\[[^\[\]\d\n]{1,60}\]\s*$")      # "[editar]", "[modifier | modifier le code]"; not "[12]"
-_LINE_END = ".!?…。！？؟।॥۔:;,，;；"                       # a line ending so is a sentence, or leads into one
+_LINE_END = tuple(".!?…。！？؟।॥۔:;,，；")                # a line ending so is a sentence, or leads into one
 HEADING_MAX_WORDS = 5
 EDIT_LINK_MAX_WORDS = 6
 HEADING_MAX_CHARS = {"zh": 12, "yue": 12, "ja": 12, "th": 24}     # scripts without spaces between words
@@ -201,14 +201,14 @@ def heading(text: str, start: int, full_text: str, lang: str) -> bool:
     line = text.strip()
     if not line or not any(c.isalpha() for c in line):
         return False
-    base = (lang or "en").split("-")[0].lower()
+    base = _langs(lang)[0]
     link = _EDIT_LINK.search(line)
     if link is not None:
         body = line[:link.start()].strip()
-        return bool(body) and len(body.split()) <= EDIT_LINK_MAX_WORDS and not body.endswith(tuple(_LINE_END))
+        return bool(body) and len(body.split()) <= EDIT_LINK_MAX_WORDS and not body.endswith(_LINE_END)
     if not before or not before[:-1].rstrip(" \t").endswith("\n"):
         return False                             # the text's first line, or no blank line before it
-    if line.endswith(tuple(_LINE_END)) or any(c.isdigit() for c in line):
+    if line.endswith(_LINE_END) or any(c.isdigit() for c in line):
         return False
     if base in HEADING_MAX_CHARS:
         return len("".join(line.split())) <= HEADING_MAX_CHARS[base]

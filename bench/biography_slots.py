@@ -1,5 +1,5 @@
 """Family roles, nationality, age at death, births and deaths in the slot checks
-(core/checking/kinship.py, nationality.py, slots.py), measured on real Wikipedia articles.
+(core/checking/slots/kinship.py, nationality.py, slots.py), measured on real Wikipedia articles.
 
     python bench/biography_slots.py [--articles PICKLE] [--max-per-lang 400] [--kinds family,nationality,age,life]
 
@@ -35,11 +35,11 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from mfact.core.checking.kinship import kin_words, links, name_words
-from mfact.core.checking.nationality import _table, statements
-from mfact.core.checking.textutil import data_json, fold_accents as _fold
-from mfact.core.checking.counts import counts
-from mfact.core.checking.slots import check_slots, relation_words, text_values
+from mfact.core.checking.slots.kinship import kin_words, links, name_words
+from mfact.core.checking.slots.nationality import _table, statements
+from mfact.core.checking.text.textutil import data_json, fold_accents as _fold
+from mfact.core.checking.slots.counts import counts
+from mfact.core.checking.slots.check import check_slots, relation_words, text_values
 from mfact.core.training.detector_data import is_dev_article
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

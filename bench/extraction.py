@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from mfact.core.checking import split_sentences
-from mfact.core.checking.extract_rules import RuleExtractor
+from mfact.core.checking.extract.rules import RuleExtractor
 from mfact.core.protocols import Sentence
 
 
@@ -106,7 +106,7 @@ def main(argv=None) -> int:
     runs = [(f"rules v{rules.version}", run_extractor(rules, sentences)),
             ("whole sentence (baseline)", [([s], h) for _t, s, h in sentences])]
     if args.llm_sentences > 0:
-        from mfact.core.checking.extract_llm import LLMExtractor
+        from mfact.core.checking.extract.llm import LLMExtractor
         from mfact.core.config import load_config
         from mfact.core.models import load_generator
         gen = load_generator(load_config())

@@ -1,4 +1,4 @@
-"""Words run together (core/checking/glued.py), measured on real Wikipedia articles.
+"""Words run together (core/checking/slots/glued.py), measured on real Wikipedia articles.
 
     python bench/glued_words.py [--articles PICKLE] [--per-lang 60] [--all-articles]
 
@@ -31,8 +31,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from mfact.core.checking.counterparts import counterparts
-from mfact.core.checking.glued import COMPOUNDING, glued_words
+from mfact.core.checking.slots.counterparts import counterparts
+from mfact.core.checking.slots.glued import COMPOUNDING, glued_words
 from mfact.core.training.detector_data import is_dev_article
 from mfact.core.training.train_verifier import load_xnli
 

@@ -250,7 +250,7 @@ def _cased_entity(sents: list[str], corpus: str, ref: str) -> str:
     """The run of capitalised words whose last word the most sentences mention (then the longer run,
     then the earlier), found in the reference. A sentence's first word counts only when it is also
     capitalised inside a sentence somewhere (a name, not "Algunos" or "Cela")."""
-    from mfact.core.checking.textutil import STOPWORDS
+    from mfact.core.checking.text.textutil import STOPWORDS
     best: tuple = ()
     choice = ""
     proper: dict[str, bool] = {}
@@ -286,7 +286,7 @@ def _cased_entity(sents: list[str], corpus: str, ref: str) -> str:
 def _caseless_entity(sents: list[str], text: str, ref: str, lang: str) -> str:
     """The word (CJK: character) 1-3-gram of the first sentence that the most sentences hold (then
     the longer, then the earlier), found in the reference."""
-    from mfact.core.checking.textutil import STOPWORDS
+    from mfact.core.checking.text.textutil import STOPWORDS
     first = sents[0] if sents else text
     if lang in CHAR_TOKEN_LANGS:
         units, joiner, ns = [c for c in first if _CJK.match(c) and c.isalnum()], "", (2, 3, 4)

@@ -65,7 +65,7 @@ def main(argv=None) -> int:
         results[v] = {"claims_per_s": len(rows) / dt}
 
     from mfact.core.checking import build_verifier
-    from mfact.core.checking.segment import split_sentences
+    from mfact.core.checking.text.segment import split_sentences
     from mfact.core.config import Config
     from mfact.core.session import Evidence
 

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .checking.textutil import locate_span
+from .checking.text.textutil import locate_span
 from .errors import MfactError
 from .metrics import session_ns_spans
 from .session import (LABELS, MAX_FACT_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS, Entity, Fact, GeneratorInfo,

@@ -40,7 +40,7 @@ def test_an_error_is_caught_unless_judged_s_and_a_supported_sentence_only_when_s
 
 def test_the_bench_runs_the_verifier_over_the_dev_set(tmp_path, capsys):
     from mfact.core.training.train_cross import bundled_leads
-    from mfact.core.checking.segment import split_sentences
+    from mfact.core.checking.text.segment import split_sentences
     arts = [dd.Article("eu", title, [s.text for s in split_sentences(text, "en") if len(s.text.split()) >= 5])
             for title, text in list(bundled_leads()["en"].items())[:20]]
     path = tmp_path / "articles.pkl"

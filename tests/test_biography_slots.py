@@ -1,13 +1,13 @@
-"""Family roles in the slot checks (core/checking/kinship.py), relatives' dates kept out of the
-subject's slots, and prizes that may be several (core/checking/slots.py)."""
+"""Family roles in the slot checks (core/checking/slots/kinship.py), relatives' dates kept out of the
+subject's slots, and prizes that may be several (core/checking/slots/check.py)."""
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from mfact.core.checking.kinship import compatible, kin_words, links, same_person
-from mfact.core.checking.slots import check_slots, text_values
+from mfact.core.checking.slots.kinship import compatible, kin_words, links, same_person
+from mfact.core.checking.slots.check import check_slots, text_values
 from mfact.core.cli import main as cli_main
 
 pytestmark = pytest.mark.timeout(240)
@@ -165,7 +165,7 @@ def french_lead() -> str:
     ("de", "Partnergemeinde ist Andenne in der belgischen Provinz.", []),
 ])
 def test_nationality_statements(lang, text, want):
-    from mfact.core.checking.nationality import statements
+    from mfact.core.checking.slots.nationality import statements
     assert [c for st in statements(text, (lang,)) for c, _a, _b in st.countries] == want
 
 
@@ -206,7 +206,7 @@ def test_a_nationality_the_evidence_contradicts_is_a_conflict_across_languages()
     ("en", "She was a physicist of German descent.", ["phys"]),
 ])
 def test_occupation_statements(lang, text, want):
-    from mfact.core.checking.occupation import statements
+    from mfact.core.checking.slots.occupation import statements
     assert [c for st in statements(text, (lang,)) for c, _a, _b in st.countries] == want
 
 
@@ -234,7 +234,7 @@ def test_chinese_occupations_are_read_inside_the_characters_after_the_copula():
     for fact in ("莫言是中国当代作家。", "莫言是一位小说家。", "莫言是著名艺术家。"):    # a writer; a hypernym
         assert not check_slots(fact, "zh", [(ev, "zh")], "莫言").conflict, fact
     # a relative's occupation, and 為 as "by", make no statement
-    from mfact.core.checking.occupation import statements
+    from mfact.core.checking.slots.occupation import statements
     assert statements("他的父親尼爾是美國著名外交官。", ("zh",)) == ()
     assert statements("是銀行家強納生的長子。", ("zh",)) == ()
     assert statements("為後世法學家所共同接受。", ("zh",)) == ()
@@ -324,7 +324,7 @@ def test_an_age_at_a_dated_event_against_the_birth_year(fact, want):
 
 
 def test_an_age_the_evidence_states_decides_and_any_pair_of_dates_may_allow_it():
-    from mfact.core.checking.slots import ages_between
+    from mfact.core.checking.slots.check import ages_between
     ev = "Ada Lovelace (10 December 1815 – 27 November 1852) died at the age of 36."
     assert _conflicts("Ada Lovelace died in 1852 at the age of 36.", ev, "Ada Lovelace") == []
     assert _conflicts("Ada Lovelace died in 1852 at the age of 37.", ev, "Ada Lovelace") == ['"37" vs "36" (died)']
@@ -531,7 +531,7 @@ def test_a_year_at_the_end_of_one_sentence_fills_no_slot_of_the_next(fact, want)
 
 
 def test_a_sentence_end_is_no_clause_break_inside_dates_and_abbreviations():
-    from mfact.core.checking.slots import text_values
+    from mfact.core.checking.slots.check import text_values
     got = {v.text: v.rel for v in text_values("She was born in St. Petersburg in 1867.", "en", "X").values}
     assert got["1867"] == "born"
     got = {v.text: v.rel for v in text_values("He won the prize in 1988. Born in Paris, he moved.", "en", "X").values}

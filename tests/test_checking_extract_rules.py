@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mfact.core.checking import build_extractor, split_sentences
-from mfact.core.checking.extract_rules import RuleExtractor
-from mfact.core.checking.textutil import locate_span, words_with_offsets
+from mfact.core.checking.extract.rules import RuleExtractor
+from mfact.core.checking.text.textutil import locate_span, words_with_offsets
 from mfact.core.config import Config
 
 

@@ -6,8 +6,8 @@ import threading
 import pytest
 
 from mfact.core.checking import build_extractor, build_verifier, split_sentences
-from mfact.core.checking.extract_llm import BM25, LLMExtractor, load_demos, parse_facts
-from mfact.core.checking.verify_llm import LLMVerifier, build_prompt, parse_answer
+from mfact.core.checking.extract.llm import BM25, LLMExtractor, load_demos, parse_facts
+from mfact.core.checking.verify.llm import LLMVerifier, build_prompt, parse_answer
 from mfact.core.config import Config
 from mfact.core.errors import MfactError
 from mfact.core.protocols import Chunk, DecodingParams
@@ -73,7 +73,7 @@ def test_refusals_and_empty_answers_fall_back_to_rules(answer):
     facts = x.extract(s, TEXT, "en", "Marie Curie")
     assert [f.text for f in facts] == ["Marie Curie was born in Warsaw", "Marie Curie was born in 1867",
                                        "Marie Curie won the Nobel Prize in 1903"]
-    from mfact.core.checking.extract_rules import RuleExtractor
+    from mfact.core.checking.extract.rules import RuleExtractor
     assert facts == RuleExtractor().extract(s, TEXT, "en", "Marie Curie")
 
 

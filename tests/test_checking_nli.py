@@ -7,7 +7,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from mfact.core.checking import build_verifier  # noqa: E402
-from mfact.core.checking.verify_nli import NLIVerifier  # noqa: E402
+from mfact.core.checking.verify.nli import NLIVerifier  # noqa: E402
 from mfact.core.config import Config  # noqa: E402
 from mfact.core.errors import MfactError
 from mfact.core.session import Evidence  # noqa: E402

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from mfact.core.checking import build_verifier
-from mfact.core.checking.textutil import normalise_digits, numbers
-from mfact.core.checking.verify_offline import (SCALAR_NAMES, OfflineVerifier, PairText,
+from mfact.core.checking.text.textutil import normalise_digits, numbers
+from mfact.core.checking.verify.offline import (SCALAR_NAMES, OfflineVerifier, PairText,
                                                 is_about_someone_else, load_weights, scalar_features)
 from mfact.core.cli import main as cli_main
 from mfact.core.config import Config
@@ -275,8 +275,8 @@ def test_serbian_cyrillic_and_latin_words_meet():
     """Serbian is written in both alphabets (Wikipedia mostly in Cyrillic, people often in Latin):
     the lexical features and the evidence windows compare the words in the Latin spelling; other
     Cyrillic languages keep their letters, and their function words stay function words."""
-    from mfact.core.checking.textutil import content_tokens, tokens
-    from mfact.core.checking.windows import terms, top_windows
+    from mfact.core.checking.text.textutil import content_tokens, tokens
+    from mfact.core.checking.verify.windows import terms, top_windows
 
     assert tokens("Државна химна Израела је Хатиква") == tokens("Državna himna Izraela je Hatikva")
     assert tokens("Љубљана, Њујорк, Џон") == ["ljubljana", "njujork", "džon"]
@@ -292,7 +292,7 @@ def test_serbian_cyrillic_and_latin_words_meet():
 def test_detector_paraphrase_gate():
     """A fact that closely paraphrases its best window keeps only the detector's words that stand
     out above its median; below the cosine the scores are untouched."""
-    from mfact.core.checking.verify_default import (GATE_MIN_CHARS, GATE_MIN_CHARS_SPACELESS, PARAPHRASE_COS,
+    from mfact.core.checking.verify.default import (GATE_MIN_CHARS, GATE_MIN_CHARS_SPACELESS, PARAPHRASE_COS,
                                                      STAND_OUT, STANDS_APART, gate_words)
     n = GATE_MIN_CHARS // 5 + 1
     flat = [(5 * i, 5 * i + 4, 0.88 + 0.01 * (i % 3)) for i in range(n)]

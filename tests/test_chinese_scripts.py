@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from mfact.core.checking import sentence_scores
-from mfact.core.checking.textutil import han_simplified
-from mfact.core.checking.verify_default import DefaultVerifier
+from mfact.core.checking.verify import sentence_scores
+from mfact.core.checking.text.textutil import han_simplified
+from mfact.core.checking.verify.default import DefaultVerifier
 from mfact.core.session import Evidence
 
 LEAD = ("羅莎·路易絲·麥考利·帕克斯（英語：Rosa Louise McCauley Parks，1913年2月4日—2005年10月24日），"

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mfact.core.checking.claim_combiner import ClaimCombiner, load_combiner
+from mfact.core.checking.verify.claim_combiner import ClaimCombiner, load_combiner
 
 ROOT = Path(__file__).resolve().parents[1]
 XNLI = ROOT.parent / "shared" / "data" / "xnli-dev"
@@ -66,7 +66,7 @@ def test_the_shipped_combiner_fits_the_shipped_detector_and_basis():
     """New detector weights or a new basis need the combiner fitted again (train_combiner): else
     the default falls back to the feature model for standalone claims."""
     pytest.importorskip("torch")
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.verify.default import DefaultVerifier
     v = DefaultVerifier()
     assert v.combiner is not None, "refit: python -m mfact.core.training.train_combiner --heldout"
     assert v.version.endswith(f"k{v.combiner.digest}")
@@ -75,7 +75,7 @@ def test_the_shipped_combiner_fits_the_shipped_detector_and_basis():
 
 def test_a_claim_alone_takes_the_combiners_p_and_carries_its_features():
     pytest.importorskip("torch")
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.verify.default import DefaultVerifier
     from mfact.core.session import Evidence
     ev = [Evidence(id="e", source="input", lang="en", title="",
                    text="The river flows north through three towns before it reaches the lake.")]
@@ -101,7 +101,7 @@ def test_the_training_script_runs_end_to_end_on_a_small_sample(tmp_path):
     detector nor the pair reader saw, with the reader's logit (refused where the reader trained); and without the reader on the
     nine training languages, a temperature fitted on the six."""
     pytest.importorskip("torch")
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.verify.default import DefaultVerifier
     from mfact.core.training.train_combiner import reader_seen
     seen = reader_seen(DefaultVerifier().pair_reader())
     assert "en" in seen

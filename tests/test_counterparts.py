@@ -3,7 +3,7 @@ before/after, born/died ...) is NS, with that word marked: the detector, reading
 passes many such single-word swaps in long sentences (corruption dev set, relation errors)."""
 from __future__ import annotations
 
-from mfact.core.checking.counterparts import award_status_swap, counterparts, swapped_counterpart, swapped_name
+from mfact.core.checking.slots.counterparts import award_status_swap, counterparts, swapped_counterpart, swapped_name
 from mfact.core.session import Evidence
 
 CHESS = ("Chess is a board game for two players. The players, referred to as White and Black, each control "
@@ -65,7 +65,7 @@ def test_a_swap_in_a_language_without_spaces_or_a_new_table():
 
 
 def test_the_default_verifier_calls_the_swap_not_supported_and_marks_the_word():
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.verify.default import DefaultVerifier
     ev = [Evidence(id="e1", source="given", lang="en", title="Chess", text=CHESS)]
     v = DefaultVerifier()
     wrong = ("The players, referred to as White and Black, each control sixteen pieces: one queen, one queen, "
@@ -107,7 +107,7 @@ def test_no_award_swap_where_the_evidence_says_the_same_or_both_or_of_another_pr
 
 
 def test_the_default_verifier_marks_the_award_status():
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.verify.default import DefaultVerifier
     ev = [Evidence(id="e1", source="given", lang="tr", title="Taron Egerton", text=EGERTON)]
     fact = "Egerton ayrıca film müziğindeki çalışmasıyla Grammy Ödülü'nü kazandı"
     out = DefaultVerifier().verify_batch([(fact, "Taron Egerton", "tr", ev)])
@@ -116,7 +116,7 @@ def test_the_default_verifier_marks_the_award_status():
 
 
 def test_the_default_verifier_calls_a_chinese_comparison_turned_around_not_supported():
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.verify.default import DefaultVerifier
     from mfact.core.protocols import FactContext
     text = ("為了滿足玩家對遊戲難度的追求，玩家在創造職業角色時，可以選擇專家級職業；專家級職業人物若在遊戲過程中死亡，"
             "該角色將無法再次進行遊戲。 同時，專家級人物的儲物箱空間較普通角色的要小很多。")
@@ -151,7 +151,7 @@ def test_an_older_or_younger_sibling_swapped():
 def test_an_ordinal_swapped_for_another():
     # rules r16: ordinal words, first to tenth, in 20 languages and Chinese 第N (before: none was
     # read; "his second studio album" against "his third" passed as a near copy)
-    from mfact.core.checking.counterparts import ordinal_rank
+    from mfact.core.checking.slots.counterparts import ordinal_rank
     assert [ordinal_rank(w, lang) for w, lang in [("zweiten", "de"), ("третья", "ru"), ("والثاني", "ar"),
                                                    ("ikincisi", "tr"), ("primera", "es"), ("השני", "he")]] == [2, 3, 2, 2, 1, 2]
     # a bare beginning that is a cardinal is no ordinal: German "acht", Russian "девять", Italian "non"
@@ -175,7 +175,7 @@ def test_a_name_swapped_in_a_near_copy():
     # rules r16: a near copy of an evidence sentence with one name replaced by a name the evidence
     # nowhere has ("SM Entertainment" for "JYP Entertainment" was S 0.65); no false alarm on 69,350
     # held-out article sentences against the rest of their article but 10 (template sentences)
-    from mfact.core.checking.counterparts import swapped_name
+    from mfact.core.checking.slots.counterparts import swapped_name
     ev = ["Çıkışını JYP Entertainment tarafından oluşturulan Miss A grubu ile yaptı."]
     fact = "Çıkışını SM Entertainment tarafından oluşturulan Miss A grubu ile yaptı."
     a, b, said = swapped_name(fact, "tr", ev)
@@ -205,7 +205,7 @@ def test_a_name_swapped_in_a_near_copy():
 
 
 def test_the_default_verifier_marks_a_swapped_name(tmp_path):
-    from mfact.core.checking.verify_default import _swapped
+    from mfact.core.checking.verify.default import _swapped
     ev = ["Thomas Mann emigrierte 1933 in die Schweiz und lebte später in Princeton und Pacific Palisades."]
     fact = "Thomas Mann emigrierte 1933 in die Schweiz und lebte später in Boston und Pacific Palisades."
     (a, b), why = _swapped(fact, "de", ev)
@@ -221,7 +221,7 @@ EINSTEIN_DE = ("Albert Einstein wurde am 14. März 1879 in Ulm geboren. 1880 zog
 def test_a_country_after_a_german_article_and_a_name_swapped_at_the_facts_end():
     # rules r19: "in die Türkei" is a name (CLDR's German country names), not a noun; a fact that
     # copies the start of a sentence ends where the sentence goes on ("..., wo er in Aarau ...")
-    from mfact.core.checking.counterparts import swapped_name
+    from mfact.core.checking.slots.counterparts import swapped_name
     ev = [EINSTEIN_DE]
     for fact in ("Albert ging 1895 in die Türkei, wo er in Aarau die Schule besuchte.", "Albert ging 1895 in die Türkei."):
         a, b, said = swapped_name(fact, "de", ev)
@@ -240,7 +240,7 @@ def test_a_name_taken_from_another_sentence_of_the_evidence_is_a_swap():
     # rules r20: a near copy whose name the evidence has only in sentences about other things ("1880
     # zog die Familie nach München") was S 0.92-0.95; a short fact that copies the start of a sentence
     # and ends on another place, after another preposition ("nach Kanada" for "in die USA"), too
-    from mfact.core.checking.counterparts import swapped_name
+    from mfact.core.checking.slots.counterparts import swapped_name
     ev = [EINSTEIN_DE]
     for fact, want in [("Albert ging 1895 nach München.", ("München", "Schweiz")),
                        ("1933 emigrierte er nach Italien.", ("Italien", "USA")),
@@ -274,7 +274,7 @@ def test_the_default_verifier_calls_the_other_sentences_prize_not_supported():
     # rules r20: "Physics" is in the evidence, but in the 1903 prize's sentence; the fact copies the
     # 1911 one. The embedder reads "Physics" and "Chemistry" as one name, which let it pass (S 0.96):
     # a name the evidence has itself is no other spelling of the evidence's
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.verify.default import DefaultVerifier
     from mfact.core.session import Evidence
     ev = [Evidence("en", "given", "en", "Marie Curie",
                    "In 1891 she moved to Paris. She shared the 1903 Nobel Prize in Physics with Pierre Curie and Henri "
@@ -315,7 +315,7 @@ def test_verify_pairs_calls_a_country_swapped_after_a_german_article_not_support
 
 
 def test_a_name_the_verifier_reads_as_the_evidences_own_is_no_swap():
-    from mfact.core.checking.verify_default import DefaultVerifier, _swapped
+    from mfact.core.checking.verify.default import DefaultVerifier, _swapped
     ev = ["In 1933 he emigrated to the United States, where he lived in Princeton."]
     fact = "In 1933 he emigrated to the US."
     assert _swapped(fact, "en", ev) is not None               # by the words alone, "US" stands for "United States"

@@ -1,4 +1,4 @@
-"""Counts in the slot checks (core/checking/counts.py): a number word before the noun it counts,
+"""Counts in the slot checks (core/checking/slots/counts.py): a number word before the noun it counts,
 against the evidence's count of the same noun ("три дочери" against "две дочери")."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from mfact.core.checking.counts import counts, duration_words
-from mfact.core.checking.slots import check_slots
+from mfact.core.checking.slots.counts import counts, duration_words
+from mfact.core.checking.slots.check import check_slots
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -109,14 +109,14 @@ def test_the_wrong_count_is_marked_through_run_texts(tmp_path):
 
 def _scored(fact: str, p: float = 0.9) -> list[tuple[int, int, float]]:
     """Every word of `fact` with detector score `p` (a sentence the detector flags whole)."""
-    from mfact.core.checking.textutil import words_with_offsets
+    from mfact.core.checking.text.textutil import words_with_offsets
     return [(a, b, p) for _w, a, b in words_with_offsets(fact)]
 
 
 def test_a_fact_flagged_whole_is_narrowed_to_the_words_its_near_copy_lacks():
     # rules r16: the detector flags short near copies whole; the held-out answers are marked at the
     # wrong words, so a whole-fact mark costs precision (silver, with the counterparts of r16: 63.5 -> 63.6)
-    from mfact.core.checking.verify_default import ns_marks
+    from mfact.core.checking.verify.default import ns_marks
     ev = ["Thomas Mann emigrierte 1933 in die Schweiz und lebte später in Princeton."]
     fact = "Thomas Mann emigrierte 1933 in die Niederlande."
     got = ns_marks(fact, "Thomas Mann", "de", _scored(fact), 0.5, ev)
@@ -137,7 +137,7 @@ def test_a_fact_flagged_whole_is_narrowed_to_the_words_its_near_copy_lacks():
 def test_a_count_in_words_the_evidence_gives_in_digits_is_not_flagged(tmp_path):
     """rules r16: "тринадцать станций" against "13 станций" was NS 0.65 with the number marked (the
     detector reads the word against the digits); the count agrees, so its word is cleared."""
-    from mfact.core.checking.counts import count_agreements
+    from mfact.core.checking.slots.counts import count_agreements
     ev = [("Длина первой очереди составляла 11,2 км, на ней находились 13 станций.", ("ru",))]
     fact = "На первой очереди находились тринадцать станций."
     assert [fact[a:b] for a, b in count_agreements(fact, "ru", ev, [0])] == ["тринадцать"]

@@ -114,8 +114,8 @@ def test_silver_articles_are_dropped(tmp_path):
 
 def test_token_spans_and_units():
     torch = pytest.importorskip("torch")  # noqa: F841
-    from mfact.core.checking.detector import Tokens, word_units
-    from mfact.core.checking.e5torch import E5File
+    from mfact.core.checking.neural.detector import Tokens, word_units
+    from mfact.core.checking.neural.e5torch import E5File
     tk = Tokens(E5File())
     text = "Marie Curie was born in Paris."
     ids, spans = tk.sentence(text)
@@ -128,7 +128,7 @@ def test_token_spans_and_units():
 
 def test_load_detector_without_weights(tmp_path):
     pytest.importorskip("torch")
-    from mfact.core.checking.detector import load_detector
+    from mfact.core.checking.neural.detector import load_detector
     assert load_detector(tmp_path / "none.pt") is None
 
 
@@ -136,7 +136,7 @@ def test_load_detector_without_weights(tmp_path):
 @pytest.mark.timeout(600)
 def test_training_end_to_end_small(tmp_path, capsys):
     pytest.importorskip("torch")
-    from mfact.core.checking.detector import TokenDetector
+    from mfact.core.checking.neural.detector import TokenDetector
     from mfact.core.training.train_detector import main
     wiki = tmp_path / "wiki"
     _fake_wiki(wiki, ("en", "pl", "lt"), 40)
@@ -174,7 +174,7 @@ def test_training_end_to_end_small(tmp_path, capsys):
 
 def _soup_exports_like_a_run(tmp_path, args, ck, main):
     """A soup of the run with its last checkpoint is exported as a run is, its recipe in the meta."""
-    from mfact.core.checking.detector import TokenDetector
+    from mfact.core.checking.neural.detector import TokenDetector
     from mfact.core.training import soup
     assert soup.main(["--out", str(tmp_path / "soup"), str(ck / "best.pt"), str(ck / "last.pt")]) == 0
     at = args.index("--ckpt-dir") + 1
@@ -190,7 +190,7 @@ def _verify_pairs_with_weights(tmp_path, weights, capsys):
     file's digest (verdicts cached under other weights are not reused)."""
     import hashlib
 
-    from mfact.core.checking.verify_default import DetectorVerifier
+    from mfact.core.checking.verify.default import DetectorVerifier
     from mfact.core.cli import main as cli_main
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text(json.dumps({"id": 1, "lang": "fr", "claim": "Marie Curie est née à Paris.",
@@ -320,7 +320,7 @@ def test_direct_batches_equal_the_cached_path():
     torch = pytest.importorskip("torch")
     from types import SimpleNamespace
 
-    from mfact.core.checking.detector import LowerCache, new_model, prepare, prepare_direct
+    from mfact.core.checking.neural.detector import LowerCache, new_model, prepare, prepare_direct
     from mfact.core.training.train_detector import batches
     arts = [dd.Article("en", f"A{i}", [s.replace("Curie", f"Curie{i}") for s in SENTS]) for i in range(6)]
     gen = dd.Generator(arts, dd.Pools.build(arts))
@@ -354,7 +354,7 @@ def test_committed_weights_on_the_french_lead(quantize):
     ("Varsovie." sits near it: 0.22 in fp32 at threshold 0.2; the slot checks decide that fact in
     the verifier)."""
     pytest.importorskip("torch")
-    from mfact.core.checking.detector import TokenDetector
+    from mfact.core.checking.neural.detector import TokenDetector
     det = TokenDetector(quantize=quantize)
     ev = FRENCH_LEAD
     good, bad, invented = GOOD, BAD, INVENTED
@@ -383,8 +383,8 @@ def test_cpu_precisions_fp32_and_the_int8_scheme(monkeypatch):
     pytest.importorskip("torch")
     from torch import nn
 
-    from mfact.core.checking import detector as d
-    from mfact.core.checking import verify_default as vd
+    from mfact.core.checking.neural import detector as d
+    from mfact.core.checking.verify import default as vd
     from mfact.core.errors import MfactError
     items = [(s, FRENCH_LEAD) for s in (GOOD, BAD, INVENTED)]
     d32, d8 = d.TokenDetector(quantize=False), d.TokenDetector(quantize=True)
@@ -413,7 +413,7 @@ def test_a_large_weights_file_stores_its_matrices_as_int8_rows(tmp_path):
     stays under the limit, and the model read back scores as the one written, up to the rounding.
     With the default split the file is fp16 as before."""
     torch = pytest.importorskip("torch")
-    from mfact.core.checking import detector as d
+    from mfact.core.checking.neural import detector as d
     model, _tok = d.new_model(0)
     torch.manual_seed(3)
     with torch.no_grad():
@@ -444,7 +444,7 @@ def test_split_zero_is_read_as_zero():
     and rebuilt the model with the default split (lower layers cached per text that had been trained
     across the pair: dev score 0.49 instead of 0.96)."""
     pytest.importorskip("torch")
-    from mfact.core.checking.detector import checkpoint_split
+    from mfact.core.checking.neural.detector import checkpoint_split
     from mfact.core.training.soup import split_of
     assert checkpoint_split({"split": 0}, 8) == 0 and split_of({"split": 0, "args": {"split": 6}}) == 0
     assert checkpoint_split({"args": {"split": 0}}, 8) == 0

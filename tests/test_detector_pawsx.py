@@ -218,7 +218,7 @@ def test_bags_are_scored_apart():
 def weights_file(tmp_path_factory):
     """An exported weights file (split 10, not the default) whose head differs from a new model's."""
     torch = pytest.importorskip("torch")
-    from mfact.core.checking.detector import new_model, save_weights
+    from mfact.core.checking.neural.detector import new_model, save_weights
     model, _tok = new_model(10)
     with torch.no_grad():
         model.head[1].weight.fill_(0.01)
@@ -232,7 +232,7 @@ def test_init_loads_the_weights_and_their_split(weights_file, tmp_path):
     torch = pytest.importorskip("torch")
     from types import SimpleNamespace
 
-    from mfact.core.checking.detector import new_model
+    from mfact.core.checking.neural.detector import new_model
     from mfact.core.training.train_detector import _apply_init, _load_init
     args = SimpleNamespace(init=str(weights_file), split=8, explicit=set())
     init = _load_init(args, None)

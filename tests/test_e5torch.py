@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mfact.core.checking import e5torch  # noqa: E402
+from mfact.core.checking.neural import e5torch  # noqa: E402
 
 XNLI = Path(__file__).resolve().parents[2] / "shared" / "data" / "xnli-dev"
 LANGS = "en es fr de ru zh ar hi th tr el sw vi bg ur".split()

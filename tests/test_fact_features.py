@@ -1,4 +1,4 @@
-"""The fact features (core/checking/fact_features.py): made in the detector's one pass over a fact's
+"""The fact features (core/checking/verify/fact_features.py): made in the detector's one pass over a fact's
 sentence, pooled per fact on the shipped basis (linear: pooling the projected tokens equals
 projecting the pooled states), given to the verdicts of facts read in their sentence and to no
 other; the basis script runs end to end. Real detector, real embedder, real files."""
@@ -25,7 +25,7 @@ LEAD = ("Marie Skłodowska-Curie, née le 7 novembre 1867 à Varsovie et morte l
 
 @pytest.fixture(scope="module")
 def det():
-    from mfact.core.checking.detector import load_detector
+    from mfact.core.checking.neural.detector import load_detector
     d = load_detector()
     if d is None:
         pytest.skip("no detector weights")
@@ -33,15 +33,15 @@ def det():
 
 
 def random_basis(seed: int = 0):
-    from mfact.core.checking.fact_features import COMPONENTS, HIDDEN, Basis
+    from mfact.core.checking.verify.fact_features import COMPONENTS, HIDDEN, Basis
     rng = np.random.default_rng(seed)
     return Basis(rng.normal(size=3 * HIDDEN).astype(np.float32),
                  rng.normal(size=(COMPONENTS, 3 * HIDDEN)).astype(np.float32), "test")
 
 
 def test_pooling_projected_tokens_equals_projecting_the_pooled_states(det):
-    from mfact.core.checking.detector import Projection
-    from mfact.core.checking.fact_features import HIDDEN, SCALARS, fact_features
+    from mfact.core.checking.neural.detector import Projection
+    from mfact.core.checking.verify.fact_features import HIDDEN, SCALARS, fact_features
     from mfact.core.training.feature_basis import fact_vectors
     basis = random_basis()
     span = (0, SENT.index(" et elle"))
@@ -60,8 +60,8 @@ def test_pooling_projected_tokens_equals_projecting_the_pooled_states(det):
 
 
 def test_facts_read_in_their_sentence_carry_features_and_claims_alone_do_not(det):
-    from mfact.core.checking.fact_features import FEATURE_NAMES, load_basis
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.verify.fact_features import FEATURE_NAMES, load_basis
+    from mfact.core.checking.verify.default import DefaultVerifier
     if load_basis() is None:
         pytest.skip("no fact basis installed")
     ev = [Evidence(id="e1", source="given", lang="fr", title="Marie Curie", text=LEAD)]
@@ -92,7 +92,7 @@ def test_facts_read_in_their_sentence_carry_features_and_claims_alone_do_not(det
 def test_the_basis_script_runs_end_to_end_on_a_small_sample(tmp_path, capsys):
     """From sentence-split articles (the bundled leads here) to a basis file the verifier can load
     (slow: the whole leads are the evidence, ~1 s a sentence on a busy host)."""
-    from mfact.core.checking.fact_features import COMPONENTS, Basis
+    from mfact.core.checking.verify.fact_features import COMPONENTS, Basis
     from mfact.core.training import detector_data as dd
     from mfact.core.training.feature_basis import main
     from mfact.core.training.train_cross import bundled_leads
@@ -117,7 +117,7 @@ def test_the_basis_script_runs_end_to_end_on_a_small_sample(tmp_path, capsys):
 
 def test_the_scalars_are_the_fact_tokens_statistics(det):
     """The 18 scalars against numpy over the same tokens (quantiles interpolated as numpy does)."""
-    from mfact.core.checking.fact_features import SCALARS, fact_features
+    from mfact.core.checking.verify.fact_features import SCALARS, fact_features
     basis = random_basis(1)
     (_w, tokens), = det.score_tokens([(SENT, [LEAD])], project=basis.projection())
     a, b = SENT.index("22"), SENT.index(" et elle")
@@ -140,8 +140,8 @@ def test_no_features_from_a_basis_of_other_weights_or_a_damaged_file(tmp_path, m
     without a readable basis file, the verdicts carry no features and the version names no basis."""
     import json as _json
 
-    from mfact.core.checking import fact_features as ff
-    from mfact.core.checking import verify_default as vd
+    from mfact.core.checking.verify import fact_features as ff
+    from mfact.core.checking.verify import default as vd
     shipped = ff.load_basis()
     if shipped is None:
         pytest.skip("no fact basis installed")

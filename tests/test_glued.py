@@ -1,4 +1,4 @@
-"""Two words run together (`core/checking/glued.py`, rules r17, r18): an evidence word glued to the word
+"""Two words run together (`core/checking/slots/glued.py`, rules r17, r18): an evidence word glued to the word
 that replaced it, as mFAVA's answers keep GPT-4's edits ("a Netflix, Spotify és a YouTubeFaceBook").
 The detector passed them (silver: 314 capitalised, 242 year glues tagged, 1 and 0 untagged, none
 marked); the checks mark the glued word alone."""
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mfact.core.checking.glued import glued_words, merged
+from mfact.core.checking.slots.glued import glued_words, merged
 
 EV_HU = ("Az OTT-szolgáltatások közül a legismertebbek a Netflix, a Spotify és a YouTube. "
          "A szolgáltatás 2010-ben indult, 2009-ben jelentették be.")
@@ -161,7 +161,7 @@ def test_no_glue_where_words_are_written_so(fact, lang, evidence):
 
 
 def test_the_vocabulary_of_the_embedded_encoder_knows_whole_words():
-    from mfact.core.checking.glued import known_word
+    from mfact.core.checking.slots.glued import known_word
     assert known_word("daripada") and known_word("plateforme")
     assert not known_word("ofrececarece")
 
@@ -226,7 +226,7 @@ def test_the_bench_counts_alarms_and_glues_it_makes(tmp_path, capsys):
 def test_a_fact_beside_a_glued_word_in_its_sentence_is_read_without_the_detector():
     """The detector reads the whole sentence and flags the words around an odd one; a fact of that
     sentence without the glued word is judged without the detector's words (`_beside_glue`)."""
-    from mfact.core.checking.verify_default import _beside_glue
+    from mfact.core.checking.verify.default import _beside_glue
     from mfact.core.protocols import FactContext
 
     ev = ["Pertumbuhan ekonomi di Amerika mendorong produksi mobil yang lebih besar dan lebih mewah."]

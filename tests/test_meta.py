@@ -1,5 +1,5 @@
 """A sentence in which the model declines, apologises, asks the user for something or speaks of its own
-input holds no claim (core/checking/meta.py): no fact is extracted from it, by either extractor, so a
+input holds no claim (core/checking/extract/meta.py): no fact is extracted from it, by either extractor, so a
 text that only declines is an abstention; and a fact's remark about its input is cut off, the claim
 before it kept. A biography's own sentences never match."""
 from __future__ import annotations
@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from mfact.core.checking.extract_rules import RuleExtractor
-from mfact.core.checking.meta import asks, attribution_end, claim_part, declines, speaks_of_input
-from mfact.core.checking.segment import split_sentences
+from mfact.core.checking.extract.rules import RuleExtractor
+from mfact.core.checking.extract.meta import asks, attribution_end, claim_part, declines, speaks_of_input
+from mfact.core.checking.text.segment import split_sentences
 from mfact.core.protocols import Sentence
 
 REFUSALS = [
@@ -174,7 +174,7 @@ def test_a_claim_attributed_to_the_input_is_still_a_claim():
 
 
 def test_the_llm_extractor_asks_nothing_of_a_refusal():
-    from mfact.core.checking.extract_llm import LLMExtractor
+    from mfact.core.checking.extract.llm import LLMExtractor
     from test_checking_llm import ScriptedGenerator
 
     asked: list[str] = []
@@ -275,7 +275,7 @@ def test_no_question_where_the_mark_is_no_question(sentence):
 
 
 def test_every_language_has_phrases_and_they_compile():
-    from mfact.core.checking.textutil import data_json
+    from mfact.core.checking.text.textutil import data_json
     from mfact.core.languages import LANGUAGES
 
     table = data_json("meta_phrases.json")
@@ -317,7 +317,7 @@ NEWTON = ("Isaac Newton was an English mathematician. He was born in 1643.\n\nIs
 
 
 def _line_heading(line: str, lang: str, before: str = "Una frase.\n\n", after: str = "\n\nOtra frase.") -> bool:
-    from mfact.core.checking.meta import heading
+    from mfact.core.checking.extract.meta import heading
 
     text = before + line + after
     return heading(line, len(before), text, lang)
@@ -365,7 +365,7 @@ def test_a_heading_needs_a_line_of_its_own_and_a_blank_line_before_it():
 def test_a_heading_reads_the_same_streamed_as_whole():
     """Only the text before the line decides, so the line committed mid-stream (the text so far ends
     with its line break) is a heading just as in the finished text."""
-    from mfact.core.checking.meta import heading
+    from mfact.core.checking.extract.meta import heading
 
     for s in split_sentences(NEWTON, "en"):
         streamed = NEWTON[:s.end] + "\n"
@@ -383,7 +383,7 @@ def test_the_rule_extractor_gives_no_fact_of_a_heading():
 
 
 def test_the_llm_extractor_asks_nothing_of_a_heading():
-    from mfact.core.checking.extract_llm import LLMExtractor
+    from mfact.core.checking.extract.llm import LLMExtractor
     from test_checking_llm import ScriptedGenerator
 
     asked: list[str] = []

@@ -243,9 +243,9 @@ def test_each_row_is_heard_as_soon_as_it_ends(gen):
 
 
 def test_llm_judge_and_extractor_run_on_a_gguf(gen):
-    from mfact.core.checking.extract_llm import LLMExtractor
-    from mfact.core.checking.verify_llm import LLMVerifier
-    from mfact.core.checking.segment import split_sentences
+    from mfact.core.checking.extract.llm import LLMExtractor
+    from mfact.core.checking.verify.llm import LLMVerifier
+    from mfact.core.checking.text.segment import split_sentences
     from mfact.core.session import Evidence
 
     ev = [Evidence(id="e1", source="test", title="Marie Curie", lang="en",

@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mfact.core.checking.claim_combiner import ClaimCombiner  # noqa: E402
+from mfact.core.checking.verify.claim_combiner import ClaimCombiner  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 XNLI = ROOT.parent / "shared" / "data" / "xnli-dev"
@@ -19,15 +19,15 @@ XNLI = ROOT.parent / "shared" / "data" / "xnli-dev"
 
 @pytest.fixture(scope="module")
 def det():
-    from mfact.core.checking.detector import load_detector
+    from mfact.core.checking.neural.detector import load_detector
     d = load_detector()
     assert d is not None
     return d
 
 
 def test_a_new_reader_starts_as_the_detectors_upper_layers_and_reads_a_pair(det):
-    from mfact.core.checking.detector import prepare
-    from mfact.core.checking.pair_reader import PairModel
+    from mfact.core.checking.neural.detector import prepare
+    from mfact.core.checking.neural.pair_reader import PairModel
     m = PairModel.from_detector(det.model)
     assert len(m.layers) == len(det.model.enc.layers) - det.model.split
     for a, b in zip(m.layers[0].parameters(), det.model.enc.layers[det.model.split].parameters()):
@@ -40,7 +40,7 @@ def test_a_new_reader_starts_as_the_detectors_upper_layers_and_reads_a_pair(det)
 
 
 def _reader_file(det, tmp_path, detector_sha: str | None = None, seed: int = 0):
-    from mfact.core.checking.pair_reader import PairModel, save_reader
+    from mfact.core.checking.neural.pair_reader import PairModel, save_reader
     torch.manual_seed(seed)
     m = PairModel.from_detector(det.model)
     for p in m.head.parameters():
@@ -54,8 +54,8 @@ def _reader_file(det, tmp_path, detector_sha: str | None = None, seed: int = 0):
 
 
 def test_the_weights_file_is_int8_by_row_and_reads_back_the_same_logits(det, tmp_path):
-    from mfact.core.checking.detector import prepare
-    from mfact.core.checking.pair_reader import PairReader
+    from mfact.core.checking.neural.detector import prepare
+    from mfact.core.checking.neural.pair_reader import PairReader
     m, f = _reader_file(det, tmp_path)
     blob = torch.load(f, map_location="cpu", weights_only=True)
     assert blob["kind"] == "pair-reader" and blob["state"]["layers.0.q.weight"].dtype == torch.int8
@@ -76,7 +76,7 @@ def test_the_weights_file_is_int8_by_row_and_reads_back_the_same_logits(det, tmp
 
 
 def test_a_reader_trained_on_other_detector_weights_is_not_used(det, tmp_path):
-    from mfact.core.checking.pair_reader import load_reader
+    from mfact.core.checking.neural.pair_reader import load_reader
     _m, good = _reader_file(det, tmp_path, seed=1)
     _m, other = _reader_file(det, tmp_path, detector_sha="0" * 64, seed=2)
     assert load_reader(det, good) is not None
@@ -101,7 +101,7 @@ def test_a_combiner_that_reads_a_pair_reader_fits_only_with_that_reader():
 def test_a_claim_alone_is_judged_with_the_readers_logit_after_its_features(det):
     """The shipped combiner reads the shipped reader: the verdict's p is the combiner's over the 50
     fact features and the reader's logit of the claim against the windows the detector read."""
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.verify.default import DefaultVerifier
     from mfact.core.session import Evidence
     v = DefaultVerifier()
     if v.combiner is None or not v.combiner.reader:
@@ -126,7 +126,7 @@ def test_the_detectors_pass_over_a_claim_gives_the_readers_logit_of_the_shipped_
     """The shipped reader shares the detector's segment vectors and its first upper layers: a claim
     the detector reads for a claim alone gets the reader's logit from that pass, the number the
     reader gives reading the claim itself."""
-    from mfact.core.checking.pair_reader import load_reader
+    from mfact.core.checking.neural.pair_reader import load_reader
     r = load_reader(det)
     assert r is not None and r.model.shared == 4 and r.side() is not None
     pairs = [("Marie Curie was born in Paris.", ["Marie Curie est née le 7 novembre 1867 à Varsovie."]),
@@ -149,8 +149,8 @@ def test_the_detectors_pass_over_a_claim_gives_the_readers_logit_of_the_shipped_
 def test_verify_pairs_reads_each_claim_once_for_the_detector_and_the_reader(det, monkeypatch):
     """A claim alone goes through the shared layers once: the reader's own pass is not run, and the
     verdicts are those of the reader run on its own."""
-    from mfact.core.checking.pair_reader import PairReader
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.neural.pair_reader import PairReader
+    from mfact.core.checking.verify.default import DefaultVerifier
     from mfact.core.session import Evidence
     ev = [Evidence(id="e", source="input", lang="", title="",
                    text="Marie Curie, née Skłodowska le 7 novembre 1867 à Varsovie, est une physicienne.")]
@@ -171,8 +171,8 @@ def test_verify_pairs_reads_each_claim_once_for_the_detector_and_the_reader(det,
 
 
 def test_a_reader_is_tied_to_the_detectors_segment_vectors_and_stores_only_its_own_layers(det, tmp_path):
-    from mfact.core.checking.detector import prepare
-    from mfact.core.checking.pair_reader import PairReader, PairModel, save_reader, shared_layers, tie
+    from mfact.core.checking.neural.detector import prepare
+    from mfact.core.checking.neural.pair_reader import PairReader, PairModel, save_reader, shared_layers, tie
     m = PairModel.from_detector(det.model)
     torch.manual_seed(3)
     with torch.no_grad():
@@ -206,7 +206,7 @@ def test_a_reader_is_tied_to_the_detectors_segment_vectors_and_stores_only_its_o
 
 
 def test_an_int8_detectors_pass_gives_the_reader_nothing(det, monkeypatch):
-    from mfact.core.checking.pair_reader import load_reader
+    from mfact.core.checking.neural.pair_reader import load_reader
     r = load_reader(det)
     monkeypatch.setattr(det, "quantized", True)
     assert r.side() is None
@@ -245,7 +245,7 @@ def test_the_training_script_runs_resumes_and_exports_a_reader_the_verifier_can_
     out = tmp_path / "reader.pt"
     proc = subprocess.run(base + ["--export", str(out)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    from mfact.core.checking.pair_reader import load_reader
+    from mfact.core.checking.neural.pair_reader import load_reader
     r = load_reader(det, out)
     assert r is not None
     assert set(r.meta["data"]) == {"xnli-test/test-en.tsv", "xnli-test/test-es.tsv"}
@@ -264,14 +264,14 @@ def test_a_reader_trained_with_frozen_layers_keeps_the_detectors_segment_vectors
     out = tmp_path / "reader.pt"
     proc = subprocess.run(base + ["--export", str(out)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    from mfact.core.checking.pair_reader import load_reader
+    from mfact.core.checking.neural.pair_reader import load_reader
     r = load_reader(det, out)
     assert r is not None and r.model.shared == 6 and torch.equal(r.model.seg, det.model.seg)
     assert out.stat().st_size < 5e6                 # two layers and a head
 
 
 def test_the_tie_command_rewrites_an_older_reader_to_share_the_detectors_layers(tmp_path, det):
-    from mfact.core.checking.pair_reader import PairModel, load_reader, save_reader
+    from mfact.core.checking.neural.pair_reader import PairModel, load_reader, save_reader
     m = PairModel.from_detector(det.model)
     with torch.no_grad():
         m.seg += 0.003
@@ -442,8 +442,8 @@ def test_the_probe_is_xnli_devs_training_premises_in_the_never_trained_languages
 
 
 def test_a_three_class_reader_reads_entailment_against_the_other_two_and_keeps_its_head_in_its_file(det, tmp_path):
-    from mfact.core.checking.detector import prepare
-    from mfact.core.checking.pair_reader import PairModel, PairReader, binary_logit, save_reader
+    from mfact.core.checking.neural.detector import prepare
+    from mfact.core.checking.neural.pair_reader import PairModel, PairReader, binary_logit, save_reader
     z = torch.tensor([[2.0, 0.5, -1.0], [-1.0, 1.0, 1.0]])
     p = torch.softmax(z, -1)
     assert torch.allclose(binary_logit(z), torch.log(p[:, 0] / (p[:, 1] + p[:, 2])), atol=1e-5)
@@ -495,7 +495,7 @@ def test_the_training_script_trains_a_three_class_reader_the_verifier_loads(tmp_
     out = tmp_path / "reader.pt"
     proc = subprocess.run(base + ["--export", str(out)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    from mfact.core.checking.pair_reader import load_reader
+    from mfact.core.checking.neural.pair_reader import load_reader
     r = load_reader(det, out)
     assert r is not None and r.model.classes == 3 and r.meta["run_args"]["classes"] == 3
     proc = subprocess.run(base + ["--classes", "3", "--vitaminc", str(tmp_path)], capture_output=True, text=True, timeout=300)
@@ -549,8 +549,8 @@ def test_the_training_script_trains_with_the_consistency_term_and_refuses_what_i
 
 @pytest.mark.skipif(not (XNLI / "dev-en.tsv").is_file(), reason="needs ../shared/data/xnli-dev")
 def test_layer_dropout_acts_only_while_training_and_the_script_sets_it(det, tmp_path):
-    from mfact.core.checking.detector import prepare
-    from mfact.core.checking.pair_reader import PairModel
+    from mfact.core.checking.neural.detector import prepare
+    from mfact.core.checking.neural.pair_reader import PairModel
     m = PairModel.from_detector(det.model)
     claim, wins = "Marie Curie was born in Paris.", ["Marie Curie est née le 7 novembre 1867 à Varsovie."]
     ids, _sp = det.tokens.sentence(claim)

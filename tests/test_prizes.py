@@ -1,10 +1,10 @@
 """Rules r29: a Nobel Prize said in any language and script is compared with the prizes the evidence
-says, their years included (core/checking/prizes.py, stated.py)."""
+says, their years included (core/checking/slots/prizes.py, stated.py)."""
 from __future__ import annotations
 
 import pytest
 
-from mfact.core.checking.prizes import mentions, said_in
+from mfact.core.checking.slots.prizes import mentions, said_in
 from mfact.core.session import Evidence
 from mfact.core.training.train_cross import bundled_leads
 
@@ -15,7 +15,7 @@ FR = LEADS["fr"]["Marie Curie"]        # "... la première femme à avoir reçu 
 
 @pytest.fixture(scope="module")
 def verifier():
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.verify.default import DefaultVerifier
     return DefaultVerifier()
 
 
@@ -92,7 +92,7 @@ def test_another_field_or_the_other_prizes_year_is_a_conflict_with_its_word_mark
 
 def test_evidence_without_a_prize_of_that_field_decides_nothing_alone(verifier):
     # the French lead says "prix Nobel" with no field: the Chemistry prize is neither confirmed nor contradicted
-    from mfact.core.checking.slots import check_slots
+    from mfact.core.checking.slots.check import check_slots
     fact = "マリ・キュリーはノーベル化学賞を受賞した。"
     rep = check_slots(fact, "ja", [(FR, "fr")], "Marie Curie")
     assert not rep.stated and rep.unstated is None and rep.concepts

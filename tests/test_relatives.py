@@ -1,10 +1,10 @@
 """Rules r29: a husband, wife, father or mother named in a script the evidence does not write is S when
-the evidence ties that name, by sound, to that role of the subject's (core/checking/relatives.py)."""
+the evidence ties that name, by sound, to that role of the subject's (core/checking/slots/relatives.py)."""
 from __future__ import annotations
 
 import pytest
 
-from mfact.core.checking.relatives import agrees, read
+from mfact.core.checking.slots.relatives import agrees, read
 from mfact.core.session import Evidence
 from mfact.core.training.train_cross import bundled_leads
 
@@ -16,7 +16,7 @@ PASSAGES = [(EN, ("en",)), (FR, ("fr",))]
 
 @pytest.fixture(scope="module")
 def verifier():
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.verify.default import DefaultVerifier
     return DefaultVerifier()
 
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from mfact.core.checking.sentence_scores import fact_words
+from mfact.core.checking.verify.sentence_scores import fact_words
 from mfact.core.pipeline.cache import VerdictCache
 from mfact.core.pipeline.check import CachedVerifier
 from mfact.core.pipeline.text import TextStream, fact_contexts, sentence_context
@@ -115,7 +115,7 @@ class SentenceDetector:
 
 
 def test_the_detector_scores_the_sentence_once_for_all_its_facts():
-    from mfact.core.checking.verify_default import DetectorVerifier
+    from mfact.core.checking.verify.default import DetectorVerifier
     v = DetectorVerifier()
     det = v._detector = SentenceDetector()
     ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie",
@@ -162,7 +162,7 @@ def test_run_texts_with_the_detector_marks_words_inside_the_facts(tmp_path, caps
 
 
 def test_the_default_reads_facts_in_their_sentence_and_standalone_claims_as_their_own():
-    from mfact.core.checking.verify_default import _UNSET, DefaultVerifier, SlotsVerifier
+    from mfact.core.checking.verify.default import _UNSET, DefaultVerifier, SlotsVerifier
     ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie", text="Marie Curie was born in Warsaw.")]
     fact = "Marie Curie was born in Paris"
     v = DefaultVerifier()
@@ -186,7 +186,7 @@ def test_the_pipeline_loads_the_detector_before_the_first_fact(mfact_home):
     """Built for a check, the default verifier has its weights loaded and says so on the way: the
     first fact does not wait ~4 s for torch and the int8 model."""
     pytest.importorskip("torch")
-    from mfact.core.checking.verify_default import _UNSET
+    from mfact.core.checking.verify.default import _UNSET
     from mfact.core.config import load_config
     from mfact.core.pipeline import build_pipeline
     heard = []
@@ -205,10 +205,10 @@ def test_serbian_latin_text_reads_cyrillic_evidence_in_latin_letters():
     on the two samples); a Cyrillic sentence, or another language, gets the evidence as it is.
     The real detector reads the transliterated lead as supporting every word."""
     pytest.importorskip("torch")
-    from mfact.core.checking.detector import load_detector
-    from mfact.core.checking.sentence_scores import SentenceScorer
-    from mfact.core.checking.textutil import has_cyrillic, serbian_latin
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.neural.detector import load_detector
+    from mfact.core.checking.verify.sentence_scores import SentenceScorer
+    from mfact.core.checking.text.textutil import has_cyrillic, serbian_latin
+    from mfact.core.checking.verify.default import DefaultVerifier
     assert serbian_latin("Љубљана, ЏЕМ и Њујорк; ы") == "Ljubljana, DžEM i Njujork; ы"
     det = load_detector()
     seen: list = []
@@ -251,7 +251,7 @@ class FlagsEverything:
 def test_a_fact_with_a_number_no_passage_has_is_no_paraphrase_for_the_gate():
     """The paraphrase gate clears a fact that reads close to its best window when no word stands
     out; a number that the evidence does not have at all gets its score back, and only it is marked."""
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.verify.default import DefaultVerifier
     ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie",
                    text="Marie Curie worked at the University of Paris and taught physics to many students there.")]
     close = "Marie Curie worked at the University of Paris and taught physics to many students there."
@@ -280,9 +280,9 @@ def test_a_paraphrase_stands_apart_from_the_rest_of_its_evidence_in_any_language
     STANDS_APART; a sentence about the same person that the article does not support does not, though
     the Latin one reads at a cosine above PARAPHRASE_COS (0.88) against its best window. Evidence with
     fewer than APART_MIN_WINDOWS windows gives 0."""
-    from mfact.core.checking.sentence_scores import APART_MIN_WINDOWS, SentenceScorer
-    from mfact.core.checking.verify_default import STANDS_APART, DefaultVerifier
-    from mfact.core.checking.windows import lead_first
+    from mfact.core.checking.verify.sentence_scores import APART_MIN_WINDOWS, SentenceScorer
+    from mfact.core.checking.verify.default import STANDS_APART, DefaultVerifier
+    from mfact.core.checking.verify.windows import lead_first
     emb = DefaultVerifier().embedder
     scorer = SentenceScorer(lambda w, c, a, l: w, 2)
     assert len(lead_first([CURIE_EN], "en", 256)) >= APART_MIN_WINDOWS
@@ -309,8 +309,8 @@ def test_the_gate_opens_for_a_rewording_whose_best_window_stands_apart():
     a paraphrase, most of all across languages): a Basque rewording of one sentence of the English
     evidence is S although its cosine with its windows is under PARAPHRASE_COS (they are picked by
     shared words, and it shares none); a Basque sentence the evidence does not support stays NS."""
-    from mfact.core.checking.sentence_scores import SentenceScorer
-    from mfact.core.checking.verify_default import PARAPHRASE_COS, STANDS_APART, DefaultVerifier
+    from mfact.core.checking.verify.sentence_scores import SentenceScorer
+    from mfact.core.checking.verify.default import PARAPHRASE_COS, STANDS_APART, DefaultVerifier
     ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie", text=CURIE_EN)]
     para = "Marie Curiek Varsoviako Unibertsitate Hegalarian ezkutuan ikasi zuen, eta 1891n Parisera joan zen."
     made_up = "Marie Curiek Lehen Mundu Gerran erradiografia unitate mugikorrak antolatu zituen zaurituentzat."

@@ -12,7 +12,7 @@ from rich.style import Style
 
 from mfact.core import metrics as M
 from mfact.core.checking import split_sentences
-from mfact.core.checking.extract_rules import RuleExtractor
+from mfact.core.checking.extract.rules import RuleExtractor
 from mfact.core.session import Entity, Fact, HumanLabel, Session, Verdict
 
 MFACT = Path(sys.executable).with_name("mfact")

@@ -1,10 +1,10 @@
 """Rules r27: a fact that states of the subject only the occupations and nationalities the evidence's
-statements give it is S by agreement, in any language and script (core/checking/stated.py)."""
+statements give it is S by agreement, in any language and script (core/checking/slots/stated.py)."""
 from __future__ import annotations
 
 import pytest
 
-from mfact.core.checking.stated import concept_words, stated
+from mfact.core.checking.slots.stated import concept_words, stated
 from mfact.core.session import Evidence
 from mfact.core.training.train_cross import bundled_leads
 
@@ -16,7 +16,7 @@ PASSAGES = [(EN, ("en",)), (FR, ("fr",))]
 
 @pytest.fixture(scope="module")
 def verifier():
-    from mfact.core.checking.verify_default import DefaultVerifier
+    from mfact.core.checking.verify.default import DefaultVerifier
     return DefaultVerifier()
 
 
@@ -84,7 +84,7 @@ def test_only_what_the_evidence_states_of_the_subject_counts():
 
 
 def test_a_statement_with_more_than_agreed_words_is_the_models(verifier):
-    from mfact.core.checking.verify_default import _negated
+    from mfact.core.checking.verify.default import _negated
     assert _negated("마리 퀴리는 물리학자가 아니었다.") and _negated("Marie Curie fizikçi değildi.")
     cases = [("el", "Ο σύζυγός της ήταν φυσικός."),                # her husband, not the subject
              ("el", "Η Μαρί Κιουρί δεν ήταν φυσικός."),            # says no

@@ -8,7 +8,7 @@ torch = pytest.importorskip("torch")
 
 from test_detector_pawsx import write_pawsx  # noqa: E402
 
-from mfact.core.checking import e5torch  # noqa: E402
+from mfact.core.checking.neural import e5torch  # noqa: E402
 from mfact.core.training import detector_data as dd  # noqa: E402
 from mfact.core.training import trim_e5  # noqa: E402
 

@@ -33,7 +33,7 @@ def anyio_backend():
 def make_app(**kw) -> MfactApp:
     def factory(cfg, on_progress=None):
         # a real pipeline with the real rules extractor over a fake retriever and verifier
-        from mfact.core.checking.extract_rules import RuleExtractor
+        from mfact.core.checking.extract.rules import RuleExtractor
         p = fake_pipeline(passages=PASSAGES, cfg=cfg)
         p.extractor = RuleExtractor()
         return p

@@ -9,8 +9,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from mfact.core.checking import build_verifier  # noqa: E402
-from mfact.core.checking.cross_model import new_model, save_weights  # noqa: E402
-from mfact.core.checking.verify_cross import CrossVerifier, windows_of  # noqa: E402
+from mfact.core.checking.neural.cross_model import new_model, save_weights  # noqa: E402
+from mfact.core.checking.verify.cross import CrossVerifier, windows_of  # noqa: E402
 from mfact.core.cli import main as cli_main  # noqa: E402
 from mfact.core.config import Config  # noqa: E402
 from mfact.core.errors import MfactError

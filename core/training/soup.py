@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from ..checking.detector import checkpoint_split
+from ..checking.neural.detector import checkpoint_split
 
 
 def checkpoint_file(run: Path) -> Path:

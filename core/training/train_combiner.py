@@ -1,11 +1,11 @@
-"""Fit the claim combiner (`core/checking/claim_combiner.py`) on XNLI dev's training premises.
+"""Fit the claim combiner (`core/checking/verify/claim_combiner.py`) on XNLI dev's training premises.
 
     python -m mfact.core.training.train_combiner [--xnli DIR] [--out FILE] [--per-lang N] [--heldout]
 
 Each (premise, hypothesis) pair of the training premises (index % 5 != 0, as every training script
 here) in the nine training languages (or `--fit-langs`) is checked by the default verifier with the
 combiner off, the hypothesis read alone as `mfact verify-pairs` reads a claim; its 50 fact features,
-the pair reader's logit (`core/checking/pair_reader.py`; left out with `--no-reader`) and its label
+the pair reader's logit (`core/checking/neural/pair_reader.py`; left out with `--no-reader`) and its label
 (entailment = supported) are the data. A logistic model (features standardised, L2 penalty chosen by
 5-fold cross-validation over premises) is fitted; its temperature is fitted (log-loss) on training
 premises of the six languages neither the detector nor the fit saw (`--calibrate` pairs each; the
@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..checking.claim_combiner import ClaimCombiner, default_path
-from ..checking.verify_default import DefaultVerifier, reader_logits
+from ..checking.verify.claim_combiner import ClaimCombiner, default_path
+from ..checking.verify.default import DefaultVerifier, reader_logits
 from . import detector_data as dd
 from .train_cross import ALL_LANGS, HELDOUT_LANGS, fit_temperature
 from .train_verifier import fit_logistic

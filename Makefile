@@ -10,7 +10,7 @@ STAMP := $(VENV)/.mfact-installed
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml setup.py Makefile
 	test -x $(BIN)/python || $(PY) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip setuptools wheel
 	$(BIN)/python -m pip install -q $(TORCH_SPEC)
@@ -21,8 +21,10 @@ run: venv
 	$(BIN)/mfact-tui $(ARGS)
 
 # The CI suite: the linter and the type checker (pyproject.toml [tool.ruff], [tool.mypy]), then
-# everything except tests marked slow, plus the real-model smoke tests marked `ci`.
+# the wheel built, installed (not editable) in a fresh venv and run on a given text (.ci/wheel-check),
+# then everything except tests marked slow, plus the real-model smoke tests marked `ci`.
 test: venv lint
+	bash .ci/wheel-check $(BIN)/python
 	$(BIN)/python -m pytest -m "not slow or ci" $(PYTEST_ARGS)
 
 lint: venv

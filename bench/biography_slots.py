@@ -39,8 +39,10 @@ from mfact.core.checking.slots.kinship import kin_words, links, name_words
 from mfact.core.checking.slots.nationality import _table, statements
 from mfact.core.checking.text.textutil import data_json, fold_accents as _fold
 from mfact.core.checking.slots.counts import counts
-from mfact.core.checking.slots.check import check_slots, relation_words, text_values
-from mfact.core.training.detector_data import is_dev_article
+from mfact.core.checking.slots.check import check_slots
+from mfact.core.checking.slots.values import relation_words
+from mfact.core.checking.slots.read import text_values
+from mfact.core.training.examples import is_dev_article
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import articles_pickle  # noqa: E402

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from mfact.core.checking.slots.counterparts import counterparts
 from mfact.core.checking.slots.glued import COMPOUNDING, glued_words
-from mfact.core.training.detector_data import is_dev_article
+from mfact.core.training.examples import is_dev_article
 from mfact.core.training.train_verifier import load_xnli
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -314,3 +314,67 @@ def test_mfact_error_comes_from_errors():
                     any(a.name == "MfactError" for a in node.names):
                 bad.append(f"{rel}:{node.lineno}")
     assert not bad, "MfactError imported through protocols (import it from core/errors.py): " + ", ".join(bad)
+
+
+# ---------------------------------------------------------------------------- the checking packages
+
+# Each package of core/checking/ may import its own modules and those of the packages ranked below
+# it, never one above: text and lexicon know no slot, the slot checks no extractor nor verifier.
+LAYERS = {"text": 0, "lexicon": 1, "neural": 2, "slots": 3, "extract": 4, "verify": 5}
+CHECKING = ROOT / "core" / "checking"
+
+
+def _imported_checking_packages(path: Path) -> set[str]:
+    """The core/checking packages that `path` imports (relative or absolute, at any depth)."""
+    rel = path.relative_to(ROOT / "core").with_suffix("").parts
+    pkg = ["mfact", "core", *rel[:-1]]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = pkg[: len(pkg) - (node.level - 1)]
+            target = [*base, *(node.module.split(".") if node.module else [])]
+        else:
+            target = (node.module or "").split(".")
+        names = [a.name for a in node.names]
+        if target[:3] != ["mfact", "core", "checking"]:
+            continue
+        if len(target) > 3:
+            out.add(target[3])
+        else:
+            out |= {n for n in names if n in LAYERS}
+    return out
+
+
+def layering_violations(root: Path = CHECKING) -> list[str]:
+    bad = []
+    for pkg, rank in LAYERS.items():
+        for path in sorted((root / pkg).rglob("*.py")):
+            for other in _imported_checking_packages(path) - {pkg}:
+                if other in LAYERS and LAYERS[other] > rank:
+                    bad.append(f"{path.relative_to(ROOT)} imports checking.{other}")
+    return bad
+
+
+def test_the_checking_packages_import_only_downwards():
+    assert not layering_violations(), "; ".join(layering_violations())
+
+
+def test_the_layering_check_sees_an_upward_import(tmp_path, monkeypatch):
+    fake = ROOT / "core" / "checking" / "text" / "_layering_probe.py"
+    fake.write_text("from ..slots.check import check_slots\n", encoding="utf-8")
+    try:
+        assert layering_violations() == ["core/checking/text/_layering_probe.py imports checking.slots"]
+    finally:
+        fake.unlink()
+
+
+def test_checking_has_few_entries_and_no_file_of_core_is_long():
+    entries = sorted(p.name for p in CHECKING.iterdir() if p.name != "__pycache__")
+    assert len(entries) <= 8, entries
+    assert set(LAYERS) <= set(entries)
+    long = [f"{p.relative_to(ROOT)} ({n})" for p in sorted((ROOT / "core").rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800]
+    assert not long, "over 800 lines: " + ", ".join(long)
+

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from mfact.core.checking.slots.kinship import compatible, kin_words, links, same_person
-from mfact.core.checking.slots.check import check_slots, text_values
+from mfact.core.checking.slots.check import check_slots
+from mfact.core.checking.slots.read import text_values
 from mfact.core.cli import main as cli_main
 
 pytestmark = pytest.mark.timeout(240)
@@ -531,7 +532,7 @@ def test_a_year_at_the_end_of_one_sentence_fills_no_slot_of_the_next(fact, want)
 
 
 def test_a_sentence_end_is_no_clause_break_inside_dates_and_abbreviations():
-    from mfact.core.checking.slots.check import text_values
+    from mfact.core.checking.slots.read import text_values
     got = {v.text: v.rel for v in text_values("She was born in St. Petersburg in 1867.", "en", "X").values}
     assert got["1867"] == "born"
     got = {v.text: v.rel for v in text_values("He won the prize in 1988. Born in Paris, he moved.", "en", "X").values}

@@ -9,7 +9,7 @@ import pytest
 
 from mfact.core.checking.lexicon import gazetteer
 from mfact.core.checking.slots.crossnames import han_name_spans, names_entity, skeleton, sounds_like
-from mfact.core.checking.slots.check import text_values
+from mfact.core.checking.slots.read import text_values
 from mfact.core.checking.verify.default import DefaultVerifier
 from mfact.core.session import Evidence
 
@@ -178,7 +178,7 @@ def test_a_fact_that_says_no_is_not_supported_by_its_agreed_value(verifier, lang
 
 
 def test_a_korean_syllable_that_negates_elsewhere_is_no_negation():
-    from mfact.core.checking.verify.default import _negated
+    from mfact.core.checking.verify.agreed import _negated
     assert not _negated("안나 카레니나는 1867년에 태어났다.")             # "안" of Anna
     assert _negated("마리 퀴리는 1867년에 안 태어났다.") and _negated("마리 퀴리는 1867년에 태어나지 않았다.")
 
@@ -214,7 +214,7 @@ def test_a_name_that_sounds_like_no_one_finds_no_one(typed):
 
 
 def test_a_life_range_is_the_subjects_when_its_name_sounds_like_the_entity(verifier):
-    from mfact.core.checking.slots.check import _subject_named
+    from mfact.core.checking.slots.places import _subject_named
     assert _subject_named("Marie Salomea Skłodowska–Curie", "마리 퀴리") and not _subject_named("Pierre Curie", "마리 퀴리")
     ev = [Evidence("de", "given", "de", "Marie Curie",
                    "Marie Curie (1867–1934) war eine polnische Physikerin. Ihr Mann Pierre Curie (1859–1906) war Physiker.")]

@@ -190,7 +190,7 @@ def _verify_pairs_with_weights(tmp_path, weights, capsys):
     file's digest (verdicts cached under other weights are not reused)."""
     import hashlib
 
-    from mfact.core.checking.verify.default import DetectorVerifier
+    from mfact.core.checking.verify.detector import DetectorVerifier
     from mfact.core.cli import main as cli_main
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text(json.dumps({"id": 1, "lang": "fr", "claim": "Marie Curie est née à Paris.",

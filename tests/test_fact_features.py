@@ -142,6 +142,7 @@ def test_no_features_from_a_basis_of_other_weights_or_a_damaged_file(tmp_path, m
 
     from mfact.core.checking.verify import fact_features as ff
     from mfact.core.checking.verify import default as vd
+    from mfact.core.checking.verify.detector import DetectorVerifier
     shipped = ff.load_basis()
     if shipped is None:
         pytest.skip("no fact basis installed")
@@ -151,7 +152,7 @@ def test_no_features_from_a_basis_of_other_weights_or_a_damaged_file(tmp_path, m
     assert ff.load_basis(str(bad)) is None and ff.load_basis(str(tmp_path / "none.npz")) is None
     other = tmp_path / "other.pt"
     other.write_bytes(b"other weights")
-    v = vd.DetectorVerifier(detector_path=other)
+    v = DetectorVerifier(detector_path=other)
     assert v.basis is None and re.search(r"-d[0-9a-f]{8}f32g\d+c\d+-\d+a\d+w\d+s2$", v.version)
     meta = _json.loads(shipped.meta)
     assert ff.Basis(shipped.mean, shipped.comps, "x", _json.dumps({**meta, "detector_sha256": None})).fits("0123abcd")

@@ -197,7 +197,7 @@ def test_the_bench_counts_alarms_and_glues_it_makes(tmp_path, capsys):
     import sys
     from pathlib import Path
 
-    from mfact.core.training.detector_data import Article
+    from mfact.core.training.examples import Article
 
     bench = Path(__file__).resolve().parent.parent / "bench"
     sys.path.insert(0, str(bench))

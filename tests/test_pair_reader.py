@@ -342,7 +342,7 @@ def test_a_batch_draws_the_extra_rows_at_their_share_in_their_own_language():
 def _vitaminc_zip(folder: Path, n: int = 12) -> None:
     import zipfile
 
-    from mfact.core.training.detector_data import h32
+    from mfact.core.training.examples import h32
     pages = [p for p in (f"Page {i}" for i in range(100)) if h32(p) % 10][:n]   # training pages only
     lines = [json.dumps({"page": pg, "claim": f"{pg} had {i} members .", "evidence": f"{pg} has {i} members .",
                          "label": "SUPPORTS" if i % 2 else "REFUTES"}) for i, pg in enumerate(pages)]
@@ -431,7 +431,7 @@ def test_the_probe_is_xnli_devs_training_premises_in_the_never_trained_languages
     import argparse
 
     from mfact.core.training.train_pair import _probe
-    from mfact.core.training.detector_data import XNLI_TRAIN_LANGS
+    from mfact.core.training.examples import XNLI_TRAIN_LANGS
     rows, langs = _probe(argparse.Namespace(xnli_dev=str(XNLI), probe_rows=40, langs=",".join(XNLI_TRAIN_LANGS)))
     assert langs == ("bg", "el", "sw", "th", "tr", "ur") and len(rows) == 40
     assert all(r["item"] % 5 != 0 for r in rows)            # never a held-out premise of bench/verify_xnli.py
@@ -485,7 +485,7 @@ def test_xnli_rows_keep_their_three_labels_and_a_batch_draws_them_on_request(tmp
 
 @pytest.mark.skipif(not (XNLI / "dev-en.tsv").is_file(), reason="needs ../shared/data/xnli-dev")
 def test_the_training_script_trains_a_three_class_reader_the_verifier_loads(tmp_path, det):
-    from mfact.core.training.detector_data import load_xnli_rows
+    from mfact.core.training.pair_data import load_xnli_rows
     assert {r["y3"] for r in load_xnli_rows(XNLI, langs=("en",))} == {0, 1, 2}
     folder = _test_files(tmp_path)
     ck = tmp_path / "ck"

@@ -115,7 +115,7 @@ class SentenceDetector:
 
 
 def test_the_detector_scores_the_sentence_once_for_all_its_facts():
-    from mfact.core.checking.verify.default import DetectorVerifier
+    from mfact.core.checking.verify.detector import DetectorVerifier
     v = DetectorVerifier()
     det = v._detector = SentenceDetector()
     ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie",
@@ -162,7 +162,8 @@ def test_run_texts_with_the_detector_marks_words_inside_the_facts(tmp_path, caps
 
 
 def test_the_default_reads_facts_in_their_sentence_and_standalone_claims_as_their_own():
-    from mfact.core.checking.verify.default import _UNSET, DefaultVerifier, SlotsVerifier
+    from mfact.core.checking.verify.default import _UNSET, DefaultVerifier
+    from mfact.core.checking.verify.slots import SlotsVerifier
     ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie", text="Marie Curie was born in Warsaw.")]
     fact = "Marie Curie was born in Paris"
     v = DefaultVerifier()

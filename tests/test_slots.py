@@ -11,7 +11,9 @@ import time
 
 import pytest
 
-from mfact.core.checking.slots.check import check_slots, month_words, sentence_starts, text_values
+from mfact.core.checking.slots.check import check_slots
+from mfact.core.checking.text.cldr import month_words
+from mfact.core.checking.slots.read import sentence_starts, text_values
 from mfact.core.checking.verify.default import DefaultVerifier
 from mfact.core.checking.verify.windows import top_windows
 from mfact.core.cli import main as cli_main
@@ -211,7 +213,7 @@ def test_a_fact_in_another_script_than_the_name_is_checked_not_set_aside(verifie
 
 
 def test_place_names_in_scripts_that_cannot_be_compared_are_no_conflict(verifier):
-    from mfact.core.checking.slots.check import names_comparable
+    from mfact.core.checking.slots.compare import names_comparable
     assert names_comparable("Варшаве", "Warsaw") and names_comparable("华沙", "巴黎")
     # rules r24: CLDR knows both names ("华沙" and "وارسو" are Warsaw), so they compare; Kraków it does not know
     assert names_comparable("华沙", "Varsovie") and names_comparable("وارسو", "Warsaw")
@@ -375,7 +377,7 @@ def test_tui_underlines_the_wrong_words_and_highlights_the_evidence(tmp_path, ca
 
 
 def test_cldr_month_names_are_read_from_babel_once_and_kept_in_the_cache(mfact_home, monkeypatch):
-    from mfact.core.checking.slots import check as slots
+    from mfact.core.checking.text import cldr as slots
 
     slots._cldr_months.cache_clear()
     try:
@@ -648,7 +650,7 @@ def test_a_date_said_as_a_bound_is_compared_as_one(verifier, lang, fact, want, s
 
 
 def test_a_bound_is_no_date_in_the_evidence():
-    from mfact.core.checking.slots.check import values_agree
+    from mfact.core.checking.slots.compare import values_agree
     fact = text_values("She was born in 1867.", "en").values[0]
     bound = text_values("She was born before 1900.", "en").values[0]
     assert bound.qual == "before" and bound.text == "before 1900"

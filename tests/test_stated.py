@@ -84,7 +84,7 @@ def test_only_what_the_evidence_states_of_the_subject_counts():
 
 
 def test_a_statement_with_more_than_agreed_words_is_the_models(verifier):
-    from mfact.core.checking.verify.default import _negated
+    from mfact.core.checking.verify.agreed import _negated
     assert _negated("마리 퀴리는 물리학자가 아니었다.") and _negated("Marie Curie fizikçi değildi.")
     cases = [("el", "Ο σύζυγός της ήταν φυσικός."),                # her husband, not the subject
              ("el", "Η Μαρί Κιουρί δεν ήταν φυσικός."),            # says no

@@ -87,17 +87,17 @@ def _default(cfg: Config, arg: str, embedder: Embedder | None, generator: Genera
 
 
 def _lite(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
-    from .verify.default import LiteVerifier
+    from .verify.lite import LiteVerifier
     return LiteVerifier(embedder)
 
 
 def _slots(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
-    from .verify.default import SlotsVerifier
+    from .verify.slots import SlotsVerifier
     return SlotsVerifier(embedder)
 
 
 def _detector(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
-    from .verify.default import DetectorVerifier
+    from .verify.detector import DetectorVerifier
     return DetectorVerifier(embedder, detector_path=arg or None)
 
 
@@ -159,3 +159,4 @@ def build_verifier(cfg: Config, embedder: Embedder | None = None,
         raise MfactError(f"unknown verifier {choice!r}", "choose " + _either(
             [n if not k.needs_argument else f"{n}:<{k.argument}>" for n, k in VERIFIERS.items()]))
     return kind.build(cfg, arg, embedder, generator)
+

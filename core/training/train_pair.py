@@ -42,7 +42,8 @@ import torch
 from ..checking.neural.detector import MAX_SENT_TOKENS, default_weights, model_of, stack
 from ..checking.neural.pair_reader import PairModel, binary_logit, reader_state, save_reader, shared_layers, tie
 from ..paths import cache_dir
-from .detector_data import XNLI_TRAIN_LANGS, nli_labels
+from .examples import XNLI_TRAIN_LANGS
+from .pair_data import nli_labels
 
 
 def log(msg: str) -> None:
@@ -268,7 +269,7 @@ def _data(args, langs) -> tuple[list[dict], list[dict]]:
     val = [r for r in rows if r["item"] % 10 == 0][:args.val_rows]
     train_rows = [r for r in rows if r["item"] % 10 != 0]
     if args.xnli_dev:
-        from .detector_data import load_xnli_rows
+        from .pair_data import load_xnli_rows
         dev = [r for r in load_xnli_rows(Path(args.xnli_dev), langs=langs) if len(r["text"]) == len(langs)]
         train_rows += [{**r, "item": -1 - r["item"]} for r in dev]
     return train_rows, val
@@ -279,7 +280,7 @@ def _extra(args) -> list[dict]:
     rows of every --nli file in its language."""
     rows: list[dict] = []
     if args.vitaminc:
-        from .detector_data import load_vitaminc
+        from .pair_data import load_vitaminc
         got = load_vitaminc(Path(args.vitaminc))
         if not got:
             sys.exit(f"train_pair: no VitaminC zip in {args.vitaminc}")
@@ -335,7 +336,7 @@ def _probe(args) -> tuple[list[dict], tuple[str, ...]]:
     validation, never selected on (the claim combiner is fitted on them)."""
     if not args.xnli_dev or not args.probe_rows:
         return [], ()
-    from .detector_data import load_xnli_rows
+    from .pair_data import load_xnli_rows
     from .train_cross import ALL_LANGS
     langs = tuple(lg for lg in ALL_LANGS if lg not in args.langs.split(","))
     rows = [r for r in load_xnli_rows(Path(args.xnli_dev), langs=langs) if len(r["text"]) == len(langs)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..slots.check import all_month_names
+from ..text.cldr import all_month_names
 
 COORDINATORS: dict[str, list[str]] = {
     "en": ["and", "but", "while", "whereas", "although", "though", "and later", "and then"],

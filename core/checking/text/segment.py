@@ -69,7 +69,7 @@ _ORDINAL_DAY_LANGS = ("de", "tr", "cs", "fi", "hu", "pl", "sr", "lt", "eo")
 
 @functools.lru_cache(maxsize=1)
 def _months() -> frozenset[str]:
-    from ..slots.check import month_names_of
+    from .cldr import month_names_of
     return month_names_of(_ORDINAL_DAY_LANGS)
 
 _WORD_BEFORE = re.compile(r"([^\s\"'“”„«»()\[\]{}]*)$")

@@ -378,3 +378,24 @@ def test_checking_has_few_entries_and_no_file_of_core_is_long():
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800]
     assert not long, "over 800 lines: " + ", ".join(long)
 
+
+def test_changing_one_rule_table_changes_the_rules_version(tmp_path):
+    """The rules' version is a digest of their code and tables: editing a word table (or any rule)
+    re-judges cached verdicts without a hand-kept number."""
+    import shutil
+
+    from mfact.core.versions import EXTRACTOR_PACKAGES, RULE_PACKAGES, code_digest, rules_version
+    from mfact.core.checking.extract.rules import RuleExtractor
+
+    copy = tmp_path / "checking"
+    shutil.copytree(CHECKING, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pt", "*.npz"))
+    before, before_x = code_digest(RULE_PACKAGES, copy), code_digest(EXTRACTOR_PACKAGES, copy)
+    assert before == rules_version()[1:] and RuleExtractor().version == "x" + before_x
+    table = copy / "data" / "occupation.json"
+    table.write_text(table.read_text(encoding="utf-8").replace("{", '{"_probe": 1, ', 1), encoding="utf-8")
+    assert code_digest(RULE_PACKAGES, copy) != before
+    assert code_digest(EXTRACTOR_PACKAGES, copy) != before_x
+    rule = copy / "slots" / "values.py"
+    rule.write_text(rule.read_text(encoding="utf-8") + "\n# a changed rule\n", encoding="utf-8")
+    changed = code_digest(RULE_PACKAGES, copy)
+    assert changed not in (before, code_digest(EXTRACTOR_PACKAGES, copy))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from ...protocols import ExtractedFact, Sentence, Stage
+from ...versions import extractor_version
 from .clauses import Piece, Span, coordinate, n_words, phrase_regex, trim
 from .meta import attribution_end, claim_part, declines, heading
 from .refine import Clause, ClauseRefiner
@@ -46,53 +47,10 @@ class RuleExtractor(Stage):
     into session configs."""
 
     name = "rules"
-    version = "21"       # 3: sentences that decline, and facts about the model's input, hold no claim (meta.py);
-                         # 4: an opening that only names the input as the source is not part of a fact;
-                         # 5: the same phrases in the first person plural and more of the input's names, and
-                         #    a source opening without its comma (de, tr);
-                         # 6: a clause opening with an auxiliary after a coordinator ("et est morte à Passy"),
-                         #    coordinators in 9 more languages, a list's repeated preposition kept once;
-                         # 7: an opening participle phrase is a fact about the subject after it ("Born in
-                         #    Warsaw, she ..."); a list item with its own preposition gets not the head's;
-                         # 8: "como", "comme", "come", "wie" with no comma before them and no list after
-                         #    them are "as" ("a travaillé comme professeure"), not "such as"
-                         # 9: in es/it/pt/fr a word after a coordinator followed by a preposition opens a
-                         #    clause only if it looks like a verb ("y química en París" is a list item)
-                         # 10: German and Dutch: the participle phrase before a verb-second clause
-                         #    ("Geboren in Warschau, studierte sie ...") too, the verb kept in its clause;
-                         # 11: Chinese "于/在" go with the date they introduce, a verb after a place stays
-                         #    with the date's fact; Turkish "ve" between two clauses that each end in a
-                         #    verb splits them, and a name with a case ending ("Paris'te") is no subject;
-                         # 12: Arabic "و" as a prefix of a verb in the past opens a clause ("ودرست ...");
-                         # 13: Russian and German adjectives in a list share its noun ("польским и
-                         #    французским физиком"); a Russian clause after "и" opens with an l-form verb
-                         # 14: Turkish "ise" opens its clause at the topic before it ("..., kışlar ise
-                         #    ılık ve yağışlıdır"), which is the clause's subject unless it is a place;
-                         #    a Chinese clause with a demonstrative or pronoun subject ("，这场运动...") has
-                         #    no subject carried, a date and its comma open no clause, a date after the
-                         #    comma opens one, the entity's name in either script is the subject;
-                         #    a Russian masculine past without "-л" ("умер",
-                         #    "вырос", "ушёл") opens a clause after "и", and ", и" always joins clauses
-                         # 15: Turkish "ve" with no verb at the end of its left side joins no clauses
-                         #    ("yasama, yürütme ve yargı arasındaki ..."); more verb ends (aorist, passive);
-                         #    German "und" before a preposition opens a clause only with a verb, before a
-                         #    date only with one ("und 1997/98 erhielt er"); a German relative clause ends
-                         #    in a lowercase verb; an example between commas before the predicate ("His
-                         #    solos, such as X, shaped ...") gives the clause without it and the example
-                         # 16: a Turkish clause may end in a capitalised title with its copula ("... ve 2017'den
-                         #    beri Avusturya Cumhurbaşkanıdır")
-                         # 18: "where"/"when" in every language with them (wo, où, donde, dove, onde, где ...)
-                         #    before a subject of the clause's own: the clause alone, not "die Türkei er in
-                         #    Aarau die Schule besuchte"
-                         # 19: the fifteen languages added for mFAVA (ca cs eo eu fi he hu la lt ms pl ro sd sr
-                         #    yue): a date next to a place gives two facts (prepositions, locative endings,
-                         #    Hebrew's prefix), "X was A and B" one fact per item (after a copula only, short
-                         #    items, nothing that opens a clause), subject pronouns per language
-                         # 20: a section heading ("Carrera artística[editar]", "Key dates") holds no claim
-                         # 21: a relative clause right after a name other than the subject speaks of that
-                         #    name ("married Pierre Curie, who was a physicist": "Pierre Curie was a physicist")
-
     def __init__(self) -> None:
+        # a digest of the extractor's code and tables: any change to them re-extracts, with no
+        # number to bump by hand
+        self.version = extractor_version()
         self.refiner = ClauseRefiner()
 
     def extract(self, sentence: Sentence, full_text: str, lang: str, entity: str) -> list[ExtractedFact]:

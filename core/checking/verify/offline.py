@@ -31,6 +31,7 @@ from typing import Sequence
 import numpy as np
 
 from ...errors import MfactError
+from ...versions import rules_version
 from ...protocols import Embedder, VerifierBase
 from ...session import Evidence, Verdict
 from ..lexicon.rule_words import COORDINATORS, INTRO_WORDS, any_pronoun
@@ -207,63 +208,6 @@ def _is_cased(text: str) -> bool:
     return cased / len(letters) > 0.8
 
 
-RULES_VERSION = "r32"     # the rules and the lexical normalisation: a change re-judges cached verdicts
-# (r2: IR needs a name the evidence does not mention; r3: Serbian words compared in Latin letters;
-# r4: function words and negations recognised as written, before the spelling is folded; r5: the
-# slot checks compare family roles, nationality and age at death, and leave a relative's values out
-# of the subject's slots; r6: birth and death signs "(* ...; † ...)", German places only after a
-# place preposition, one date per birth or death word, someone else's events and counts of the dead
-# fill no slot, a passage of no declared language read in its own, and a fact with a date or number
-# no passage has is not taken for a paraphrase; r7: in eu, fi, hu and tr a place of birth or death
-# outside parentheses carries a locative case ending; r8: there, a place right after the subject's
-# name that opens a sentence is read ("Orhan Pamuk İstanbul'da doğdu"), Hungarian and Lithuanian
-# dates year first, and the places of a life range "(Varsovie, 7 novembre 1867 – Passy, 4 juillet 1934)";
-# r9: the default verifier's near copy with one word swapped for its counterpart, counterparts.py;
-# r10: a number between the same words as another number of the evidence, in the default verifier;
-# r11: that rule moved into the slot checks, for every value the evidence lacks (slots._framed_value),
-# so it serves lite and slots too and gives a slot conflict with the evidence's value marked; r12: a
-# life range in full-width brackets, with a Korean tilde, or after a name in a script without capitals
-# (zh, ar, ko ...), and there the range's dates are the birth and the death whatever word follows;
-# r13: in German a capitalised word after an article is a noun, not the name of someone else (IR);
-# Chinese text and evidence read by the detector in simplified characters (textutil.han_simplified);
-# a relation word takes no value across a sentence's end or an Arabic comma (slots._breaks); a life
-# range's place after its date ("28 августа 1828, Ясная Поляна —"), and names with stress marks;
-# r14: the IR rule skips a connective opening the fact ("Ancak En İyi Erkek Oyuncu ..."); dates in two
-# calendars ("27 января [8 февраля] 1834") and the life range they open; a year and a day without one
-# do not agree (nothing to compare); of several values in the sentence matching a fact, the one among
-# its words; "year" words in a fact that says nothing but agreed slots ("умер в 1907 году"), and in
-# Chinese and Japanese such a fact read without spaces ("她于1981年出生"); a prize won where the
-# evidence has it nominated, or the reverse (counterparts.award_status_swap);
-# r15: whose birth or death a relation word tells (whose.py: a relative's, a Turkish genitive owner's,
-# none after the verb of a verb-final clause, none for a period's start); a stage name's life range; the
-# parents' names after "в семье" are no birthplace; Chinese days in 號; counterpart swaps in Chinese,
-# Cantonese and Japanese (the characters around the word; a Chinese comparison turned around) and
-# tables for Russian, Ukrainian, Arabic and Hebrew; (r16-r18: docs/verifier.md and docs/slots.md);
-# r19: a near copy's name swapped at the fact's end, and German country names after an article read as
-# names (CLDR's territory names), unless the verifier reads the two names as one ("the US", "the United States");
-# r20: a year or number the evidence has only about something else does not save a sentence it rewrote
-# (slots._moved_value: "Albert ging 1896 in die Schweiz" against "... ging 1895 in die Schweiz ... 1896 begann er")
-# r22: a fact whose subject is written in another script than the entity's name ("Мария Кюри" for
-# "Marie Curie", the offline evidence in English) is no one else's (IR before: never checked), and its
-# nationality and occupation statements are the subject's; r23: a fact that says nothing but its agreed
-# values reads each language's prepositions, copulas and pronouns, a relation of several words, and the
-# entity's name in another spelling ("Maria Skłodowska-Curie urodziła się w Warszawie": S); r24: places across
-# scripts through CLDR's city and country names, places in scripts without capitals, the entity's name by
-# sound ("마리 퀴리", "居里夫人"), a fact that says no never S by its agreed value; r25: a date said as a bound
-# ("born before 1867") compared as one, and a relation with no value of its own ("... and died there") keeps
-# a fact from being S by its agreed values; r26: a person typed in another script than the evidence's titles
-# ("마리 퀴리"): a life range under "Marie Curie" is the subject's, a Korean name's words are words, and
-# Korean "사망했다", "그녀는" say nothing more in a fact of agreed values; r27: a fact that states of the subject
-# only the occupations and nationalities the evidence's statements give it, in any language and script
-# ("Η Μαρί Κιουρί ήταν φυσικός και χημικός.", "마리 퀴리는 폴란드의 물리학자이다."), is S by agreement (stated.py);
-# r28: "also" and the subject pronouns of those languages say nothing more ("Ήταν επίσης ζωγράφος." a conflict)
-# r29: Nobel Prizes (prizes.py: "ノーベル化学賞" against "the 1911 Nobel Prize in Chemistry", its field and year)
-# and a husband, wife or parent named in another script (relatives.py: "Пьер Кюри был её мужем.") join them
-# r30: a prize the evidence says the subject was only nominated for is no prize won (prizes.nominations), and a
-# denied "won" ("never won") is no win for counterparts.award_status_swap
-# r31: a Latin name's c and g before e, i, y may be heard soft ("García" is 가르시아, ガルシア, Гарсия; crossnames)
-# r32: a date that gives more than the evidence's (its day or month, against a year alone) is not agreed but
-# missing: "Il est né le 10 mars 1802" against "(1802–1885)" was S by the year (slots._agree)
 
 
 # German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")
@@ -373,7 +317,7 @@ class OfflineVerifier(VerifierBase):
         w = self.weights
         # the version names the weights too, so cached verdicts of other weights are not reused
         digest = hashlib.sha1(json.dumps(w.get("full", w.get("lite")), sort_keys=True).encode()).hexdigest()[:8]
-        self.version = f"{w.get('version', '1')}{RULES_VERSION}-{digest}"
+        self.version = f"{w.get('version', '1')}{rules_version()}-{digest}"
 
     @property
     def weights(self) -> dict:

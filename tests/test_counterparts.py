@@ -127,7 +127,7 @@ def test_the_default_verifier_calls_a_chinese_comparison_turned_around_not_suppo
     assert out[0].label == "NS" and [wrong[a:b] for a, b in out[0].marks] == ["大"], out[0].reason
     assert '"大" where the evidence says "小"' in out[0].reason
     # a claim given alone (verify-pairs) is the claim combiner's: NS as well (p 0.49 with the combiner
-    # fitted in the thirty-third session, so the turned-around rule, which overrules an S, is not asked)
+    # refitted with the tied pair reader, so the turned-around rule, which overrules an S, is not asked)
     alone = DefaultVerifier().verify_batch([(wrong, "暗黑破壞神II", "zh", ev)])
     assert alone[0].label == "NS", alone[0].reason
 

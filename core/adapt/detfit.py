@@ -29,7 +29,7 @@ INNER_MAX = 500
 # the most the model moves a verdict's logit: only verdicts with p(supported) within 0.27-0.73 can
 # change side. The labels a user gives first are the facts nearest the threshold ("next uncertain");
 # a model fitted on them, unbounded, also moved confident verdicts far from them, where nothing
-# checked it (on the sixth session's probe features of mFAVA silver, after 100 labels: ca +1.9 ->
+# checked it (on probe features of mFAVA silver, after 100 labels: ca +1.9 ->
 # +5.2 points, ko +5.3 -> +7.2; docs/learning.md)
 CLIP = 1.0
 HELD = 1e8                                   # prior precision that holds the offset's slope at 1

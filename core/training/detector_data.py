@@ -192,7 +192,7 @@ MIX_V6 = (("kept", 0.10), ("paraphrase", 0.14), ("clause", 0.04), ("entity", 0.1
           ("contradiction", 0.08), ("invented", 0.05), ("invented-topic", 0.04), ("unverifiable", 0.07),
           ("xnli", 0.08), ("xnli-p", 0.06), ("vitc", 0.06), ("pawsx-para", 0.05))
 # v7: v6 with the PAWS-X pairs of en, de, es and fr only: the v5 and v6 runs stopped flagging Korean,
-# a held-out language they saw only in PAWS-X paraphrases (docs/verifier.md, the third GPU session;
+# a held-out language they saw only in PAWS-X paraphrases (docs/experiments.md, mixes v5 and v6;
 # training now drops such languages in any mix), and Japanese, Korean and Chinese PAWS-X are the loosest
 MIX_V7 = MIX_V6
 # v8: v3 with relation swaps weighted up (5% -> 12%; contradictions 8% -> 9%), taken from the kinds the

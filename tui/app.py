@@ -77,7 +77,7 @@ class MfactApp(App):
         self.suggest_delay = max(0.01, float(suggest_delay))
         self.initial: dict[str, Any] = {"lang": lang, "entity": entity, "session": session}
         self.export_dir = Path(export_dir) if export_dir else None
-        self._pipeline = None
+        self._pipeline: Any = None
         self._pipeline_lock = threading.Lock()
         self.keymap = validate_keymap(self.cfg.keys)
         from .adapt_watch import AdaptWatch

@@ -74,7 +74,7 @@ class SessionKeeper:
 
     @property
     def store(self):
-        return self.screen.app.store
+        return self.screen.mfact.store
 
     def save(self) -> None:
         store = self.store

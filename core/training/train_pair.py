@@ -251,6 +251,8 @@ def _detector(args):
     """The detector model the reader starts from, and its file's bytes."""
     import io
     det_path = Path(args.detector) if args.detector else default_weights()
+    if det_path is None:
+        raise SystemExit("no detector weights: pass --detector FILE")
     det_bytes = det_path.read_bytes()
     det_model, tokens = model_of(torch.load(io.BytesIO(det_bytes), map_location="cpu", weights_only=True))
     det_model.eval()

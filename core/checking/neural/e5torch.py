@@ -23,6 +23,7 @@ import struct
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -249,7 +250,7 @@ try:  # the encoder classes need torch; the file reader and tokenizer do not
 
         def __init__(self):
             super().__init__()
-            self.blocks = None
+            self.blocks: Any = None
 
         def set_blocks(self, blocks: np.ndarray) -> None:
             self.blocks = torch.from_numpy(np.array(blocks))   # (vocab, hidden/32, 18) uint8

@@ -8,7 +8,7 @@ import pytest
 
 from mfact.core.checking import build_verifier
 from mfact.core.checking.text.textutil import normalise_digits, numbers
-from mfact.core.checking.verify.offline import (SCALAR_NAMES, OfflineVerifier, PairText,
+from mfact.core.checking.verify.features import (SCALAR_NAMES, FeatureModel, PairText,
                                                 is_about_someone_else, load_weights, scalar_features)
 from mfact.core.cli import main as cli_main
 from mfact.core.config import Config
@@ -62,7 +62,7 @@ EV = [Evidence(id="w1", source="wikipedia", lang="en", title="Marie Curie",
 
 
 def test_verdicts_rank_supported_above_contradicted_and_unrelated():
-    v = OfflineVerifier()
+    v = FeatureModel()
     assert v.embedder.name == load_weights()["embedder"]
     facts = ["Marie Curie was born in Warsaw in 1867.", "Marie Curie was born in Lisbon in 1901.",
              "Marie Curie played football for Manchester United."]
@@ -70,7 +70,7 @@ def test_verdicts_rank_supported_above_contradicted_and_unrelated():
     assert p[0] > p[1] and p[0] > p[2]
     verdict = v.verify("She won the Nobel Prize in Physics in 1903.", "Marie Curie", "en", EV)
     assert verdict.label == "S" and verdict.evidence[0] == "w2"
-    assert verdict.verifier == f"offline/{v.version}" and 0.5 <= verdict.confidence <= 1
+    assert verdict.verifier == f"features/{v.version}" and 0.5 <= verdict.confidence <= 1
     assert v.verify(facts[2], "Marie Curie", "en", EV).label == "NS"
     # the batch path gives the same verdicts as one at a time
     batch = v.verify_batch([(f, "Marie Curie", "en", EV) for f in facts])
@@ -265,7 +265,7 @@ def test_training_script_end_to_end_on_a_small_sample(shared_dir, tmp_path, monk
     assert w["embedder"] == "fake-hash" and len(w["full"]["w"]) == len(SCALAR_NAMES) + 128
     assert "| sw | yes | 498 |" in capsys.readouterr().out
     # the weights drive a verifier; with the embedder they were trained with, the full model is used
-    v = OfflineVerifier(FakeEmbedder(64), weights=w)
+    v = FeatureModel(FakeEmbedder(64), weights=w)
     assert v._model()[1] is True
     assert v.verify("She won the Nobel Prize in Physics in 1903.", "Marie Curie", "en", EV).label in ("S", "NS")
     assert (tmp_path / "v.npz").exists()
@@ -292,7 +292,7 @@ def test_serbian_cyrillic_and_latin_words_meet():
 def test_detector_paraphrase_gate():
     """A fact that closely paraphrases its best window keeps only the detector's words that stand
     out above its median; below the cosine the scores are untouched."""
-    from mfact.core.checking.verify.default import (GATE_MIN_CHARS, GATE_MIN_CHARS_SPACELESS, PARAPHRASE_COS,
+    from mfact.core.checking.verify.offline import (GATE_MIN_CHARS, GATE_MIN_CHARS_SPACELESS, PARAPHRASE_COS,
                                                      STAND_OUT, STANDS_APART, gate_words)
     n = GATE_MIN_CHARS // 5 + 1
     flat = [(5 * i, 5 * i + 4, 0.88 + 0.01 * (i % 3)) for i in range(n)]

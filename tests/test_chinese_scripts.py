@@ -7,7 +7,7 @@ import pytest
 
 from mfact.core.checking.verify import sentence_scores
 from mfact.core.checking.text.textutil import han_simplified
-from mfact.core.checking.verify.default import DefaultVerifier
+from mfact.core.checking.verify.offline import OfflineVerifier
 from mfact.core.session import Evidence
 
 LEAD = ("羅莎·路易絲·麥考利·帕克斯（英語：Rosa Louise McCauley Parks，1913年2月4日—2005年10月24日），"
@@ -25,7 +25,7 @@ def test_han_simplified_is_one_character_for_one():
 
 @pytest.fixture(scope="module")
 def verifier():
-    return DefaultVerifier()
+    return OfflineVerifier()
 
 
 def test_a_simplified_claim_reads_a_traditional_article(verifier, monkeypatch):
@@ -35,7 +35,7 @@ def test_a_simplified_claim_reads_a_traditional_article(verifier, monkeypatch):
     assert verifier.verify("罗莎·帕克斯是美国的一名歌手。", "羅莎·帕克斯", "zh", ev).label == "NS"
     # read as written, the traditional characters are other tokens and the claim is flagged whole
     monkeypatch.setattr(sentence_scores, "han_simplified", lambda text: text)
-    fresh = DefaultVerifier()
+    fresh = OfflineVerifier()
     assert fresh.verify(SUPPORTED, "羅莎·帕克斯", "zh", ev).label == "NS"
 
 

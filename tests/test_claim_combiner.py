@@ -66,8 +66,8 @@ def test_the_shipped_combiner_fits_the_shipped_detector_and_basis():
     """New detector weights or a new basis need the combiner fitted again (train_combiner): else
     the default falls back to the feature model for standalone claims."""
     pytest.importorskip("torch")
-    from mfact.core.checking.verify.default import DefaultVerifier
-    v = DefaultVerifier()
+    from mfact.core.checking.verify.offline import OfflineVerifier
+    v = OfflineVerifier()
     assert v.combiner is not None, "refit: python -m mfact.core.training.train_combiner --heldout"
     assert v.version.endswith(f"k{v.combiner.digest}")
     assert len(v.combiner.w) == 51 and v.combiner.reader      # the 50 fact features and the pair reader's logit
@@ -75,13 +75,13 @@ def test_the_shipped_combiner_fits_the_shipped_detector_and_basis():
 
 def test_a_claim_alone_takes_the_combiners_p_and_carries_its_features():
     pytest.importorskip("torch")
-    from mfact.core.checking.verify.default import DefaultVerifier
+    from mfact.core.checking.verify.offline import OfflineVerifier
     from mfact.core.session import Evidence
     ev = [Evidence(id="e", source="input", lang="en", title="",
                    text="The river flows north through three towns before it reaches the lake.")]
     items = [("The river flows north through three towns.", "", "en", ev),
              ("The river was painted by a famous artist in the winter.", "", "en", ev)]
-    v = DefaultVerifier()
+    v = OfflineVerifier()
     got = v.verify_batch(items)
     zs = v.pair_reader().logits([(claim, [ev[0].text]) for claim, *_ in items])
     for vd, z in zip(got, zs):
@@ -90,7 +90,7 @@ def test_a_claim_alone_takes_the_combiners_p_and_carries_its_features():
         assert vd.confidence == pytest.approx(round(p if vd.label == "S" else 1 - p, 4), abs=1e-4)
         assert "slot" not in vd.reason
     assert [vd.label for vd in got] == ["S", "NS"]
-    off = DefaultVerifier()
+    off = OfflineVerifier()
     off.combiner = None
     assert all(vd.features is None for vd in off.verify_batch(items))
 
@@ -101,9 +101,9 @@ def test_the_training_script_runs_end_to_end_on_a_small_sample(tmp_path):
     detector nor the pair reader saw, with the reader's logit (refused where the reader trained); and without the reader on the
     nine training languages, a temperature fitted on the six."""
     pytest.importorskip("torch")
-    from mfact.core.checking.verify.default import DefaultVerifier
+    from mfact.core.checking.verify.offline import OfflineVerifier
     from mfact.core.training.train_combiner import reader_seen
-    seen = reader_seen(DefaultVerifier().pair_reader())
+    seen = reader_seen(OfflineVerifier().pair_reader())
     assert "en" in seen
     unseen = [lg for lg in ("bg", "el", "sw", "th", "tr", "ur") if lg not in seen]
     out = tmp_path / "comb.json"
@@ -115,7 +115,7 @@ def test_the_training_script_runs_end_to_end_on_a_small_sample(tmp_path):
     meta = c.meta
     assert meta["pairs"] == 12 * len(unseen) and meta["with_features"] > 10 * len(unseen) and "temperature" not in meta
     assert set(meta["data"]) >= {"xnli-dev/dev-en.tsv", "xnli-dev/dev-zh.tsv"}
-    v = DefaultVerifier()
+    v = OfflineVerifier()
     assert c.fits(v.detector().digest[:8], v.basis.digest, v.pair_reader().digest[:8])
     proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_combiner", "--per-lang", "12",
                            "--fit-langs", f"{unseen[0]},en", "--out", str(tmp_path / "no.json")],

@@ -65,9 +65,9 @@ def test_a_swap_in_a_language_without_spaces_or_a_new_table():
 
 
 def test_the_default_verifier_calls_the_swap_not_supported_and_marks_the_word():
-    from mfact.core.checking.verify.default import DefaultVerifier
+    from mfact.core.checking.verify.offline import OfflineVerifier
     ev = [Evidence(id="e1", source="given", lang="en", title="Chess", text=CHESS)]
-    v = DefaultVerifier()
+    v = OfflineVerifier()
     wrong = ("The players, referred to as White and Black, each control sixteen pieces: one queen, one queen, "
              "two rooks, two bishops, two knights, and eight pawns.")
     right = wrong.replace("one queen, one queen", "one king, one queen")
@@ -107,28 +107,28 @@ def test_no_award_swap_where_the_evidence_says_the_same_or_both_or_of_another_pr
 
 
 def test_the_default_verifier_marks_the_award_status():
-    from mfact.core.checking.verify.default import DefaultVerifier
+    from mfact.core.checking.verify.offline import OfflineVerifier
     ev = [Evidence(id="e1", source="given", lang="tr", title="Taron Egerton", text=EGERTON)]
     fact = "Egerton ayrıca film müziğindeki çalışmasıyla Grammy Ödülü'nü kazandı"
-    out = DefaultVerifier().verify_batch([(fact, "Taron Egerton", "tr", ev)])
+    out = OfflineVerifier().verify_batch([(fact, "Taron Egerton", "tr", ev)])
     assert out[0].label == "NS" and [fact[a:b] for a, b in out[0].marks] == ["kazandı"], out[0].reason
     assert "(won or nominated)" in out[0].reason
 
 
 def test_the_default_verifier_calls_a_chinese_comparison_turned_around_not_supported():
-    from mfact.core.checking.verify.default import DefaultVerifier
+    from mfact.core.checking.verify.offline import OfflineVerifier
     from mfact.core.protocols import FactContext
     text = ("為了滿足玩家對遊戲難度的追求，玩家在創造職業角色時，可以選擇專家級職業；專家級職業人物若在遊戲過程中死亡，"
             "該角色將無法再次進行遊戲。 同時，專家級人物的儲物箱空間較普通角色的要小很多。")
     ev = [Evidence(id="e1", source="given", lang="zh", title="暗黑破壞神II", text=text)]
     wrong = "此外，专家级角色的储物箱空间比普通角色更大"
     # read in its sentence, as a checked text reads it: the comparison turned around is what is marked
-    out = DefaultVerifier().verify_batch([(wrong, "暗黑破壞神II", "zh", ev)], [FactContext(wrong, 0, len(wrong))])
+    out = OfflineVerifier().verify_batch([(wrong, "暗黑破壞神II", "zh", ev)], [FactContext(wrong, 0, len(wrong))])
     assert out[0].label == "NS" and [wrong[a:b] for a, b in out[0].marks] == ["大"], out[0].reason
     assert '"大" where the evidence says "小"' in out[0].reason
     # a claim given alone (verify-pairs) is the claim combiner's: NS as well (p 0.49 with the combiner
     # refitted with the tied pair reader, so the turned-around rule, which overrules an S, is not asked)
-    alone = DefaultVerifier().verify_batch([(wrong, "暗黑破壞神II", "zh", ev)])
+    alone = OfflineVerifier().verify_batch([(wrong, "暗黑破壞神II", "zh", ev)])
     assert alone[0].label == "NS", alone[0].reason
 
 
@@ -205,7 +205,7 @@ def test_a_name_swapped_in_a_near_copy():
 
 
 def test_the_default_verifier_marks_a_swapped_name(tmp_path):
-    from mfact.core.checking.verify.default import _swapped
+    from mfact.core.checking.verify.offline import _swapped
     ev = ["Thomas Mann emigrierte 1933 in die Schweiz und lebte später in Princeton und Pacific Palisades."]
     fact = "Thomas Mann emigrierte 1933 in die Schweiz und lebte später in Boston und Pacific Palisades."
     (a, b), why = _swapped(fact, "de", ev)
@@ -274,14 +274,14 @@ def test_the_default_verifier_calls_the_other_sentences_prize_not_supported():
     # rules r20: "Physics" is in the evidence, but in the 1903 prize's sentence; the fact copies the
     # 1911 one. The embedder reads "Physics" and "Chemistry" as one name, which let it pass (S 0.96):
     # a name the evidence has itself is no other spelling of the evidence's
-    from mfact.core.checking.verify.default import DefaultVerifier
+    from mfact.core.checking.verify.offline import OfflineVerifier
     from mfact.core.session import Evidence
     ev = [Evidence("en", "given", "en", "Marie Curie",
                    "In 1891 she moved to Paris. She shared the 1903 Nobel Prize in Physics with Pierre Curie and Henri "
                    "Becquerel. She won the 1911 Nobel Prize in Chemistry. She died in 1934 at Passy.")]
     facts = ["She won the 1911 Nobel Prize in Physics.", "She won the 1911 Nobel Prize in Chemistry.",
              "She shared the 1903 Nobel Prize in Physics with Henri Becquerel."]
-    verifier = DefaultVerifier()
+    verifier = OfflineVerifier()
     got = verifier.verify_batch([(f, "Marie Curie", "en", ev) for f in facts])
     assert [v.label for v in got] == ["NS", "S", "S"], [v.reason for v in got]
     assert [facts[0][a:b] for a, b in got[0].marks] == ["Physics"] and '"Chemistry"' in got[0].reason
@@ -315,11 +315,11 @@ def test_verify_pairs_calls_a_country_swapped_after_a_german_article_not_support
 
 
 def test_a_name_the_verifier_reads_as_the_evidences_own_is_no_swap():
-    from mfact.core.checking.verify.default import DefaultVerifier, _swapped
+    from mfact.core.checking.verify.offline import OfflineVerifier, _swapped
     ev = ["In 1933 he emigrated to the United States, where he lived in Princeton."]
     fact = "In 1933 he emigrated to the US."
     assert _swapped(fact, "en", ev) is not None               # by the words alone, "US" stands for "United States"
-    v = DefaultVerifier()
+    v = OfflineVerifier()
     assert _swapped(fact, "en", ev, v.same_name) is None      # the embedder reads them as one name
     (a, b), _why = _swapped("In 1933 he emigrated to the United Kingdom.", "en", ev, v.same_name)
     assert (a, b) == (35, 42)

@@ -116,7 +116,7 @@ def _scored(fact: str, p: float = 0.9) -> list[tuple[int, int, float]]:
 def test_a_fact_flagged_whole_is_narrowed_to_the_words_its_near_copy_lacks():
     # rules r16: the detector flags short near copies whole; the held-out answers are marked at the
     # wrong words, so a whole-fact mark costs precision (silver, with the counterparts of r16: 63.5 -> 63.6)
-    from mfact.core.checking.verify.default import ns_marks
+    from mfact.core.checking.verify.offline import ns_marks
     ev = ["Thomas Mann emigrierte 1933 in die Schweiz und lebte später in Princeton."]
     fact = "Thomas Mann emigrierte 1933 in die Niederlande."
     got = ns_marks(fact, "Thomas Mann", "de", _scored(fact), 0.5, ev)

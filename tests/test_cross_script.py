@@ -10,7 +10,7 @@ import pytest
 from mfact.core.checking.lexicon import gazetteer
 from mfact.core.checking.slots.crossnames import han_name_spans, names_entity, skeleton, sounds_like
 from mfact.core.checking.slots.read import text_values
-from mfact.core.checking.verify.default import DefaultVerifier
+from mfact.core.checking.verify.offline import OfflineVerifier
 from mfact.core.session import Evidence
 
 pytestmark = pytest.mark.timeout(240)
@@ -25,7 +25,7 @@ def leads() -> list[Evidence]:
 
 @pytest.fixture(scope="module")
 def verifier():
-    return DefaultVerifier()
+    return OfflineVerifier()
 
 
 # --------------------------------------------------------------------------- the place names

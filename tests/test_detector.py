@@ -384,7 +384,7 @@ def test_cpu_precisions_fp32_and_the_int8_scheme(monkeypatch):
     from torch import nn
 
     from mfact.core.checking.neural import detector as d
-    from mfact.core.checking.verify import default as vd
+    from mfact.core.checking.verify import offline as vd
     from mfact.core.errors import MfactError
     items = [(s, FRENCH_LEAD) for s in (GOOD, BAD, INVENTED)]
     d32, d8 = d.TokenDetector(quantize=False), d.TokenDetector(quantize=True)
@@ -399,9 +399,9 @@ def test_cpu_precisions_fp32_and_the_int8_scheme(monkeypatch):
     assert d.int8_layers(d32.model) and not [n for n in d.int8_layers(d32.model) if n.endswith(".fo") or "head" in n]
     monkeypatch.delenv("MFACT_DETECTOR_PRECISION", raising=False)
     assert d.load_detector().precision == "fp32" and d.TokenDetector().precision == "fp32"
-    assert "f32g" in vd.DefaultVerifier().version
+    assert "f32g" in vd.OfflineVerifier().version
     monkeypatch.setenv("MFACT_DETECTOR_PRECISION", "int8")
-    assert d.load_detector().precision == "int8" and "q2g" in vd.DefaultVerifier().version
+    assert d.load_detector().precision == "int8" and "q2g" in vd.OfflineVerifier().version
     monkeypatch.setenv("MFACT_DETECTOR_PRECISION", "fp16")
     with pytest.raises(MfactError, match="MFACT_DETECTOR_PRECISION"):
         d.load_detector()

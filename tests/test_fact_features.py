@@ -61,7 +61,7 @@ def test_pooling_projected_tokens_equals_projecting_the_pooled_states(det):
 
 def test_facts_read_in_their_sentence_carry_features_and_claims_alone_do_not(det):
     from mfact.core.checking.verify.fact_features import FEATURE_NAMES, load_basis
-    from mfact.core.checking.verify.default import DefaultVerifier
+    from mfact.core.checking.verify.offline import OfflineVerifier
     if load_basis() is None:
         pytest.skip("no fact basis installed")
     ev = [Evidence(id="e1", source="given", lang="fr", title="Marie Curie", text=LEAD)]
@@ -69,14 +69,14 @@ def test_facts_read_in_their_sentence_carry_features_and_claims_alone_do_not(det
     facts = [(SENT[:cut], FactContext(SENT, 0, cut)),
              ("Elle a étudié la physique à la Sorbonne.", FactContext(SENT, cut + 4, len(SENT)))]
     items = [(f, "Marie Curie", "fr", ev) for f, _c in facts]
-    v = DefaultVerifier()
+    v = OfflineVerifier()
     assert f"b{load_basis().digest}" in v.version
     out = v.verify_batch(items, contexts=[c for _f, c in facts])
     for verdict in out:
         assert verdict.features is not None and len(verdict.features) == len(FEATURE_NAMES)
         assert all(math.isfinite(x) for x in verdict.features)
     assert out[0].features != out[1].features
-    again = DefaultVerifier().verify_batch(items, contexts=[c for _f, c in facts])
+    again = OfflineVerifier().verify_batch(items, contexts=[c for _f, c in facts])
     assert [x.features for x in again] == [x.features for x in out]          # deterministic
     alone = v.verify_batch(items[:1])                                         # verify-pairs: a claim alone
     assert alone[0].features is not None and v.combiner is not None          # read as its own sentence
@@ -141,7 +141,7 @@ def test_no_features_from_a_basis_of_other_weights_or_a_damaged_file(tmp_path, m
     import json as _json
 
     from mfact.core.checking.verify import fact_features as ff
-    from mfact.core.checking.verify import default as vd
+    from mfact.core.checking.verify import offline as vd
     from mfact.core.checking.verify.detector import DetectorVerifier
     shipped = ff.load_basis()
     if shipped is None:
@@ -157,4 +157,4 @@ def test_no_features_from_a_basis_of_other_weights_or_a_damaged_file(tmp_path, m
     meta = _json.loads(shipped.meta)
     assert ff.Basis(shipped.mean, shipped.comps, "x", _json.dumps({**meta, "detector_sha256": None})).fits("0123abcd")
     monkeypatch.setattr(vd, "load_basis", lambda: None)
-    assert vd.DefaultVerifier().version.endswith("s2")                 # no basis file: no features
+    assert vd.OfflineVerifier().version.endswith("s2")                 # no basis file: no features

@@ -226,7 +226,7 @@ def test_the_bench_counts_alarms_and_glues_it_makes(tmp_path, capsys):
 def test_a_fact_beside_a_glued_word_in_its_sentence_is_read_without_the_detector():
     """The detector reads the whole sentence and flags the words around an odd one; a fact of that
     sentence without the glued word is judged without the detector's words (`_beside_glue`)."""
-    from mfact.core.checking.verify.default import _beside_glue
+    from mfact.core.checking.verify.offline import _beside_glue
     from mfact.core.protocols import FactContext
 
     ev = ["Pertumbuhan ekonomi di Amerika mendorong produksi mobil yang lebih besar dan lebih mewah."]

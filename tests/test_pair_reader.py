@@ -101,9 +101,9 @@ def test_a_combiner_that_reads_a_pair_reader_fits_only_with_that_reader():
 def test_a_claim_alone_is_judged_with_the_readers_logit_after_its_features(det):
     """The shipped combiner reads the shipped reader: the verdict's p is the combiner's over the 50
     fact features and the reader's logit of the claim against the windows the detector read."""
-    from mfact.core.checking.verify.default import DefaultVerifier
+    from mfact.core.checking.verify.offline import OfflineVerifier
     from mfact.core.session import Evidence
-    v = DefaultVerifier()
+    v = OfflineVerifier()
     if v.combiner is None or not v.combiner.reader:
         pytest.fail("the shipped combiner should read the pair reader (train_combiner)")
     ev = [Evidence(id="e", source="input", lang="en", title="",
@@ -150,13 +150,13 @@ def test_verify_pairs_reads_each_claim_once_for_the_detector_and_the_reader(det,
     """A claim alone goes through the shared layers once: the reader's own pass is not run, and the
     verdicts are those of the reader run on its own."""
     from mfact.core.checking.neural.pair_reader import PairReader
-    from mfact.core.checking.verify.default import DefaultVerifier
+    from mfact.core.checking.verify.offline import OfflineVerifier
     from mfact.core.session import Evidence
     ev = [Evidence(id="e", source="input", lang="", title="",
                    text="Marie Curie, née Skłodowska le 7 novembre 1867 à Varsovie, est une physicienne.")]
     items = [("Marie Curie was born in Warsaw.", "Marie Curie", "en", ev),
              ("Marie Curie was born in Paris.", "Marie Curie", "en", ev)]
-    v = DefaultVerifier()
+    v = OfflineVerifier()
     assert v.combiner is not None and v.combiner.reader, "the shipped combiner should fit the shipped reader"
     calls = []
     real = PairReader.logits
@@ -164,7 +164,7 @@ def test_verify_pairs_reads_each_claim_once_for_the_detector_and_the_reader(det,
     shared = v.verify_batch(items)
     assert calls == []
     monkeypatch.setattr(PairReader, "side", lambda self: None)       # the reader reads each claim itself
-    again = DefaultVerifier().verify_batch(items)
+    again = OfflineVerifier().verify_batch(items)
     assert calls == [2]
     assert [(x.label, x.confidence) for x in shared] == [(x.label, x.confidence) for x in again]
     assert [x.label for x in shared] == ["S", "NS"]

@@ -15,8 +15,8 @@ FR = LEADS["fr"]["Marie Curie"]        # "... la première femme à avoir reçu 
 
 @pytest.fixture(scope="module")
 def verifier():
-    from mfact.core.checking.verify.default import DefaultVerifier
-    return DefaultVerifier()
+    from mfact.core.checking.verify.offline import OfflineVerifier
+    return OfflineVerifier()
 
 
 def _judge(verifier, cases: list[tuple[str, str]], evidence=((EN, "en"), (FR, "fr"))):

@@ -16,8 +16,8 @@ PASSAGES = [(EN, ("en",)), (FR, ("fr",))]
 
 @pytest.fixture(scope="module")
 def verifier():
-    from mfact.core.checking.verify.default import DefaultVerifier
-    return DefaultVerifier()
+    from mfact.core.checking.verify.offline import OfflineVerifier
+    return OfflineVerifier()
 
 
 def _judge(verifier, cases):

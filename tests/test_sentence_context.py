@@ -162,11 +162,11 @@ def test_run_texts_with_the_detector_marks_words_inside_the_facts(tmp_path, caps
 
 
 def test_the_default_reads_facts_in_their_sentence_and_standalone_claims_as_their_own():
-    from mfact.core.checking.verify.default import _UNSET, DefaultVerifier
+    from mfact.core.checking.verify.offline import _UNSET, OfflineVerifier
     from mfact.core.checking.verify.slots import SlotsVerifier
     ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie", text="Marie Curie was born in Warsaw.")]
     fact = "Marie Curie was born in Paris"
-    v = DefaultVerifier()
+    v = OfflineVerifier()
     v.combiner = None                          # without the claim combiner: the feature model alone
     alone = v.verify_batch([(fact, "Marie Curie", "en", ev)])            # verify-pairs: no sentence
     assert v._detector is _UNSET and "p(supported)" in alone[0].reason   # the weights are not even loaded
@@ -175,7 +175,7 @@ def test_the_default_reads_facts_in_their_sentence_and_standalone_claims_as_thei
     assert det.asked == []
     v.verify_batch([(fact, "Marie Curie", "en", ev)], contexts=[FactContext(SENT, 0, 29)])
     assert det.asked == [SENT] and v.uses_context
-    with_comb = DefaultVerifier()
+    with_comb = OfflineVerifier()
     if with_comb.combiner is not None:         # the shipped combiner: the claim is read as a sentence
         det2 = with_comb._detector = SentenceDetector()
         with_comb.verify_batch([(fact + " in 1867", "Marie Curie", "en", ev)])
@@ -187,7 +187,7 @@ def test_the_pipeline_loads_the_detector_before_the_first_fact(mfact_home):
     """Built for a check, the default verifier has its weights loaded and says so on the way: the
     first fact does not wait ~4 s for torch and the int8 model."""
     pytest.importorskip("torch")
-    from mfact.core.checking.verify.default import _UNSET
+    from mfact.core.checking.verify.offline import _UNSET
     from mfact.core.config import load_config
     from mfact.core.pipeline import build_pipeline
     heard = []
@@ -209,7 +209,7 @@ def test_serbian_latin_text_reads_cyrillic_evidence_in_latin_letters():
     from mfact.core.checking.neural.detector import load_detector
     from mfact.core.checking.verify.sentence_scores import SentenceScorer
     from mfact.core.checking.text.textutil import has_cyrillic, serbian_latin
-    from mfact.core.checking.verify.default import DefaultVerifier
+    from mfact.core.checking.verify.offline import OfflineVerifier
     assert serbian_latin("Љубљана, ЏЕМ и Њујорк; ы") == "Ljubljana, DžEM i Njujork; ы"
     det = load_detector()
     seen: list = []
@@ -223,7 +223,7 @@ def test_serbian_latin_text_reads_cyrillic_evidence_in_latin_letters():
 
     latin = "Nikola Tesla je bio srpski i američki pronalazač, inženjer elektrotehnike i mašinstva."
     cyrillic = "Никола Тесла је био српски и амерички проналазач."
-    emb = DefaultVerifier().embedder
+    emb = OfflineVerifier().embedder
     read = SentenceScorer(lambda w, c, a, l: w, 2).read(Spy(), emb, "sr", [(latin, [TESLA_SR]), (cyrillic, [TESLA_SR])])
     assert seen[0][0] == latin and seen[0][1] and not any(has_cyrillic(w) for w in seen[0][1])
     assert seen[1][0] == cyrillic and all(has_cyrillic(w) for w in seen[1][1])
@@ -252,12 +252,12 @@ class FlagsEverything:
 def test_a_fact_with_a_number_no_passage_has_is_no_paraphrase_for_the_gate():
     """The paraphrase gate clears a fact that reads close to its best window when no word stands
     out; a number that the evidence does not have at all gets its score back, and only it is marked."""
-    from mfact.core.checking.verify.default import DefaultVerifier
+    from mfact.core.checking.verify.offline import OfflineVerifier
     ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie",
                    text="Marie Curie worked at the University of Paris and taught physics to many students there.")]
     close = "Marie Curie worked at the University of Paris and taught physics to many students there."
     new_number = "Marie Curie worked at the University of Paris and taught physics to 300 students there."
-    v = DefaultVerifier()
+    v = OfflineVerifier()
     v._detector = FlagsEverything()
     out = v.verify_batch([(s, "Marie Curie", "en", ev) for s in (close, new_number)],
                          contexts=[FactContext(s, 0, len(s)) for s in (close, new_number)])
@@ -282,9 +282,9 @@ def test_a_paraphrase_stands_apart_from_the_rest_of_its_evidence_in_any_language
     the Latin one reads at a cosine above PARAPHRASE_COS (0.88) against its best window. Evidence with
     fewer than APART_MIN_WINDOWS windows gives 0."""
     from mfact.core.checking.verify.sentence_scores import APART_MIN_WINDOWS, SentenceScorer
-    from mfact.core.checking.verify.default import STANDS_APART, DefaultVerifier
+    from mfact.core.checking.verify.offline import STANDS_APART, OfflineVerifier
     from mfact.core.checking.verify.windows import lead_first
-    emb = DefaultVerifier().embedder
+    emb = OfflineVerifier().embedder
     scorer = SentenceScorer(lambda w, c, a, l: w, 2)
     assert len(lead_first([CURIE_EN], "en", 256)) >= APART_MIN_WINDOWS
 
@@ -311,11 +311,11 @@ def test_the_gate_opens_for_a_rewording_whose_best_window_stands_apart():
     evidence is S although its cosine with its windows is under PARAPHRASE_COS (they are picked by
     shared words, and it shares none); a Basque sentence the evidence does not support stays NS."""
     from mfact.core.checking.verify.sentence_scores import SentenceScorer
-    from mfact.core.checking.verify.default import PARAPHRASE_COS, STANDS_APART, DefaultVerifier
+    from mfact.core.checking.verify.offline import PARAPHRASE_COS, STANDS_APART, OfflineVerifier
     ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie", text=CURIE_EN)]
     para = "Marie Curiek Varsoviako Unibertsitate Hegalarian ezkutuan ikasi zuen, eta 1891n Parisera joan zen."
     made_up = "Marie Curiek Lehen Mundu Gerran erradiografia unitate mugikorrak antolatu zituen zaurituentzat."
-    v = DefaultVerifier()
+    v = OfflineVerifier()
     v._detector = FlagsEverything()
     seen: list = []
     scorer = SentenceScorer(lambda w, c, a, l: seen.append((c, a())) or w, 2)

@@ -14,7 +14,7 @@ import pytest
 from mfact.core.checking.slots.check import check_slots
 from mfact.core.checking.text.cldr import month_words
 from mfact.core.checking.slots.read import sentence_starts, text_values
-from mfact.core.checking.verify.default import DefaultVerifier
+from mfact.core.checking.verify.offline import OfflineVerifier
 from mfact.core.checking.verify.windows import top_windows
 from mfact.core.cli import main as cli_main
 from mfact.core.metrics import session_ns_spans
@@ -180,7 +180,7 @@ def test_an_ordinal_is_no_sentence_end():
 
 @pytest.fixture(scope="module")
 def verifier():
-    return DefaultVerifier()
+    return OfflineVerifier()
 
 
 def test_the_contrast_set_is_all_right(verifier):

@@ -82,8 +82,8 @@ def build_extractor(cfg: Config, generator: Generator | None = None) -> Extracto
 
 
 def _default(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:
-    from .verify.default import DefaultVerifier
-    return DefaultVerifier(embedder)
+    from .verify.offline import OfflineVerifier
+    return OfflineVerifier(embedder)
 
 
 def _lite(cfg: Config, arg: str, embedder: Embedder | None, generator: Generator | None) -> Verifier:

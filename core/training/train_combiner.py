@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..checking.verify.claim_combiner import ClaimCombiner, default_path
-from ..checking.verify.default import DefaultVerifier, reader_logits
+from ..checking.verify.offline import OfflineVerifier, reader_logits
 from . import detector_data as dd
 from .train_cross import ALL_LANGS, HELDOUT_LANGS, fit_temperature
 from .train_verifier import fit_logistic
@@ -41,7 +41,7 @@ CALIBRATION_LANGS = HELDOUT_LANGS       # never seen by the detector or the fit
 LAMBDAS = (0.001, 0.01, 0.1, 1.0)
 
 
-class FittingVerifier(DefaultVerifier):
+class FittingVerifier(OfflineVerifier):
     """The default with the combiner off and each claim still read alone for its features: the
     verdicts are the feature model's, the features what the combiner will read. With a pair reader
     (`reader`), each claim's reader logit is kept too (`pair_logits`, by item of the last batch)."""
@@ -135,7 +135,7 @@ def heldout_figures(verifier, comb: ClaimCombiner, held, log) -> dict:
     """Accuracy per language on the held-out pairs, the verifier without and with `comb`."""
     log(f"train_combiner: {len(held)} held-out pairs in {len(ALL_LANGS)} languages")
     before = accuracy_by_lang(held, [lab for _f, lab in check(verifier, held, log)])
-    with_comb = DefaultVerifier()
+    with_comb = OfflineVerifier()
     with_comb.combiner = comb                 # as the verifier will load it from --out
     after = accuracy_by_lang(held, [lab for _f, lab in check(with_comb, held, log)])
     out = {"before": {k: round(v, 4) for k, v in before.items()}, "after": {k: round(v, 4) for k, v in after.items()},

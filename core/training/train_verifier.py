@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..protocols import Embedder
-from ..checking.verify.offline import (MODEL_FILE, SCALAR_NAMES, LogisticModel, PairText, candidates,
+from ..checking.verify.features import (MODEL_FILE, SCALAR_NAMES, LogisticModel, PairText, candidates,
                              default_embedder, pair_vector_features, scalar_features)
 
 TRAIN_LANGS = ["en", "es", "fr", "de", "ru", "zh", "ar", "hi", "vi"]

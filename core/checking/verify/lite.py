@@ -1,10 +1,10 @@
 """`--verifier lite`: the feature model alone."""
 from __future__ import annotations
 
-from .offline import OfflineVerifier
+from .features import FeatureModel
 
 
-class LiteVerifier(OfflineVerifier):
+class LiteVerifier(FeatureModel):
     """The calibrated feature model alone (`--verifier lite`): what `offline` was before slot checks."""
 
     name = "lite"

@@ -21,7 +21,7 @@ from typing import Sequence
 
 from ...protocols import DecodingParams, Generator, VerifierBase
 from ...session import Evidence, Verdict
-from .offline import is_about_someone_else
+from .features import is_about_someone_else
 
 TRUE_WORDS = ("true", "yes", "correct", "supported", "verdadero", "cierto", "vrai", "wahr", "richtig",
               "vero", "verdadeiro", "верно", "правда", "да", "doğru", "evet", "đúng", "kweli", "sahihi",

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from ...errors import MfactError
 from ...protocols import VerifierBase
 from ...session import Evidence, Verdict
-from .offline import is_about_someone_else
+from .features import is_about_someone_else
 
 
 def _entailment_index(id2label: dict) -> int:

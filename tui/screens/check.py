@@ -40,7 +40,7 @@ class CheckScreen(MfactScreen[None]):
     SCOPE = "check"
 
     def __init__(self, *, entity: Entity | str | None = None, lang: str | None = None,
-                 text: str | None = None, session: Session | None = None):
+                 text: str | None = None, session: Session | None = None, question: str = ""):
         super().__init__()
         if session is None and (entity is None or lang is None):
             raise ValueError("CheckScreen needs a session or an entity and a language")
@@ -49,6 +49,7 @@ class CheckScreen(MfactScreen[None]):
             builder = SessionBuilder.saved(session)
         else:
             builder = self._for_run(entity if isinstance(entity, Entity) else Entity(name=str(entity)), str(lang))
+            builder.session.question = question        # the text answers it (the run keeps it)
         self.view = CheckView(builder)
         self.keeper = SessionKeeper(self, self.view, saved=session is not None)
         self.feed = RunFeed(lambda **kw: self.mfact.get_pipeline(**kw), lambda: self.post_message(PipelineWake()))
@@ -103,7 +104,7 @@ class CheckScreen(MfactScreen[None]):
         self.view.running = True
         self.view.run_status = "starting"
         self._render_all()
-        self.feed.start(self.session.entity, self.session.language, self._run_args[2])
+        self.feed.start(self.session.entity, self.session.language, self._run_args[2], self.session.question)
 
     def on_pipeline_wake(self, message: PipelineWake) -> None:
         dirty: set[str] = set()

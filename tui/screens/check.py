@@ -48,8 +48,8 @@ class CheckScreen(MfactScreen[None]):
         if session is not None:
             builder = SessionBuilder.saved(session)
         else:
-            builder = self._for_run(entity if isinstance(entity, Entity) else Entity(name=str(entity)), str(lang))
-            builder.session.question = question        # the text answers it (the run keeps it)
+            builder = self._for_run(entity if isinstance(entity, Entity) else Entity(name=str(entity)), str(lang),
+                                    question)
         self.view = CheckView(builder)
         self.keeper = SessionKeeper(self, self.view, saved=session is not None)
         self.feed = RunFeed(lambda **kw: self.mfact.get_pipeline(**kw), lambda: self.post_message(PipelineWake()))
@@ -61,9 +61,9 @@ class CheckScreen(MfactScreen[None]):
     session, metrics, checks, builder = ViewField(), ViewField(), ViewField(), ViewField()
     selected, running, tokens_per_s = ViewField(), ViewField(), ViewField()
 
-    def _for_run(self, ent: Entity, lang: str) -> SessionBuilder:
+    def _for_run(self, ent: Entity, lang: str, question: str = "") -> SessionBuilder:
         cfg = self.app_cfg()
-        return SessionBuilder.for_run(ent, lang, cfg.model if cfg else "", cfg.seed if cfg else None)
+        return SessionBuilder.for_run(ent, lang, cfg.model if cfg else "", cfg.seed if cfg else None, question)
 
     def app_cfg(self):
         try:

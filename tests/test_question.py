@@ -151,6 +151,12 @@ def test_run_texts_marks_the_wrong_person_not_ir(tmp_path):
     assert spans.returncode == 0, spans.stderr
     doc = json.loads(spans.stdout)
     assert [ANSWER[s[0]:s[1]] for s in doc["spans"]] == ["Mary Barra"]
+    # rejudged, the stored question still applies: nothing flips
+    again = mfact(tmp_path / "home", "rejudge", "--all", "--offline", "--json")
+    assert again.returncode == 0, again.stderr
+    labels = {d["id"]: [f["auto"]["label"] for f in d["facts"]] for d in map(json.loads, [
+        mfact(tmp_path / "home", "export", sid, "-o", "-").stdout for sid in (asked["id"], plain["id"])])}
+    assert labels == {asked["id"]: ["NS"], plain["id"]: ["IR"]}
 
 
 # --------------------------------------------------------------------------- a language without tables

@@ -150,21 +150,10 @@ class CheckPipeline:
 
     def _stages(self, lang: str, text: str | None, question: str) -> tuple[Stages, CachedVerifier]:
         """The run's stages and verifier; with a question, its retriever and verifier answer it."""
-        retriever: Retriever = self.retriever
-        if not question:
-            verifier = CachedVerifier(self.verifier, self.cache, self.adapter)
-        else:
-            from .question import AnsweringVerifier, Question, QuestionRetriever
-            from .text import clean_text, sentences_of
+        from .question import answering
 
-            first = ""
-            if text:
-                clean = clean_text(text)
-                sents = sentences_of(clean, lang)
-                first = clean[sents[0].start:sents[0].end].strip() if sents else ""
-            q = Question(question, first)
-            retriever = QuestionRetriever(self.retriever, q)
-            verifier = AnsweringVerifier(self.verifier, self.cache, self.adapter, q)
+        verifier, retriever = answering(CachedVerifier(self.verifier, self.cache, self.adapter), self.retriever,
+                                        question, text, lang)
         return (Stages(self.generator, self.extractor, retriever, self.verifier, self.embedder, self.detector),
                 verifier)
 

@@ -129,6 +129,24 @@ class AnsweringVerifier(CachedVerifier):
         return out
 
 
+def answering(verifier: CachedVerifier, retriever: Any, question: str, text: str | None,
+              lang: str) -> tuple[CachedVerifier, Any]:
+    """(verifier, retriever) of a run or a rejudge whose text answers `question` (both as they are
+    when it answers none); `text`: the answer, when it is known before the run."""
+    if not question:
+        return verifier, retriever
+    first = ""
+    if text:
+        from .text import clean_text, sentences_of
+
+        clean = clean_text(text)
+        sents = sentences_of(clean, lang)
+        first = clean[sents[0].start:sents[0].end].strip() if sents else ""
+    q = Question(question, first)
+    return (AnsweringVerifier(verifier.verifier, verifier.cache, verifier.adapter, q),
+            QuestionRetriever(retriever, q) if retriever is not None else None)
+
+
 class QuestionRetriever(Stage):
     """A retriever whose query for each fact holds the question too."""
 

@@ -291,6 +291,8 @@ class BatchRunner(Executor):
         spec = job.text
         if spec is not None:
             run_kw["text"] = spec.text
+            if spec.question:
+                run_kw["question"] = spec.question
         given = spec is not None and spec.evidence is not None
         if given:
             from .knowledge.given import GivenRetriever, size_words    # the line's passages are its only evidence

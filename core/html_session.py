@@ -41,6 +41,7 @@ header.top .sub{color:var(--muted)}
 .fig b{display:block;font-size:1.25rem}.fig span{color:var(--muted);font-size:.85rem}
 .legend span{margin-right:1rem}
 .text{white-space:pre-wrap;line-height:1.75;font-size:1.05rem;border:1px solid var(--line);border-radius:4px;padding:.6rem .8rem}
+.question{margin:.2rem 0 .6rem}.question b{color:var(--muted);font-weight:600;margin-right:.4rem}
 .text a{text-decoration:none}
 .s,.text .s{color:var(--s)}.n,.text .n{color:var(--n)}.i,.text .i{color:var(--i)}.p,.text .p{color:var(--p);font-style:italic}
 .text .s{background:#e8f1f8}.text .n{background:#fbece3}.text .i{background:#efefef}
@@ -228,7 +229,10 @@ def _text_section(s: Session, plan: _Plan) -> str:
 
     direction = get_language(s.language).direction
     body = _coloured_text(s, plan)
-    return (f'<section id="text"><h2>Text</h2>\n<div class="text" lang="{esc(s.language)}" '
+    # the question the text answers: untrusted text, read literally
+    question = (f'<p class="question" id="question"><b>Question</b> <span lang="{esc(s.language)}" dir="auto">'
+                f'{esc(s.question)}</span></p>\n' if s.question else "")
+    return (f'<section id="text"><h2>Text</h2>\n{question}<div class="text" lang="{esc(s.language)}" '
             f'dir="{direction}">{body}</div></section>')
 
 

@@ -2,6 +2,12 @@
 
 Resource levels follow the multilingual factuality papers (Kim et al. 2024; Islam et al. 2025):
 high for languages with large Wikipedias and much training data, medium and low below.
+
+`LANGUAGES` are the languages with mfact's own word tables (relations, occupations, prompts ...).
+`GENERIC` are the others that both the encoder (multilingual-e5-small, on XLM-R's CC-100 languages)
+and Babel (a CLDR locale) cover, each with a Wikipedia edition: they are checked on the generic path
+(CLDR dates, months and numbers, the multilingual detector, no word tables), and the UI says so once
+(`generic_notice`). `ALL_LANGUAGES` is both; every code of it is accepted everywhere.
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ class Language:
     direction: str     # "ltr" or "rtl"
     wiki: str          # Wikipedia subdomain code
     resource: str      # "high" | "medium" | "low"
+    tables: bool = True  # mfact's own word tables; False: the generic path (CLDR + the detector)
 
 
 LANGUAGES: tuple[Language, ...] = (
@@ -62,9 +69,73 @@ LANGUAGES: tuple[Language, ...] = (
     Language("sd", "Sindhi", "سنڌي", "Arabic", "rtl", "sd", "low"),
 )
 
-_BY_CODE = {lang.code: lang for lang in LANGUAGES}
-# tags whose primary subtag is another language of the table (Wikipedia's code for Cantonese)
-_ALIASES = {"zh-yue": "yue"}
+# The generic languages: XLM-R's CC-100 languages that Babel has a locale for, less the ones above
+# (names, scripts and directions from CLDR; Tagalog is left out: Babel names it only as Filipino).
+GENERIC: tuple[Language, ...] = (
+    Language("af", "Afrikaans", "Afrikaans", "Latin", "ltr", "af", "medium", False),
+    Language("am", "Amharic", "አማርኛ", "Ethiopic", "ltr", "am", "low", False),
+    Language("as", "Assamese", "অসমীয়া", "Bengali", "ltr", "as", "low", False),
+    Language("az", "Azerbaijani", "Azərbaycan", "Latin", "ltr", "az", "medium", False),
+    Language("be", "Belarusian", "Беларуская", "Cyrillic", "ltr", "be", "medium", False),
+    Language("br", "Breton", "Brezhoneg", "Latin", "ltr", "br", "low", False),
+    Language("bs", "Bosnian", "Bosanski", "Latin", "ltr", "bs", "medium", False),
+    Language("cy", "Welsh", "Cymraeg", "Latin", "ltr", "cy", "medium", False),
+    Language("da", "Danish", "Dansk", "Latin", "ltr", "da", "medium", False),
+    Language("et", "Estonian", "Eesti", "Latin", "ltr", "et", "medium", False),
+    Language("fy", "Western Frisian", "Frysk", "Latin", "ltr", "fy", "low", False),
+    Language("ga", "Irish", "Gaeilge", "Latin", "ltr", "ga", "low", False),
+    Language("gd", "Scottish Gaelic", "Gàidhlig", "Latin", "ltr", "gd", "low", False),
+    Language("gl", "Galician", "Galego", "Latin", "ltr", "gl", "medium", False),
+    Language("gu", "Gujarati", "ગુજરાતી", "Gujarati", "ltr", "gu", "low", False),
+    Language("ha", "Hausa", "Hausa", "Latin", "ltr", "ha", "low", False),
+    Language("hr", "Croatian", "Hrvatski", "Latin", "ltr", "hr", "medium", False),
+    Language("hy", "Armenian", "Հայերեն", "Armenian", "ltr", "hy", "medium", False),
+    Language("is", "Icelandic", "Íslenska", "Latin", "ltr", "is", "medium", False),
+    Language("jv", "Javanese", "Jawa", "Latin", "ltr", "jv", "low", False),
+    Language("ka", "Georgian", "Ქართული", "Georgian", "ltr", "ka", "medium", False),
+    Language("kk", "Kazakh", "Қазақ тілі", "Cyrillic", "ltr", "kk", "medium", False),
+    Language("km", "Khmer", "ខ្មែរ", "Khmer", "ltr", "km", "low", False),
+    Language("kn", "Kannada", "ಕನ್ನಡ", "Kannada", "ltr", "kn", "medium", False),
+    Language("ku", "Kurdish", "Kurdî (kurmancî)", "Latin", "ltr", "ku", "low", False),
+    Language("ky", "Kyrgyz", "Кыргызча", "Cyrillic", "ltr", "ky", "low", False),
+    Language("lo", "Lao", "ລາວ", "Lao", "ltr", "lo", "low", False),
+    Language("lv", "Latvian", "Latviešu", "Latin", "ltr", "lv", "medium", False),
+    Language("mg", "Malagasy", "Malagasy", "Latin", "ltr", "mg", "low", False),
+    Language("mk", "Macedonian", "Македонски", "Cyrillic", "ltr", "mk", "medium", False),
+    Language("ml", "Malayalam", "മലയാളം", "Malayalam", "ltr", "ml", "medium", False),
+    Language("mn", "Mongolian", "Монгол", "Cyrillic", "ltr", "mn", "low", False),
+    Language("mr", "Marathi", "मराठी", "Devanagari", "ltr", "mr", "medium", False),
+    Language("my", "Burmese", "မြန်မာ", "Myanmar", "ltr", "my", "low", False),
+    Language("ne", "Nepali", "नेपाली", "Devanagari", "ltr", "ne", "low", False),
+    Language("nl", "Dutch", "Nederlands", "Latin", "ltr", "nl", "high", False),
+    Language("no", "Norwegian", "Norsk", "Latin", "ltr", "no", "medium", False),
+    Language("om", "Oromo", "Oromoo", "Latin", "ltr", "om", "low", False),
+    Language("or", "Odia", "ଓଡ଼ିଆ", "Odia", "ltr", "or", "low", False),
+    Language("pa", "Punjabi", "ਪੰਜਾਬੀ", "Gurmukhi", "ltr", "pa", "low", False),
+    Language("ps", "Pashto", "پښتو", "Arabic", "rtl", "ps", "low", False),
+    Language("sa", "Sanskrit", "संस्कृत भाषा", "Devanagari", "ltr", "sa", "low", False),
+    Language("si", "Sinhala", "සිංහල", "Sinhala", "ltr", "si", "low", False),
+    Language("sk", "Slovak", "Slovenčina", "Latin", "ltr", "sk", "medium", False),
+    Language("sl", "Slovenian", "Slovenščina", "Latin", "ltr", "sl", "medium", False),
+    Language("so", "Somali", "Soomaali", "Latin", "ltr", "so", "low", False),
+    Language("sq", "Albanian", "Shqip", "Latin", "ltr", "sq", "medium", False),
+    Language("su", "Sundanese", "Basa Sunda", "Latin", "ltr", "su", "low", False),
+    Language("sv", "Swedish", "Svenska", "Latin", "ltr", "sv", "high", False),
+    Language("ta", "Tamil", "தமிழ்", "Tamil", "ltr", "ta", "medium", False),
+    Language("te", "Telugu", "తెలుగు", "Telugu", "ltr", "te", "medium", False),
+    Language("ug", "Uyghur", "ئۇيغۇرچە", "Arabic", "rtl", "ug", "low", False),
+    Language("uk", "Ukrainian", "Українська", "Cyrillic", "ltr", "uk", "high", False),
+    Language("uz", "Uzbek", "O‘zbek", "Latin", "ltr", "uz", "medium", False),
+    Language("xh", "Xhosa", "IsiXhosa", "Latin", "ltr", "xh", "low", False),
+    Language("yi", "Yiddish", "ייִדיש", "Hebrew", "rtl", "yi", "low", False),
+)
+
+ALL_LANGUAGES: tuple[Language, ...] = LANGUAGES + GENERIC
+
+_BY_CODE = {lang.code: lang for lang in ALL_LANGUAGES}
+# tags whose primary subtag is another language of the table (Wikipedia's code for Cantonese;
+# Norwegian Bokmål, which no.wikipedia.org writes)
+_ALIASES = {"zh-yue": "yue", "nb": "no"}
 
 
 class UnknownLanguage(MfactError, ValueError):
@@ -87,7 +158,25 @@ def get_language(code: str) -> Language:
 
 
 def language_codes() -> list[str]:
+    """Every language mfact accepts: those with tables, then the generic ones."""
+    return [lang.code for lang in ALL_LANGUAGES]
+
+
+def table_codes() -> list[str]:
+    """The languages with mfact's own word tables."""
     return [lang.code for lang in LANGUAGES]
+
+
+def generic_notice(code: str) -> str:
+    """The one line the UI shows once for a language on the generic path ("" for one with tables)."""
+    try:
+        lang = get_language(code)
+    except UnknownLanguage:
+        return ""
+    if lang.tables:
+        return ""
+    return (f"{lang.name} ({lang.code}) has no word tables of its own: its rules are generic (CLDR dates "
+            f"and numbers, and the multilingual detector)")
 
 
 def parse_language_list(spec: str) -> list[Language]:

@@ -41,6 +41,7 @@ def rejudge_session(session: Session, verifier: Any, *, k: int, langs: Sequence[
     `verifier`: a CachedVerifier (with the adapter). `retriever`: used only when the session has no
     stored evidence."""
     from .knowledge.given import GivenRetriever
+    from .pipeline.question import answering
     from .pipeline.text import fact_contexts
 
     res = Rejudged(session.id, session.title, len(session.facts))
@@ -49,6 +50,8 @@ def rejudge_session(session: Session, verifier: Any, *, k: int, langs: Sequence[
     else:
         ranker = retriever
         res.no_evidence = retriever is None
+    # a text answering a question is judged as its run judged it (core/pipeline/question.py)
+    verifier, ranker = answering(verifier, ranker, session.question, session.text, session.language)
     known = {e.id for e in session.evidence}
     items = []
     for f in session.facts:

@@ -27,6 +27,7 @@ MAX_EVIDENCE = 100_000
 MAX_FACT_CHARS = 100_000          # one fact (and one claim of `verify-pairs`)
 MAX_PASSAGE_CHARS = 1_000_000     # one evidence passage
 MAX_NAME_CHARS = 500              # an entity name (as in entity lists)
+MAX_QUESTION_CHARS = 20_000       # the question a checked text answers
 STATUSES = ("done", "running", "stopped", "error")
 STOP_REASONS = ("eos", "max_tokens", "drift", "repetition", "user", "error", "imported")
 
@@ -353,6 +354,7 @@ class Session:
     metrics: Metrics = field(default_factory=Metrics.empty)
     config: dict[str, Any] = field(default_factory=dict)    # knowledge sources, verifier, versions
     status: str = "done"               # "running" while a pipeline still writes it
+    question: str = ""                 # the question the text answers ("": none); untrusted text
 
     def __setattr__(self, name: str, value: Any) -> None:
         # a plain dict given for the figures (older callers, tests) becomes the typed object
@@ -392,6 +394,7 @@ class Session:
             "language": self.language,
             "entity": self.entity.to_dict(),
             "generator": self.generator.to_dict(),
+            "question": self.question,
             "text": self.text,
             "raw_text": self.raw_text,
             "tokens": self.tokens,
@@ -451,6 +454,7 @@ class Session:
             metrics=Metrics.from_dict(opt_obj(d, "metrics", where), f"{pre}metrics"),
             config=dict(opt_obj(d, "config", where)),
             status=status,
+            question=limited(text_field(d, "question", where), MAX_QUESTION_CHARS, f"{pre}question"),
         )
         _check_ids(s, pre)
         s.sort_facts()

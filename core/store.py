@@ -33,6 +33,9 @@ as rows.
 - Schema 5: `facts.auto_features` keeps the detector's numbers of a verdict (`Verdict.features`,
   for the adaptation: a compact JSON array of floats as the verifier gave them, or NULL when it gave
   none); added the same way, every existing row NULL. A damaged value reads as none.
+- Schema 6: `sessions.question` keeps the question a checked text answers ('' when it answers
+  none: `run --texts` lines' "question", `mfact check --question`); added the same way, every
+  existing session ''.
 """
 from __future__ import annotations
 
@@ -161,12 +164,12 @@ class Store(StoreLabels, StoreVerdicts):
             db.execute(
                 "INSERT OR REPLACE INTO sessions(id, name, language, entity, entity_json, created_at,"
                 " model, status, n_facts, factscore, generator_json, text, raw_text, tokens,"
-                " stop_reason, checks_json, metrics_json, config_json, updated_at)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " stop_reason, checks_json, metrics_json, config_json, updated_at, question)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (s.id, s.name, s.language, s.entity.name, _dump(s.entity.to_dict()), s.created_at,
                  s.generator.model, s.status, len(s.facts), fs, _dump(s.generator.to_dict()), s.text,
                  s.raw_text, s.tokens, s.stop_reason, _dump(s.checks.to_dict()), _dump(s.metrics.to_dict()),
-                 _dump(s.config), now))
+                 _dump(s.config), now, s.question))
             db.execute("INSERT INTO session_counts(session_id, n_labelled, n_supported, revision)"
                        " VALUES (?,?,?,?)", (s.id, n_labelled, labels.count("S"), next_revision(db)))
             db.executemany(
@@ -260,7 +263,7 @@ class Store(StoreLabels, StoreVerdicts):
         with self._lock:
             row = self._db.execute(
                 "SELECT id, name, language, entity_json, created_at, status, generator_json, text,"
-                " raw_text, tokens, stop_reason, checks_json, metrics_json, config_json"
+                " raw_text, tokens, stop_reason, checks_json, metrics_json, config_json, question"
                 " FROM sessions WHERE id=?", (session_id,)).fetchone()
             if row is None:
                 raise MfactError(f"no session {session_id!r} in the store", "see `mfact sessions list`")
@@ -364,7 +367,7 @@ def _like_prefix(prefix: str) -> str:
 
 def _session_from_rows(row, facts, evidence) -> Session:
     (sid, name, language, entity_json, created_at, status, generator_json, text, raw_text, tokens,
-     stop_reason, checks_json, metrics_json, config_json) = row
+     stop_reason, checks_json, metrics_json, config_json, question) = row
     ent = _load(entity_json, {})
     gen = _load(generator_json, {})
     fact_objs = []
@@ -383,7 +386,7 @@ def _session_from_rows(row, facts, evidence) -> Session:
                                 prompt=gen.get("prompt", ""), params=dict(gen.get("params") or {}),
                                 seed=gen.get("seed")),
         text=text, raw_text=raw_text, tokens=tokens, stop_reason=stop_reason, facts=fact_objs,
-        evidence=[Evidence(id=e[0], source=e[1], lang=e[2], title=e[3], url=e[4], section=e[5],
+        question=question or "", evidence=[Evidence(id=e[0], source=e[1], lang=e[2], title=e[3], url=e[4], section=e[5],
                            text=e[6], score=e[7]) for e in evidence],
         checks=Checks.from_dict(_load(checks_json, {}), "checks"),
         metrics=Metrics.from_dict(_load(metrics_json, {}), "metrics"), config=_load(config_json, {}))

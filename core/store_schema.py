@@ -9,7 +9,7 @@ from typing import Any
 
 from .errors import MfactError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     checks_json TEXT NOT NULL DEFAULT '{}',
     metrics_json TEXT NOT NULL DEFAULT '{}',
     config_json TEXT NOT NULL DEFAULT '{}',
-    updated_at  TEXT NOT NULL
+    updated_at  TEXT NOT NULL,
+    question    TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS sessions_lang ON sessions(language, created_at);
 CREATE TABLE IF NOT EXISTS facts (
@@ -154,6 +155,8 @@ def upgrade(tx: Any, path: Path) -> int | None:
         for col in ("auto_marks", "auto_adaptation", "auto_features"):
             if col not in cols:
                 db.execute(f"ALTER TABLE facts ADD COLUMN {col} TEXT")
+        if "question" not in {r[1] for r in db.execute("PRAGMA table_info(sessions)").fetchall()}:
+            db.execute("ALTER TABLE sessions ADD COLUMN question TEXT NOT NULL DEFAULT ''")
         if version is not None and version >= 2:
             db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
                        (str(SCHEMA_VERSION),))

@@ -1,9 +1,11 @@
 """Texts the user already has: `mfact run --texts FILE.jsonl`.
 
-Each line is `{"id", "lang", "entity", "text", "evidence"?}`: a text about the entity (any topic: a
-person, a place, a film), in language `lang`, optionally with the passages that are its only
-evidence (a list of strings or `{"text", "title"?, "url"?, "lang"?}` objects; `[]`: no evidence at
-all, so every fact comes out not supported, as `verify-pairs` scores such a row). `read_text_lines`
+Each line is `{"id", "lang", "entity"?, "question"?, "text", "evidence"?}`: a text about the entity
+(any topic: a person, a place, a film), in language `lang`, optionally the answer to `question`
+(core/pipeline/question.py), optionally with the passages that are its only evidence (a list of
+strings or `{"text", "title"?, "url"?, "lang"?}` objects; `[]`: no evidence at all, so every fact
+comes out not supported, as `verify-pairs` scores such a row). The entity may be left out when a
+question or passages are given: the topic is read from them (`topic_of`). `read_text_lines`
 returns the good lines as `TextSpec`s and the bad ones as `(line number, reason)`, so that a run
 checks what it can and reports the rest.
 """
@@ -21,7 +23,7 @@ from .errors import MfactError
 
 MAX_TEXT_CHARS = 200_000
 MAX_ID_CHARS = 200              # an id names a session: it is echoed and stored
-FIELDS = ("id", "lang", "entity", "text", "evidence")
+FIELDS = ("id", "lang", "entity", "question", "text", "evidence")
 
 
 @dataclass(frozen=True)
@@ -32,11 +34,14 @@ class TextSpec:
     entity: str
     text: str
     evidence: tuple[dict, ...] | None = None
+    question: str = ""
 
     def digest(self) -> str:
-        """What the session checks, as a hash: the text and the evidence."""
-        body = json.dumps([self.text, list(self.evidence) if self.evidence is not None else None],
-                          ensure_ascii=False, sort_keys=True)
+        """What the session checks, as a hash: the text, the evidence and the question (when given)."""
+        parts: list = [self.text, list(self.evidence) if self.evidence is not None else None]
+        if self.question:
+            parts.append(self.question)
+        body = json.dumps(parts, ensure_ascii=False, sort_keys=True)
         return hashlib.sha1(body.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -61,6 +66,32 @@ def _field(d: dict, key: str) -> str:
     return v
 
 
+def _question(d: dict) -> str:
+    """The line's question ("" when it has none); a present one must be a non-empty string."""
+    from .session import MAX_QUESTION_CHARS
+
+    if d.get("question") is None:
+        return ""
+    q = _field(d, "question").strip()
+    if len(q) > MAX_QUESTION_CHARS:
+        raise ValueError(f'"question" is {len(q):,} characters; at most {MAX_QUESTION_CHARS:,}')
+    return q
+
+
+def _entity(d: dict, question: str, evidence: tuple[dict, ...] | None) -> str:
+    """The line's entity, or the topic its question or passages name when it has none."""
+    from .pipeline.question import topic_of
+
+    if d.get("entity") is not None or (not question and not evidence):
+        return _field(d, "entity").strip()
+    from .inputs import CONTROL
+
+    topic = CONTROL.sub("", topic_of(question, list(evidence or ())))
+    if not topic:
+        raise ValueError('no "entity", and none can be read from the question or the evidence')
+    return topic
+
+
 def parse_text_line(line: str, lineno: int) -> TextSpec:
     """One JSONL line; raises ValueError with the reason. The JSON goes through core/inputs.py
     (no NaN, no numbers out of range, no lone surrogates, no deep nesting, no key given twice)."""
@@ -80,22 +111,23 @@ def parse_text_line(line: str, lineno: int) -> TextSpec:
     # every field is checked for its type before any use: a missing or non-string field is this
     # line's error, never the run's
     ident = _field(d, "id").strip()
-    _field(d, "entity")
+    if d.get("entity") is not None:
+        _field(d, "entity")
     _field(d, "lang")
     _field(d, "text")
+    question = _question(d)
     if len(ident) > MAX_ID_CHARS:
         raise ValueError(f'"id" is {len(ident):,} characters; at most {MAX_ID_CHARS}')
     for key in ("id", "entity"):
-        bad = CONTROL.search(d[key])
+        bad = CONTROL.search(d.get(key) or "")
         if bad:
             raise ValueError(f'"{key}" holds a control character (U+{ord(bad.group()):04X})')
-    if len(d["entity"]) > MAX_NAME_CHARS:
+    if len(d.get("entity") or "") > MAX_NAME_CHARS:
         raise ValueError(f'"entity" is {len(d["entity"])} characters; at most {MAX_NAME_CHARS}')
     try:
         lang = get_language(_field(d, "lang")).code
     except UnknownLanguage as exc:
         raise ValueError(str(exc)) from None
-    entity = _field(d, "entity").strip()
     text = _field(d, "text")
     if len(text) > MAX_TEXT_CHARS:
         raise ValueError(f'"text" is {len(text)} characters; at most {MAX_TEXT_CHARS}')
@@ -106,7 +138,8 @@ def parse_text_line(line: str, lineno: int) -> TextSpec:
             evidence = tuple(parse_evidence(d["evidence"], '"evidence"', lang, empty=True))
         except MfactError as exc:
             raise ValueError(exc.message) from None
-    return TextSpec(lineno, ident, lang, entity, text, evidence)
+    entity = _entity(d, question, evidence)
+    return TextSpec(lineno, ident, lang, entity, text, evidence, question)
 
 
 def read_text_lines(path: str | Path) -> tuple[list[TextSpec], list[tuple[int, str]]]:

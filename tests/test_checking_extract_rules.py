@@ -197,8 +197,8 @@ PLACE = {"en": "Warsaw", "es": "Varsovia", "fr": "Varsovie", "de": "Warschau", "
 
 
 def test_every_language_is_offered():
-    from mfact.core.languages import language_codes
-    assert set(BORN) == set(language_codes())
+    from mfact.core.languages import table_codes
+    assert set(BORN) == set(table_codes())
 
 
 # The languages added for mFAVA (pl ... sd) have their date, place and list tables since rules v19.

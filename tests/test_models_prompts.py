@@ -3,18 +3,18 @@ from __future__ import annotations
 
 import pytest
 
-from mfact.core.languages import UnknownLanguage, language_codes
+from mfact.core.languages import UnknownLanguage, table_codes
 from mfact.core.models.prompts import CHAT, COMPLETION, build_prompt
 
 REQUIRED = ["en", "es", "fr", "de", "ru", "zh", "vi", "ar", "hi", "bn", "sw", "tr"]
 
 
 def test_tables_cover_every_offered_language():
-    assert set(REQUIRED) <= set(language_codes())
-    assert set(COMPLETION) == set(CHAT) == set(language_codes())
+    assert set(REQUIRED) <= set(table_codes())
+    assert set(COMPLETION) == set(CHAT) == set(table_codes())
 
 
-@pytest.mark.parametrize("lang", language_codes())
+@pytest.mark.parametrize("lang", table_codes())
 def test_prompts_in_each_language(lang):
     name = "Ngũgĩ wa Thiong'o"
     completion = build_prompt(name, lang, "completion")
@@ -42,3 +42,9 @@ def test_bad_language_and_style():
         build_prompt("Marie Curie", "xx")
     with pytest.raises(ValueError):
         build_prompt("Marie Curie", "es", "poem")
+
+
+def test_a_generic_language_gets_the_english_prompt_asking_for_it():
+    assert build_prompt("Greta Garbo", "sv", "chat") == "Tell me a bio of Greta Garbo. Write it in Swedish."
+    completion = build_prompt("Greta Garbo", "nb")
+    assert "Norwegian" in completion and completion.endswith("Greta Garbo")

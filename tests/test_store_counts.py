@@ -350,7 +350,7 @@ def test_a_schema_1_store_is_upgraded_in_place_losing_nothing(tmp_path):
     assert scores_before == expected                     # schema 1's own figures
 
     st = Store(path)
-    assert st.upgraded_from == 1 and st.schema_version == SCHEMA_VERSION == 5
+    assert st.upgraded_from == 1 and st.schema_version == SCHEMA_VERSION == 6
     assert table_rows(path) == rows_before               # every schema-1 row as it was
     assert stored_counts(st._db) == full_counts(st._db)
     assert {r.id: r.factscore for r in st.list_sessions()} == scores_before

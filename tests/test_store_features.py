@@ -54,7 +54,7 @@ def test_features_round_trip_through_the_store_compactly_and_reach_learning(tmp_
     path = tmp_path / "s.db"
     s = session()
     with Store(path) as st:
-        assert st.schema_version == SCHEMA_VERSION == 5
+        assert st.schema_version == SCHEMA_VERSION == 6
         st.save_session(s)
     with Store(path) as st:                                  # reopened: read from the file
         back = st.get_session("s1")
@@ -136,7 +136,7 @@ def test_a_schema_4_store_is_upgraded_keeping_every_value_and_reads_no_features(
     assert before["label_history"] and any(r[1] == "4" for r in before["meta"])
 
     with Store(path) as st:
-        assert st.upgraded_from == 4 and st.schema_version == 5
+        assert st.upgraded_from == 4 and st.schema_version == SCHEMA_VERSION
         sessions = {s.id: s for s in st.iter_sessions()}
     after = all_rows(path)
     assert after.pop("meta") != before.pop("meta")             # the version, and only it, moved

@@ -114,3 +114,64 @@ async def test_open_a_file_and_choose_the_language(tmp_path):
         # escape cancels and goes back to the start screen
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+
+
+QUESTION = "Who designed the Eiffel Tower? [b]Tell me[/b] <i>now</i>"
+
+
+async def test_a_question_is_taken_kept_and_shown_and_swedish_is_picked_by_typing():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.click("#start-text")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextCheckScreen))
+        dialog = app.screen
+        area = dialog.query_one("#text-area", TextArea)
+        app.post_message(events.Paste("Gustave Eiffel ritade tornet i Paris. Det byggdes 1889."))
+        await wait_for(pilot, lambda: area.text.startswith("Gustave"))
+        # the language picker lists every language: typing part of a name in the open list finds it
+        lang = dialog.query_one("#text-lang", Select)
+        assert {"sv", "da", "no", "en"} <= {v for _p, v in lang._options}
+        lang.value = "de"                                  # the user's pick: detection leaves it
+        await pilot.pause(0.05)
+        lang.focus()
+        await pilot.press("enter")
+        await pilot.press(*"swed")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: lang.value == "sv")
+        # the question, and no entity: the topic is read from the question
+        await pilot.click("#text-question")
+        await pilot.press(*QUESTION)
+        assert dialog.query_one("#text-entity", Input).value == ""
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen))
+        scr: CheckScreen = app.screen
+        await wait_for(pilot, lambda: not scr.running and scr.session.facts)
+        s = scr.session
+        assert s.question == QUESTION and s.language == "sv" and s.entity.name == "Eiffel Tower"
+        assert Store().get_session(s.id).question == QUESTION
+        # the header shows it, literally, on a line of its own; the generic rules are said once
+        from mfact.tui.widgets.metrics_bar import MetricsBar
+        bar = scr.query_one(MetricsBar)
+        assert f"question {QUESTION}" in bar.render().plain.splitlines()[-1] and bar.size.height == 3
+        said = [n.message for n in app._notifications if "no word tables" in n.message]
+        assert len(said) == 1 and "Swedish (sv)" in said[0]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+        app.start_check("Greta Garbo", "sv", text="Greta Garbo var en svensk skådespelerska.")
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen) and app.screen is not scr)
+        assert len([n for n in app._notifications if "no word tables" in n.message]) <= 1
+        assert app.generic_said == {"sv"}
+
+
+async def test_the_start_screen_lists_every_language_and_filters_the_generic_ones():
+    from mfact.core.languages import ALL_LANGUAGES
+    from mfact.tui.widgets.start_tables import LanguageTable
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one(LanguageTable)
+        await wait_for(pilot, lambda: table.row_count == len(ALL_LANGUAGES))
+        table.fill("swedish")
+        assert table.row_count == 1 and table.get_row_at(0)[0] == "sv" and "generic" in table.get_row_at(0)[3]
+        table.fill("generic")
+        assert table.row_count == len(ALL_LANGUAGES) - 37

@@ -79,6 +79,7 @@ class MfactApp(App):
         self.export_dir = Path(export_dir) if export_dir else None
         self._pipeline: Any = None
         self._pipeline_lock = threading.Lock()
+        self.generic_said: set[str] = set()      # the generic languages whose notice was shown
         self.keymap = validate_keymap(self.cfg.keys)
         from .adapt_watch import AdaptWatch
         self.adapt = AdaptWatch(self)        # refits after every 25 new labels (adapt = auto)
@@ -139,9 +140,15 @@ class MfactApp(App):
     def on_unmount(self) -> None:
         self.adapt.close()            # the refit's worker process goes with the app
 
-    def start_check(self, entity: Entity | str, lang: str, text: str | None = None) -> None:
+    def start_check(self, entity: Entity | str, lang: str, text: str | None = None, question: str = "") -> None:
+        from mfact.core.languages import generic_notice
+
         from .screens.check import CheckScreen
-        self.push_screen(CheckScreen(entity=entity, lang=lang, text=text))
+        notice = generic_notice(lang)
+        if notice and lang not in self.generic_said:           # said once, on the first check in it
+            self.generic_said.add(lang)
+            self.notify(notice, title="generic rules", markup=False, timeout=8)
+        self.push_screen(CheckScreen(entity=entity, lang=lang, text=text, question=question))
 
     def on_app_focus(self) -> None:
         """Back in this window: take in what other windows changed meanwhile."""

@@ -47,17 +47,17 @@ class RunFeed:
         self._error = False
         self.pipeline: Any = None
 
-    def start(self, entity: Entity, lang: str, text: str | None) -> None:
+    def start(self, entity: Entity, lang: str, text: str | None, question: str = "") -> None:
         self._stop = stop = threading.Event()
         self._error = False
-        pump(lambda: self._events(entity, lang, text, stop), self._push, name="mfact-tui-pipeline",
+        pump(lambda: self._events(entity, lang, text, stop, question), self._push, name="mfact-tui-pipeline",
              on_error=self._failed, on_end=lambda: self._push(Finished(self._error)))
 
     def _events(self, entity: Entity, lang: str, text: str | None,
-                stop: threading.Event) -> Iterator[Event]:
+                stop: threading.Event, question: str = "") -> Iterator[Event]:
         pipe = self._get_pipeline(on_progress=lambda p: self._push(ProgressEvent(p)))
         self.pipeline = pipe
-        events = pipe.run(entity, lang, stop=stop, text=text)
+        events = pipe.run(entity, lang, stop=stop, text=text, **({"question": question} if question else {}))
         try:
             for ev in events:
                 yield ev

@@ -3,6 +3,7 @@
     mfact check --lang en --entity "Marie Curie" --offline --max-tokens 200
     mfact check --lang es --entity "Frida Kahlo" --text-file bio.txt --json > session.json
     mfact check --lang en --entity "Lyon" --text-file answer.txt --evidence passages.jsonl
+    mfact check --lang sv --question "Var föddes Greta Garbo?" --text-file answer.txt --evidence page.jsonl
 
 Without --json: the text streams to stdout as the model writes it, then one line per verdict
 (label, confidence, fact) and a summary. With --json: the same progress goes to stderr and stdout
@@ -38,7 +39,11 @@ def register(sub) -> None:
                     "from --text-file), split it into atomic facts, retrieve evidence and verify each fact "
                     "while the text streams; print verdicts and metrics and save the session.")
     p.add_argument("--lang", required=True, help="language code of the text, e.g. en, es, bn")
-    p.add_argument("--entity", required=True, help="the person (or any topic) the text is about")
+    p.add_argument("--entity", help="the person (or any topic) the text is about (optional with --question "
+                                    "or --evidence: read from them)")
+    p.add_argument("--question", metavar="TEXT",
+                   help="the question the text answers: it steers retrieval, and a fact answering it that names "
+                        "someone else is the hallucination (NS), not IR; without --text-file the model is asked it")
     p.add_argument("--text-file", help="check this UTF-8 text instead of generating one ('-' = stdin)")
     p.add_argument("--evidence", metavar="E",
                    help="with --text-file: these passages are the only evidence; E is a JSON list of "
@@ -205,11 +210,13 @@ class _EventPump:
     """Iterates the pipeline in a thread, so that Ctrl-C in the main thread interrupts only the
     waiting, never the pipeline itself (its StopEvent with the partial session still arrives)."""
 
-    def __init__(self, pipeline, entity, lang, stop, text):
+    def __init__(self, pipeline, entity, lang, stop, text, question: str = ""):
         from ..pipeline.pump import pump
 
+        # with a question and no text, the model is asked the question
+        kw = {"question": question, **({"prompt": question} if text is None else {})} if question else {}
         self.q: queue.Queue = queue.Queue()
-        self.thread = pump(lambda: pipeline.run(entity, lang, stop=stop, text=text), self.q.put,
+        self.thread = pump(lambda: pipeline.run(entity, lang, stop=stop, text=text, **kw), self.q.put,
                            name="mfact-check-cli", on_error=self.q.put, on_end=lambda: self.q.put(_DONE))
 
     def __iter__(self):
@@ -228,13 +235,14 @@ class _EventPump:
             return item
 
 
-def _events_in_thread(pipeline, entity, lang, stop, text) -> _EventPump:
-    return _EventPump(pipeline, entity, lang, stop, text)
+def _events_in_thread(pipeline, entity, lang, stop, text, question: str = "") -> _EventPump:
+    return _EventPump(pipeline, entity, lang, stop, text, question)
 
 
 def _inputs(args: argparse.Namespace) -> tuple[str, str | None, Any]:
     """The language, the text of --text-file (or None) and the passages of --evidence (or None),
-    each checked with a one-line error."""
+    each checked with a one-line error; `args.entity` and `args.question` are checked too (the
+    entity read from the question or the passages when not given)."""
     from ..batch import parse_entity_lines
     from ..languages import UnknownLanguage, get_language
 
@@ -242,9 +250,9 @@ def _inputs(args: argparse.Namespace) -> tuple[str, str | None, Any]:
         lang = get_language(args.lang).code
     except UnknownLanguage as exc:
         raise MfactError(str(exc)) from None
-    if not args.entity.strip():
+    args.question = _question(args.question)
+    if args.entity is not None and not args.entity.strip():
         raise MfactError("--entity is empty", "name the person, e.g. --entity 'Marie Curie'")
-    parse_entity_lines([args.entity], "--entity")      # no control characters, at most 500 characters
     text = read_text_file(args.text_file) if args.text_file else None
     passages = None
     if args.evidence:
@@ -252,7 +260,27 @@ def _inputs(args: argparse.Namespace) -> tuple[str, str | None, Any]:
             raise MfactError("--evidence needs --text-file", "give the text the passages are evidence for")
         from ..knowledge.given import read_evidence
         passages = read_evidence(args.evidence, lang)
+    if args.entity is None:
+        from ..inputs import CONTROL
+        from ..pipeline.question import topic_of
+        args.entity = CONTROL.sub("", topic_of(args.question, passages or [])) if args.question or passages else ""
+        if not args.entity:
+            raise MfactError("--entity is required", "name the person or topic, e.g. --entity 'Marie Curie', "
+                                                     "or give --question")
+    parse_entity_lines([args.entity], "--entity")      # no control characters, at most 500 characters
     return lang, text, passages
+
+
+def _question(q: str | None) -> str:
+    from ..session import MAX_QUESTION_CHARS
+
+    if q is None:
+        return ""
+    if not q.strip():
+        raise MfactError("--question is empty", "give the question the text answers, or leave --question out")
+    if len(q) > MAX_QUESTION_CHARS:
+        raise MfactError(f"--question is {len(q):,} characters; at most {MAX_QUESTION_CHARS:,}")
+    return q.strip()
 
 
 def _checked_config(args: argparse.Namespace) -> Config:
@@ -280,9 +308,13 @@ def _progress_printer(err: Any) -> Callable[[Any], None]:
 def cmd_check(args: argparse.Namespace) -> int:
     from ..pipeline import build_pipeline
 
+    from ..languages import generic_notice
+
     lang, text, passages = _inputs(args)
     cfg = _checked_config(args)
     out, err = sys.stdout, sys.stderr
+    if generic_notice(lang):
+        print(f"mfact: {generic_notice(lang)}", file=err, flush=True)
     printer = _Printer(err if args.json else out, err, stream_text=not args.json)
     on_progress = _progress_printer(err)
     if text is not None:
@@ -300,7 +332,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         entity = _resolve(args.entity.strip(), lang, cfg, printer)
     stop = threading.Event()
     errors: list[str] = []
-    session, interrupted = _follow(_events_in_thread(pipeline, entity, lang, stop, text), printer, stop, errors,
+    session, interrupted = _follow(_events_in_thread(pipeline, entity, lang, stop, text, args.question), printer,
+                                   stop, errors,
                                    None if args.json else on_progress)
     if passages is not None:
         session.config["evidence"] = {"given": len(passages), "file": str(args.evidence)}

@@ -1,7 +1,7 @@
 """`mfact run`: check many people in many languages headless, resumably; or, with `--texts
-FILE.jsonl`, many texts the user already has (one `{"id", "lang", "entity", "text", "evidence"?}`
-per line, one session each, named by the line's id; bad lines are reported with their numbers and
-the good ones still run)."""
+FILE.jsonl`, many texts the user already has (one `{"id", "lang", "entity"?, "question"?, "text",
+"evidence"?}` per line, one session each, named by the line's id; bad lines are reported with their
+numbers and the good ones still run). A language without word tables of its own is said once."""
 from __future__ import annotations
 
 import argparse
@@ -29,9 +29,10 @@ def register(sub) -> None:
                     "an interrupted run loses no finished session.")
     p.add_argument("--lang", help="comma-separated language codes, e.g. es,ar,bn (not with --texts)")
     p.add_argument("--texts", metavar="FILE.jsonl",
-                   help='check these texts: one {"id", "lang", "entity", "text", "evidence"?} object per '
-                        "line (evidence: a list of strings or {\"text\", \"title\"?, \"url\"?} "
-                        "passages, then the only evidence); the entity may be any topic")
+                   help='check these texts: one {"id", "lang", "entity"?, "question"?, "text", "evidence"?} '
+                        "object per line (evidence: a list of strings or {\"text\", \"title\"?, \"url\"?} "
+                        "passages, then the only evidence; question: what the text answers); the entity may "
+                        "be any topic, and is read from the question or the evidence when left out")
     p.add_argument("--entities", action="append", default=[],
                    help="entity list: one name per line, optional tab and QID (repeatable); "
                         "FActScore's prompt_entities.txt works as is")
@@ -173,11 +174,22 @@ def _plan(args: argparse.Namespace, cfg) -> tuple[list, list[tuple[int, str]]]:
             raise MfactError(f"no line of {args.texts} can be checked"
                              + (f" ({len(bad_lines)} bad)" if bad_lines else " (it is empty)"),
                              'one {"id", "lang", "entity", "text"} object per line')
+        _say_generic(spec.lang for spec in specs)
         return plan_text_jobs(specs, cfg), bad_lines
     if not args.lang:
         raise MfactError("--lang is required", "e.g. --lang en,es (or --texts FILE.jsonl)")
     langs = [lang.code for lang in parse_language_list(args.lang)]
+    _say_generic(langs)
     return plan_jobs(_entities(args), langs, args.samples, cfg), bad_lines
+
+
+def _say_generic(langs) -> None:
+    """One line for each language of the run that has no word tables of its own."""
+    from ..languages import generic_notice
+
+    for code in dict.fromkeys(langs):
+        if generic_notice(code):
+            print(f"mfact run: {generic_notice(code)}", file=sys.stderr, flush=True)
 
 
 def _entities(args: argparse.Namespace) -> list:

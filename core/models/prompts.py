@@ -105,6 +105,14 @@ def build_prompt(entity: str, lang: str, style: str = "completion") -> str:
     if style not in STYLES:
         raise ValueError(f"unknown prompt style {style!r}; one of {', '.join(STYLES)}")
     table = COMPLETION if style == "completion" else CHAT
-    template = table.get(code) or (COMPLETION if style == "completion" else CHAT)["en"]
+    template = table.get(code) or _generic(code, style)
     name = " ".join(str(entity).split())      # one line: the prompt must not carry the name's newlines
     return template.replace("{entity}", name)
+
+
+def _generic(code: str, style: str) -> str:
+    """A language without a prompt of its own (the generic ones): the English prompt, asking for it."""
+    name = get_language(code).name
+    if style == "completion":
+        return f"This is a {name}-language Wikipedia article about {{entity}}. {{entity}}"
+    return f"Tell me a bio of {{entity}}. Write it in {name}."

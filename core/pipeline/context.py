@@ -33,6 +33,7 @@ class RunRequest:
     prompt: str | None = None
     params: DecodingParams | None = None
     generated: tuple[int, str] | None = None
+    question: str = ""             # the question the text answers ("": none)
 
 
 @dataclass(frozen=True)

@@ -344,6 +344,7 @@ def _new_session(req: RunRequest, gen: GeneratorBase | None, given_text: str | N
     session.generator = (generator_info(gen, prompt, params) if given_text is None and gen is not None else
                          GeneratorInfo(backend="none", model="", prompt=prompt, params={}, seed=None))
     session.config = config
+    session.question = req.question
     session.config["text_source"] = "user" if given_text is not None else "generator"   # or batched
     return session
 

@@ -39,10 +39,11 @@ class SessionBuilder:
         self._evidence = {e.id for e in session.evidence}
 
     @classmethod
-    def for_run(cls, entity: Entity, lang: str, model: str = "", seed: int | None = None) -> "SessionBuilder":
-        """The session of a run about to start: running, no text yet, the model and seed it asks for
-        (the run's final session brings the rest)."""
-        return cls(Session(language=lang, entity=entity, status="running",
+    def for_run(cls, entity: Entity, lang: str, model: str = "", seed: int | None = None,
+                question: str = "") -> "SessionBuilder":
+        """The session of a run about to start: running, no text yet, the model and seed it asks for,
+        the question its text answers (the run's final session brings the rest)."""
+        return cls(Session(language=lang, entity=entity, status="running", question=question,
                            generator=GeneratorInfo(backend="", model=model, seed=seed)))
 
     @classmethod

@@ -40,7 +40,7 @@ class CheckScreen(MfactScreen[None]):
     SCOPE = "check"
 
     def __init__(self, *, entity: Entity | str | None = None, lang: str | None = None,
-                 text: str | None = None, session: Session | None = None):
+                 text: str | None = None, session: Session | None = None, question: str = ""):
         super().__init__()
         if session is None and (entity is None or lang is None):
             raise ValueError("CheckScreen needs a session or an entity and a language")
@@ -48,7 +48,8 @@ class CheckScreen(MfactScreen[None]):
         if session is not None:
             builder = SessionBuilder.saved(session)
         else:
-            builder = self._for_run(entity if isinstance(entity, Entity) else Entity(name=str(entity)), str(lang))
+            builder = self._for_run(entity if isinstance(entity, Entity) else Entity(name=str(entity)), str(lang),
+                                    question)
         self.view = CheckView(builder)
         self.keeper = SessionKeeper(self, self.view, saved=session is not None)
         self.feed = RunFeed(lambda **kw: self.mfact.get_pipeline(**kw), lambda: self.post_message(PipelineWake()))
@@ -60,9 +61,9 @@ class CheckScreen(MfactScreen[None]):
     session, metrics, checks, builder = ViewField(), ViewField(), ViewField(), ViewField()
     selected, running, tokens_per_s = ViewField(), ViewField(), ViewField()
 
-    def _for_run(self, ent: Entity, lang: str) -> SessionBuilder:
+    def _for_run(self, ent: Entity, lang: str, question: str = "") -> SessionBuilder:
         cfg = self.app_cfg()
-        return SessionBuilder.for_run(ent, lang, cfg.model if cfg else "", cfg.seed if cfg else None)
+        return SessionBuilder.for_run(ent, lang, cfg.model if cfg else "", cfg.seed if cfg else None, question)
 
     def app_cfg(self):
         try:
@@ -103,7 +104,7 @@ class CheckScreen(MfactScreen[None]):
         self.view.running = True
         self.view.run_status = "starting"
         self._render_all()
-        self.feed.start(self.session.entity, self.session.language, self._run_args[2])
+        self.feed.start(self.session.entity, self.session.language, self._run_args[2], self.session.question)
 
     def on_pipeline_wake(self, message: PipelineWake) -> None:
         dirty: set[str] = set()

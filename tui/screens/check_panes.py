@@ -221,7 +221,9 @@ class CheckPanes:
         adapted = scr.app.adapt.indicator(view.session.language) if hasattr(scr.app, "adapt") else ""
         if adapted:
             text.append(f"  {adapted}", style="dim")
-        scr.query_one(MetricsBar).update(text, layout=False)
+        bar = scr.query_one(MetricsBar)
+        bar.styles.height = 3 if view.session.question else 2      # the question on a line of its own
+        bar.update(text, layout=False)
 
     def render_evidence(self) -> None:
         scr, view = self.screen, self.view

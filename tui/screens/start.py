@@ -331,8 +331,8 @@ class StartScreen(MfactScreen[None]):
         entity = " ".join(self.query_one("#entity", Input).value.split())
         self.app.push_screen(TextCheckScreen(self.selected_language(), entity), self._text_chosen)
 
-    def _text_chosen(self, result: tuple[str, str, str] | None) -> None:
+    def _text_chosen(self, result: tuple[str, str, str, str] | None) -> None:
         if result is None:
             return
-        text, entity, lang = result
-        self.mfact.start_check(Entity(name=entity), lang, text=text)
+        text, entity, lang, question = result
+        self.mfact.start_check(Entity(name=entity), lang, text=text, question=question)

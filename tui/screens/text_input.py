@@ -1,5 +1,7 @@
-"""Check a text you already have: paste it (or open a .txt / .md file), name the person or topic,
-and check it like a generated text. The language is detected as you type and can be changed."""
+"""Check a text you already have: paste it (or open a .txt / .md file), optionally give the question
+it answers, name the person or topic (optional with a question: read from it), and check it like a
+generated text. The language is detected as you type and can be changed: every language mfact
+accepts is offered, found by typing part of its code or name in the open list."""
 from __future__ import annotations
 
 import os
@@ -12,7 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, TextArea
 
-from mfact.core.languages import LANGUAGES, get_language
+from mfact.core.languages import ALL_LANGUAGES, generic_notice, get_language
 from mfact.core.errors import MfactError
 
 MAX_FILE_BYTES = 2_000_000
@@ -59,8 +61,8 @@ def detect_language(text: str) -> str | None:
         return None
 
 
-class TextCheckScreen(ModalScreen[tuple[str, str, str] | None]):
-    """Dismisses with (text, entity, lang) to check, or None."""
+class TextCheckScreen(ModalScreen[tuple[str, str, str, str] | None]):
+    """Dismisses with (text, entity, lang, question) to check (question "" for none), or None."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="text_cancel"),
                 Binding("ctrl+s", "confirm", "Check", id="text_check", priority=True)]
@@ -79,11 +81,13 @@ class TextCheckScreen(ModalScreen[tuple[str, str, str] | None]):
                 yield Input(placeholder="path of a .txt or .md file", id="text-file")
                 yield Button("Open", id="text-open")
             yield TextArea(id="text-area", soft_wrap=True, show_line_numbers=False)
+            yield Input(placeholder="the question the text answers (optional), e.g. Who is Nigeria's richest woman?",
+                        id="text-question")
             with Horizontal(id="text-meta-row"):
-                yield Input(self.entity, placeholder="who or what the text is about, e.g. Marie Curie",
-                            id="text-entity")
-                yield Select([(f"{lang.code} · {lang.name}", lang.code) for lang in LANGUAGES],
-                             value=self.lang, allow_blank=False, id="text-lang")
+                yield Input(self.entity, placeholder="who or what the text is about, e.g. Marie Curie "
+                                                     "(optional with a question)", id="text-entity")
+                yield Select([(f"{lang.code} · {lang.name} · {lang.native}", lang.code) for lang in ALL_LANGUAGES],
+                             value=self.lang, allow_blank=False, id="text-lang", type_to_search=True)
             yield Label("", id="text-status")
             with Horizontal(id="text-buttons"):
                 yield Button("Check", variant="primary", id="text-ok")
@@ -117,7 +121,9 @@ class TextCheckScreen(ModalScreen[tuple[str, str, str] | None]):
         if lang is not None and lang != self.query_one("#text-lang", Select).value:
             self._auto_lang = lang
             self.query_one("#text-lang", Select).value = lang
-            self._status(f"language detected: {get_language(lang).name} (change it if it is wrong)")
+            generic = generic_notice(lang)
+            self._status(f"language detected: {get_language(lang).name} (change it if it is wrong)"
+                         + (f"; {generic}" if generic else ""))
 
     @on(Select.Changed, "#text-lang")
     def _lang_changed(self, event: Select.Changed) -> None:
@@ -127,19 +133,24 @@ class TextCheckScreen(ModalScreen[tuple[str, str, str] | None]):
     # ------------------------------------------------------------------ done
 
     @on(Input.Submitted, "#text-entity")
+    @on(Input.Submitted, "#text-question")
     @on(Button.Pressed, "#text-ok")
     def action_confirm(self) -> None:
+        from mfact.core.pipeline.question import topic_of
+        from mfact.core.inputs import CONTROL
+
         text = self.query_one("#text-area", TextArea).text
-        entity = " ".join(self.query_one("#text-entity", Input).value.split())
+        question = " ".join(self.query_one("#text-question", Input).value.split())
+        entity = " ".join(self.query_one("#text-entity", Input).value.split()) or CONTROL.sub("", topic_of(question, []))
         if not text.strip():
             self._status("Paste a text or open a file first.")
             self.query_one("#text-area", TextArea).focus()
             return
         if not entity:
-            self._status("Say who or what the text is about (a person, a place, a film...).")
+            self._status("Say who or what the text is about (a person, a place, a film...), or the question it answers.")
             self.query_one("#text-entity", Input).focus()
             return
-        self.dismiss((text, entity, str(self.query_one("#text-lang", Select).value)))
+        self.dismiss((text, entity, str(self.query_one("#text-lang", Select).value), question))
 
     @on(Button.Pressed, "#text-cancel")
     def action_cancel(self) -> None:

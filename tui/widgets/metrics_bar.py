@@ -57,6 +57,9 @@ def metrics_text(session, metrics: Metrics | Mapping, checks: Checks | Mapping, 
         t.append(f"● {status or 'checking'}", style=Style(color=palette.drift, bold=True))
     else:
         t.append(f"■ {status or 'done'}", style="dim")
+    if session.question:          # what the text answers: untrusted, shown literally on one line
+        t.append("\nquestion ", style="dim")
+        t.append(one_line(session.question, 300))
     return t
 
 

@@ -6,14 +6,15 @@ from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
-from mfact.core.languages import LANGUAGES, get_language
+from mfact.core.languages import ALL_LANGUAGES, get_language
 from mfact.core.store import Store
 
 from ..render import fmt_pct, one_line
 
 
 class LanguageTable(DataTable):
-    """Every language mfact offers: code, name, native name, resources; one row per language."""
+    """Every language mfact offers: code, name, native name, resources (and "generic" for one without
+    word tables of its own); one row per language."""
 
     def __init__(self, id: str) -> None:
         super().__init__(id=id, cursor_type="row")
@@ -30,11 +31,12 @@ class LanguageTable(DataTable):
         current = self.selected()
         self.clear()
         q = query.strip().lower()
-        for lang in LANGUAGES:
-            hay = f"{lang.code} {lang.name} {lang.native} {lang.resource}".lower()
+        for lang in ALL_LANGUAGES:
+            res = lang.resource if lang.tables else f"{lang.resource} · generic"
+            hay = f"{lang.code} {lang.name} {lang.native} {res}".lower()
             if q and q not in hay:
                 continue
-            self.add_row(lang.code, lang.name, Text(lang.native), lang.resource, key=lang.code)
+            self.add_row(lang.code, lang.name, Text(lang.native), res, key=lang.code)
         if current in self.rows:
             self.move_cursor(row=self.get_row_index(current), animate=False)
 

@@ -11,9 +11,29 @@ and Babel (a CLDR locale) cover, each with a Wikipedia edition: they are checked
 """
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass
+from importlib import resources
 
 from .errors import MfactError
+
+# What a language is, beyond its record's fields: the one place for these traits (the checking
+# stages read them from here).
+# Written without spaces between words: the knowledge layer cuts and indexes passages by characters.
+NO_SPACES = frozenset({"zh", "yue", "ja", "th", "lo", "km", "my", "bo"})
+# ... and of those, read a character at a time by the rules (Han and kana: a character is about a word).
+BY_CHARACTER = frozenset({"zh", "yue", "ja"})
+# Chinese and Cantonese: Han characters, simplified or traditional.
+HAN = frozenset({"zh", "yue"})
+# The East Asian languages: dates in 年/月/日 (년/월/일), full-width punctuation.
+EAST_ASIAN = frozenset({"zh", "ja", "ko", "yue"})
+# Babel's locale names where they are not the code (several scripts where a language has them).
+CLDR_LOCALES: dict[str, tuple[str, ...]] = {"sr": ("sr", "sr_Latn"), "zh": ("zh", "zh_Hant"), "yue": ("yue",),
+                                            "sd": ("sd",), "la": ("la",), "eo": ("eo",)}
+# The word tables (core/checking/data/*.json) and how deep their language keys lie.
+RULE_TABLES = {"relations": 1, "occupation": 1, "nationality": 1, "kinship": 1, "prizes": 1,
+               "number_words": 0, "meta_phrases": 0}
 
 
 @dataclass(frozen=True)
@@ -26,6 +46,36 @@ class Language:
     wiki: str          # Wikipedia subdomain code
     resource: str      # "high" | "medium" | "low"
     tables: bool = True  # mfact's own word tables; False: the generic path (CLDR + the detector)
+
+    @property
+    def spaceless(self) -> bool:
+        """Written without spaces between words."""
+        return self.code in NO_SPACES
+
+    @property
+    def by_character(self) -> bool:
+        """Read a character at a time by the rules (Han and kana)."""
+        return self.code in BY_CHARACTER
+
+    @property
+    def cldr_locales(self) -> tuple[str, ...]:
+        """Babel's locale names for the language, first the one for its dates and numbers."""
+        return CLDR_LOCALES.get(self.code, (self.code,))
+
+    @property
+    def rule_tables(self) -> tuple[str, ...]:
+        """The word tables that have entries of this language (`RULE_TABLES`)."""
+        return tuple(name for name in RULE_TABLES if self.code in _table_languages(name))
+
+
+@functools.lru_cache(maxsize=None)
+def _table_languages(name: str) -> frozenset[str]:
+    """The language codes of one word table: its keys at the table's depth."""
+    raw = resources.files("mfact.core").joinpath("checking", "data", f"{name}.json").read_text("utf-8")
+    level = [json.loads(raw)]
+    for _ in range(RULE_TABLES[name]):
+        level = [v for d in level if isinstance(d, dict) for v in d.values()]
+    return frozenset(k for d in level if isinstance(d, dict) for k in d)
 
 
 LANGUAGES: tuple[Language, ...] = (

@@ -5,8 +5,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence, runtime_checkable
 
+from ..languages import NO_SPACES
+
 # Scripts written without spaces between words: their full-text index uses the trigram tokenizer.
-NO_SPACE_LANGS = frozenset({"zh", "yue", "ja", "th", "lo", "km", "my", "bo"})
+NO_SPACE_LANGS = NO_SPACES     # written without spaces (core/languages.py)
 
 
 @dataclass

@@ -37,11 +37,12 @@ from .occupation import occupation_conflicts
 from .stated import read as read_statements
 from ..text.textutil import (HAN_LANGS, SPACELESS, STOPWORDS, words_with_offsets)
 from ..text.cldr import _fold
+from ...languages import EAST_ASIAN
 from .values import MANY, Value, _AGE_WORDS, _ages, _overlaps, relation_words
 from .places import _CLAUSE_BREAK, _CLAUSE_MARKS, _COORDINATOR, _GAP_WORD, _SENTENCE_END, _breaks, _relation_hits
 from .read import TextValues, sentence_starts, text_values
 from .compare import NameMatcher, date_diff, dates_comparable, names_alike, names_comparable, values_agree
-_CJK_LANGS = {"zh", "ja", "ko", "yue"}
+_CJK_LANGS = EAST_ASIAN
 
 
 @dataclass
@@ -70,7 +71,7 @@ class SlotReport:
     # statements about the subject confirm (stated.py), when every such word of the fact is confirmed
     stated: list[tuple[int, int, str]] = field(default_factory=list)
     # every occupation and nationality word of the fact, and a conflict when the evidence's statements
-    # contradict one of them: a conflict only if the fact says nothing else (verify_default decides)
+    # contradict one of them: a conflict only if the fact says nothing else (verify/offline.py decides)
     concepts: list[tuple[int, int, str]] = field(default_factory=list)
     unstated: Conflict | None = None
 

@@ -11,7 +11,7 @@ statements about the subject name its family or its country (occupation.py, nati
 those, in the evidence's languages). `stated` gives the spans of the agreeing words, or None when one
 of them does not agree; the verifier then judges a fact whose every other word is the subject's name
 or says nothing of its own ("ήταν", "και", "였다", "であった") S by agreement, as it does a fact of
-agreed dates and places (`verify_default._only_slots`). `read` also tells the word the statements
+agreed dates and places (`verify/agreed.py`, `_only_slots`). `read` also tells the word the statements
 contradict (other kinds of work, none of the word's named anywhere; other countries only): such a fact
 that says nothing else is a slot conflict ("Marie Curie bir ressamdı." against "... physicist").
 """

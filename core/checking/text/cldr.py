@@ -9,10 +9,9 @@ import re
 import unicodedata
 from typing import Iterable
 from .textutil import lowered
-
+from ...languages import CLDR_LOCALES
 # Babel's locale names for mfact's language codes (several scripts where a language has them)
-_BABEL = {"sr": ("sr", "sr_Latn"), "zh": ("zh", "zh_Hant"), "yue": ("yue",), "sd": ("sd",),
-          "la": ("la",), "eo": ("eo",)}
+_BABEL = CLDR_LOCALES     # core/languages.py
 
 
 def _offered() -> list[str]:

@@ -13,6 +13,8 @@ import unicodedata
 from importlib import resources
 from typing import Any
 
+from ...languages import BY_CHARACTER, HAN
+
 def _mark_class() -> str:
     """A regex class of the combining marks of the BMP (Devanagari vowel signs, Arabic harakat...)."""
     ranges: list[list[int]] = []
@@ -91,8 +93,9 @@ def data_json(name: str) -> Any:
     return json.loads(resources.files("mfact.core").joinpath("checking", "data", name).read_text("utf-8"))
 
 
-SPACELESS = frozenset({"zh", "yue", "ja"})     # languages written without spaces between words
-HAN_LANGS = frozenset({"zh", "yue"})          # Chinese and Cantonese: Han characters, simplified or traditional
+# languages read a character at a time (Han and kana), and Chinese and Cantonese (core/languages.py)
+SPACELESS = BY_CHARACTER
+HAN_LANGS = HAN
 
 # possessives and object pronouns that refer back to the subject of a text
 POSSESSIVES = frozenset("""his her him hers su sus son sa ses sein seine ihr ihre lui suo sua seu его её

@@ -4,7 +4,7 @@ For each fact:
 1. The IR and no-evidence rules decide first (as in every trained verifier).
 2. Evidence windows (`windows.py`): a lexical first stage picks the few sentences of the evidence
    that match the fact; only those are embedded (cached by text), so long new evidence is cheap.
-3. The feature model (`lite`, `verify_offline.py`) gives p(supported) against those windows.
+3. The feature model (`lite`, `features.py`) gives p(supported) against those windows.
 4. Slot checks (`slots.py`) compare the fact's dates, numbers and birth/death places with the
    evidence's, slot by slot. A conflict makes the fact NS: the reason names both values, the
    verdict marks the wrong words of the fact and the conflicting words of the evidence. A fact

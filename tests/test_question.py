@@ -115,7 +115,7 @@ class _RuleVerifier:
         return self.verify_batch([(fact, entity, lang, passages)])[0]
 
     def verify_batch(self, items):
-        from mfact.core.checking.verify_offline import rule_verdicts
+        from mfact.core.checking.verify.offline import rule_verdicts
 
         out, _todo = rule_verdicts(items, "rules/1")
         return [v or Verdict("S", 0.9, "rules/1") for v in out]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterator, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, ClassVar, Iterable, Iterator, NamedTuple, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -267,6 +267,20 @@ class Extractor(StageLike, Protocol):
 
     def extract(self, sentence: Sentence, full_text: str, lang: str, entity: str) -> list[ExtractedFact]:
         """Atomic facts of one sentence, in order, each anchored to a span of the text."""
+
+
+class FactItem(NamedTuple):
+    """A fact on its way through checking: its text, the entity it is about, its language and the
+    passages it is judged against. A plain 4-tuple in that order is read as one (`fact_items`)."""
+    fact: str
+    entity: str
+    lang: str
+    passages: Sequence[Evidence]
+
+
+def fact_items(items: Iterable[tuple[str, str, str, Sequence[Evidence]]]) -> list[FactItem]:
+    """The items as FactItems (those that are already are kept)."""
+    return [it if isinstance(it, FactItem) else FactItem(*it) for it in items]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from ..errors import MfactError
-from ..protocols import FactContext, Retriever, Verifier
+from ..protocols import FactContext, Retriever, Verifier, fact_items
 from ..schema import SessionFormatError
 from ..session import LABELS, Entity, Evidence, Verdict, features_field
 from .cache import VerdictCache
@@ -39,12 +39,13 @@ class CachedVerifier:
         """`verify` of many facts: those not in the cache in one `verify_batch` call of the verifier
         (`mfact rejudge`). `contexts`: each fact's sentence, for a verifier that reads it (the cache
         key then holds the sentence too); ignored by the others."""
+        facts = fact_items(items)
         ctx: list[FactContext | None] = (list(contexts) if contexts is not None and self.verifier.uses_context
-                                         else [None] * len(items))
-        out: list[tuple[Verdict, bool] | None] = [None] * len(items)
-        keys: list[str | None] = [None] * len(items)
+                                         else [None] * len(facts))
+        out: list[tuple[Verdict, bool] | None] = [None] * len(facts)
+        keys: list[str | None] = [None] * len(facts)
         todo = []
-        for i, (fact, entity, lang, passages) in enumerate(items):
+        for i, (fact, entity, lang, passages) in enumerate(facts):
             if self.cache is not None:
                 c = ctx[i]
                 said = fact if c is None else f"{fact}\x1f{c.key()}"
@@ -54,14 +55,14 @@ class CachedVerifier:
                     out[i] = (cached, True)
                     continue
             todo.append(i)
-        checked = [self.validate(v, items[i][3]) for i, v in zip(todo, self._fresh(items, todo, ctx))]
+        checked = [self.validate(v, facts[i].passages) for i, v in zip(todo, self._fresh(facts, todo, ctx))]
         for i, v in zip(todo, checked):
             out[i] = (v, False)
         if self.cache is not None:
             self.cache.put_many([(k, v) for k, v in zip((keys[i] for i in todo), checked) if k is not None])
         done = [o for o in out if o is not None]      # every item has its verdict now
         if self.adapter is not None:
-            done = [(self.adapter.apply(v, items[i][2]), c) for i, (v, c) in enumerate(done)]
+            done = [(self.adapter.apply(v, facts[i].lang), c) for i, (v, c) in enumerate(done)]
         return done
 
     def _fresh(self, items, todo: list[int], ctx: list[FactContext | None]) -> list[Verdict]:

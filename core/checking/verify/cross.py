@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from ...errors import MfactError
-from ...protocols import VerifierBase
+from ...protocols import VerifierBase, fact_items
 from ...session import Evidence, Verdict
 from .features import rule_verdicts
 
@@ -188,14 +188,15 @@ class CrossVerifier(VerifierBase):
             return self._verify_batch(items)
 
     def _verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[Verdict]:
+        facts = fact_items(items)
         name = f"{self.name}/{self.version}"
-        out, todo = rule_verdicts(items, name)
+        out, todo = rule_verdicts(facts, name)
         if todo:
-            fvecs = self._vectors([items[i][0] for i in todo], "q")
+            fvecs = self._vectors([facts[i].fact for i in todo], "q")
             chosen: dict[int, list[tuple[str, int]]] = {}
             pairs: list[tuple[str, str]] = []
             for j, i in enumerate(todo):
-                fact, _entity, lang, passages = items[i]
+                fact, _entity, lang, passages = facts[i]
                 usable = [p for p in passages if p.text and p.text.strip()]
                 windows = [(w, k) for k, p in enumerate(usable) for w in self._windows(p.text, p.lang or lang)]
                 chosen[i] = self._select(fact, windows, fvecs[j])
@@ -204,7 +205,7 @@ class CrossVerifier(VerifierBase):
             pos = 0
             threshold = float(self.meta.get("threshold", 0.5))
             for i in todo:
-                fact, _entity, lang, passages = items[i]
+                fact, _entity, lang, passages = facts[i]
                 usable = [p for p in passages if p.text and p.text.strip()]
                 ps = probs[pos:pos + len(chosen[i])]
                 pos += len(chosen[i])

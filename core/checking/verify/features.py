@@ -33,7 +33,7 @@ import numpy as np
 
 from ...errors import MfactError
 from ...versions import rules_version
-from ...protocols import Embedder, VerifierBase
+from ...protocols import Embedder, VerifierBase, fact_items
 from ...session import Evidence, Verdict
 from ..lexicon.rule_words import COORDINATORS, INTRO_WORDS, any_pronoun
 from ..text.textutil import (POSSESSIVES, scripts_of, STOPWORDS, char_ngrams, has_negation, content_tokens, numbers, proper_nouns, tokens,
@@ -386,14 +386,15 @@ class FeatureModel(VerifierBase):
 
     def verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]]) -> list[Verdict]:
         """Verify many facts with one embedder call for all facts and one for all passages."""
+        facts = fact_items(items)
         name = f"{self.name}/{self.version}"
-        out, todo = rule_verdicts(items, name)
+        out, todo = rule_verdicts(facts, name)
         if todo:
             model, use_vec = self._model()
             emb = self.embedder
-            fvecs = emb.embed_queries([items[i][0] for i in todo])
-            usable = {i: [p for p in items[i][3] if p.text and p.text.strip()] for i in todo}
-            cands = {i: candidates([p.text for p in usable[i]], items[i][2]) for i in todo}
+            fvecs = emb.embed_queries([facts[i].fact for i in todo])
+            usable = {i: [p for p in facts[i].passages if p.text and p.text.strip()] for i in todo}
+            cands = {i: candidates([p.text for p in usable[i]], facts[i].lang) for i in todo}
             flat = [t for i in todo for t in cands[i][0]]
             pvecs = emb.embed_passages(flat)
             pos = 0
@@ -401,7 +402,7 @@ class FeatureModel(VerifierBase):
                 texts, owner = cands[i]
                 pv = pvecs[pos:pos + len(texts)]
                 pos += len(texts)
-                out[i] = self._decide(items[i][0], usable[i], texts, owner, fvecs[j], pv, model, use_vec, name)
+                out[i] = self._decide(facts[i].fact, usable[i], texts, owner, fvecs[j], pv, model, use_vec, name)
         return [v for v in out if v is not None]
 
     def _decide(self, fact: str, usable: Sequence[Evidence], texts: Sequence[str], owner: Sequence[int],

@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Sequence
 import numpy as np
-from ...protocols import FactContext, VerifierBase
+from ...protocols import FactContext, VerifierBase, fact_items
 from ...session import Evidence, Verdict
 from ..slots.counterparts import award_status_swap, swapped_counterpart, swapped_name, word_prefixes
 from ..lexicon import gazetteer
@@ -124,6 +124,7 @@ def _read_in_sentences(scorer: SentenceScorer, embedder: Any, det: Any, items, t
     where the fact shares no scored word with it: that fact is scored alone); and for those facts
     the sentence as read with the fact's context (the fact features). With `side` (`PairReader.side`),
     the `claims` also get the pair reader's logit from the same pass."""
+    facts = fact_items(items)
     if not contexts:
         return {}, {}
     jobs: dict[int, FactContext] = {}
@@ -133,14 +134,14 @@ def _read_in_sentences(scorer: SentenceScorer, embedder: Any, det: Any, items, t
             jobs[i] = c
     by_lang: dict[str, list[int]] = {}
     for i in jobs:
-        by_lang.setdefault(items[i][2], []).append(i)
+        by_lang.setdefault(facts[i].lang, []).append(i)
     out: dict[int, list] = {}
     reads: dict[int, tuple[Any, FactContext]] = {}
     for lang, idx in by_lang.items():
         sw = scorer.read(det, embedder, lang, [(jobs[i].sentence, [p.text for p in usable[i]]) for i in idx],
                          side, frozenset(n for n, i in enumerate(idx) if i in claims))
         for i, r in zip(idx, sw):
-            fw = fact_words(items[i][0], jobs[i], r.words)
+            fw = fact_words(facts[i].fact, jobs[i], r.words)
             if fw:
                 out[i] = fw
                 reads[i] = (r, jobs[i])
@@ -242,9 +243,9 @@ class OfflineVerifier(VerifierBase):
         ctx = list(contexts) if contexts else [None] * len(items)
         if self.combiner is None and not self.claim_features:
             return ctx, set()
-        alone = {i for i in todo if ctx[i] is None and items[i][0].strip() and len(items[i][0]) <= MAX_CHARS}
+        alone = {i for i in todo if ctx[i] is None and items[i].fact.strip() and len(items[i].fact) <= MAX_CHARS}
         for i in alone:
-            ctx[i] = FactContext(items[i][0], 0, len(items[i][0]))
+            ctx[i] = FactContext(items[i].fact, 0, len(items[i].fact))
         return ctx, alone
 
     def _pair_inputs(self, claims: set[int], read: dict) -> dict[int, list[float]]:
@@ -305,32 +306,33 @@ class OfflineVerifier(VerifierBase):
 
     def verify_batch(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]],
                      contexts: Sequence[FactContext | None] | None = None) -> list[Verdict]:
+        facts = fact_items(items)
         name = f"{self.name}/{self.version}"
-        out, todo = rule_verdicts(items, name)
+        out, todo = rule_verdicts(facts, name)
         if todo:
             model, use_vec = self.lite._model()
             emb = self.embedder
-            usable = {i: [p for p in items[i][3] if p.text and p.text.strip()] for i in todo}
-            wins = {i: top_windows(items[i][0], [p.text for p in usable[i]], items[i][2], k=self.k) for i in todo}
-            fvecs = emb.embed_queries([items[i][0] for i in todo])
+            usable = {i: [p for p in facts[i].passages if p.text and p.text.strip()] for i in todo}
+            wins = {i: top_windows(facts[i].fact, [p.text for p in usable[i]], facts[i].lang, k=self.k) for i in todo}
+            fvecs = emb.embed_queries([facts[i].fact for i in todo])
             flat = [w.text for i in todo for w in wins[i]]
             pvecs = emb.embed_passages(flat) if flat else np.zeros((0, fvecs.shape[1]), np.float32)
-            contexts, claims = self._claims_alone(items, todo, contexts)
+            contexts, claims = self._claims_alone(facts, todo, contexts)
             reads = self.detector_scope == "all" or any(c is not None for c in contexts)
             det = self.detector() if reads else None       # a standalone claim in `offline`: no load
-            in_sentence, read = (_read_in_sentences(self._sentences, emb, det, items, todo, usable, contexts,
+            in_sentence, read = (_read_in_sentences(self._sentences, emb, det, facts, todo, usable, contexts,
                                                     _reader_side(self.combiner, self.pair_reader, claims), frozenset(claims))
                                  if det else ({}, {}))
-            alone = ([i for i in todo if i not in in_sentence and len(items[i][0]) <= MAX_CHARS]
+            alone = ([i for i in todo if i not in in_sentence and len(facts[i].fact) <= MAX_CHARS]
                      if self.detector_scope == "all" else [])
-            scored = dict(zip(alone, det.score([(items[i][0], [w.text for w in wins[i]]) for i in alone]))) if det else {}
+            scored = dict(zip(alone, det.score([(facts[i].fact, [w.text for w in wins[i]]) for i in alone]))) if det else {}
             pair = self._pair_inputs(claims, read)
             pos = 0
             for j, i in enumerate(todo):
                 ws = wins[i]
                 pv = pvecs[pos:pos + len(ws)]
                 pos += len(ws)
-                fact, entity, lang, _ps = items[i]
+                fact, entity, lang, _ps = facts[i]
                 x = self.lite._row(fact, [w.text for w in ws], fvecs[j], pv, use_vec)
                 p = float(model.prob(x[None, :])[0])
                 sims = pv @ fvecs[j] if len(ws) else np.zeros(0, np.float32)

@@ -14,10 +14,12 @@ The question does three things:
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ..checking.verify.answer import unsaid
 from ..protocols import FactContext, Stage
 from ..session import Entity, Evidence, Verdict
 from .check import CachedVerifier
@@ -109,9 +111,19 @@ def name_marks(fact: str) -> list[tuple[int, int]]:
     return found[:1]
 
 
+def answer_marks(fact: str, lang: str, passages: Sequence[Evidence], question: str,
+                 marks: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The marks of a not-supported fact of an answer: its words that neither the evidence nor the
+    question says (`checking.verify.answer.unsaid`: the wrong value, not the fact around it), else
+    the verifier's own."""
+    found = unsaid(fact, lang, [p.text for p in passages if p.text], question)
+    return found or list(marks)
+
+
 class AnsweringVerifier(CachedVerifier):
     """The run's verifier when the text answers a question: a fact that answers it and that the
-    verifier set aside as about someone else is NS, its name marked (the wrong person)."""
+    verifier set aside as about someone else is NS, its name marked (the wrong person); a fact
+    judged NS is marked at the words the evidence and the question do not say."""
 
     def __init__(self, verifier: Any, cache: Any, adapter: Any, question: Question):
         super().__init__(verifier, cache, adapter)
@@ -122,9 +134,11 @@ class AnsweringVerifier(CachedVerifier):
         done = super().verify_many(items, contexts)
         ctx = list(contexts) if contexts is not None else [None] * len(items)
         out = []
-        for (fact, _entity, _lang, _passages), c, (v, cached) in zip(items, ctx, done):
+        for (fact, _entity, lang, passages), c, (v, cached) in zip(items, ctx, done):
             if v.label == "IR" and v.reason == SOMEONE_ELSE and self.question.answered_by(fact, c):
                 v = Verdict("NS", WRONG_PERSON_CONFIDENCE, v.verifier, [], WRONG_PERSON, marks=name_marks(fact))
+            elif v.label == "NS":
+                v = dataclasses.replace(v, marks=answer_marks(fact, lang, passages, self.question.text, v.marks))
             out.append((v, cached))
         return out
 

@@ -313,7 +313,7 @@ class BatchRunner(Executor):
         if self.stop.is_set() and final.stop_reason == "user":
             return None  # interrupted: not finished, will be redone
         final.id = job.session_id
-        final.status = "done"
+        final.status = "interrupted" if final.stop_reason == "connection_lost" else "done"
         final.config.setdefault("run", {})
         final.config["run"].update({"sample": job.sample, "fingerprint": run_fingerprint(self.cfg)})
         if spec is not None:

@@ -277,8 +277,9 @@ class Agreement(JsonObject):
 @dataclass(eq=False, repr=False)
 class Metrics(JsonObject):
     """Every figure of one session (core/metrics.py `session_metrics`); `selfcheck`: the mean
-    SelfCheck inconsistency, present once a SelfCheck ran."""
-    _OPTIONAL: ClassVar[frozenset[str]] = frozenset({"selfcheck"})
+    SelfCheck inconsistency, present once a SelfCheck ran; `text_incomplete`, present (True) when
+    the text was cut off by a lost connection: its figures are of the text so far."""
+    _OPTIONAL: ClassVar[frozenset[str]] = frozenset({"selfcheck", "text_incomplete"})
 
     factscore: float | None = None
     factscore_relevant_only: float | None = None
@@ -302,6 +303,7 @@ class Metrics(JsonObject):
     hallucination_precision: float | None = None
     hallucination_recall: float | None = None
     selfcheck: float | None = None
+    text_incomplete: bool | None = None     # True: the text was cut off (the connection was lost)
     extra: dict[str, Any] = _extra()
 
 

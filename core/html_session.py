@@ -204,9 +204,10 @@ def _flags(s: Session) -> str:
         out.append("abstained: no fact")
     if ck.error is not None:
         out.append(f"error in {ck.error.stage or '?'}: {ck.error.message or ''}")
-    if s.stop_reason in ("user", "max_tokens", "error"):
+    if s.stop_reason in ("user", "max_tokens", "error", "connection_lost"):
         out.append({"user": "stopped by the user", "max_tokens": "cut at the token limit",
-                    "error": "ended by an error"}[s.stop_reason])
+                    "error": "ended by an error",
+                    "connection_lost": "text incomplete: the model server's connection was lost"}[s.stop_reason])
     flags = "".join(f'<span class="flag">{esc(x)}</span>' for x in out)
     if ck.language_ok and not ck.repetitive:
         flags += (f'<span class="flag ok">language {esc(ck.detected_language or s.language)}: ok</span>'

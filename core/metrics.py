@@ -502,6 +502,7 @@ def session_metrics(session: "Session", *, p_value: bool = True, m: int = DRIFT_
         counts=Counts(S=s, NS=ns, IR=ir, pending=len(labels) - labelled),
         abstained=not session.facts,
         agreement=agreement(relabel_pairs(session)),
+        text_incomplete=True if session.stop_reason == "connection_lost" else None,
         **h,
     )
 

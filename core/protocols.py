@@ -45,7 +45,7 @@ class Chunk:
     logprob: float | None = None      # summed log-probability of the chunk's tokens, when known
     entropy: float | None = None      # mean next-token entropy over the chunk, when known
     done: bool = False
-    stop_reason: str | None = None    # eos | max_tokens | user | repetition | drift | error
+    stop_reason: str | None = None    # eos | max_tokens | user | repetition | drift | error | connection_lost
 
 
 @dataclass

@@ -28,8 +28,19 @@ MAX_FACT_CHARS = 100_000          # one fact (and one claim of `verify-pairs`)
 MAX_PASSAGE_CHARS = 1_000_000     # one evidence passage
 MAX_NAME_CHARS = 500              # an entity name (as in entity lists)
 MAX_QUESTION_CHARS = 20_000       # the question a checked text answers
-STATUSES = ("done", "running", "stopped", "error")
-STOP_REASONS = ("eos", "max_tokens", "drift", "repetition", "user", "error", "imported")
+# "interrupted": the model server's connection was lost mid-text (stop reason "connection_lost")
+STATUSES = ("done", "running", "stopped", "error", "interrupted")
+STOP_REASONS = ("eos", "max_tokens", "drift", "repetition", "user", "error", "imported", "connection_lost")
+
+
+def status_for(reason: str) -> str:
+    """The status a session ends with after a run that stopped for `reason`."""
+    return {"user": "stopped", "error": "error", "connection_lost": "interrupted"}.get(reason, "done")
+
+
+def stop_words(reason: str | None) -> str:
+    """A stop reason as the CLI prints it (`connection lost`); the others as they are stored."""
+    return "connection lost" if reason == "connection_lost" else str(reason or "")
 
 
 def new_id() -> str:

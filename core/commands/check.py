@@ -177,15 +177,19 @@ def _pct(x) -> str:
 
 
 def summary_lines(session) -> list[str]:
+    from ..session import stop_words
+
     m = session.metrics
     calm = m.calm or Calm()
     c = m.counts or Counts()
     lines = [
         f"facts: {len(session.facts)} (S {c.S or 0}, NS {c.NS or 0}, IR {c.IR or 0},"
-        f" pending {c.pending or 0})   stop: {session.stop_reason}   tokens: {session.tokens}",
+        f" pending {c.pending or 0})   stop: {stop_words(session.stop_reason)}   tokens: {session.tokens}",
         f"FActScore: {_pct(m.factscore)} (IR counted as not supported)   relevant only:"
         f" {_pct(m.factscore_relevant_only)}   with length penalty: {_pct(m.factscore_gamma)}",
     ]
+    if m.text_incomplete:
+        lines.append("text: INCOMPLETE (the model server's connection was lost; the figures are of the text so far)")
     sd = m.semantic_drift
     if sd is not None:
         pv = m.drift_p_value
@@ -353,7 +357,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise MfactError(errors[0] + (f"; partial session {session.id} saved" if saved else ""))
     if interrupted:
         return 130
-    return 0
+    return 1 if session.stop_reason == "connection_lost" else 0     # the text is cut off
 
 
 def _follow(events: Any, printer: _Printer, stop: threading.Event, errors: list[str],

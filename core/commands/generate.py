@@ -18,7 +18,7 @@ from ..errors import MfactError
 from ..languages import UnknownLanguage, get_language
 from ..options import add_model_options, config_from_args
 from ..protocols import DecodingParams, GeneratorBase, Progress
-from ..session import Entity, Session
+from ..session import Entity, Session, status_for, stop_words
 from ..textsafe import clean_terminal as terminal_safe   # model text never drives the terminal
 from ..textsafe import json_dumps_safe
 
@@ -115,7 +115,11 @@ def run(args) -> int:
             out.write(json_dumps_safe(_session(gen, prompt, params, lang, entity, got).to_dict()) + "\n")
             out.flush()
         else:
-            err.write(f"mfact: {got.tokens} tokens in {got.elapsed:.1f} s, stopped: {got.reason}\n")
+            err.write(f"mfact: {got.tokens} tokens in {got.elapsed:.1f} s, stopped: {stop_words(got.reason)}\n")
+        if got.reason == "connection_lost":
+            err.write("mfact: warning: the model server's connection was lost before the end of the text:"
+                      " the text is incomplete (check the server's log and run it again)\n")
+            return 1
         return 0
     finally:
         close_generator(gen)
@@ -133,6 +137,7 @@ def _session(gen: GeneratorBase, prompt: str, params: DecodingParams, lang: str,
         session.raw_text = None
     session.tokens = got.tokens
     session.stop_reason = got.reason or "eos"
+    session.status = status_for(session.stop_reason)
     elapsed, first, tokens = got.elapsed, got.first, got.tokens
     session.config = {"generation": {"seconds": round(elapsed, 3),
                                      "first_token_s": round(first, 3) if first else None,

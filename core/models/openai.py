@@ -12,7 +12,9 @@ comments and empty deltas do not count), or when the whole request took longer t
 tokens, an event counting at least one token per `MAX_TOKEN_CHARS` characters (a server that sends
 megabytes in one event is cut at 16 characters a token, whatever token count it claims). A stream line is read in bounded
 memory (core/net.py `stream_lines`: at most 16 MB, compressed or not). Every failure ends in one
-MfactError naming the server and what to do.
+MfactError naming the server and what to do. A stream that ends (or breaks) after some text but
+without the server's end marker ([DONE] or a finish_reason) ends with the stop reason
+`connection_lost`: the text is kept and known to be cut off.
 """
 from __future__ import annotations
 
@@ -158,48 +160,43 @@ class OpenAIGenerator(GeneratorBase):
             yield from self._whole(response, params)
             return
         budget = _Budget(params.max_tokens)
-        reason: str | None = None
+        got = _Ending()
         with Watchdog(response, self.deadlines, started, stop) as dog:
             try:
-                for data in _sse_events(response):
-                    if dog.reason or (stop is not None and stop.is_set()):
-                        break
-                    if data.strip() == "[DONE]":
-                        break
-                    event = self._parse(data)
-                    text, tokens, logprob, finish = self._delta(event)
-                    if text or tokens:
-                        if stop is not None and stop.is_set():
-                            break
-                        dog.useful()
-                        kept, tokens, spent = budget.take(text, tokens)
-                        yield Chunk(kept, tokens=tokens, logprob=logprob)
-                        if len(kept) < len(text) or (spent and not finish):
-                            reason = "max_tokens"     # the server ignored max_tokens: cut it off
-                            break
-                    if finish:
-                        reason = _FINISH.get(finish, "eos")
+                yield from self._events(response, budget, got, dog, stop)
             except MfactError:
                 if dog.reason is None:      # else the stream ended because the watchdog closed it
                     raise
             except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
-                if isinstance(exc, httpx.ReadTimeout) and dog.reason is None:
-                    dog.reason = "idle"
-                if isinstance(exc, StreamError) and dog.reason is None:
-                    raise MfactError(f"the model server at {self.base_url} broke off: {exc}",
-                                     f"check the server's log (mfact reads at most {MAX_LINE_BYTES // 2**20} MB"
-                                     " per stream line)") from None
-                if dog.reason is None and not (stop is not None and stop.is_set()):
-                    raise MfactError(f"the connection to the model server at {self.base_url} broke"
-                                     f" mid-stream ({type(exc).__name__})",
-                                     "check the server's log and try again") from None
+                _broke(self.base_url, exc, dog, stop, budget)
+                got.lost = True             # text came, then the connection broke: keep the text
         if dog.reason in ("idle", "total"):
             raise self._deadline_error(dog.reason, budget.tokens)
-        if dog.reason == "user" or (reason is None and stop is not None and stop.is_set()):
-            reason = "user"
-        if reason is None:
-            reason = "max_tokens" if budget.spent() else "eos"
-        yield Chunk("", tokens=0, done=True, stop_reason=reason)
+        yield Chunk("", tokens=0, done=True, stop_reason=got.reason_for(dog.reason, stop, budget))
+
+    def _events(self, response: httpx.Response, budget: "_Budget", got: "_Ending", dog: Watchdog,
+                stop: threading.Event | None) -> Iterator[Chunk]:
+        """The text chunks of the stream; `got` learns how it ended (an end marker, a cut-off)."""
+        for data in _sse_events(response):
+            if dog.reason or (stop is not None and stop.is_set()):
+                return
+            if data.strip() == "[DONE]":
+                got.marked = True
+                return
+            event = self._parse(data)
+            text, tokens, logprob, finish = self._delta(event)
+            if text or tokens:
+                if stop is not None and stop.is_set():
+                    return
+                dog.useful()
+                kept, tokens, spent = budget.take(text, tokens)
+                yield Chunk(kept, tokens=tokens, logprob=logprob)
+                if len(kept) < len(text) or (spent and not finish):
+                    got.reason = "max_tokens"     # the server ignored max_tokens: cut it off
+                    return
+            if finish:
+                got.marked = True
+                got.reason = _FINISH.get(finish, "eos")
 
     def _deadline_error(self, why: str, tokens: int) -> MfactError:
         got = f" after {tokens} tokens" if tokens else ""
@@ -336,6 +333,47 @@ def _choice(event: dict, base_url: str) -> dict:
         raise MfactError(f"the model server at {base_url} sent a stream event without choices",
                          "check that --base-url points at an OpenAI-compatible API (.../v1)")
     return choices[0]
+
+
+def _broke(base_url: str, exc: Exception, dog: Watchdog, stop: threading.Event | None, budget: "_Budget") -> None:
+    """A read failed mid-stream: raise the one line for it, unless the watchdog or a stop
+    closed the stream, or text already came (then the stream ends as `connection_lost`)."""
+    if isinstance(exc, httpx.ReadTimeout) and dog.reason is None:
+        dog.reason = "idle"
+    if isinstance(exc, StreamError) and dog.reason is None:
+        raise MfactError(f"the model server at {base_url} broke off: {exc}",
+                         f"check the server's log (mfact reads at most {MAX_LINE_BYTES // 2**20} MB"
+                         " per stream line)") from None
+    if dog.reason is None and not (stop is not None and stop.is_set()) and not budget.tokens:
+        raise MfactError(f"the connection to the model server at {base_url} broke"
+                         f" mid-stream ({type(exc).__name__})",
+                         "check the server's log and try again") from None
+    if dog.reason is None and budget.tokens:
+        log.warning("the connection to the model server at %s broke mid-stream (%s) after %d tokens",
+                    base_url, type(exc).__name__, budget.tokens)
+
+
+class _Ending:
+    """How a stream ended: `marked` once the server sent its end marker ([DONE] or a
+    finish_reason), `reason` a stop reason mfact decided, `lost` when a read broke."""
+
+    def __init__(self) -> None:
+        self.marked = False
+        self.reason: str | None = None
+        self.lost = False
+
+    def reason_for(self, dog_reason: str | None, stop: threading.Event | None, budget: "_Budget") -> str:
+        if dog_reason == "user" or (self.reason is None and stop is not None and stop.is_set()):
+            return "user"
+        if self.reason is not None:
+            return self.reason
+        if budget.spent():
+            return "max_tokens"
+        if self.lost or not self.marked:
+            # the connection closed before [DONE] / a finish_reason: the text is cut off
+            log.warning("the model server stream ended without its end marker ([DONE] or finish_reason)")
+            return "connection_lost"
+        return "eos"
 
 
 class _Budget:

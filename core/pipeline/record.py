@@ -11,7 +11,7 @@ from ..checks import calm_checks
 from ..events import Event, MetricsEvent, NoticeEvent
 from ..figures import DriftStop, SelfCheck, SelfCheckSentence
 from ..metrics import semantic_drift, session_metrics
-from ..session import Fact, Session
+from ..session import Fact, Session, status_for
 from .context import RecordContext
 from .selfcheck import selfcheck_scores
 from .text import sentences_of
@@ -112,7 +112,7 @@ class Record:
     def finalize(self, reason: str) -> Session:
         s = self.session
         s.stop_reason = reason
-        s.status = {"user": "stopped", "error": "error"}.get(reason, "done")
+        s.status = status_for(reason)
         s.sort_facts()
         self.sync(final=True)
         self.ctx.stats.finished = time.monotonic()

@@ -36,6 +36,14 @@ log = logging.getLogger("mfact.pipeline")
 STOP_GRACE_S = 1.0          # how long a stopped run waits for verifications already running
 
 
+
+def _lost_notice(reason: str) -> Iterator[Event]:
+    """The warning of a text cut off by a lost connection to the model server."""
+    if reason == "connection_lost":
+        yield NoticeEvent("warning", "the model server's connection was lost before the end of the text:"
+                          " the text is incomplete (its unfinished last sentence is not checked)",
+                          "check the server's log and run it again")
+
 class Run:
     """State of one `CheckPipeline.run` call."""
 
@@ -219,6 +227,7 @@ class Run:
         if self.reason is None:
             yield from self._commit(final=True)
         self.gen_done = True
+        yield from _lost_notice(reason)
         if (self.cfg.selfcheck_samples > 0 and self.reason is None and reason in ("eos", "max_tokens")
                 and self.stages.generator is not None):
             if self.stages.embedder is None:

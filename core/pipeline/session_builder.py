@@ -156,8 +156,8 @@ class SessionBuilder:
         for f in final.facts:
             if f.id in humans and f.human is None:
                 f.human = humans[f.id]
-        final.status = "done"
         final.stop_reason = final.stop_reason or reason
+        final.status = "interrupted" if final.stop_reason == "connection_lost" else "done"
         self.session = final
         self._facts = {f.id: f for f in final.facts}
         self._evidence = {e.id for e in final.evidence}

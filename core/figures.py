@@ -358,9 +358,10 @@ class CheckError(JsonObject):
 @dataclass(eq=False, repr=False)
 class Checks(JsonObject):
     """The CaLMScore checks of the text (core/checks.py `calm_checks`), then what the run
-    recorded as it happened: a repeated sentence, the drift stop, SelfCheck, an error."""
+    recorded as it happened: a repeated sentence, the drift stop, SelfCheck, an error, and the
+    warnings the run gave (a knowledge source skipped because its reply was bad, ...)."""
     _OPTIONAL: ClassVar[frozenset[str]] = frozenset(
-        {"repeated_sentence", "drift_stop", "selfcheck", "error"})
+        {"repeated_sentence", "drift_stop", "selfcheck", "error", "warnings"})
 
     non_empty: bool | None = None
     detected_language: str | None = None
@@ -372,6 +373,7 @@ class Checks(JsonObject):
     drift_stop: DriftStop | None = None
     selfcheck: SelfCheck | None = None
     error: CheckError | None = None
+    warnings: list[str] | None = None
     extra: dict[str, Any] = _extra()
 
     @property

@@ -262,8 +262,8 @@ def timeout_words(exc: httpx.TimeoutException, deadlines: Deadlines) -> str:
     """What a timed-out request's server did: `did not accept a connection within 3 s` /
     `sent nothing for 30 s`."""
     if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
-        return f"did not accept a connection within {deadlines.connect:g} s"
-    return f"sent nothing for {deadlines.idle:g} s"
+        return f"did not accept a connection within {min(deadlines.connect, deadlines.total):g} s"
+    return f"sent nothing for {min(deadlines.idle, deadlines.total):g} s"
 
 
 def deadline_words(reason: str, deadlines: Deadlines) -> str:

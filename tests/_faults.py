@@ -19,10 +19,22 @@ and, apart (STREAM_MODES: sizes rather than time):
     endless-line      the headers, then 1 GB without a line break, as fast as the client reads
     endless-line-gzip the same 1 GB gzip-compressed (about 1 MB on the wire)
 
+and, for the MediaWiki only (WIKI_MODES: replies of the wrong kind or shape):
+
+    bad-json      HTTP 200, application/json, a body cut off mid-object
+    html          HTTP 200 with an HTML page
+    redirect-loop a 302 to itself, for ever
+    redirect-file a 302 to file:///etc/passwd
+    huge-page     a JSON page of 36 MB
+    gzip-bomb     256 MB of JSON whitespace, gzip-compressed (about 250 KB on the wire)
+    null-pages    `{"query": {"pages": null}}`
+    null-page     `{"query": {"pages": [null]}}`
+
 Every handler loop ends when the server is closed, so a test never leaves a thread behind.
 """
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -34,6 +46,9 @@ MODES = ("500", "429", "stall-headers", "stall-after", "keepalive", "trickle", "
 STREAM_MODES = ("huge-event", "endless-line", "endless-line-gzip")
 HUGE_EVENT_BYTES = 10_000_000
 ENDLESS_LINE_BYTES = 1 << 30
+WIKI_MODES = ("bad-json", "html", "redirect-loop", "redirect-file", "huge-page", "gzip-bomb", "null-pages", "null-page")
+HUGE_PAGE_BYTES = 36_000_000
+BOMB_BYTES = 256 << 20
 
 
 class FaultServer(LoopbackServer):
@@ -92,6 +107,8 @@ class FaultServer(LoopbackServer):
                 while self._wait(self.tick):
                     pass
                 return
+            if mode in WIKI_MODES:
+                return _wiki_fault(h, mode)
             if mode == "ok":
                 if sse:
                     return self._sse(h, body, endless=False)
@@ -170,6 +187,35 @@ class FaultServer(LoopbackServer):
                 return
             if not self._wait(self.tick / 5):
                 return
+
+
+def _wiki_fault(h, mode: str) -> None:
+    if mode == "bad-json":
+        return h.send_body(200, "application/json", b'{"query": {"pages": [{"title": "Marie')
+    if mode == "html":
+        return h.send_body(200, "text/html; charset=utf-8", b"<!DOCTYPE html><html><body>Welcome</body></html>")
+    if mode in ("redirect-loop", "redirect-file"):
+        to = h.path if mode == "redirect-loop" else "file:///etc/passwd"
+        return h.send_body(302, "text/plain", b"", {"Location": to})
+    if mode in ("null-pages", "null-page"):
+        pages = None if mode == "null-pages" else [None]
+        return h.send_body(200, "application/json", json.dumps({"query": {"pages": pages}}).encode())
+    if mode == "huge-page":
+        title = b"Marie Curie " * (HUGE_PAGE_BYTES // 12)
+        return h.send_body(200, "application/json", b'{"query": {"pages": [{"title": "' + title + b'"}]}}')
+    h.send_body(200, "application/json", _bomb(), {"Content-Encoding": "gzip"})
+
+
+@functools.lru_cache(maxsize=1)
+def _bomb() -> bytes:
+    """256 MB of JSON (a page, then spaces), gzip-compressed to about 250 KB."""
+    gz = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    body = bytearray(gz.compress(b'{"query": {"pages": [{"title": "x"}]}'))
+    block = b" " * (1 << 20)
+    for _ in range(BOMB_BYTES // len(block)):
+        body += gz.compress(block)
+    body += gz.flush()
+    return bytes(body)
 
 
 def _ok_json(path: str) -> dict:

@@ -45,6 +45,13 @@ class EntityMatch:
     suggestions: list[str] = field(default_factory=list)   # an unknown name: did you mean
     notices: list[str] = field(default_factory=list)
     source: str = ""
+    failures: list[str] = field(default_factory=list)      # a source that failed: one line each
+
+    def failed(self, src: str, exc: Exception) -> None:
+        """Note that source `src` failed to answer (a notice, and a failure for `require`)."""
+        line = f"{src}: {exc.message if isinstance(exc, MfactError) else _unreadable(exc)}"
+        self.notices.append(line)
+        self.failures.append(line)
 
     @property
     def ok(self) -> bool:
@@ -57,9 +64,17 @@ class EntityMatch:
         if self.choices:
             raise MfactError(f"{name!r} is ambiguous in '{lang}'",
                              "choose one of: " + "; ".join(self.choices[:8]))
+        if self.failures and not self.suggestions:     # not "no page": a source could not be asked
+            raise MfactError(f"could not look {name!r} up in '{lang}': {'; '.join(dict.fromkeys(self.failures))}",
+                             "try again later, or use another source (--offline, --zim)")
         hint = ("did you mean: " + "; ".join(self.suggestions[:5])) if self.suggestions else \
             "check the spelling, or add a source (--zim, --factscore-db, or go online)"
         raise MfactError(f"no page about {name!r} found in '{lang}'", hint)
+
+
+def _unreadable(exc: Exception) -> str:
+    """A source's unexpected failure (a reply it could not read), as one line."""
+    return f"its reply could not be read ({type(exc).__name__})"
 
 
 def resolve(name: str, lang: str, sources: Sequence[KnowledgeSource], langs: Sequence[str] = ()) -> EntityMatch:
@@ -79,8 +94,8 @@ def resolve(name: str, lang: str, sources: Sequence[KnowledgeSource], langs: Seq
                 continue
             try:
                 m = src.lookup(name, try_lang)
-            except MfactError as exc:
-                match.notices.append(f"{src.name}: {exc.message}")
+            except Exception as exc:  # noqa: BLE001 - one source failing leaves the others
+                match.failed(src.name, exc)
                 continue
             if m.choices and not m.title:
                 if not match.choices:
@@ -93,8 +108,8 @@ def resolve(name: str, lang: str, sources: Sequence[KnowledgeSource], langs: Seq
                 if links is not None:
                     try:
                         titles.update({lg: t for lg, t in links(m.title, try_lang, want).items() if lg in want})
-                    except MfactError as exc:
-                        match.notices.append(f"{src.name}: {exc.message}")
+                    except Exception as exc:  # noqa: BLE001 - the page is found; its links are a bonus
+                        match.notices.append(f"{src.name}: {exc.message if isinstance(exc, MfactError) else _unreadable(exc)}")
                 for other in want:
                     if other in titles or (held is not None and other not in held) or links is not None:
                         continue

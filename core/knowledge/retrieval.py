@@ -90,6 +90,13 @@ class HybridRetriever(Stage):
                 self.notices.append(text)
                 log.info("notice: %s", text)
 
+    def skipped(self, source: str, lang: str, exc: Exception) -> None:
+        """A source that failed to answer: its evidence is left out (a notice says which and why)."""
+        why = exc.message if isinstance(exc, MfactError) else f"its reply could not be read ({type(exc).__name__})"
+        if not isinstance(exc, MfactError):
+            log.debug("%s failed in '%s'", source, lang, exc_info=True)
+        self.notice(f"{source}: {why}; its '{lang}' evidence is skipped")
+
     # ------------------------------------------------------------------ pages of an entity
 
     def _title_for(self, src: KnowledgeSource, entity: Entity, lang: str) -> str | None:
@@ -100,8 +107,8 @@ class HybridRetriever(Stage):
         for name in dict.fromkeys(n for n in names if n):
             try:
                 m = src.lookup(name, lang)
-            except MfactError as exc:
-                self.notice(f"{src.name}: {exc.message}")
+            except Exception as exc:  # noqa: BLE001 - one bad reply skips this source, never the check
+                self.skipped(src.name, lang, exc)
                 return None
             if m.title:
                 return m.title
@@ -116,8 +123,8 @@ class HybridRetriever(Stage):
             return got[0]
         try:
             page = src.get_page(title, lang)
-        except MfactError as exc:
-            self.notice(f"{src.name}: {exc.message}")
+        except Exception as exc:  # noqa: BLE001 - one bad reply skips this source, never the check
+            self.skipped(src.name, lang, exc)
             page = None
         if page is None:
             return got[0] if got else None      # a stale cached copy beats nothing

@@ -44,6 +44,7 @@ MAX_WAIT_TOTAL = 10.0      # seconds one request may spend waiting on 429/503 in
 MAX_BODY = 20_000_000
 PROBE_TTL = 300.0
 MAX_CONTINUE = 10            # rounds of `continue` followed for one query
+SILENT_FOR = 60.0            # seconds a host that did not answer in time is not asked again
 DEFAULT_URL = "https://{lang}.wikipedia.org"
 # mfact language codes whose Wikipedia has another code (Cantonese: yue -> zh-yue.wikipedia.org)
 _WIKI_CODES = {lang.code: lang.wiki for lang in LANGUAGES if lang.wiki != lang.code}
@@ -151,31 +152,27 @@ class MediaWikiTransport(httpx.BaseTransport):
         self.deadlines = deadlines or Deadlines(total=DEFAULT_LOOKUP_TOTAL)
         self.requests = 0
         self._blocked_until: dict[str, float] = {}
+        self._silent_until: dict[str, float] = {}
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         if not request.headers.get("User-Agent", "").startswith(self.user_agent):
             request.headers["User-Agent"] = self.user_agent
         request.headers["Accept-Encoding"] = ACCEPT_ENCODING    # what read_body inflates in bounded pieces
         host = request.url.host
-        blocked = self._blocked_until.get(host, 0.0) - time.monotonic()
-        if blocked > 0:
-            raise MfactError(f"Wikipedia ({host}) asked us to wait {wait_words(blocked)} more",
-                             "going on with the other sources; try again later")
+        self._admit(request)
         delay = 1.0
         waited = 0.0
         for attempt in range(self.max_retries + 1):
-            with _host_lock(host):
-                self.requests += 1
-                started = time.monotonic()
-                r = self.inner.handle_request(request)
-                try:     # the body within the deadlines: a trickle or an endless body ends too
-                    body, why = read_body(r, self.deadlines, started, max_bytes=MAX_BODY)
-                finally:
-                    r.close()
+            r, body, why = self._send(request)
             if why:
-                raise MfactError(f"Wikipedia ({host}) did not answer in time: it "
-                                 f"{deadline_words(why, self.deadlines)}",
-                                 "check the network or --wikipedia-url, or raise --lookup-timeout")
+                self._silent_until[host] = time.monotonic() + SILENT_FOR
+                raise fault(f"Wikipedia ({host}) did not answer in time: it {deadline_words(why, self.deadlines)}",
+                            "check the network or --wikipedia-url, or raise --lookup-timeout")
+            if len(body) > MAX_BODY:
+                packed = r.headers.get("content-encoding", "").strip().lower() not in ("", "identity")
+                raise fault(f"Wikipedia ({host}) sent a reply of more than {MAX_BODY // 1_000_000} MB"
+                            + (" once decompressed (a compressed reply that inflates hugely)" if packed else ""),
+                            "check --wikipedia-url; mfact reads no more of it")
             headers = [(k, v) for k, v in r.headers.multi_items()
                        if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
             r = httpx.Response(r.status_code, headers=headers, content=body, request=request,
@@ -196,8 +193,52 @@ class MediaWikiTransport(httpx.BaseTransport):
             delay = min(delay * 2, MAX_RETRY_AFTER)
         raise AssertionError("unreachable")
 
+    def _admit(self, request: httpx.Request) -> None:
+        """Refuse at once a request mfact will not send: a scheme other than http(s) (a redirect
+        to file:), a host that asked us to wait, or one that did not answer a moment ago (so that
+        --lookup-timeout bounds a whole lookup, not each of its requests)."""
+        url, host = request.url, request.url.host
+        if url.scheme not in ("http", "https"):
+            raise fault(f"Wikipedia redirected mfact to a {url.scheme}: URL; only http(s) is followed",
+                        "check --wikipedia-url")
+        blocked = self._blocked_until.get(host, 0.0) - time.monotonic()
+        if blocked > 0:
+            raise MfactError(f"Wikipedia ({host}) asked us to wait {wait_words(blocked)} more",
+                             "going on with the other sources; try again later")
+        if self._silent_until.get(host, 0.0) > time.monotonic():
+            raise MfactError(f"Wikipedia ({host}) did not answer in time a moment ago; not asked again",
+                             "check the network or --wikipedia-url, or raise --lookup-timeout")
+
+    def _send(self, request: httpx.Request) -> tuple[httpx.Response, bytes, str | None]:
+        """One request and its body, under the host's lock, every wait bounded by the deadlines'
+        total (the first byte too: httpx alone waits `idle` for it)."""
+        host = request.url.host
+        with _host_lock(host):
+            self.requests += 1
+            started = time.monotonic()
+            total = self.deadlines.total
+            timeout = dict(request.extensions.get("timeout") or {})
+            request.extensions["timeout"] = {k: min(v, total) if isinstance(v, (int, float)) else total
+                                             for k, v in timeout.items()} or self.deadlines.timeout().as_dict()
+            try:
+                r = self.inner.handle_request(request)
+            except httpx.TimeoutException:
+                self._silent_until[host] = time.monotonic() + SILENT_FOR
+                raise
+            try:     # the body within the deadlines: a trickle or an endless body ends too
+                body, why = read_body(r, self.deadlines, started, max_bytes=MAX_BODY)
+            finally:
+                r.close()
+        return r, body, why
+
     def close(self) -> None:
         self.inner.close()
+
+
+def fault(message: str, hint: str = "") -> MfactError:
+    """A MediaWiki fault: one line for the user, and the same line in the log."""
+    log.warning("%s", message)
+    return MfactError(message, hint)
 
 
 class WikipediaClient:
@@ -232,8 +273,11 @@ class WikipediaClient:
     def endpoint(self, lang: str) -> str:
         return api_url(self.base_url, _check_lang(lang))
 
-    def api(self, lang: str, **params: Any) -> dict:
+    def api(self, lang: str, **params: Any) -> Any:
         return self._get(self.endpoint(lang), params)
+
+    def _host(self, lang: str) -> str:
+        return httpx.URL(self.endpoint(lang)).host
 
     def _get(self, url: str, params: dict[str, Any]) -> Any:
         q = {"format": "json", "formatversion": "2", "maxlag": "5", **{k: v for k, v in params.items() if v is not None}}
@@ -241,21 +285,19 @@ class WikipediaClient:
         try:
             r = self._http.get(url, params=q)
         except httpx.TimeoutException as exc:
-            raise MfactError(f"Wikipedia ({host}) did not answer in time: it "
-                             f"{timeout_words(exc, self.deadlines)}",
-                             "check the network or --wikipedia-url, or use --offline") from None
+            raise fault(f"Wikipedia ({host}) did not answer in time: it {timeout_words(exc, self.deadlines)}",
+                        "check the network or --wikipedia-url, or raise --lookup-timeout") from None
+        except httpx.TooManyRedirects:
+            raise fault(f"Wikipedia ({host}) redirects in a loop", "check --wikipedia-url") from None
         except httpx.HTTPError as exc:
-            raise MfactError(f"Wikipedia ({host}) is unreachable: {type(exc).__name__}",
-                             "check the network or --wikipedia-url, or use --offline") from None
+            raise fault(f"Wikipedia ({host}) is unreachable: {type(exc).__name__}",
+                        "check the network or --wikipedia-url, or use --offline") from None
         if r.status_code in (429, 503) or (r.status_code == 200 and _is_maxlag(r)):
-            raise MfactError(f"Wikipedia ({host}) is rate-limiting mfact (HTTP {r.status_code})",
-                             "wait a minute, set wikipedia_contact, or use --offline")
+            raise fault(f"Wikipedia ({host}) is rate-limiting mfact (HTTP {r.status_code})",
+                        "wait a minute, set wikipedia_contact, or use --offline")
         if r.status_code != 200:
-            raise MfactError(f"Wikipedia ({host}) answered HTTP {r.status_code}", "try again later")
-        try:
-            data = r.json()
-        except (ValueError, RecursionError):
-            raise MfactError(f"Wikipedia ({host}) sent a reply that is not JSON") from None
+            raise fault(f"Wikipedia ({host}) answered HTTP {r.status_code}", "try again later")
+        data = _json_reply(r, host)
         if isinstance(data, dict) and "error" in data:
             raise _refused(host, data["error"])
         return data
@@ -267,7 +309,7 @@ class WikipediaClient:
         cont: dict[str, Any] = {}
         for _ in range(MAX_CONTINUE):
             data = self.api(lang, action="query", **params, **cont)
-            for p in (data.get("query") or {}).get("pages") or []:
+            for p in _objects(data, self._host(lang), "query", "pages"):
                 key = p.get("pageid", p.get("title"))
                 have = pages.setdefault(key, {})
                 for k, v in p.items():
@@ -275,7 +317,7 @@ class WikipediaClient:
                         have[k] = have[k] + v
                     else:
                         have[k] = v
-            cont = data.get("continue") or {}
+            cont = data.get("continue") or {} if isinstance(data, dict) else {}
             if not isinstance(cont, dict) or not cont:
                 break
         return list(pages.values())
@@ -304,22 +346,22 @@ class WikipediaClient:
         except MfactError:
             raise
         except wa.WikiHttpTimeoutError:
-            raise MfactError(f"Wikipedia ({host}) did not answer in time",
-                             "check the network, or use --offline") from None
+            raise fault(f"Wikipedia ({host}) did not answer in time",
+                        "check the network, or use --offline") from None
         except wa.WikiConnectionError:
-            raise MfactError(f"Wikipedia ({host}) is unreachable", "check the network, or use --offline") from None
+            raise fault(f"Wikipedia ({host}) is unreachable", "check the network, or use --offline") from None
         except wa.WikiRateLimitError:
-            raise MfactError(f"Wikipedia ({host}) is rate-limiting mfact (HTTP 429)",
-                             "wait a minute, set wikipedia_contact, or use --offline") from None
+            raise fault(f"Wikipedia ({host}) is rate-limiting mfact (HTTP 429)",
+                        "wait a minute, set wikipedia_contact, or use --offline") from None
         except wa.WikiHttpError as exc:
             if exc.status_code == 503:
-                raise MfactError(f"Wikipedia ({host}) is rate-limiting mfact (HTTP 503)",
-                                 "wait a minute, set wikipedia_contact, or use --offline") from None
-            raise MfactError(f"Wikipedia ({host}) answered HTTP {exc.status_code}", "try again later") from None
+                raise fault(f"Wikipedia ({host}) is rate-limiting mfact (HTTP 503)",
+                            "wait a minute, set wikipedia_contact, or use --offline") from None
+            raise fault(f"Wikipedia ({host}) answered HTTP {exc.status_code}", "try again later") from None
         except wa.WikiInvalidJsonError:
-            raise MfactError(f"Wikipedia ({host}) sent a reply that is not JSON") from None
+            raise fault(f"Wikipedia ({host}) sent a reply that is not JSON") from None
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            raise MfactError(f"Wikipedia ({host}) sent a reply mfact cannot read ({type(exc).__name__})") \
+            raise fault(f"Wikipedia ({host}) sent a reply mfact cannot read ({type(exc).__name__})") \
                 from None
 
     # ------------------------------------------------------------------ queries
@@ -329,21 +371,28 @@ class WikipediaClient:
         data = self.api(lang, action="query", titles=title, redirects="1", prop="pageprops|info" +
                         ("|langlinks" if langlinks else ""), ppprop="wikibase_item|disambiguation",
                         inprop="url", lllimit="max" if langlinks else None)
-        pages = (data.get("query") or {}).get("pages") or []
+        host = self._host(lang)
+        pages = _objects(data, host, "query", "pages")
         if not pages:
             return {"title": title, "missing": True}
         p = pages[0]
         props = p.get("pageprops") or {}
-        return {"title": p.get("title", title), "missing": bool(p.get("missing") or p.get("invalid")),
-                "disambiguation": "disambiguation" in props, "qid": props.get("wikibase_item"),
-                "url": p.get("fullurl") or "", "revid": p.get("lastrevid"),
-                "langlinks": {_from_wiki(ll["lang"]): ll["title"] for ll in p.get("langlinks") or []
-                              if "lang" in ll and "title" in ll}}
+        if not isinstance(props, dict):
+            raise _shape(host, f"query.pages[0].pageprops is {_kind(props)}, not an object")
+        name = p.get("title", title)
+        if not isinstance(name, str) or not name.strip():
+            raise _shape(host, "query.pages[0].title is not a string")
+        qid, url = props.get("wikibase_item"), p.get("fullurl")
+        return {"title": name, "missing": bool(p.get("missing") or p.get("invalid")),
+                "disambiguation": "disambiguation" in props, "qid": qid if isinstance(qid, str) else None,
+                "url": url if isinstance(url, str) else "", "revid": p.get("lastrevid"),
+                "langlinks": {_from_wiki(str(ll["lang"])): str(ll["title"])
+                              for ll in _objects(p, host, "langlinks") if "lang" in ll and "title" in ll}}
 
     def search(self, text: str, lang: str, limit: int = 5) -> list[str]:
         data = self.api(lang, action="query", list="search", srsearch=text, srlimit=str(limit), srnamespace="0",
                         srprop="")
-        return [h["title"] for h in (data.get("query") or {}).get("search") or [] if "title" in h]
+        return [str(h["title"]) for h in _objects(data, self._host(lang), "query", "search") if "title" in h]
 
     def prefix(self, text: str, lang: str, limit: int = 10) -> list[str]:
         data = self.api(lang, action="opensearch", search=text, limit=str(limit), namespace="0",
@@ -353,7 +402,8 @@ class WikipediaClient:
     def links(self, title: str, lang: str, limit: int = 500) -> list[str]:
         """The article links of a page (a disambiguation page's choices), across `continue` rounds."""
         pages = self._query_all(lang, titles=title, prop="links", plnamespace="0", pllimit="max")
-        return [ln["title"] for p in pages for ln in p.get("links") or [] if "title" in ln][:limit]
+        host = self._host(lang)
+        return [str(ln["title"]) for p in pages for ln in _objects(p, host, "links") if "title" in ln][:limit]
 
     def extract(self, title: str, lang: str) -> dict:
         """The page's sections through Wikipedia-API, and its URL, revision and QID through mfact's
@@ -382,10 +432,9 @@ class WikipediaClient:
         data = self._get(self.wikidata_url, {"action": "wbsearchentities", "search": name, "language": lang,
                                              "uselang": lang, "type": "item", "limit": str(limit)})
         out = []
-        for hit in (data.get("search") or []) if isinstance(data, dict) else []:
-            match = hit.get("match") or {}
-            text = match.get("text") or hit.get("label") or ""
-            if hit.get("id") and text.casefold() == name.casefold():
+        for hit in _objects(data, httpx.URL(self.wikidata_url).host, "search"):
+            text = _dig(hit, "match", "text") or hit.get("label") or ""
+            if hit.get("id") and isinstance(text, str) and text.casefold() == name.casefold():
                 out.append(str(hit["id"]))
         return out
 
@@ -396,10 +445,66 @@ class WikipediaClient:
         site = _check_lang(lang).replace("-", "_") + "wiki"
         data = self._get(self.wikidata_url, {"action": "wbgetentities", "ids": qid, "props": "sitelinks",
                                              "sitefilter": site})
-        item = ((data.get("entities") or {}) if isinstance(data, dict) else {}).get(qid) or {}
-        link = (item.get("sitelinks") or {}).get(site) or {}
-        title = link.get("title")
-        return str(title) if title else None
+        title = _dig(data, "entities", qid, "sitelinks", site, "title")
+        return title if isinstance(title, str) and title else None
+
+
+def _json_reply(r: httpx.Response, host: str) -> Any:
+    """The JSON of a MediaWiki reply, or one line saying what came instead: an HTML page (a wiki's
+    front page, a login portal), or JSON that does not parse."""
+    ctype = r.headers.get("content-type", "").split(";")[0].strip().lower()
+    head = r.content[:512].lstrip().lower()
+    if ctype in ("text/html", "application/xhtml+xml") or head.startswith((b"<!doctype html", b"<html")):
+        raise fault(f"Wikipedia ({host}) sent an HTML page, not an API reply",
+                    "check --wikipedia-url (the wiki's address, without /w/api.php or with it)")
+    try:
+        return json.loads(r.content)
+    except RecursionError:
+        raise fault(f"Wikipedia ({host}) sent JSON nested too deep") from None
+    except ValueError as exc:
+        raise fault(f"Wikipedia ({host}) sent malformed JSON ({str(exc)[:60]})",
+                    "check --wikipedia-url and the wiki's server") from None
+
+
+def _dig(data: Any, *keys: str) -> Any:
+    """data[k1][k2]..., None where a key is absent or a value on the way is not an object."""
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _shape(host: str, what: str) -> MfactError:
+    return fault(f"Wikipedia ({host}) sent a reply of the wrong shape: {what}", "check --wikipedia-url")
+
+
+def _objects(data: Any, host: str, *path: str) -> list[dict]:
+    """The list at `path` of a reply (`query`, `pages`), every item an object; [] when a key on the
+    way is absent. A reply of another shape (a list where an object goes, `pages: null`,
+    `pages: [null]`) raises one MfactError naming where."""
+    node = data
+    for i, key in enumerate(path):
+        if not isinstance(node, dict):
+            return _bad(host, ".".join(path[:i]) or "the reply", "an object", node)
+        if key not in node:
+            return []
+        node = node[key]
+    if not isinstance(node, list):
+        return _bad(host, ".".join(path), "a list", node)
+    for j, item in enumerate(node):
+        if not isinstance(item, dict):
+            _bad(host, f"{'.'.join(path)}[{j}]", "an object", item)
+    return node
+
+
+def _bad(host: str, where: str, want: str, got: Any) -> list[dict]:
+    raise _shape(host, f"{where} is {_kind(got)}, not {want}")
+
+
+def _kind(v: Any) -> str:
+    return "null" if v is None else {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(v), "a number")
 
 
 def _refused(host: str, err: Any) -> MfactError:

@@ -34,7 +34,18 @@ from .workers import Workers
 log = logging.getLogger("mfact.pipeline")
 
 STOP_GRACE_S = 1.0          # how long a stopped run waits for verifications already running
+MAX_WARNINGS = 50           # warnings kept in a session's checks (each told once)
 
+
+
+def _kept(session: Session, notes: list[str]) -> Iterator[Event]:
+    """The stages' notices as warnings, each kept in the session's checks too (so a source skipped
+    for a bad reply is on record, not only on the screen)."""
+    for n in notes:
+        kept = session.checks.warnings or []
+        if n not in kept and len(kept) < MAX_WARNINGS:
+            session.checks.warnings = kept + [n]
+        yield NoticeEvent("warning", n)
 
 
 def _lost_notice(reason: str) -> Iterator[Event]:
@@ -167,8 +178,8 @@ class Run:
 
     def _stage_notices(self) -> Iterator[Event]:
         """Notices the stages collected (e.g. the retriever's "no network: offline sources only")."""
-        for n in new_notices((self.stages.retriever, self.stages.verifier, self.stages.extractor), self.notices_seen):
-            yield NoticeEvent("warning", n)
+        yield from _kept(self.session, new_notices((self.stages.retriever, self.stages.verifier, self.stages.extractor),
+                                                   self.notices_seen))
 
     def _all_done(self) -> bool:
         return (self.gen_done and self.pending_sentences == 0 and self.pending_facts == 0

@@ -52,6 +52,7 @@ from .session import Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session,
 from .store_labels import LabelChange as LabelChange
 from .store_labels import LabelConflict as LabelConflict
 from .store_labels import StoreLabels
+from .store_errors import BUSY_TIMEOUT_S, StoreLock, about_the_store, quick_check, store_error
 from .store_schema import DDL, SCHEMA_VERSION, SCORE_SQL, check_version, next_revision, stored_version, upgrade
 from .store_verdicts import StoreVerdicts, _adapted, _auto_row, features_of
 
@@ -81,33 +82,25 @@ class Store(StoreLabels, StoreVerdicts):
 
         self.path = Path(path) if path is not None else paths.store_file()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.RLock()
+        self._lock = StoreLock(self.path)
         try:
-            self._db = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None,
+            self._db = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None,
                                        check_same_thread=False)
         except sqlite3.Error as exc:
-            raise MfactError(f"cannot open the session store {self.path}: {exc}",
-                             "check the path and its permissions") from None
+            raise store_error(exc, self.path, "opening it") from None
         try:
             check_version(self._db, self.path)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.execute("PRAGMA busy_timeout=30000")
+            self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
             self._db.executescript(DDL)
             self.upgraded_from: int | None = None     # the schema this Store upgraded, if it did
             if stored_version(self._db) != SCHEMA_VERSION:
                 self._upgrade()
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             self._db.close()
-            if (getattr(exc, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_READONLY:
-                raise MfactError(
-                    f"the session store {self.path} is read-only here ({exc}); mfact writes to it"
-                    " when it opens (a schema-1 store is upgraded once) and saves every label at once",
-                    "give this user write access to the file and its folder, or use another --home"
-                    " / MFACT_HOME (a copy of the file works)") from None
-            raise MfactError(f"the session store {self.path} is not a readable mfact store: {exc}",
-                             "move the file away or use another --home") from None
+            raise store_error(exc, self.path, "opening it") from None
         except MfactError:
             self._db.close()
             raise
@@ -138,7 +131,12 @@ class Store(StoreLabels, StoreVerdicts):
         self.close()
 
     def _tx(self):
-        return _Transaction(self._db, self._lock)
+        return _Transaction(self._db, self._lock, self.path)
+
+    def check_integrity(self, doing: str) -> None:
+        """Refuse `doing` (e.g. "the import") when the store fails SQLite's `PRAGMA quick_check`."""
+        with self._lock:
+            quick_check(self._db, self.path, doing)
 
     # ------------------------------------------------------------------ writing
 
@@ -319,11 +317,14 @@ class Store(StoreLabels, StoreVerdicts):
 
 
 class _Transaction:
-    """`BEGIN IMMEDIATE` ... `COMMIT` (or `ROLLBACK`), re-entrant within one thread."""
+    """`BEGIN IMMEDIATE` ... `COMMIT` (or `ROLLBACK`), re-entrant within one thread. A SQLite
+    error of the outer transaction is rolled back (when SQLite has not already: a full disk ends
+    the transaction itself) and raised as one MfactError naming its cause (core/store_errors.py)."""
 
-    def __init__(self, db: sqlite3.Connection, lock: threading.RLock):
+    def __init__(self, db: sqlite3.Connection, lock: StoreLock | threading.RLock, path: Path | str = "the store"):
         self.db = db
         self.lock = lock
+        self.path = path
         self.outer = False
 
     def __enter__(self) -> sqlite3.Connection:
@@ -332,6 +333,9 @@ class _Transaction:
         if self.outer:
             try:
                 self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                self.lock.release()
+                raise store_error(exc, self.path, "starting a write") from None
             except BaseException:
                 self.lock.release()
                 raise
@@ -339,13 +343,27 @@ class _Transaction:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         try:
-            if self.outer:
-                if exc_type is None:
+            if not self.outer:
+                return
+            if exc_type is None:
+                try:
                     self.db.execute("COMMIT")
-                else:
-                    self.db.execute("ROLLBACK")
+                except sqlite3.Error as err:
+                    self._rollback()
+                    raise store_error(err, self.path, "writing") from None
+                return
+            self._rollback()
+            if about_the_store(exc):
+                raise store_error(exc, self.path, "writing") from None
         finally:
             self.lock.release()
+
+    def _rollback(self) -> None:
+        if self.db.in_transaction:
+            try:
+                self.db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass        # SQLite ended the transaction itself (a full disk, an I/O error)
 
 
 def _dump(v: Any) -> str:

@@ -3,7 +3,6 @@ and written to `label_history` for undo, and the label pairs the calibration rea
 from __future__ import annotations
 
 import sqlite3
-import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +36,7 @@ class StoreLabels:
     """The label methods of `Store` (it provides the connection, its lock and transactions)."""
 
     _db: sqlite3.Connection
-    _lock: threading.RLock
+    _lock: Any             # a StoreLock (core/store_errors.py)
 
     def _tx(self) -> Any:
         raise NotImplementedError

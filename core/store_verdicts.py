@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from typing import Any, Sequence
 
 from .figures import Metrics
@@ -18,7 +17,7 @@ class StoreVerdicts:
     """Mixed into `Store`: uses its connection (`_db`), lock, `_tx` and `_refresh_score`."""
 
     _db: sqlite3.Connection
-    _lock: threading.RLock
+    _lock: Any             # a StoreLock (core/store_errors.py)
 
     def _tx(self) -> Any:
         raise NotImplementedError

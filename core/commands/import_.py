@@ -38,6 +38,7 @@ def cmd_import(args) -> int:
     store = Store()
     kept = 0
     try:
+        store.check_integrity("the import")     # a damaged store takes nothing more
         replaced = 0
         lost: list[tuple[str, int]] = []
         for s in sessions:

@@ -596,9 +596,28 @@ def page_name(s: Session) -> str:
     return plain + ".html"
 
 
+def page_names(sessions: list[Session]) -> list[str]:
+    """`page_name` of each session, made unique ignoring case (a case-insensitive file system
+    holds one of `Curie.html` and `curie.html`) and never `index.html`: a name already taken
+    gets the hash of its id, then a number."""
+    taken = {"index"}
+    names = []
+    for s in sessions:
+        base = page_name(s)[:-len(".html")]
+        if base.casefold() in taken:
+            base += "-" + hashlib.sha1(s.id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        stem, n = base, 2
+        while base.casefold() in taken:
+            base, n = f"{stem}-{n}", n + 1
+        taken.add(base.casefold())
+        names.append(base + ".html")
+    return names
+
+
 def write_pages(sessions: list[Session], folder: str | Path) -> Path:
     """One page per session and `index.html` linking them, in `folder` (made if missing; its parent
-    must exist). Each file is written atomically. Returns the index's path."""
+    must exist), names from `page_names` (one file per session, none over the index). Each file is
+    written atomically. Returns the index's path."""
     from .formats import atomic_write
     from .errors import MfactError
 
@@ -610,9 +629,8 @@ def write_pages(sessions: list[Session], folder: str | Path) -> Path:
             raise MfactError(f"{out}: the folder {out.parent} does not exist")
         out.mkdir()
     rows = []
-    for s in sessions:
+    for s, name in zip(sessions, page_names(sessions)):
         m = page_metrics(s)
-        name = page_name(s)
         atomic_write(out / name, session_page(s, metrics=m))
         rows.append((s, m, name))
     return atomic_write(out / "index.html", index_page(rows))

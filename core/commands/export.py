@@ -72,13 +72,15 @@ def cmd_export(args) -> int:
 
 def _export_html(sessions: list, args) -> int:
     from ..formats import atomic_write
-    from ..html_session import session_page, write_pages
+    from ..html_session import page_names, session_page, write_pages
 
     if args.all:
         if args.output == "-":
             raise MfactError("--all --format html writes a folder", "give -o FOLDER")
         index = write_pages(sessions, args.output)
-        out(f"exported {len(sessions)} session page{'s' if len(sessions) != 1 else ''} to "
+        names = set(page_names(sessions))
+        n = sum(1 for f in index.parent.iterdir() if f.name in names)      # the pages that are there
+        out(f"exported {n} session page{'s' if n != 1 else ''} to "
             f"{plain(str(index.parent))} (open {plain(index.resolve().as_uri())})")
         return 0
     page = session_page(sessions[0])

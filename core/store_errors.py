@@ -52,7 +52,7 @@ def store_error(exc: sqlite3.Error, path: Path | str, doing: str = "") -> MfactE
                           " and the store is intact", "free some space on that disk and try again")
     if code in (_BUSY, _LOCKED) or "database is locked" in low:
         return MfactError(f"the session store {path} is locked: another mfact process is writing to it"
-                          f" (waited {BUSY_TIMEOUT_S:g} s){during}; nothing was changed",
+                          f"{during}; nothing was changed",
                           "wait for it to finish (an import, a run, mfact-tui saving a label) and try again")
     if code in (_READONLY, _PERM, _AUTH) or "readonly" in low or "read-only" in low:
         return MfactError(f"the session store {path} is read-only here ({text}){during}; mfact writes to"

@@ -198,7 +198,8 @@ async def test_a_failed_first_save_says_so_once_and_the_next_label_saves_everyth
         lock.release()
         await pilot.pause(0.3)
         (err,) = errors(app)
-        assert err.message.startswith("Could not save the session: database is locked")
+        assert err.message.startswith("Could not save the session: the session store")
+        assert "is locked: another mfact process is writing to it" in err.message
         assert "the labels are kept here; the next label tries again" in err.message
         assert err.markup is False
         assert shown(scr) == ["NS", "S", None, None]

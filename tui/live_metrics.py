@@ -33,6 +33,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from .screens.check_view import CheckView
 
 
+def metrics_missing(s: Session) -> bool:
+    """Whether a reopened session's stored figures are absent or do not match its labels (a file
+    written by hand or by another tool): then they are computed when it opens."""
+    m = s.metrics
+    if not s.facts:
+        return False
+    labelled = sum(1 for f in s.facts if f.label is not None)
+    return not m.has("factscore", "semantic_drift") or m.n_labelled != labelled
+
+
 class LiveMetrics:
     """The metrics of the view's session after a relabel: computed in a worker of `screen`, taken
     into the view's builder (`adopt`)."""

@@ -63,6 +63,7 @@ class SessionKeeper:
         self._stale = False     # a first save or a change behind it failed: the next label saves all
         self.undo_stack: list[Undo] = []
         self._seen: tuple | None = None     # (data_version, session revision) last seen
+        self._look_failed: str | None = None     # the last failure of `changes_elsewhere`, logged once
         self._lock = threading.Lock()       # guards the queue and the end of the first save
         self._flight: threading.Event | None = None     # set when the first save is over
         self._queue: collections.deque = collections.deque()
@@ -259,14 +260,19 @@ class SessionKeeper:
             rev = store.session_revision(sid)
             same = self._seen is not None and rev == self._seen[1]
             self._seen = (version, rev)
-            if same:      # the first look compares the store with what this window shows
+            self._look_failed = None
+            if same or rev == (None,):   # the first look compares the store with this window; (None,): not in it
                 return None
             moved = self.view.builder.take_labels(store.human_labels(sid))
             if moved is not None:
                 return moved
             session = store.get_session(sid)
-        except Exception:  # noqa: BLE001 - a busy or vanished store: try again at the next tick
-            log.debug("store check failed", exc_info=True)
+        except Exception as exc:  # noqa: BLE001 - a busy or vanished store: try again at the next tick
+            why = f"{type(exc).__name__}: {exc}"
+            if why != self._look_failed:         # told once, not at every tick (each second)
+                log.warning("checking the store for changes to session %s failed: %s", sid, why,
+                            exc_info=True)
+                self._look_failed = why
             self._seen = None       # ... with a first look: this version was not taken in
             return None
         self.undo_stack.clear()

@@ -19,7 +19,7 @@ from mfact.core.session import Entity, Session
 
 from ..base import MfactScreen
 from ..keys import bindings
-from ..live_metrics import LiveMetrics
+from ..live_metrics import LiveMetrics, metrics_missing
 from ..messages import FactClicked, MetricsReady, PipelineWake
 from ..run_feed import Finished, RunFeed
 from ..session_keeper import SessionKeeper
@@ -89,6 +89,8 @@ class CheckScreen(MfactScreen[None]):
         if self.keeper.saved:
             self.view.selected = self.session.facts[0].id if self.session.facts else None
             self.panes.redraw()
+            if metrics_missing(self.session):
+                self.live.recompute()       # a file without its figures (or with stale ones): now, not at a relabel
         else:
             self._start()
         self.watch(self.app, "theme", lambda _: self.panes.redraw(), init=False)

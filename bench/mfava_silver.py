@@ -39,6 +39,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
 SOURCE = ("github.com/WorldHellow/mHallucinations-LLM, datasets/hallucination_detection/silver/<Language>/"
           "silver_<language>.json")
@@ -367,14 +368,19 @@ def _mfact(*args: str) -> list[str]:
     return [sys.executable, "-m", "mfact.core.cli", *args]
 
 
-def run_verifier(items: list[Item], verifier: str, home: Path, progress: bool = True) -> RunResult:
-    """`mfact run --texts` over every item with this verifier in its own MFACT_HOME, then the spans."""
+def silver_line(it: Item) -> dict:
+    """The `run --texts` line of a silver answer: its reference article the only evidence."""
+    return {"id": it.id, "lang": it.lang, "entity": it.entity, "text": it.text, "evidence": [it.reference]}
+
+
+def run_verifier(items: list, verifier: str, home: Path, progress: bool = True,
+                 line: Callable[[Any], dict] = silver_line) -> RunResult:
+    """`mfact run --texts` over every item (each a `run --texts` line by `line`) with this verifier in
+    its own MFACT_HOME, then the spans."""
     res = RunResult(verifier)
     home.mkdir(parents=True, exist_ok=True)
     texts = home / "texts.jsonl"
-    texts.write_text("".join(json.dumps({"id": it.id, "lang": it.lang, "entity": it.entity, "text": it.text,
-                                         "evidence": [it.reference]}, ensure_ascii=False) + "\n"
-                             for it in items), encoding="utf-8")
+    texts.write_text("".join(json.dumps(line(it), ensure_ascii=False) + "\n" for it in items), encoding="utf-8")
     env = dict(os.environ, MFACT_HOME=str(home / "home"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
                HF_DATASETS_OFFLINE="1")
     env.pop("MFACT_VERIFIER", None)

@@ -26,12 +26,12 @@ from typing import Any
 
 from .checking.text.textutil import locate_span
 from .errors import MfactError
-from .metrics import session_ns_spans
+from .metrics import session_ns_spans_p
 from .session import (LABELS, MAX_FACT_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS, Entity, Fact, GeneratorInfo,
                       HumanLabel, Session, SessionFormatError, json_type, now_iso)
 
 FORMATS = ("mfact", "factscore")                 # read and written
-EXPORT_FORMATS = FORMATS + ("spans", "pairs")   # written only
+EXPORT_FORMATS = FORMATS + ("spans", "pairs", "mushroom")   # written only
 FACTSCORE_KEY = "factscore"      # session.config key holding what FActScore's format needs back
 
 
@@ -444,6 +444,8 @@ def dumps_sessions(sessions: list[Session], fmt: str = "mfact", single: bool | N
         return "".join(json.dumps(session_to_factscore(s), ensure_ascii=False) + "\n" for s in sessions)
     if fmt == "spans":
         return "".join(json.dumps(session_to_spans(s), ensure_ascii=False) + "\n" for s in sessions)
+    if fmt == "mushroom":
+        return "".join(json.dumps(session_to_mushroom(s), ensure_ascii=False) + "\n" for s in sessions)
     if fmt == "pairs":
         return "".join(json.dumps(p, ensure_ascii=False) + "\n" for s in sessions for p in session_to_pairs(s))
     raise MfactError(f"unknown format {fmt!r}", "one of: " + ", ".join(EXPORT_FORMATS))
@@ -451,8 +453,19 @@ def dumps_sessions(sessions: list[Session], fmt: str = "mfact", single: bool | N
 
 def session_to_spans(s: Session) -> dict:
     """The hallucination spans of a session (one JSONL line of `--format spans`): the text and the
-    union of its not-supported facts' spans, `[start, end, label]` in characters of `text`."""
-    return {"id": s.id, "text": s.text, "spans": [[a, b, lab] for a, b, lab in session_ns_spans(s)]}
+    union of its not-supported facts' spans, `[start, end, label, p]` in characters of `text`, p the
+    span's p(hallucinated) (`metrics.session_ns_spans_p`)."""
+    return {"id": s.id, "text": s.text, "spans": [[a, b, lab, p] for a, b, lab, p in session_ns_spans_p(s)]}
+
+
+def session_to_mushroom(s: Session) -> dict:
+    """A session as a Mu-SHROOM prediction (`--format mushroom`, one JSONL line), which the shared
+    task's scorer reads: the answer's id (its `run --texts` id, else the session's), language,
+    question, text, hard labels `[[start, end], ...]` and soft labels `{"start", "end", "prob"}`."""
+    spans = session_ns_spans_p(s)
+    return {"id": s.name or s.id, "lang": s.language, "model_input": s.question, "model_output_text": s.text,
+            "hard_labels": [[a, b] for a, b, _lab, _p in spans],
+            "soft_labels": [{"start": a, "end": b, "prob": p} for a, b, _lab, p in spans]}
 
 
 def session_to_pairs(s: Session) -> list[dict]:

@@ -282,6 +282,31 @@ def session_ns_spans(session: "Session") -> list[tuple[int, int, str]]:
     return ns_spans(session.text, span_items(session.text, session.facts))
 
 
+def fact_p(fact: Any) -> float:
+    """p(hallucinated) of a fact's characters: 1.0 for a person's NS, the verdict's confidence for an
+    automatic NS, 0.0 otherwise."""
+    if fact.human is not None:
+        return 1.0 if fact.human.label == "NS" else 0.0
+    auto = fact.auto
+    if auto is None or auto.label != "NS":
+        return 0.0
+    return max(0.0, min(1.0, float(auto.confidence)))
+
+
+def session_ns_spans_p(session: "Session") -> list[tuple[int, int, str, float]]:
+    """The hallucination spans of `session_ns_spans`, each with its p(hallucinated): the highest p of
+    the not-supported facts whose marks (or span) it holds."""
+    text = session.text
+    items = span_items(text, session.facts)
+    covering = [(x, y, fact_p(f)) for f, (span, lab, marks) in zip(session.facts, items) if lab == "NS"
+                for x, y in (marks or [span])]
+    out = []
+    for a, b, lab in ns_spans(text, items):
+        ps = [p for x, y, p in covering if x < b and y > a]
+        out.append((a, b, lab, round(max(ps, default=1.0), 4)))
+    return out
+
+
 def ns_spans(text: str, facts: Sequence[tuple]) -> list[tuple[int, int, str]]:
     """The hallucination spans of a text: the union, over its not-supported facts, of the wrong
     words the verifier marked (the third item of a fact's `(span, label, marks)`, see

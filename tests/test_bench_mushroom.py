@@ -97,3 +97,35 @@ def test_missing_data_says_where_it_comes_from(tmp_path, capsys):
     assert B.main(["--data", str(tmp_path / "nothing")]) == 2
     err = capsys.readouterr().err
     assert "Helsinki-NLP/mu-shroom" in err and "never commit" in err
+
+
+def test_export_mushroom_is_scored_by_the_task_definitions_and_spans_carry_p(tmp_path):
+    """`mfact export --format mushroom` writes what the task's scorer reads; scored against the
+    annotators' marks of a hand example with the task's IoU and rho. `--format spans` carries p."""
+    import os
+    import subprocess
+    line = {"id": "val-en-7", "lang": "en", "question": "When was Marie Curie born?",
+            "text": "Marie Curie was born on 7 November 1869 in Warsaw.",
+            "evidence": [{"title": "Marie Curie",
+                          "text": "Marie Curie (born 7 November 1867 in Warsaw, died 1934) was a Polish physicist."}]}
+    (tmp_path / "t.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    env = {**os.environ, "MFACT_HOME": str(tmp_path / "home"), "OMP_NUM_THREADS": "1"}
+    cli = [sys.executable, "-m", "mfact.core.cli"]
+    assert subprocess.run(cli + ["run", "--texts", str(tmp_path / "t.jsonl"), "--offline"], env=env,
+                          capture_output=True, timeout=600).returncode == 0
+    for fmt in ("mushroom", "spans"):
+        done = subprocess.run(cli + ["export", "--all", "--format", fmt, "-o", str(tmp_path / f"{fmt}.jsonl")],
+                              env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    pred = json.loads((tmp_path / "mushroom.jsonl").read_text(encoding="utf-8"))
+    assert set(pred) == {"id", "lang", "model_input", "model_output_text", "hard_labels", "soft_labels"}
+    assert pred["id"] == "val-en-7" and pred["model_input"] == line["question"]
+    text = pred["model_output_text"]
+    assert [text[a:b] for a, b in pred["hard_labels"]] == ["1869"]
+    assert all(0.5 <= s["prob"] <= 1.0 for s in pred["soft_labels"])
+    gold_hard = [[text.index("1869"), text.index("1869") + 4]]
+    gold_soft = [{"start": gold_hard[0][0], "end": gold_hard[0][1], "prob": 0.8}]
+    assert B.iou(gold_hard, pred["hard_labels"]) == 1.0
+    assert B.rho(len(text), gold_soft, [(s["start"], s["end"], s["prob"]) for s in pred["soft_labels"]]) == 1.0
+    spans = json.loads((tmp_path / "spans.jsonl").read_text(encoding="utf-8"))["spans"]
+    assert len(spans) == 1 and spans[0][2] == "NS" and spans[0][3] == pred["soft_labels"][0]["prob"]

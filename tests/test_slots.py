@@ -324,7 +324,7 @@ def test_check_and_export_spans_mark_the_wrong_words(tmp_path, capsys):
     out = tmp_path / "spans.jsonl"
     assert cli_main(["export", "--all", "--format", "spans", "-o", str(out)]) == 0
     row = json.loads(out.read_text(encoding="utf-8").splitlines()[0])
-    marked = [row["text"][a:b] for a, b, _lab in row["spans"]]
+    marked = [row["text"][a:b] for a, b, _lab, _p in row["spans"]]
     assert marked == ["22 mars", "Paris"]
     assert "Marie Curie est née" not in " ".join(marked) and row["text"].strip() == text.strip()
     full = tmp_path / "s.json"

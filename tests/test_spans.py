@@ -44,19 +44,19 @@ def assert_valid_spans(doc: dict, session: Session) -> None:
     text = doc["text"]
     spans = doc["spans"]
     assert spans == sorted(spans)
-    for (a, b, lab), nxt in zip(spans, spans[1:] + [None]):
-        assert 0 <= a < b <= len(text) and lab == "NS"
+    for (a, b, lab, p), nxt in zip(spans, spans[1:] + [None]):
+        assert 0 <= a < b <= len(text) and lab == "NS" and 0.0 < p <= 1.0
         if nxt is not None:
             assert b < nxt[0]                      # not overlapping, not touching
     ns = [f.span for f in session.facts if f.label == "NS"]
     other = [f.span for f in session.facts if f.label != "NS"]
-    for a, b, _ in spans:
+    for a, b, *_ in spans:
         for i in range(a, b):                       # every character lies in some NS fact's span
             assert any(x <= i < y for x, y in ns)
     for x, y in ns:                                  # every NS fact's words are marked
         for w in text[x:y].split():
             i = text.index(w, x)
-            assert any(a <= i < b for a, b, _ in spans), w
+            assert any(a <= i < b for a, b, *_ in spans), w
     assert other  # the S facts exist and are (mostly) outside the spans
 
 
@@ -87,7 +87,7 @@ def test_export_spans_through_the_cli(tmp_path):
     assert set(doc) == {"id", "text", "spans"} and doc["id"] == "s-spans" and doc["text"] == TEXT
     assert_valid_spans(doc, s)
     # the human label counts; the date and the place are two spans, "actor" (S) is not marked
-    assert [TEXT[a:b] for a, b, _ in doc["spans"]] == [
+    assert [TEXT[a:b] for a, b, *_ in doc["spans"]] == [
         "Lanny Flaherty is an American", "born on December 18, 1949", "in Pensacola, Florida",
         "television shows"]
     # stdout gives the same line

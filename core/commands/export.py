@@ -25,9 +25,11 @@ def register(sub) -> None:
     p.add_argument("--lang", help="with --all: only sessions in this language")
     p.add_argument("-o", "--output", required=True, metavar="FILE",
                    help="the file to write ('-' for stdout); with --all --format html, a folder")
-    p.add_argument("--format", choices=["mfact", "factscore", "spans", "pairs", "html"], default="mfact",
-                   help="mfact JSON, FActScore JSONL, spans: one {id, text, spans} line per session, "
-                        "pairs: one {claim, evidence, lang, label} line per fact you labelled, or "
+    p.add_argument("--format", choices=["mfact", "factscore", "spans", "pairs", "mushroom", "html"], default="mfact",
+                   help="mfact JSON, FActScore JSONL, spans: one {id, text, spans} line per session (each "
+                        "span [start, end, \"NS\", p]), pairs: one {claim, evidence, lang, label} line per fact "
+                        "you labelled, mushroom: Mu-SHROOM predictions {id, lang, model_input, "
+                        "model_output_text, hard_labels, soft_labels}, or "
                         "html: a web page that opens anywhere (with --all: a folder with an index page)")
     p.set_defaults(func=cmd_export)
 

@@ -59,6 +59,16 @@ def read_sessions(path: str | Path, fmt: str | None = None, hint: str = "nothing
             return parse_factscore(text, name)
         if fmt == "mfact-jsonl":
             return parse_mfact_lines(text, name)
+        if fmt == "mushroom":
+            from .benchmarks import parse_mushroom
+            return parse_mushroom(text, name)
+        if fmt == "mfava":
+            from .benchmarks import parse_mfava
+            from .inputs import loads
+            got = data if data is not None else loads(text, name)
+            if not isinstance(got, list):
+                raise MfactError(f"{name}: an mFAVA file is a JSON list of answers", "nothing was imported")
+            return parse_mfava(got, name)
     except MfactError as exc:
         parts = [p for p in (exc.hint or "").split("; ") if p and p != "nothing was imported"]
         if hint:
@@ -100,8 +110,15 @@ def _first_line_object(text: str) -> Any:
 
 
 def detect_format(path: Path, text: str) -> str:
-    """mfact JSON, mfact sessions one per line (`mfact-jsonl`), or FActScore JSONL."""
+    """mfact JSON, mfact sessions one per line (`mfact-jsonl`), FActScore JSONL, or a benchmark's
+    file (Mu-SHROOM JSONL, mFAVA JSON: core/benchmarks.py)."""
+    from .benchmarks import is_mushroom
     stripped = text.lstrip()
+    if stripped.startswith("{") and is_mushroom(_first_line_object(text)):
+        return "mushroom"
+    if stripped.startswith("[") and re.search(r'^\[\s*\{\s*"(references|generated_text|silver_annotations)"',
+                                               stripped[:2000]):
+        return "mfava"
     # a .json file is one JSON document (two objects in it are an error); any other name may hold
     # mfact sessions one per line
     several = path.suffix.lower() != ".json" and ("\n" in stripped.strip() or path.suffix.lower() == ".jsonl")

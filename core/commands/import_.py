@@ -12,12 +12,14 @@ from ._common import out, plain
 
 
 def register(sub) -> None:
-    p = sub.add_parser("import", help="import sessions (mfact JSON or FActScore JSONL) into the store",
+    p = sub.add_parser("import", help="import sessions (mfact JSON, FActScore, Mu-SHROOM or mFAVA) into the store",
                        description="Import an mfact session JSON file (one session, a list, or "
-                                   "{\"sessions\": [...]}) or FActScore's labelled-data JSONL (one "
-                                   "biography per line, human labels S/NS/IR).")
+                                   "{\"sessions\": [...]}), FActScore's labelled-data JSONL (one "
+                                   "biography per line, human labels S/NS/IR), or a benchmark's answers "
+                                   "with their annotators' marks as human labels: Mu-SHROOM JSONL, mFAVA JSON "
+                                   "(silver_<language>.json).")
     p.add_argument("file")
-    p.add_argument("--format", choices=["auto", "mfact", "factscore"], default="auto",
+    p.add_argument("--format", choices=["auto", "mfact", "factscore", "mushroom", "mfava"], default="auto",
                    help="file format (default: detected)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--replace", action="store_true",

@@ -56,6 +56,9 @@ def cmd_learn(args) -> int:
         return _reset(verifier_name(args.verifier or cfg.verifier), langs, args.dry_run)
     verifier = verifier_id(cfg, args.verifier)          # name/version: the labels of its verdicts
     res, a = learn_and_write(None, verifier, langs, write=not args.dry_run)
+    for note in res.notes:
+        from ..logs import notice
+        notice(note)
     if a is None:
         _no_rows(verifier)
     if langs is not None and not res.languages:
@@ -133,7 +136,7 @@ def _table(res) -> None:
         kap = f"{_num(r.before.kappa, 2):>5} -> {_num(a.kappa if a else None, 2):>5}"
         ece = f"{_num(r.before.ece, 3):>5} -> {_num(a.ece if a else None, 3):>5}"
         if r.adopted:
-            verdict = f"yes ({r.model} model, {r.gain_points:+.1f} pts)"
+            verdict = f"yes ({r.model} model, {r.gain_points:+.1f} pts" + (f"; {r.why})" if r.why else ")")
         else:
             verdict = f"no: {r.why}"
         out(f"{lang:<5} {r.labels:>6}  {acc:>15}  {kap:>13}  {ece:>15}  {verdict}")

@@ -409,7 +409,7 @@ class TokenDetector:
             self.meta = blob.get("meta", {})
             model, self.tokens = model_of(blob)
         except Exception as exc:  # noqa: BLE001 - any file that is not the detector's weights
-            from ..errors import MfactError
+            from ...errors import MfactError
             raise MfactError(f"{path}: not the token detector's weights ({type(exc).__name__})",
                              "give --verifier detector:<a detector.pt file>, or plain --verifier detector") from None
         model.eval()

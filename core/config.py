@@ -14,6 +14,7 @@ what it does.
 from __future__ import annotations
 
 import copy
+import math
 import os
 import tomllib
 import typing
@@ -30,6 +31,23 @@ PromptStyle = Literal["auto", "completion", "chat"]
 Quantize = Literal["", "4bit", "8bit"]
 ExtractorName = Literal["auto", "rules", "llm"]
 AdaptMode = Literal["auto", "off"]
+
+SOURCES = ("cache", "wikipedia", "zim", "factscore-db", "offline-vital", "web")   # core/knowledge
+THEMES = ("mfact-dark", "mfact-light", "mfact-cb")                               # mfact.themes
+# the actions a [keys] table may bind (tui/keys.py's ACTIONS; tests/test_config.py keeps them equal)
+KEY_ACTIONS = ("help", "quit", "palette", "cycle_theme", "start_check", "check_text", "open_session",
+               "delete_session", "report", "next_fact", "prev_fact", "label_supported", "label_not_supported",
+               "label_irrelevant", "undo", "next_uncertain", "focus_evidence", "cycle_panes", "stop", "regenerate",
+               "toggle_drift", "export", "widen_pane", "narrow_pane", "new_check", "back")
+# the range of each number option: (lowest, highest, whether the lowest itself is refused)
+INF = float("inf")
+RANGES: dict[str, tuple[float, float, bool]] = {
+    "max_tokens": (1, 1_000_000, False), "temperature": (0, 100, False), "top_p": (0, 1, True),
+    "seed": (0, 2 ** 63 - 1, False), "repetition_penalty": (0, 100, True),
+    "idle_timeout": (0, 86_400, True), "request_timeout": (0, 7 * 86_400, True),
+    "lookup_timeout": (0, 86_400, True), "cache_max_age_days": (0, 100_000, False), "k": (1, 1000, False),
+    "drift_threshold": (0, 1, False), "drift_margin": (0, 1000, False), "selfcheck_samples": (0, 100, False),
+    "workers": (1, 256, False)}
 
 
 def option(default: Any, doc: str) -> Any:
@@ -71,7 +89,7 @@ class Network:
 class Knowledge:
     """Where evidence comes from."""
     offline: bool = option(False, "use only the local cache and the offline sources")
-    sources: list[str] = option(["cache", "wikipedia", "zim", "factscore-db", "offline-vital", "web"],
+    sources: list[str] = option(list(SOURCES),
                                 "the knowledge sources, in order")
     evidence_langs: list[str] = option([], "the languages of the evidence; empty: the session's language and en")
     zim_files: list[str] = option([], "Kiwix .zim files")
@@ -241,35 +259,86 @@ def _default(name: str) -> Any:
 
 
 def _coerce(name: str, value: Any, origin: str) -> Any:
+    """`value` as option `name`'s type and within its range; one MfactError line naming the option."""
     default = _default(name)
     try:
         if isinstance(default, bool):
-            if isinstance(value, bool):
-                return value
-            s = str(value).strip().lower()
-            if s in ("1", "true", "yes", "on"):
-                return True
-            if s in ("0", "false", "no", "off", ""):
-                return False
-            raise ValueError(value)
-        if isinstance(default, int):
-            return int(value)
-        if isinstance(default, float):
-            return float(value)
+            return _bool(value)
+        if isinstance(default, (int, float)):
+            return _number(name, value, origin, type(default))
         if isinstance(default, list):
             if isinstance(value, str):
-                return [v.strip() for v in value.split(",") if v.strip()]
-            return [str(v) for v in value]
-        if isinstance(default, dict):
-            if not isinstance(value, dict):
+                got = [v.strip() for v in value.split(",") if v.strip()]
+            elif isinstance(value, (list, tuple)):
+                got = [str(v) for v in value]
+            else:
                 raise ValueError(value)
-            return {str(k): str(v) for k, v in value.items()}
+            return _known(name, got, SOURCES, origin) if name == "sources" else got
+        if isinstance(default, dict):
+            return _keys(value, origin)
         if name == "base_url" and isinstance(value, (list, tuple)):
             return ",".join(str(v).strip() for v in value if str(v).strip())   # several servers
+        if name == "theme":
+            return _known(name, [str(value)], THEMES, origin)[0]
         return _choice(name, str(value), origin)
     except (TypeError, ValueError):
         raise MfactError(f"invalid value {value!r} for option {name!r} in {origin}",
                          f"expected {type(default).__name__}") from None
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    s = str(value).strip().lower()
+    if s in ("1", "true", "yes", "on"):
+        return True
+    if s in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(value)
+
+
+def _number(name: str, value: Any, origin: str, kind: type) -> int | float:
+    """An int or float option's value: a number (not true/false), finite, within RANGES[name]."""
+    if isinstance(value, bool) or isinstance(value, (list, dict)):
+        raise ValueError(value)
+    v = float(value) if kind is float else (value if isinstance(value, int) else _integral(value))
+    lo, hi, open_lo = RANGES.get(name, (-INF, INF, False))
+    if not math.isfinite(v) or v < lo or v > hi or (open_lo and v == lo):
+        low = f"over {lo:g}" if open_lo else f"at least {lo:g}"
+        raise MfactError(f"invalid value {value!r} for option {name!r} in {origin}",
+                         f"a {'whole ' if kind is int else ''}number {low} and at most {hi:g}")
+    return kind(v)
+
+
+def _integral(value: Any) -> int:
+    f = float(value)
+    if not math.isfinite(f) or f != int(f):
+        raise ValueError(value)
+    return int(f)
+
+
+def _known(name: str, values: list[str], allowed: tuple[str, ...], origin: str) -> list[str]:
+    for v in values:
+        if v not in allowed:
+            raise MfactError(f"invalid value {v!r} for option {name!r} in {origin}",
+                             "one of " + ", ".join(allowed))
+    return values
+
+
+def _keys(value: Any, origin: str) -> dict[str, str]:
+    """The [keys] table: known actions, each bound to a key written as a string."""
+    if not isinstance(value, dict):
+        raise ValueError(value)
+    out: dict[str, str] = {}
+    for action, key in value.items():
+        if action not in KEY_ACTIONS:
+            raise MfactError(f"unknown action {action!r} in the [keys] table of {origin}",
+                             "actions: " + ", ".join(sorted(KEY_ACTIONS)))
+        if not isinstance(key, str) or not key.strip():
+            raise MfactError(f"invalid key {key!r} for action {action!r} in the [keys] table of {origin}",
+                             'a key as a string, e.g. next_fact = "j"')
+        out[str(action)] = key
+    return out
 
 
 def _choice(name: str, value: str, origin: str) -> str:
@@ -299,26 +368,37 @@ def _flatten(data: dict[str, Any], path: Path) -> dict[str, Any]:
     return out
 
 
-def load_file(path: Path | None = None) -> dict[str, Any]:
+def load_file(path: Path | None = None, required: bool = False) -> dict[str, Any]:
+    """The options of the config file (none when it does not exist, unless `required`: a file named
+    with --config must be there). Read bounded (core/inputs.read_own): a folder, a FIFO, a device,
+    bytes that are not UTF-8, TOML nested too deep are each one line naming the file."""
+    from .inputs import read_own
     from .paths import config_file
 
     path = path or config_file()
-    if not path.exists():
+    hint = "fix or delete the file" if not required else "give a config file that exists, or leave --config out"
+    raw = read_own(path, "config file", hint)
+    if raw is None:
+        if required:
+            raise MfactError(f"config file {path}: no such file", hint)
         return {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
         raise MfactError(f"config file {path} is not valid TOML: {exc}", "fix or delete the file") from None
+    except RecursionError:
+        raise MfactError(f"config file {path}: nested too deep to be a configuration", "fix or delete the file") from None
     return _flatten(data, path)
 
 
 def load_config(overrides: dict[str, Any] | None = None, path: Path | None = None) -> Config:
-    """Build the effective configuration: defaults < file < environment < overrides (flags)."""
+    """Build the effective configuration: defaults < file < environment < overrides (flags). A `path`
+    given (--config) must exist."""
     from .paths import config_file
 
     cfg = Config()
     p = path or config_file()
-    for name, value in load_file(p).items():
+    for name, value in load_file(p, required=path is not None).items():
         setattr(cfg, name, _coerce(name, value, str(p)))
     for name in OPTIONS:
         env = os.environ.get(ENV_PREFIX + name.upper())

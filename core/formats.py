@@ -16,10 +16,12 @@ file, the line and the field, and nothing is imported. Writing is atomic (temp f
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -529,22 +531,29 @@ def _file_mode(path: Path) -> int:
         return 0o666 & ~_umask()
 
 
-def atomic_write(path: str | Path, content: str) -> Path:
+def atomic_write(path: str | Path, content: str, replace: bool = False) -> Path:
     """Write `content` to a regular file atomically (temp file, fsync, rename). A target that exists
-    and is not a regular file (a device such as /dev/stdout or /dev/full, a FIFO) is written in
-    place, never replaced; a failed write, flush or close is an MfactError either way."""
+    and is not a regular file is, with `replace` (mfact's own files), replaced like any; without it
+    a device (/dev/stdout, /dev/full) is written in place, never replaced, and a FIFO only when a
+    reader has it open (else refused, never waited on). A failed write, flush or close is an
+    MfactError either way."""
     path = Path(path)
     try:
         special = path.exists() and not path.is_file()
     except OSError:
         special = False
-    if special:
+    if special and not replace:
         return _write_in_place(path, content)
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise MfactError(f"{path}: the folder {parent} does not exist")
-    mode = _file_mode(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
+    mode = (0o666 & ~_umask()) if special else _file_mode(path)     # not a device's bits
+    try:
+        # the temporary name stays under the 255-byte limit of a name, whatever the target's length
+        fd, tmp = tempfile.mkstemp(prefix=f".{_short(path.name)}.", suffix=".tmp", dir=parent)
+    except OSError as exc:
+        raise MfactError(f"{path}: cannot write: {exc.strerror or exc}",
+                         "give a file in a folder you can write") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(content)
@@ -563,11 +572,34 @@ def atomic_write(path: str | Path, content: str) -> Path:
     return path
 
 
+def _short(name: str, limit: int = 200) -> str:
+    """`name` cut to at most `limit` bytes of UTF-8 (whole characters)."""
+    raw = name.encode("utf-8", "surrogateescape")
+    if len(raw) <= limit:
+        return name
+    return raw[:limit].decode("utf-8", "ignore") or "mfact"
+
+
 def _write_in_place(path: Path, content: str) -> Path:
+    """A device or a FIFO that is there already: written, never replaced; a FIFO that no process
+    reads is refused at once (opened without waiting)."""
     if path.is_dir():
         raise MfactError(f"{path}: is a folder", "give a file name")
     try:
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        st = os.stat(path)
+        if stat.S_ISSOCK(st.st_mode):
+            raise MfactError(f"{path}: a socket, not a file", "give a file name")
+        fifo = stat.S_ISFIFO(st.st_mode)
+        fd = os.open(path, os.O_WRONLY | (os.O_NONBLOCK if fifo else 0))
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise MfactError(f"{path}: a FIFO (named pipe) that no process reads",
+                             "start its reader first, or give a file name") from None
+        raise MfactError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    try:
+        if fifo:
+            os.set_blocking(fd, True)        # a reader is there: written as any pipe
+        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(content)
             fh.flush()
     except OSError as exc:

@@ -91,6 +91,49 @@ def read_bytes(path: str, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -
     return b"".join(chunks), name
 
 
+OWN_MAX_BYTES = 4 * 1024 * 1024       # mfact's own files: adaptation.json, config.toml, cache files
+
+
+def read_own(path: str | os.PathLike, what: str, hint: str, max_bytes: int = OWN_MAX_BYTES) -> str | None:
+    """The UTF-8 text of one of mfact's own files (the adaptation file, config.toml, a cache file), or
+    None when there is none. Read bounded: a regular file only (opened without waiting, so a FIFO or
+    a device swapped in is refused, never read: fstat before the first byte), at most `max_bytes`,
+    UTF-8 checked. Anything else is one MfactError naming `what` and the file, with `hint` (what to do)."""
+    name = f"{what} {os.fspath(path)}"
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ENOTDIR:
+            raise MfactError(f"{name}: a folder on its path is a file", hint) from None
+        if exc.errno == errno.ELOOP:
+            raise MfactError(f"{name}: a loop of symbolic links", hint) from None
+        raise MfactError(f"{name}: cannot read: {_why(exc)}", hint) from None
+    try:
+        kind = _kind(os.fstat(fd).st_mode)
+        if kind:
+            raise MfactError(f"{name}: {kind}, not a regular file", hint)
+        chunks, total = [], 0
+        while total <= max_bytes:
+            try:
+                b = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            except OSError as exc:
+                raise MfactError(f"{name}: cannot read: {_why(exc)}", hint) from None
+            if not b:
+                break
+            chunks.append(b)
+            total += len(b)
+        if total > max_bytes:
+            raise MfactError(f"{name}: over the {_size(max_bytes)} limit", hint)
+    finally:
+        os.close(fd)
+    try:
+        return decode(b"".join(chunks), name)
+    except MfactError as exc:
+        raise MfactError(exc.message, hint) from None
+
+
 def _stat_regular(name: str, what: str, hint: str) -> os.stat_result:
     """os.stat of a path that must be a regular file; one-line MfactError for anything else."""
     try:

@@ -115,7 +115,7 @@ def test_untrusted_text_is_printed_without_terminal_escapes(monkeypatch, tmp_pat
     (["--lang", "xx", "--entity", "A"], "unknown language"),
     (["--lang", "en", "--entity", " "], "--entity is empty"),
     (["--lang", "en", "--entity", "A", "--text-file", "/nonexistent/bio.txt"], "no such file"),
-    (["--lang", "en", "--entity", "A", "--k", "0"], "--k must be"),
+    (["--lang", "en", "--entity", "A", "--k", "0"], "option 'k' in --k"),
 ])
 def test_bad_input_gives_one_line(fake_build, capsys, args, needle):
     rc = cli.main(["check", *args])

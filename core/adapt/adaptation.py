@@ -12,10 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 from ..errors import MfactError
 from ..session import Adapted, Verdict, now_iso
@@ -64,10 +66,31 @@ class LangEntry:
 
     @classmethod
     def from_dict(cls, lang: str, d: dict) -> "LangEntry":
+        if not isinstance(d, dict):
+            raise ValueError(f"languages.{lang} is not an object")
         cal, fm = d.get("calibration"), d.get("features_model")
-        return cls(lang, int(d["labels"]), bool(d["adopted"]), str(d.get("model", "")), str(d.get("why", "")),
-                   Scores.from_dict(d["before"]), Scores.from_dict(d["after"]) if d.get("after") else None,
+        if not isinstance(d["adopted"], bool):
+            raise ValueError(f"languages.{lang}.adopted is not true or false")
+        return cls(lang, _count(d["labels"], f"languages.{lang}.labels"), d["adopted"], str(d.get("model", "")),
+                   str(d.get("why", "")), _scores(d["before"]), _scores(d["after"]) if d.get("after") else None,
                    Calibration.from_dict(cal) if cal else None, FeatureModel.from_dict(fm) if fm else None)
+
+
+def _count(v: object, where: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise ValueError(f"{where} is not a count")
+    return v
+
+
+def _scores(d: object) -> Scores:
+    """Scores of the file: each figure a finite number or null."""
+    if not isinstance(d, dict):
+        raise ValueError("a languages' scores are not an object")
+    for k in ("accuracy", "kappa", "ece"):
+        v = d.get(k)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)):
+            raise ValueError(f"the score {k} is not a number")
+    return Scores.from_dict(d)
 
 
 @dataclass
@@ -110,49 +133,98 @@ class Adaptation:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Adaptation":
-        if d.get("schema") not in READS:
-            raise ValueError(f"schema {d.get('schema')!r} is not {SCHEMA}")
+        if not isinstance(d, dict):
+            raise ValueError("it holds no JSON object")
+        schema = d.get("schema")
+        if schema not in READS:
+            newer = isinstance(schema, str) and schema.startswith("mfact.adaptation/")
+            raise ValueError(f"written by a newer mfact (schema {schema!r}; this one reads {SCHEMA})" if newer
+                             else f"schema {schema!r} is not {SCHEMA}")
         if list(d.get("features") or []) != list(FEATURES):
             raise ValueError("written for other features (another mfact version)")
-        langs = {str(k): LangEntry.from_dict(str(k), v) for k, v in (d.get("languages") or {}).items()}
+        langs_d = d.get("languages") or {}
+        if not isinstance(langs_d, dict):
+            raise ValueError("'languages' is not an object of languages")
+        langs = {str(k): LangEntry.from_dict(str(k), v) for k, v in langs_d.items()}
         pooled = Calibration.from_dict(d["pooled"]) if d.get("pooled") else None
-        return cls(int(d["number"]), str(d["verifier"]), int(d.get("labels", 0)), str(d.get("created_at", "")),
-                   bool(d.get("reset", False)), pooled, langs, str(d["version"]))
+        if not isinstance(d.get("reset", False), bool):
+            raise ValueError("'reset' is not true or false")
+        return cls(_count(d["number"], "number"), str(d["verifier"]), _count(d.get("labels", 0), "labels"),
+                   str(d.get("created_at", "")), d.get("reset", False), pooled, langs, str(d["version"]))
+
+
+HINT = "`mfact learn --reset` replaces it with an empty one, `mfact learn` with a new one"
+MAX_BYTES = 16 * 1024 * 1024           # a features model per language is a few KB
 
 
 def load_adaptation(path: Path | None = None) -> Adaptation | None:
-    """The adaptation in the file (None when there is none). MfactError for an unreadable one."""
+    """The adaptation in the file (None when there is none). Read bounded (core/inputs.read_own: a
+    regular file of at most MAX_BYTES, UTF-8, strict JSON: no NaN, no Infinity, no deep nesting);
+    anything else is one MfactError naming the file, with what to do."""
+    from ..inputs import loads, read_own
+
     path = path or adaptation_path()
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    raw = read_own(path, "the adaptation file", HINT, MAX_BYTES)
+    if raw is None:
         return None
-    except OSError as exc:
-        raise MfactError(f"cannot read the adaptation file {path}: {exc.strerror or exc}",
-                         "check its permissions, or `mfact learn --reset`") from None
+    name = f"the adaptation file {path}"
+    if not raw.strip():
+        raise MfactError(f"{name} is empty", HINT)
     try:
-        return Adaptation.from_dict(json.loads(raw))
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise MfactError(f"the adaptation file {path} is unreadable ({exc})",
-                         "`mfact learn` writes a new one, `mfact learn --reset` an empty one") from None
+        data = loads(raw, name, one_line=True)   # names the field of a NaN, an Infinity, deep nesting
+    except MfactError as exc:
+        raise MfactError(exc.message, HINT) from None
+    try:
+        return Adaptation.from_dict(data)
+    except KeyError as exc:
+        raise MfactError(f"{name} is unreadable (no {exc.args[0]!r} field)", HINT) from None
+    except (ValueError, TypeError, AttributeError, OverflowError) as exc:
+        why = str(exc)
+        raise MfactError(f"{name} was {why}" if why.startswith("written by") else f"{name} is unreadable ({why})",
+                         HINT) from None
+
+
+def read_or_note(path: Path | None = None) -> tuple[Adaptation | None, str]:
+    """The adaptation in the file and "" , or None and why it cannot be read."""
+    try:
+        return load_adaptation(path), ""
+    except MfactError as exc:
+        return None, exc.message
 
 
 def save_adaptation(a: Adaptation, path: Path | None = None) -> Path:
-    """Write atomically (a temporary file, then a rename): a reader sees the old or the new one."""
+    """Write atomically (a temporary file, then a rename): a reader sees the old or the new one.
+    Callers that read the file first hold its lock (`update_adaptation`)."""
     from ..formats import atomic_write
 
     path = path or adaptation_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    return atomic_write(path, json.dumps(a.to_dict(), ensure_ascii=False, indent=1) + "\n")
+    # replace=True: whatever is in its place (a FIFO, a link to /dev/zero) is replaced, never opened
+    return atomic_write(path, json.dumps(a.to_dict(), ensure_ascii=False, indent=1) + "\n", replace=True)
 
 
 def next_number(path: Path | None = None) -> int:
-    """The number of the next write (an unreadable file counts as the first)."""
-    try:
-        prev = load_adaptation(path)
-    except MfactError:
-        prev = None
+    """The number of the next write (an unreadable file counts as the first; under the lock,
+    `update_adaptation` also counts the writes the lock file recorded)."""
+    prev, _why = read_or_note(path)
     return (prev.number + 1) if prev is not None else 1
+
+
+def update_adaptation(make: Callable[[Adaptation | None, int], Adaptation],
+                      path: Path | None = None) -> tuple[Adaptation, Path, str]:
+    """Read-modify-write under the file's lock (filelock.py): `make(what the file holds, the next
+    number)` gives the adaptation to write. (it, the path written, why the old file could not be
+    read: "" when it could). Two `mfact learn` at once keep each other's languages and numbers."""
+    from .filelock import locked
+
+    path = path or adaptation_path()
+    with locked(path) as held:
+        keep, why = read_or_note(path)
+        number = max(keep.number if keep is not None else 0, held.last_number()) + 1
+        a = make(keep, number)
+        save_adaptation(a, path)
+        held.record(a.number)
+    return a, path, why
 
 
 def from_result(res: LearnResult, number: int, keep: Adaptation | None = None) -> Adaptation:
@@ -167,8 +239,14 @@ def from_result(res: LearnResult, number: int, keep: Adaptation | None = None) -
     return a.stamp()
 
 
-def reset_adaptation(number: int, verifier: str) -> Adaptation:
-    return Adaptation(number, verifier, reset=True).stamp()
+def reset_adaptation(number: int, verifier: str, keep: Adaptation | None = None,
+                     langs: set[str] | None = None) -> Adaptation:
+    """An adaptation that adapts nothing; with `langs`, `keep` without those languages (the others
+    keep their adaptation)."""
+    if langs is None or keep is None or keep.reset:
+        return Adaptation(number, verifier, reset=True).stamp()
+    return Adaptation(number, keep.verifier, keep.labels, pooled=keep.pooled,
+                      languages={k: v for k, v in keep.languages.items() if k not in langs}).stamp()
 
 
 # --------------------------------------------------------------------------- applying it
@@ -209,7 +287,8 @@ class Adapter:
                 try:
                     self._current = load_adaptation(self.path) if seen else None
                 except MfactError as exc:
-                    log.warning("%s: verdicts are not adapted", exc)
+                    from ..logs import notice
+                    notice(f"{exc.message}: verdicts are not adapted ({exc.hint})")
                     self._current = None
             return self._current
 

@@ -95,12 +95,29 @@ def row_of(key: tuple[str, str], lang: str, human: str | None, verdict) -> Row |
                phi_of(verdict.features))
 
 
+# the detector's features are probabilities, logits and projections of its states (within ~50);
+# a value beyond this (1e308 in an imported file) would overflow the fit's sums into NaN: clipped
+FEATURE_LIMIT = 1e4
+
+
 def phi_of(features) -> np.ndarray | None:
-    """A verdict's features as an array (None when it has none or they are not finite numbers)."""
+    """A verdict's features as an array (None when it has none or they are not finite numbers),
+    each clipped to +-FEATURE_LIMIT."""
     if not features:
         return None
     try:
         a = np.asarray(features, dtype=np.float64)
     except (TypeError, ValueError):
         return None
-    return a if a.ndim == 1 and np.all(np.isfinite(a)) else None
+    return np.clip(a, -FEATURE_LIMIT, FEATURE_LIMIT) if a.ndim == 1 and np.all(np.isfinite(a)) else None
+
+
+def clip_features(phi: np.ndarray) -> int:
+    """Clip a features matrix to +-FEATURE_LIMIT in place (NaN: rows without features, kept); the
+    number of rows that had a value beyond it."""
+    with np.errstate(invalid="ignore"):
+        over = np.abs(phi) > FEATURE_LIMIT
+    rows = int(np.sum(np.any(over, axis=1))) if phi.ndim == 2 else int(np.any(over))
+    if rows:
+        np.clip(phi, -FEATURE_LIMIT, FEATURE_LIMIT, out=phi)
+    return rows

@@ -18,7 +18,8 @@ import numpy as np
 
 from .. import metrics as M
 from .detfit import FeatureModel, adapted_probs, choose_and_fit, deal_folds
-from .features import FEATURES, THRESHOLD, Row, feature_row, p_supported, phi_of, verifier_matches
+from .features import (FEATURE_LIMIT, FEATURES, THRESHOLD, Row, clip_features, feature_row, p_supported, phi_of,
+                       verifier_matches)
 from .model import Calibration, fit
 
 FOLDS = 5
@@ -71,6 +72,7 @@ class LearnResult:
     pooled: Calibration
     languages: dict[str, LangResult] = field(default_factory=dict)
     seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)     # what the user should know (clipped features)
 
 
 # --------------------------------------------------------------------------- data
@@ -87,13 +89,16 @@ class Data:
     keys: list[tuple[str, str]]
     xb: np.ndarray = None           # x with a column of ones (the bias)
     phi: np.ndarray | None = None   # the verdicts' features (n x size; NaN rows: none), None: no row has any
+    clipped: int = 0                # rows whose features went beyond +-FEATURE_LIMIT (clipped)
 
     @classmethod
     def of(cls, rows: list[Row]) -> "Data":
         x = np.stack([r.x for r in rows]) if rows else np.zeros((0, len(FEATURES)))
+        phi = phi_matrix(rows)
+        clipped = clip_features(phi) if phi is not None else 0
         return cls(x, np.array([r.y for r in rows], dtype=np.float64), np.array([r.lang for r in rows], dtype=object),
                    [r.human or "" for r in rows], [r.label for r in rows], [r.key for r in rows],
-                   np.hstack([x, np.ones((len(x), 1))]), phi_matrix(rows))
+                   np.hstack([x, np.ones((len(x), 1))]), phi, clipped)
 
     def has_phi(self) -> np.ndarray:
         if self.phi is None:
@@ -251,8 +256,8 @@ def cross_validate(data: Data, own_langs: set[str], folds: int = FOLDS, fold: np
 
 def ece(p: np.ndarray, y: np.ndarray, bins: int = ECE_BINS) -> float | None:
     """Expected calibration error of p(supported) against the labels (equal-width bins)."""
-    if len(p) == 0:
-        return None
+    if len(p) == 0 or not np.all(np.isfinite(p)):
+        return None                      # never a figure computed from NaN
     b = np.minimum((np.asarray(p) * bins).astype(int), bins - 1)
     total = 0.0
     for k in range(bins):
@@ -288,6 +293,9 @@ def learn(rows: list[Row], verifier: str = "offline", langs: set[str] | None = N
     held = cross_validate(data, own, folds, fold) if len(data) else np.zeros(0)
     final = fit_models(data, np.arange(len(data)), own)
     res = LearnResult(verifier, len(data), final.pooled)
+    if data.clipped:
+        res.notes.append(f"{data.clipped:,} labelled verdicts have features beyond +-{FEATURE_LIMIT:g}"
+                         " (a damaged or foreign file?): clipped to that range")
     p0 = np.array([r.p for r in rows]) if rows else np.zeros(0)
     for lang in sorted(counts):
         if langs is not None and lang not in langs:
@@ -362,6 +370,11 @@ def _consider_features(r: LangResult, data: Data, sel: np.ndarray, p0: np.ndarra
         if not r.adopted:
             r.why += f"; features model {100 * after.accuracy:.1f}%" if after.accuracy is not None else ""
         return
+    gain = 100.0 * (after.accuracy - best)
+    if gain < MIN_FEATURES_GAIN:         # with 100k labels a sign test passes for +0.01 points
+        said = f"features model {gain:+.2f} pts, under the {MIN_FEATURES_GAIN:g}-point minimum: not adopted"
+        r.why = f"{r.why}; {said}" if r.why else said
+        return
     assert data.phi is not None
     r.features = choose_and_fit(data.x[rows], data.phi[rows], data.y[rows], [data.keys[i] for i in rows])
     r.calibration = r.calibration if r.adopted else None
@@ -374,6 +387,9 @@ def _consider_features(r: LangResult, data: Data, sel: np.ndarray, p0: np.ndarra
 # (tests/test_adapt_features.py); on mFAVA silver's 8 languages, after 100 labels, the mean gain was
 # +4.5 points at 0, +4.3 at 0.5, +3.7 at 1 (+3.5 without the features; docs/learning.md)
 MARGIN = 0.5
+# and by at least this many points of held-out accuracy: a model of 50 features more for a gain no
+# user would see is not worth what it costs to apply, nor the doubt it brings
+MIN_FEATURES_GAIN = 0.5
 
 
 def clearly_better(new: np.ndarray, old: np.ndarray, y: np.ndarray) -> bool:

@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from .adaptation import Adaptation, from_result, load_adaptation, next_number, save_adaptation
+from .adaptation import Adaptation, from_result, next_number, read_or_note, update_adaptation
 from .learn import LearnResult, learn_from_store
 
 
@@ -52,21 +52,25 @@ def learn_and_write(store_path: str | Path | None, verifier: str, langs: set[str
                     path: Path | None = None, write: bool = True) -> tuple[LearnResult, Adaptation | None]:
     """Learn from the store's labels; the adaptation (None when no label has a verdict of
     `verifier`), written beside the store unless `write` is False. The languages not learnt keep
-    what the file had for them (`langs`)."""
-    from ..errors import MfactError
+    what the file had for them (`langs`): the fit runs unlocked, the merge with the file and the
+    write under its lock (update_adaptation), so that learns at once lose nothing of each other.
+    An unreadable file is replaced, and that is said (core/logs.notice)."""
+    from ..logs import notice
     from ..store import Store
 
     with Store(store_path) as store:
         res = learn_from_store(store, verifier, langs)
     if not res.labels:
         return res, None
-    try:
-        keep = load_adaptation(path)
-    except MfactError:
-        keep = None                      # unreadable: replaced by this one
-    a = from_result(res, next_number(path), keep)
+    write = write and (langs is None or bool(res.languages))     # --lang with no label there: nothing
     if write:
-        save_adaptation(a, path)
+        a, _where, why = update_adaptation(lambda keep, n: from_result(res, n, keep), path)
+    else:
+        keep, why = read_or_note(path)
+        a = from_result(res, next_number(path), keep)
+    if why:
+        kept = "replaced by this one" if write else "would be replaced"
+        notice(f"{why}: {kept}" + (" (the other languages' adaptation in it is lost)" if langs else ""))
     return res, a
 
 

@@ -341,7 +341,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                                    None if args.json else on_progress)
     if passages is not None:
         session.config["evidence"] = {"given": len(passages), "file": str(args.evidence)}
-    saved = _save(session) if args.save and (session.facts or session.text) else False
+    # a run that failed or was stopped before its first token is saved too (empty, status error or
+    # interrupted): the store keeps a record of what was asked and why it has no text
+    saved = _save(session) if args.save and (session.facts or session.text or errors or interrupted) else False
     if args.json:
         from ..textsafe import json_dumps_safe
 

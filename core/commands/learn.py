@@ -51,26 +51,21 @@ def cmd_learn(args) -> int:
     from ..options import config_from_args
 
     cfg = config_from_args(args)
-    if args.reset:
-        verifier = verifier_name(args.verifier or cfg.verifier)
-        if args.dry_run:
-            out("would write an empty adaptation (--dry-run: nothing written)")
-            return 0
-        empty = A.reset_adaptation(A.next_number(), verifier)
-        path = A.save_adaptation(empty)
-        out(f"adaptation {empty.version} written to {path}: the unadapted verifier from now on"
-            " (stored verdicts change only through `mfact rejudge`)")
-        return 0
-    verifier = verifier_id(cfg, args.verifier)          # name/version: the labels of its verdicts
     langs = _langs(args.lang)
-    res, a = learn_and_write(None, verifier, langs, write=False)
+    if args.reset:
+        return _reset(verifier_name(args.verifier or cfg.verifier), langs, args.dry_run)
+    verifier = verifier_id(cfg, args.verifier)          # name/version: the labels of its verdicts
+    res, a = learn_and_write(None, verifier, langs, write=not args.dry_run)
+    for note in res.notes:
+        from ..logs import notice
+        notice(note)
     if a is None:
         _no_rows(verifier)
     if langs is not None and not res.languages:
         raise MfactError(f"no labelled fact in {', '.join(sorted(langs))} has a verdict of the"
                          f" {verifier_name(verifier)} verifier; nothing was written",
                          "label facts of that language in mfact-tui, or leave --lang out")
-    saved = None if args.dry_run else A.save_adaptation(a)
+    saved = None if args.dry_run else A.adaptation_path()    # learn_and_write wrote it, under the lock
     if args.json:
         from ..textsafe import json_dumps_safe
         out(json_dumps_safe({"written": str(saved) if saved else None, **a.to_dict(),
@@ -83,6 +78,29 @@ def cmd_learn(args) -> int:
     out(f"{tail} ({adopted} of {len(res.languages)} languages adopted; fitted in {res.seconds:.2f} s)")
     if cfg.adapt == "off":
         out("note: adapt = off in the configuration: verdicts stay unadapted until adapt = auto")
+    return 0
+
+
+def _reset(verifier: str, langs: set[str] | None, dry_run: bool) -> int:
+    """`learn --reset [--lang ..]`: whatever the file holds (garbage, a FIFO, a future schema), it is
+    replaced; with --lang only those languages go back to the unadapted verifier."""
+    from ..adapt import adaptation as A
+    from ..logs import notice
+
+    what = "an empty adaptation" if langs is None else f"the adaptation without {', '.join(sorted(langs))}"
+    if dry_run:
+        out(f"would write {what} (--dry-run: nothing written)")
+        return 0
+    a, path, why = A.update_adaptation(lambda keep, n: A.reset_adaptation(n, verifier, keep, langs))
+    if why:
+        notice(f"{why}: replaced" + (", every language reset" if langs is not None else ""))
+    if a.reset:
+        out(f"adaptation {a.version} written to {path}: the unadapted verifier from now on"
+            " (stored verdicts change only through `mfact rejudge`)")
+    else:
+        kept = ", ".join(sorted(a.languages)) or "none"
+        out(f"adaptation {a.version} written to {path}: {', '.join(sorted(langs or ()))} unadapted from now on,"
+            f" the others kept ({kept}; stored verdicts change only through `mfact rejudge`)")
     return 0
 
 
@@ -118,7 +136,7 @@ def _table(res) -> None:
         kap = f"{_num(r.before.kappa, 2):>5} -> {_num(a.kappa if a else None, 2):>5}"
         ece = f"{_num(r.before.ece, 3):>5} -> {_num(a.ece if a else None, 3):>5}"
         if r.adopted:
-            verdict = f"yes ({r.model} model, {r.gain_points:+.1f} pts)"
+            verdict = f"yes ({r.model} model, {r.gain_points:+.1f} pts" + (f"; {r.why})" if r.why else ")")
         else:
             verdict = f"no: {r.why}"
         out(f"{lang:<5} {r.labels:>6}  {acc:>15}  {kap:>13}  {ece:>15}  {verdict}")

@@ -34,6 +34,7 @@ from ..net import (ACCEPT_ENCODING, DEFAULT_IDLE, DEFAULT_LOOKUP_TOTAL, Deadline
                    retry_after_seconds, timeout_words, wait_words)
 from ..languages import LANGUAGES
 from ..errors import MfactError
+from ..inputs import read_own
 from .base import Page, TitleMatch
 
 log = logging.getLogger("mfact.knowledge.wikipedia")
@@ -72,13 +73,14 @@ def network_available(host: str = "en.wikipedia.org", timeout: float = 1.5, port
         return hit[1]
     state = _probe_file()
     try:
-        saved_all = json.loads(state.read_text(encoding="utf-8")) if state else None
+        raw = read_own(state, "the network probe file", "it is rebuilt") if state else None
+        saved_all = json.loads(raw) if raw else None
         saved = saved_all.get(host) if isinstance(saved_all, dict) else None
         if isinstance(saved, list) and len(saved) == 2 and 0 <= now - float(saved[0]) < PROBE_TTL:
             _probe[host] = (float(saved[0]), bool(saved[1]))
             return bool(saved[1])
-    except (OSError, ValueError, TypeError):
-        pass
+    except (OSError, ValueError, TypeError, RecursionError, MfactError):
+        pass                    # a cache: a bad one (a FIFO, garbage) is only probed again
     try:
         with socket.create_connection((target, port), timeout=timeout):
             ok = True
@@ -86,10 +88,8 @@ def network_available(host: str = "en.wikipedia.org", timeout: float = 1.5, port
         ok = False
     _probe[host] = (now, ok)
     if state:   # remembered across processes, so that each `mfact` call does not probe again
-        try:
-            state.write_text(json.dumps({h: [t, v] for h, (t, v) in _probe.items()}), encoding="utf-8")
-        except OSError:
-            pass
+        from ..paths import replace_file
+        replace_file(state, json.dumps({h: [t, v] for h, (t, v) in _probe.items()}))
     return ok
 
 
@@ -97,7 +97,7 @@ def _probe_file():
     try:
         from ..paths import cache_dir
         return cache_dir() / "network-probe.json"
-    except OSError:
+    except (OSError, MfactError):
         return None
 
 

@@ -25,6 +25,7 @@ from typing import Callable
 
 from .. import paths
 from ..errors import MfactError
+from ..inputs import read_own
 from ..protocols import Progress
 from .hf import HFGenerator, ProgressCb, _is_oom, pick_device
 
@@ -81,12 +82,13 @@ def gguf_path(folder: Path | None = None) -> Path:
     marker = _gguf_marker(target)
     try:
         st = target.stat()
-        known = json.loads(marker.read_text(encoding="utf-8"))
+        raw = read_own(marker, "the model's marker file", "it is checked again")
+        known = json.loads(raw) if raw is not None else None
         if (isinstance(known, dict) and known.get("sha256") == pkg.EXPECTED_SHA256 and known.get("size") == st.st_size
                 and known.get("mtime_ns") == st.st_mtime_ns):
             return target
-    except (OSError, ValueError):
-        pass
+    except (OSError, ValueError, RecursionError, MfactError):
+        pass                       # no marker, or a bad one: the file is checked again
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         try:

@@ -85,7 +85,7 @@ class OpenAIGenerator(GeneratorBase):
             data = r.json()
             listed = data.get("data", []) if isinstance(data, dict) else []
             models = [m["id"] for m in listed if isinstance(m, dict) and m.get("id")]
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):
             models = []
         if r.status_code != 200 or not models:
             raise MfactError(f"the model server at {self.base_url} did not say which model it serves",
@@ -233,7 +233,7 @@ class OpenAIGenerator(GeneratorBase):
     def _parse(self, data: str) -> dict:
         try:
             event = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):          # RecursionError: nested deeper than Python reads
             raise MfactError(f"the model server at {self.base_url} sent a malformed stream event: {data[:80]!r}",
                              "check that --base-url points at an OpenAI-compatible API (.../v1)") from None
         if not isinstance(event, dict):
@@ -305,7 +305,7 @@ class OpenAIGenerator(GeneratorBase):
             body = json.loads(text)
             err = body.get("error") if isinstance(body, dict) else None
             detail = (str(err.get("message") or detail) if isinstance(err, dict) else str(err or detail))[:160]
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
         if status in (401, 403):
             return MfactError(f"the model server at {self.base_url} refused the request (HTTP {status}: {detail})",

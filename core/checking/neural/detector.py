@@ -404,9 +404,14 @@ class TokenDetector:
         data = path.read_bytes()
         self.path = path
         self.digest = hashlib.sha256(data).hexdigest()
-        blob = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-        self.meta = blob.get("meta", {})
-        model, self.tokens = model_of(blob)
+        try:
+            blob = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+            self.meta = blob.get("meta", {})
+            model, self.tokens = model_of(blob)
+        except Exception as exc:  # noqa: BLE001 - any file that is not the detector's weights
+            from ...errors import MfactError
+            raise MfactError(f"{path}: not the token detector's weights ({type(exc).__name__})",
+                             "give --verifier detector:<a detector.pt file>, or plain --verifier detector") from None
         model.eval()
         self.device = device
         self.dtype = torch.float32

@@ -35,11 +35,33 @@ def test_rho_ranks_characters_and_is_exact_match_where_one_side_is_constant():
     assert B.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
 
 
+def test_rho_on_hand_computed_examples_with_ties_and_the_scorers_constant_rule():
+    # ranks with ties averaged: [1.5, 1.5, 3.5, 3.5] against [1, 3, 3, 3] -> 2 / sqrt(12)
+    assert B.spearman([0, 0, 1, 1], [0, 1, 1, 1]) == pytest.approx(2 / 12 ** 0.5)
+    gold = [{"start": 2, "end": 4, "prob": 1.0}]
+    assert B.rho(4, gold, [(1, 4, 0.7)]) == pytest.approx(2 / 12 ** 0.5)
+    # both sides constant: 1.0 even at different values (the scorer compares how many values each has)
+    assert B.rho(4, [{"start": 0, "end": 4, "prob": 1.0}], []) == 1.0
+    assert B.rho(4, [], [(0, 4, 0.9)]) == 1.0
+    # spans past the end of the text are cut there; the IoU counts characters, not spans
+    assert B.rho(4, gold, [(2, 9, 0.5)]) == pytest.approx(1.0)
+    assert B.iou([(0, 3), (2, 5)], [(0, 5)]) == 1.0
+
+
+RANKINGS = ("# Rankings by IoU\n\n## DE\n\n|    | Team name | IoU | ρ |\n|---:|:--|--:|--:|\n"
+            "|  1 | A | 0.6 | 0.5 |\n|  2 | B | 0.4 | 0.7 |\n|  3 | C | 0.2 | 0.1 |\n"
+            "|    | _Baseline (mark all)_ | 0.9 | 0 |\n\n## SV\n\n| | Team | IoU | ρ |\n|---:|:--|--:|--:|\n"
+            "| 2 | Y | 0.3 | 0.2 |\n| 1 | X | 0.5 | 0.1 |\n|    | _Baseline (mark none)_ | 0.05 | 0.01 |\n")
+
+
 def test_team_figures_are_the_median_and_best_team_without_baselines(tmp_path):
-    (tmp_path / "iou_rankings.md").write_text(
-        "# Rankings by IoU\n\n## DE\n\n| | Team | IoU | rho |\n|---:|:--|--:|--:|\n| 1 | A | 0.6 | 0.5 |\n"
-        "| 2 | B | 0.4 | 0.3 |\n| 3 | C | 0.2 | 0.1 |\n| | _Baseline (mark all)_ | 0.9 | 0 |\n", encoding="utf-8")
-    assert B.medians(tmp_path) == {"de": (0.4, 0.6)}
+    (tmp_path / "iou_rankings.md").write_text(RANKINGS, encoding="utf-8")
+    t = B.team_figures(tmp_path)
+    assert set(t) == {"de", "sv"}
+    assert t["de"] == B.Teams(median_iou=0.4, median_rho=0.5, best_iou=0.6, best_rho=0.5)
+    assert t["sv"] == B.Teams(median_iou=pytest.approx(0.4), median_rho=pytest.approx(0.15), best_iou=0.5,
+                              best_rho=0.1)
+    assert B.team_figures(tmp_path / "nowhere") == {}
 
 
 def test_the_halves_are_fixed_and_split_the_answers():
@@ -80,23 +102,117 @@ def _layout(root: Path) -> None:
 
 def test_a_small_layout_runs_through_the_cli_in_both_settings(tmp_path, capsys, monkeypatch):
     _layout(tmp_path / "data")
+    (tmp_path / "data" / "iou_rankings.md").write_text(RANKINGS, encoding="utf-8")
     monkeypatch.setenv("MFACT_HOME", str(tmp_path / "home"))
     loaded = B.load_answers(tmp_path / "data", ["de"])["de"]
     assert all(set(a.evidence) == {"pages", "context"} for a in loaded)
     assert "7. November 1867" in loaded[0].evidence["pages"]
-    assert B.main(["--data", str(tmp_path / "data"), "--half", "all", "--keep", str(tmp_path / "runs")]) == 0
+    argv = ["--data", str(tmp_path / "data"), "--half", "all", "--langs", "de,fr", "--keep", str(tmp_path / "runs")]
+    assert B.main(argv) == 0
     out = capsys.readouterr().out.splitlines()
     rows = {tuple(c.strip() for c in line.split("|")[1:3]): line for line in out if line.startswith("| de")}
     assert set(rows) == {("de", "pages"), ("de", "context")}
+    cells = [c.strip() for c in rows[("de", "context")].split("|")[1:-1]]
+    # mfact, mark-all, mark-nothing (IoU / rho), then the median and best team read from the file
+    assert cells[2] == "2" and cells[6:] == ["0.400 / 0.500", "0.600 / 0.500"]
+    assert cells[5] == "0.500 / 0.500"           # marking nothing: right on the answer without marks
+    assert any(line.startswith("| fr | skipped: no val/mushroom.fr-val.v2.extra.jsonl") for line in out)
+    lines = [x for x in out if "95% interval" in x]
+    assert [x.split(":")[0] for x in lines] == ["pages", "context", "context minus pages (answers with both)"]
     # the wrong year alone is marked: IoU 1.0 on both answers (the right one marks nothing)
     assert out[-1].startswith("mushroom_val_iou_mean: ") and float(out[-1].split()[-1]) == pytest.approx(1.0)
     assert out[-2] == "mushroom_val_below_median: 0"
+    sent = [json.loads(x) for x in (tmp_path / "runs" / "context" / "texts.jsonl").read_text().splitlines()]
+    assert sent[0]["question"] == "Wann wurde Marie Curie geboren?" and "entity" not in sent[0]
+    assert "Warschau" in sent[0]["evidence"][0]["text"]
+    # the same code and answers again: both settings read from the cache, the same figures
+    assert B.main(argv[:-2]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("(cached; --fresh runs it)") == 2 and captured.out.splitlines()[-2:] == out[-2:]
 
 
-def test_missing_data_says_where_it_comes_from(tmp_path, capsys):
+def test_missing_data_says_where_it_comes_from(tmp_path, capsys, monkeypatch):
     assert B.main(["--data", str(tmp_path / "nothing")]) == 2
-    err = capsys.readouterr().err
-    assert "Helsinki-NLP/mu-shroom" in err and "never commit" in err
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and str(tmp_path / "nothing") in err
+    for where in ("Helsinki-NLP/mu-shroom", "splits/val/v2", "data/url-pages", "nlp-ucsc/semeval-2025-task3",
+                  "Helsinki-NLP/shroom", "iou_rankings.md", "never commit"):
+        assert where in err
+    monkeypatch.delenv("MFACT_MUSHROOM", raising=False)
+    assert B.main([]) == 2
+    assert "set $MFACT_MUSHROOM or pass --data DIR" in capsys.readouterr().err
+    assert B.main(["--data", str(tmp_path), "--langs", "xx"]) == 2
+    assert "unknown language or setting 'xx'" in capsys.readouterr().err
+
+
+def test_a_language_mfact_refuses_is_named_with_the_reason():
+    assert B.refused_languages(["de", "sv", "zh"]) == {}
+    (why,) = B.refused_languages(["qqq"]).values()
+    assert "'qqq'" in why
+
+
+def _answer(i: int, lang: str = "de", marked: bool = True) -> "B.Answer":
+    text = "eins zwei drei"
+    return B.Answer(f"val-{lang}-{i}", lang, "Frage?", text, [(5, 9)] if marked else [],
+                    [{"start": 5, "end": 9, "prob": 1.0}] if marked else [], "", {"context": "x", "pages": "y"})
+
+
+def test_the_tuning_sample_and_per_lang_are_fixed_and_disjoint_from_the_reported_half():
+    rows = {"de": [_answer(i) for i in range(60)]}
+    rep, tun = {"de": list(rows["de"])}, {"de": list(rows["de"])}
+    B.select(rep, "reported", 5)
+    B.select(tun, "tuning", 5)
+    assert len(rep["de"]) == len(tun["de"]) == 5
+    assert not {a.id for a in rep["de"]} & {a.id for a in tun["de"]}
+    again = {"de": list(rows["de"])}
+    B.select(again, "reported", 5)
+    assert [a.id for a in again["de"]] == [a.id for a in rep["de"]]
+    assert B._args(["--tuning-sample"]).half == "tuning" and B._args([]).half == "reported"
+
+
+def test_bootstrap_intervals_and_paired_differences():
+    answers = {"de": [_answer(i) for i in range(6)], "fi": [_answer(i, "fi") for i in range(6)]}
+    exact = B.SettingRun("context", {a.id: [(5, 9, 0.9)] for rows in answers.values() for a in rows})
+    half = B.SettingRun("pages", {a.id: [(5, 9, 0.9)] for rows in answers.values() for k, a in enumerate(rows) if k % 2})
+    lines = B.intervals(answers, {"context": exact, "pages": half}, resamples=200)
+    # exact marks: IoU 1.0 on every draw; marking all of "eins zwei drei" scores 4/14 on each answer
+    assert lines[0].startswith("context: mfact mean IoU 95% interval 1.000 .. 1.000; mfact minus mark-all "
+                               f"+{1 - 4 / 14:.3f} .. +{1 - 4 / 14:.3f} (paired: better")
+    lo, hi = (float(x) for x in lines[1].split("interval ")[1].split(";")[0].split(" .. "))
+    assert 0 <= lo < hi <= 1                          # which answers were drawn matters
+    assert lines[2].startswith("pages minus context (answers with both): mean IoU 95% interval -")
+    assert "(paired: worse)" in lines[2]
+    assert B.intervals({"de": []}, {"context": exact}) == []
+
+
+def test_runs_are_cached_by_code_and_answers(tmp_path, monkeypatch):
+    monkeypatch.setenv("MFACT_HOME", str(tmp_path / "home"))
+    calls = []
+
+    def fake(answers, setting, work):
+        calls.append(setting)
+        return B.SettingRun(setting, {a.id: [(5, 9, 0.75)] for a in answers}, 3.0,
+                            failed={"x": "boom"} if setting == "pages" else {})
+
+    monkeypatch.setattr(B, "run_setting", fake)
+    answers = [_answer(i) for i in range(3)]
+    first = B.cached_setting(answers, "context", tmp_path / "w", "code1")
+    again = B.cached_setting(answers, "context", tmp_path / "w", "code1")
+    assert calls == ["context"] and again.cached and again.soft == first.soft and again.seconds == 3.0
+    B.cached_setting(answers, "context", tmp_path / "w", "code2")              # other code
+    B.cached_setting(answers[:2], "context", tmp_path / "w", "code1")          # other answers
+    changed = [_answer(i) for i in range(3)]
+    changed[0].evidence["context"] = "other evidence"
+    B.cached_setting(changed, "context", tmp_path / "w", "code1")              # other evidence
+    B.cached_setting(answers, "context", tmp_path / "w", "code1", fresh=True)
+    assert len(calls) == 5
+    for _ in range(2):
+        B.cached_setting(answers, "pages", tmp_path / "w", "code1")            # a failed answer: not kept
+    assert calls.count("pages") == 2
+    for f in B.runs_dir().glob("*.json"):
+        f.write_text("{not json", encoding="utf-8")
+    B.cached_setting(answers, "context", tmp_path / "w", "code1")
+    assert len(calls) == 8
 
 
 def test_export_mushroom_is_scored_by_the_task_definitions_and_spans_carry_p(tmp_path):

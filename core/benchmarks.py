@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from .errors import MfactError
+from .schema import json_type
 from .session import Entity, Evidence, Fact, GeneratorInfo, HumanLabel, Session, now_iso
 
 MFAVA_TAGS = ("entity", "relation", "contradictory", "invented", "subjective", "unverifiable")
@@ -68,6 +69,23 @@ def _session(sid: str, lang: str, entity: str, text: str, question: str, evidenc
     return s
 
 
+def _hard_labels(v: Any, n: int, where: str) -> list[tuple[int, int]]:
+    """A Mu-SHROOM answer's hard labels, `[[start, end], ...]` in characters of its text (null or
+    absent: none); a malformed or out-of-range one is refused naming the line."""
+    if v is None:
+        return []
+    hint = "hard_labels are [[start, end], ...] with 0 <= start <= end <= the length of model_output_text"
+    if not isinstance(v, list):
+        raise MfactError(f"{where}: must be a list of [start, end], got {json_type(v)}", hint)
+    out = []
+    for i, m in enumerate(v):
+        if (not isinstance(m, list) or len(m) != 2
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in m) or not 0 <= m[0] <= m[1] <= n):
+            raise MfactError(f"{where}[{i}]: {json.dumps(m)[:60]} is not [start, end] inside the answer ({n} characters)", hint)
+        out.append((m[0], m[1]))
+    return out
+
+
 def parse_mushroom(text: str, name: str) -> list[Session]:
     from .pipeline.question import topic_of
     out: list[Session] = []
@@ -82,7 +100,7 @@ def parse_mushroom(text: str, name: str) -> list[Session]:
         if not is_mushroom(d) or not isinstance(d["model_output_text"], str):
             raise MfactError(f"{name}:{n}: no model_output_text", "one Mu-SHROOM answer a line")
         answer, question = d["model_output_text"], str(d.get("model_input") or "")
-        marks = [(int(s), int(e)) for s, e in d.get("hard_labels") or []]
+        marks = _hard_labels(d.get("hard_labels"), len(answer), f"{name}:{n}: hard_labels")
         lang = _language(str(d.get("lang") or "").lower(), f"{name}:{n}")
         topic = topic_of(question, []) or "the question"
         sid = str(d.get("id") or f"mushroom-{n}")

@@ -69,7 +69,38 @@ def test_import_mfava_and_report_the_agreement_with_the_annotators(tmp_path):
     assert _mfact(home, "rejudge", "--all", "--offline").returncode == 0
     rep = _mfact(home, "report", "--json")
     assert rep.returncode == 0, rep.stderr
-    assert "kappa" in rep.stdout and '"agreement"' in rep.stdout
+    fr = json.loads(rep.stdout)["languages"]["fr"]
+    facts = fr["facts"]
+    # every fact has the annotators' label and mfact's verdict: all of them are compared
+    assert facts >= 2 and fr["agreement"]["n"] == facts and fr["agreement"]["accuracy"] is not None
+    assert fr["agreement"]["kappa"] is not None or fr["reasons"]["agreement"]
+    table = _mfact(home, "report")
+    assert table.returncode == 0 and "κ" in table.stdout and "agree" in table.stdout
+    row = [line for line in table.stdout.splitlines() if line.startswith("fr") and "mfava" in line][-1]
+    acc = fr["agreement"]["accuracy"]
+    assert f"{100 * acc:.1f}" in row
+
+
+def _mfava_file(tmp_path: Path) -> Path:
+    items = [{"references": "Marie Curie, née le 7 novembre 1867 à Varsovie, était une physicienne.",
+              "generated_text": "Marie Curie est née en 1869 à Varsovie. Elle était physicienne.",
+              "silver_annotations": "Marie Curie est née en <entity>1869</entity> à Varsovie. Elle était physicienne."}]
+    path = tmp_path / "silver_french.json"
+    path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_a_malformed_or_out_of_range_hard_label_is_refused_in_one_line(tmp_path):
+    for bad in ([[1]], [["a", "b"]], "zz", [[5, 900]], [[4, 2]]):
+        row = {"id": "val-de-1", "lang": "de", "model_output_text": ANSWER, "hard_labels": bad}
+        path = tmp_path / "bad.jsonl"
+        path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+        done = _mfact(tmp_path / "home", "import", str(path))
+        err = done.stderr.strip()
+        assert done.returncode != 0 and "\n" not in err and "Traceback" not in err, err
+        assert "bad.jsonl:1: hard_labels" in err and "nothing was imported" in err, err
+    assert not (tmp_path / "home" / "data").exists() or "val-de-1" not in _mfact(
+        tmp_path / "home", "sessions", "list").stdout
 
 
 def test_a_benchmark_file_of_an_unknown_language_is_refused_in_one_line(tmp_path):
@@ -100,3 +131,38 @@ async def test_the_tui_shows_an_imported_answer_with_its_annotators_marks(tmp_pa
         svg = app.export_screenshot().replace("&#160;", " ")
         assert "Wann wurde Marie Curie geboren?" in svg      # the question in the header
         assert "1869" in svg and "NS" in svg
+
+
+def _fact_lines(app) -> list[str]:
+    from mfact.tui.widgets.fact_list import FactList
+    fl = app.screen.query_one(FactList)
+    return [fl.render_line(y).text for y in range(fl.size.height)]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("kind", ["mushroom", "mfava"])
+async def test_the_tui_lists_each_fact_with_the_annotators_label(tmp_path, monkeypatch, kind):
+    """Both benchmarks' files, opened in the TUI: the fact holding the marked year shows the
+    annotators' NS in the human column, the others their S; an mFAVA answer keeps its reference as
+    evidence."""
+    from mfact.core.config import Config
+    from mfact.core.formats import read_sessions
+    from mfact.tui.app import MfactApp
+    from mfact.tui.screens.check import CheckScreen
+
+    from _pilot import wait_for
+    monkeypatch.setenv("MFACT_HOME", str(tmp_path / "home"))
+    (s,) = read_sessions(_mushroom_file(tmp_path) if kind == "mushroom" else _mfava_file(tmp_path))
+    assert (kind == "mfava") == bool(s.evidence)
+    app = MfactApp(Config(workers=1), session=s, resolve=lambda *a: None, suggest=lambda *a: [])
+    app.animation_level = "none"
+    async with app.run_test(size=(150, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen))
+        await pilot.pause(0.3)
+        rows = [line for line in _fact_lines(app) if line.strip()[:1].isdigit()]
+        facts = app.screen.session.facts
+        assert len(rows) == len(facts) >= 2, rows
+        # the list is in the facts' order: the human column holds the annotators' label of each
+        shown = ["NS" if " NS " in r else "S" if " S " in r else "?" for r in rows]
+        assert shown == ["NS" if "1869" in f.text else "S" for f in facts], (rows, [f.text for f in facts])
+        assert "NS" in shown and "S" in shown

@@ -130,6 +130,34 @@ def mfava_marks(annotated: str) -> tuple[str, list[tuple[int, int]]]:
     return "".join(plain), sorted(marks)
 
 
+def carry_marks(plain: str, marks: list[tuple[int, int]], target: str) -> list[tuple[int, int]]:
+    """The marks of `plain` (the annotated copy without its tags) as spans of `target` (the answer
+    as the file gives it, which the annotator's copy may differ from): a character alignment, equal
+    runs carried as they are, a replaced run marked when any character it replaces is, an inserted
+    one when the characters on both sides of it are."""
+    if plain == target or not marks:
+        return list(marks) if plain == target else []
+    import difflib
+    hot = [False] * len(plain)
+    for a, b in marks:
+        hot[a:b] = [True] * (b - a)
+    out = [False] * len(target)
+    for op, a0, a1, b0, b1 in difflib.SequenceMatcher(None, plain, target, autojunk=False).get_opcodes():
+        if op == "equal":
+            out[b0:b1] = hot[a0:a1]
+        elif op == "replace":
+            out[b0:b1] = [any(hot[a0:a1])] * (b1 - b0)
+        elif op == "insert":
+            out[b0:b1] = [0 < a0 < len(hot) and hot[a0 - 1] and hot[a0]] * (b1 - b0)
+    spans: list[tuple[int, int]] = []
+    for i, h in enumerate(out):
+        if h and spans and spans[-1][1] == i:
+            spans[-1] = (spans[-1][0], i + 1)
+        elif h:
+            spans.append((i, i + 1))
+    return spans
+
+
 def _mfava_lang(name: str, data: list) -> str:
     from .languages import ALL_LANGUAGES
     if isinstance(data[0].get("lang"), str):
@@ -149,7 +177,10 @@ def parse_mfava(data: list, name: str) -> list[Session]:
     for n, d in enumerate(data[:MAX_ANSWERS]):
         if not isinstance(d, dict) or not isinstance(d.get("silver_annotations", d.get("generated_text")), str):
             raise MfactError(f"{name}[{n}]: no silver_annotations or generated_text", "an mFAVA item per entry")
-        text, marks = mfava_marks(str(d.get("silver_annotations") or d.get("generated_text")))
+        plain, marks = mfava_marks(str(d.get("silver_annotations") or d.get("generated_text")))
+        given = d.get("generated_text")
+        text = given if isinstance(given, str) and given.strip() else plain
+        marks = carry_marks(plain, marks, text)
         ref = str(d.get("references") or "")
         entity = " ".join(ref.split()[:4]) or f"answer {n}"
         sid = "mfava-" + hashlib.sha1(f"{lang}\0{text}".encode("utf-8")).hexdigest()[:12]

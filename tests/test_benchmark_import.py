@@ -166,3 +166,25 @@ async def test_the_tui_lists_each_fact_with_the_annotators_label(tmp_path, monke
         shown = ["NS" if " NS " in r else "S" if " S " in r else "?" for r in rows]
         assert shown == ["NS" if "1869" in f.text else "S" for f in facts], (rows, [f.text for f in facts])
         assert "NS" in shown and "S" in shown
+
+
+def test_an_mfava_answer_is_the_generated_text_with_the_marks_carried_onto_it(tmp_path):
+    """Offsets refer to the answer as the file gives it (`generated_text`), not to the annotator's
+    copy, which may differ from it in spacing or a word."""
+    from mfact.core.benchmarks import carry_marks
+    from mfact.core.formats import read_sessions
+    given = "Marie Curie est  née en 1869 à Varsovie.  Elle était physicienne."
+    items = [{"references": "Marie Curie, née le 7 novembre 1867 à Varsovie, était une physicienne.",
+              "generated_text": given,
+              "silver_annotations": "Marie Curie est née en <entity>1869</entity> à Varsovie. Elle était physicienne."}]
+    path = tmp_path / "silver_french.json"
+    path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    (s,) = read_sessions(path)
+    assert s.text == given
+    wrong = [f for f in s.facts if "1869" in given[f.span[0]:f.span[1]]]
+    assert wrong and all(f.human.label == "NS" for f in wrong)
+    assert all(f.human.label == "S" for f in s.facts if f not in wrong)
+    plain = "Born in 1869 in Warsaw."
+    assert [t[a:b] for t in ["Born in 1896 in Warsaw."] for a, b in carry_marks(plain, [(8, 12)], t)] == ["1896"]
+    assert carry_marks(plain, [(8, 12)], "Born  in 1869 in Warsaw.") == [(9, 13)]
+    assert carry_marks(plain, [], "other") == [] and carry_marks(plain, [(8, 12)], plain) == [(8, 12)]

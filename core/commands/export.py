@@ -1,10 +1,13 @@
-"""`mfact export SESSION_ID|--all -o FILE [--format mfact|factscore|spans|pairs|html]`: written atomically.
+"""`mfact export SESSION_ID|--all -o FILE [--format mfact|factscore|spans|pairs|mushroom|html]`: written atomically.
 
 `html` writes one self-contained web page (core/html_session.py); with `--all`, `-o` names a folder
 that gets a page per session and `index.html`.
 
-`spans` writes one JSON line per session: `{"id", "text", "spans": [[start, end, "NS"], ...]}`, the
-hallucination spans (the union of the not-supported facts' spans, sorted, non-overlapping).
+`spans` writes one JSON line per session: `{"id", "text", "spans": [[start, end, "NS", p], ...]}`, the
+hallucination spans (the union of the not-supported facts' spans, sorted, non-overlapping), each
+with its p(hallucinated) (metrics.session_ns_spans_p). `mushroom` writes one Mu-SHROOM prediction
+per session, `{"id", "lang", "model_input", "model_output_text", "hard_labels", "soft_labels"}`,
+which the shared task's scorer reads.
 `pairs` writes one JSON line per fact a person labelled, `{"claim", "evidence", "lang", "label",
 "id", "entity"}`: training data for any model (and input for `mfact verify-pairs`)."""
 from __future__ import annotations

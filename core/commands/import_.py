@@ -1,4 +1,5 @@
-"""`mfact import FILE`: mfact session JSON or FActScore labelled-data JSONL into the store.
+"""`mfact import FILE`: mfact session JSON, FActScore labelled-data JSONL, or a benchmark's answers
+(Mu-SHROOM JSONL, mFAVA JSON: core/benchmarks.py, the annotators' marks as human labels) into the store.
 
 Everything is read and validated first; any invalid record imports nothing (one error line naming
 the file, line and field). Sessions are written in one transaction. Importing the same file again

@@ -26,7 +26,7 @@ Method: every answer goes through the real CLI, `mfact run --texts FILE --offlin
 (`model_input`, the line's "question") and its evidence (the line's "evidence"), in a temporary
 MFACT_HOME per setting: `pages`, the task's Wikipedia page of the answer (matched by the page's
 canonical URL `<link rel="canonical">` against the answer's `wikipedia_url`, percent-encoding and
-mobile hosts normalised; read as text by the knowledge layer's HTML reader,
+mobile hosts normalised, or by the title a moved page was redirected from; read as text by the knowledge layer's HTML reader,
 `core/knowledge/htmltext.py`); `context`, the web-search context of the answer. `mfact export --all
 --format spans` gives the marked characters, each `[start, end, "NS", p]` with its p(hallucinated).
 A setting's run is cached (`mushroom-runs/` in mfact's cache dir) under the digest of every file in
@@ -118,6 +118,21 @@ def _norm_url(url: str) -> str:
     return u.replace(" ", "_").casefold()
 
 
+_LINK = re.compile(r"<link\b[^>]*>", re.I)
+_ATTR = re.compile(r"""\b(rel|href)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
+
+
+def canonical_url(html: str) -> str:
+    """The href of the page's `<link rel="canonical">` (attributes in any order and quoting), "" if none."""
+    head = html[:200_000]
+    for m in _LINK.finditer(head):
+        attrs = {a.group(1).lower(): a.group(2) or a.group(3) or a.group(4) or "" for a in _ATTR.finditer(m.group(0))}
+        if attrs.get("rel", "").lower() == "canonical" and attrs.get("href"):
+            # the standard library's html (bench/html.py would stand for it where bench/ is on the path)
+            return importlib.import_module("html").unescape(attrs["href"])
+    return ""
+
+
 def read_pages(folder: Path, lang: str) -> dict[str, str]:
     """canonical URL (normalised) -> the page read as text, from url-pages/<lang>.tar.gz."""
     from mfact.core.knowledge.htmltext import html_to_text
@@ -125,6 +140,7 @@ def read_pages(folder: Path, lang: str) -> dict[str, str]:
     if not path.is_file():
         return {}
     out: dict[str, str] = {}
+    aliases: dict[str, str] = {}
     with tarfile.open(path, "r:gz") as tar:
         for member in tar:
             if not member.isfile() or not member.name.endswith(".html"):
@@ -133,13 +149,32 @@ def read_pages(folder: Path, lang: str) -> dict[str, str]:
             if f is None:
                 continue
             html = io.TextIOWrapper(f, encoding="utf-8", errors="replace").read()
-            m = re.search(r'<link rel="canonical" href="([^"]+)"', html)
-            if not m:
+            url = canonical_url(html)
+            if not url:
                 continue
             title, sections, _dis, _links = html_to_text(html)
             body = "\n\n".join(f"{t}\n{x}" if t else x for t, x in sections)
-            out[_norm_url(m.group(1))] = body[:MAX_PAGE_CHARS]
-    return out
+            first, *moved = page_keys(url, html)
+            out[first] = body[:MAX_PAGE_CHARS]
+            aliases.update({k: body[:MAX_PAGE_CHARS] for k in moved})
+    return {**aliases, **out}          # a page's own canonical URL wins over another's old title
+
+
+_REDIRECTED = re.compile(r'"wgRedirectedFrom"\s*:\s*"((?:[^"\\]|\\.)+)"')
+
+
+def page_keys(url: str, html: str) -> list[str]:
+    """The normalised URLs a page answers to: its canonical one, and the title it was redirected from
+    (MediaWiki's `wgRedirectedFrom`: the page was fetched by the answer's URL and moved since)."""
+    keys = [_norm_url(url)]
+    m = _REDIRECTED.search(html)
+    if m and "/wiki/" in url:
+        try:
+            title = json.loads(f'"{m.group(1)}"')
+        except ValueError:
+            return keys
+        keys.append(_norm_url(url.split("/wiki/", 1)[0] + "/wiki/" + title))
+    return keys
 
 
 def load_answers(folder: Path, langs: list[str]) -> dict[str, list[Answer]]:

@@ -64,6 +64,21 @@ def test_team_figures_are_the_median_and_best_team_without_baselines(tmp_path):
     assert B.team_figures(tmp_path / "nowhere") == {}
 
 
+def test_a_page_is_matched_by_its_canonical_url_whatever_its_spelling():
+    assert B.canonical_url('<head><link rel="canonical" href="https://de.wikipedia.org/wiki/A_B"></head>') == \
+        "https://de.wikipedia.org/wiki/A_B"
+    assert B.canonical_url("<LINK href='https://fi.wikipedia.org/wiki/X&amp;Y' REL=canonical />") == \
+        "https://fi.wikipedia.org/wiki/X&Y"
+    assert B.canonical_url('<link rel="stylesheet" href="a.css"><p>no canonical</p>') == ""
+    moved = '<script>RLCONF={"wgRedirectedFrom":"FK_Astana-1964","wgX":1};</script>'
+    assert B.page_keys("https://fr.wikipedia.org/wiki/FK_Jenis", moved) == [
+        "fr.wikipedia.org/wiki/fk_jenis", "fr.wikipedia.org/wiki/fk_astana-1964"]
+    assert B.page_keys("https://fr.wikipedia.org/wiki/FK_Jenis", "<p>not moved</p>") == ["fr.wikipedia.org/wiki/fk_jenis"]
+    enc = B._norm_url("https://de.m.wikipedia.org/wiki/Cilleruelo_de_San_Mam%C3%A9s")
+    assert enc == B._norm_url("http://de.wikipedia.org/wiki/Cilleruelo de San Mamés/")
+    assert enc != B._norm_url("https://de.wikipedia.org/wiki/Cilleruelo_de_Bezana")
+
+
 def test_the_halves_are_fixed_and_split_the_answers():
     ids = [f"val-de-{i}" for i in range(200)]
     halves = [B.half_of(i) for i in ids]

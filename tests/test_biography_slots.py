@@ -193,7 +193,7 @@ def test_a_nationality_the_evidence_contradicts_is_a_conflict_across_languages()
 
 
 @pytest.mark.parametrize("lang, text, want", [
-    ("en", "Marie Curie was a Polish and naturalised-French physicist and chemist.", ["phys", "phys"]),
+    ("en", "Marie Curie was a Polish and naturalised-French physicist and chemist.", ["phys", "chem"]),
     ("de", "Ludwig van Beethoven war ein deutscher Komponist und Pianist.", ["music", "music"]),
     ("de", "Er war ein deutscher Kernphysiker.", ["phys"]),                 # a compound's last part
     ("ru", "Она была известным биологом.", ["life"]),                        # an inflected form

@@ -59,7 +59,7 @@ def test_the_words_found_and_what_they_name():
     found = concept_words("Η Μαρί Κιουρί ήταν Πολωνή φυσικός και χημικός.", "el")
     assert [(w, kind, val) for w, kind, val in
             ((f"{'Η Μαρί Κιουρί ήταν Πολωνή φυσικός και χημικός.'[a:b]}", k, v) for a, b, k, v in found)] == [
-        ("Πολωνή", "nationality", "PL"), ("φυσικός", "occupation", "phys"), ("χημικός", "occupation", "phys")]
+        ("Πολωνή", "nationality", "PL"), ("φυσικός", "occupation", "phys"), ("χημικός", "occupation", "chem")]
     ko = "마리 퀴리는 폴란드의 물리학자이자 화학자였다."
     assert [ko[a:b] for a, b, _k, _v in concept_words(ko, "ko")] == ["폴란드", "물리학자", "화학자"]
     he = "מארי קירי הייתה פיזיקאית וכימאית."              # "and" written onto the word

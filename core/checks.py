@@ -119,14 +119,11 @@ def calm_checks(text: str, lang: str, detector: "LanguageDetector | None" = None
     `passed` is what CaLMScore counts (non-empty, right language, not repetitive). An empty text is
     not in the right language and not repetitive. `detector`: the LanguageDetector to use (default:
     mfact.core.langid.detect, py3langid with polyglot for the languages it decides)."""
-    if detector is not None:
-        detect = detector.detect
-    else:
-        from .langid import detect
+    from .langid import detect as detect_expecting
 
     non_empty = bool(text and text.strip())
     if non_empty:
-        detected, prob = detect(text)
+        detected, prob = detector.detect(text) if detector is not None else detect_expecting(text, expect=lang)
     else:
         detected, prob = "", 0.0
     language_ok = non_empty and _norm_lang(detected) == _norm_lang(lang)

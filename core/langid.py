@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 
-from .languages import language_codes
+from .languages import language_codes, table_codes
 from .protocols import Stage
 
 _lock = threading.Lock()
@@ -46,8 +46,17 @@ def _is_sindhi(text: str) -> bool:
     return sindhi >= 2 and sindhi >= 0.02 * arabic
 
 
-def _langid(restricted: bool = True):
-    key = "restricted" if restricted else "all"
+def _candidates(expect: str) -> list[str]:
+    """The languages a restricted identification chooses among: those with word tables, and the
+    language the text is expected in when it is one of the generic ones (a Swedish answer is told
+    from the table languages, not from every language langid knows)."""
+    codes = table_codes()
+    return codes + [expect] if expect and expect not in codes and expect in language_codes() else codes
+
+
+def _langid(restricted: bool = True, expect: str = ""):
+    cands = _candidates(expect) if restricted else []
+    key = "restricted:" + ",".join(cands) if restricted else "all"
     with _lock:
         ident = _identifiers.get(key)
         if ident is None:
@@ -56,16 +65,16 @@ def _langid(restricted: bool = True):
             ident = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
             if restricted:
                 known = set(ident.nb_classes)
-                ident.set_languages([c for c in language_codes() if c in known])
+                ident.set_languages([c for c in cands if c in known])
             _identifiers[key] = ident
         return ident
 
 
-def langid_detect(text: str, restricted: bool = True) -> tuple[str, float]:
-    """langid.py's answer (over mfact's languages unless `restricted` is False)."""
+def langid_detect(text: str, restricted: bool = True, expect: str = "") -> tuple[str, float]:
+    """langid.py's answer (over mfact's table languages and `expect` unless `restricted` is False)."""
     if not text or not text.strip():
         return "", 0.0
-    code, prob = _langid(restricted).classify(text)
+    code, prob = _langid(restricted, expect).classify(text)
     if (not restricted or "sd" in language_codes()) and _is_sindhi(text):
         return "sd", float(prob)
     return str(code), float(prob)
@@ -126,9 +135,10 @@ def preferred_detector(lang: str) -> str:
     return name
 
 
-def detect(text: str) -> tuple[str, float]:
-    """(ISO 639-1 code, probability) of the text's language; ("", 0.0) for empty text."""
-    code, prob = langid_detect(text)
+def detect(text: str, expect: str = "") -> tuple[str, float]:
+    """(ISO 639-1 code, probability) of the text's language; ("", 0.0) for empty text. `expect`: the
+    language the text should be in, a candidate even where it has no word tables."""
+    code, prob = langid_detect(text, expect=expect)
     if code and PREFERRED and polyglot_available():
         # polyglot has the last word when it is the preferred detector of either language in question
         other, p2 = polyglot_detect(text)
@@ -140,7 +150,7 @@ def detect(text: str) -> tuple[str, float]:
 def check_language(text: str, lang: str) -> tuple[bool, str, float]:
     """Is `text` in `lang`? Asks the detector preferred for `lang`. Returns (ok, detected, prob)."""
     name = preferred_detector(lang)
-    code, prob = DETECTORS[name](text)
+    code, prob = langid_detect(text, expect=lang) if name == "langid" else DETECTORS[name](text)
     if not code and name != "langid":
-        code, prob = langid_detect(text)
+        code, prob = langid_detect(text, expect=lang)
     return code == lang, code, prob

@@ -11,6 +11,7 @@ line, are one mark, as annotators mark a phrase ("Bordarztes Dr. Simon Brice").
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Sequence
 
@@ -27,14 +28,22 @@ _HAN_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+|[^\W_]+")
 _DIGITS = re.compile(r"\d")
 
 
-def _said_words(texts: Sequence[str]) -> tuple[set[str], set[str], str]:
-    """The folded words of `texts`, their five-letter prefixes, and the texts folded as one."""
-    words = {fold_accents(m.group()) for t in texts for m in _WORD.finditer(t)}
-    prefixes = {w[:PREFIX] for w in words if len(w) >= PREFIX}
+@functools.lru_cache(maxsize=32)
+def _said_words(texts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], str]:
+    """The folded words of `texts`, their five-letter prefixes, and the texts folded as one (read
+    once for the NS facts of an answer that share their passages, not once per fact)."""
+    words = frozenset(fold_accents(m.group()) for t in texts for m in _WORD.finditer(t))
+    prefixes = frozenset(w[:PREFIX] for w in words if len(w) >= PREFIX)
     return words, prefixes, fold_accents("\n".join(texts))
 
 
-def _word_said(word: str, words: set[str], prefixes: set[str], folded: str) -> bool:
+@functools.lru_cache(maxsize=32)
+def _lowered(texts: tuple[str, ...]) -> str:
+    """The texts as one, in lower case (once for the facts that share them)."""
+    return "\n".join(texts).lower()
+
+
+def _word_said(word: str, words: frozenset[str], prefixes: frozenset[str], folded: str) -> bool:
     w = fold_accents(word)
     if w in words or w in STOPWORDS:
         return True
@@ -77,8 +86,8 @@ def unsaid(text: str, lang: str, evidence: Sequence[str], question: str = "") ->
     mark them."""
     sources = [*evidence, question]
     if lang in SPACELESS:
-        return merge(text, _by_character(text, "\n".join(sources).lower()), by_character=True)
-    words, prefixes, folded = _said_words(sources)
+        return merge(text, _by_character(text, _lowered(tuple(sources))), by_character=True)
+    words, prefixes, folded = _said_words(tuple(sources))
     found = [(m.start(), m.end()) for m in _WORD.finditer(text)
              if not _word_said(m.group(), words, prefixes, folded)]
     return merge(text, found)

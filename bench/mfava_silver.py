@@ -467,26 +467,36 @@ def runs_dir() -> Path:
     return cache_dir() / "mfava-silver-runs"
 
 
-def cached_run(items: list[Item], verifier: str, home: Path, code: str, fresh: bool = False) -> RunResult:
-    """run_verifier, reusing a finished run of the same code, verifier and answers (none failed)
-    from the cache dir; `fresh` runs again (and caches)."""
-    path = runs_dir() / f"{run_key(items, verifier, code)}.json"
+def cached_result(path: Path, label: str, fresh: bool, load: Callable[[dict], Any], run: Callable[[], Any],
+                  dump: Callable[[Any], dict]) -> Any:
+    """`run()`, or the finished run kept at `path` (read by `load`); a run with no error and nothing
+    failed is kept there (`dump` gives what to keep beside its seconds and time); `fresh` runs again."""
     if path.is_file() and not fresh:
         try:
             d = json.loads(path.read_text(encoding="utf-8"))
-            res = RunResult(verifier, float(d["seconds"]), {k: [(int(a), int(b)) for a, b in v]
-                                                            for k, v in d["spans"].items()}, cached=True)
-            print(f"  {verifier}: the run of {d.get('when', '?')} on the same code and answers (cached; --fresh runs it)",
+            res = load(d)
+            print(f"  {label}: the run of {d.get('when', '?')} on the same code and answers (cached; --fresh runs it)",
                   file=sys.stderr, flush=True)
             return res
         except (ValueError, KeyError, TypeError):
             pass                                   # a damaged entry: run again, it is rewritten
-    res = run_verifier(items, verifier, home)
+    res = run()
     if not res.error and not res.failed:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"verifier": verifier, "seconds": res.seconds, "spans": res.spans,
-                                    "when": time.strftime("%Y-%m-%d %H:%M")}), encoding="utf-8")
+        path.write_text(json.dumps({**dump(res), "seconds": res.seconds, "when": time.strftime("%Y-%m-%d %H:%M")}),
+                        encoding="utf-8")
     return res
+
+
+def cached_run(items: list[Item], verifier: str, home: Path, code: str, fresh: bool = False) -> RunResult:
+    """run_verifier, reusing a finished run of the same code, verifier and answers (none failed)
+    from the cache dir; `fresh` runs again (and caches)."""
+    return cached_result(
+        runs_dir() / f"{run_key(items, verifier, code)}.json", verifier, fresh,
+        lambda d: RunResult(verifier, float(d["seconds"]), {k: [(int(a), int(b)) for a, b in v]
+                                                            for k, v in d["spans"].items()}, cached=True),
+        lambda: run_verifier(items, verifier, home),
+        lambda res: {"verifier": verifier, "spans": res.spans})
 
 
 # --------------------------------------------------------------------------- report

@@ -61,7 +61,6 @@ import statistics
 import sys
 import tarfile
 import tempfile
-import time
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -356,22 +355,12 @@ def run_setting(answers: list[Answer], setting: str, work: Path) -> SettingRun:
 def cached_setting(answers: list[Answer], setting: str, work: Path, code: str, fresh: bool = False) -> SettingRun:
     """run_setting, reusing a finished run (none failed) of the same code and answers from the cache
     dir; `fresh` runs again (and caches)."""
-    path = runs_dir() / f"{run_key(answers, setting, code)}.json"
-    if path.is_file() and not fresh:
-        try:
-            d = json.loads(path.read_text(encoding="utf-8"))
-            soft = {k: [(int(a), int(b), float(p)) for a, b, p in v] for k, v in d["soft"].items()}
-            print(f"  {setting}: the run of {d.get('when', '?')} on the same code and answers (cached; --fresh "
-                  "runs it)", file=sys.stderr, flush=True)
-            return SettingRun(setting, soft, float(d["seconds"]), cached=True)
-        except (ValueError, KeyError, TypeError):
-            pass                                   # a damaged entry: run again, it is rewritten
-    res = run_setting(answers, setting, work)
-    if not res.error and not res.failed:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"setting": setting, "seconds": res.seconds, "soft": res.soft,
-                                    "when": time.strftime("%Y-%m-%d %H:%M")}), encoding="utf-8")
-    return res
+    return _silver.cached_result(
+        runs_dir() / f"{run_key(answers, setting, code)}.json", setting, fresh,
+        lambda d: SettingRun(setting, {k: [(int(a), int(b), float(p)) for a, b, p in v] for k, v in d["soft"].items()},
+                             float(d["seconds"]), cached=True),
+        lambda: run_setting(answers, setting, work),
+        lambda res: {"setting": setting, "soft": res.soft})
 
 
 # --------------------------------------------------------------------------- report

@@ -2,7 +2,7 @@
 fact around it), as annotators of answers mark them (core/checking/verify/answer.py)."""
 from __future__ import annotations
 
-from mfact.core.checking.verify.answer import merge, unsaid
+from mfact.core.checking.verify.answer import edits_within, local_evidence, merge, unsaid
 
 
 def _marked(text, spans):
@@ -42,6 +42,44 @@ def test_marks_a_word_apart_are_joined_on_one_line_only():
     text = "alpha beta gamma\ndelta"
     assert merge(text, [(0, 5), (11, 16)]) == [(0, 16)]
     assert merge(text, [(11, 16), (17, 22)]) == [(11, 16), (17, 22)]
+
+
+
+def test_a_devanagari_word_is_marked_whole_not_cut_at_its_vowel_signs():
+    ev = ["मीर अंतरिक्ष स्टेशन का प्रक्षेपण सोवियत संघ ने 1986 में किया था।"]
+    text = "मीर अंतरिक्ष स्टेशन का प्रक्षेपण चीन ने किया है।"
+    assert _marked(text, unsaid(text, "hi", ev, "मीर अंतरिक्ष स्टेशन का प्रक्षेपण किस देश ने किया है ?")) == ["चीन"]
+
+
+def test_digits_of_any_script_are_read_as_digits():
+    ev = ["जॉनी कैश की मृत्यु 12 सितंबर 2003 को हुई थी।"]
+    assert unsaid("मृत्यु २००३ में हुई।", "hi", ev) == []
+    assert _marked("मृत्यु १९७५ में हुई।", unsaid("मृत्यु १९७५ में हुई।", "hi", ev)) == ["१९७५"]
+
+
+def test_a_misspelling_is_said_and_a_different_name_is_not():
+    ev = ["Gianrico Carofiglio è stato senatore. Il Salzburg Red Bull Arena ospita le partite."]
+    assert unsaid("Carofilio era senatore.", "it", ev) == []
+    assert unsaid("Il Salzberg ospita le partite.", "it", ev) == []
+    assert _marked("Lo stadio di Parma.", unsaid("Lo stadio di Parma.", "it", ["Lo stadio di Paris."])) == ["Parma"]
+    assert edits_within("salzberg", "salzburg", 1) and not edits_within("parma", "paris", 1)
+
+
+def test_the_parts_of_a_hyphenated_word_of_the_question_are_said():
+    text = "The white winged chough was first described by John Latham in 1801."
+    ev = ["The white-winged chough was described by the English ornithologist John Latham in 1801."]
+    assert unsaid(text, "en", ev, "Who first described the white-winged chough?") == []
+
+
+def test_a_sentence_is_read_against_the_window_that_speaks_of_it():
+    page = ("Jean Dupont est un peintre français. Il est né à Lyon en 1901. Il étudie aux Beaux-Arts. "
+            + " ".join(f"Il expose en {1920 + i} une toile." for i in range(30))
+            + " En 1950 il voyage à Paris pour une exposition. Il meurt en 1970.")
+    sentence = "Jean Dupont est né à Paris en 1901."
+    windows = local_evidence(sentence, "Où est né Jean Dupont ?", [page], "fr")
+    assert len(windows) == 1 and "Lyon" in windows[0], windows
+    assert _marked(sentence, unsaid(sentence, "fr", windows, "Où est né Jean Dupont ?")) == ["Paris"]
+    assert unsaid(sentence, "fr", [page], "Où est né Jean Dupont ?") == []   # the whole page says it somewhere
 
 
 

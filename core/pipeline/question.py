@@ -10,7 +10,13 @@ The question does three things:
   marked). A fact answers the question when it is in the answer's first sentence or shares a
   content word with the question; other facts about someone else stay IR, as without a question;
 - it gives the topic when no entity is given (`topic_of`): the evidence's title, else the first
-  name in the evidence, else the name in the question, else the question itself.
+  name in the evidence, else the name in the question, else the question itself;
+- it changes what is marked: a fact with words that neither its evidence nor the question says is
+  NS, marked at those words (`checking.verify.answer`: the wrong value, not the fact around it), read
+  against the evidence window that shares most with its sentence and the question. On real answers
+  to questions the verifier's "supported" for a fact with an unsaid value was wrong more often than
+  right: dropping the unsaid marks of facts judged S lowered the Mu-SHROOM tuning half at every
+  threshold (docs/experiments.md). A fact whose words are all said keeps the verifier's verdict.
 """
 from __future__ import annotations
 
@@ -19,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..checking.verify.answer import unsaid
+from ..checking.verify.answer import local_evidence, unsaid
 from ..protocols import FactContext, Stage
 from ..session import Entity, Evidence, Verdict
 from .check import CachedVerifier
@@ -30,6 +36,8 @@ SOMEONE_ELSE = "the fact is about someone or something other than the entity"
 WRONG_PERSON = ("the answer names someone the evidence of the question's topic does not: the wrong "
                 "person is the hallucination")
 WRONG_PERSON_CONFIDENCE = 0.7
+UNSAID = "the evidence and the question do not say: "
+MAX_REASON_WORDS = 120
 MAX_TOPIC_CHARS = 200
 
 # a word, with its hyphens and apostrophes ("Jean-Paul", "Nigeria's")
@@ -112,22 +120,45 @@ def name_marks(fact: str) -> list[tuple[int, int]]:
 
 
 def answer_marks(fact: str, lang: str, passages: Sequence[Evidence], question: str,
-                 marks: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The marks of a not-supported fact of an answer: its words that neither the evidence nor the
-    question says (`checking.verify.answer.unsaid`: the wrong value, not the fact around it), else
-    the verifier's own."""
-    found = unsaid(fact, lang, [p.text for p in passages if p.text], question)
+                 marks: Sequence[tuple[int, int]], sentence: str = "",
+                 evidence: Sequence[str] | None = None) -> list[tuple[int, int]]:
+    """The words of a fact of an answer that neither the evidence nor the question says
+    (`checking.verify.answer.unsaid`), read against the window of `evidence` (the whole evidence of
+    the text, else the fact's passages) that shares most with its `sentence` and the question; the
+    verifier's own `marks` where every word is said."""
+    texts = list(evidence) if evidence else [p.text for p in passages if p.text]
+    found = unsaid(fact, lang, local_evidence(sentence or fact, question, texts, lang), question)
     return found or list(marks)
+
+
+def _p_hallucinated(v: Verdict) -> float:
+    """The verifier's p(not supported) of a verdict (0.5 where it does not say)."""
+    if v.label == "S":
+        return 1.0 - v.confidence
+    return v.confidence if v.label == "NS" else 0.5
+
+
+def unsaid_verdict(v: Verdict, fact: str, marks: list[tuple[int, int]]) -> Verdict:
+    """NS at the words the evidence does not say; its confidence ranks it by the verifier's own
+    p(not supported), from 0.5 (the verifier was sure it is supported) to 1.0."""
+    words = ", ".join(fact[a:b] for a, b in marks)
+    if len(words) > MAX_REASON_WORDS:
+        words = words[:MAX_REASON_WORDS - 1] + "…"
+    return dataclasses.replace(v, label="NS", confidence=round(0.5 + 0.5 * _p_hallucinated(v), 4),
+                               reason=UNSAID + words, marks=marks)
 
 
 class AnsweringVerifier(CachedVerifier):
     """The run's verifier when the text answers a question: a fact that answers it and that the
-    verifier set aside as about someone else is NS, its name marked (the wrong person); a fact
-    judged NS is marked at the words the evidence and the question do not say."""
+    verifier set aside as about someone else is NS, its name marked (the wrong person); a fact with
+    words the evidence and the question do not say is NS at those words; a fact judged NS whose
+    words are all said keeps its verdict and marks."""
 
-    def __init__(self, verifier: Any, cache: Any, adapter: Any, question: Question):
+    def __init__(self, verifier: Any, cache: Any, adapter: Any, question: Question,
+                 evidence: Sequence[str] | None = None):
         super().__init__(verifier, cache, adapter)
         self.question = question
+        self.evidence = list(evidence) if evidence else None
 
     def verify_many(self, items: Sequence[tuple[str, str, str, Sequence[Evidence]]],
                     contexts: Sequence[FactContext | None] | None = None) -> list[tuple[Verdict, bool]]:
@@ -137,8 +168,11 @@ class AnsweringVerifier(CachedVerifier):
         for (fact, _entity, lang, passages), c, (v, cached) in zip(items, ctx, done):
             if v.label == "IR" and v.reason == SOMEONE_ELSE and self.question.answered_by(fact, c):
                 v = Verdict("NS", WRONG_PERSON_CONFIDENCE, v.verifier, [], WRONG_PERSON, marks=name_marks(fact))
-            elif v.label == "NS":
-                v = dataclasses.replace(v, marks=answer_marks(fact, lang, passages, self.question.text, v.marks))
+            elif v.label != "IR":
+                marks = answer_marks(fact, lang, passages, self.question.text, (),
+                                     c.sentence if c is not None else "", self.evidence)
+                if marks:
+                    v = unsaid_verdict(v, fact, marks)
             out.append((v, cached))
         return out
 
@@ -157,7 +191,9 @@ def answering(verifier: CachedVerifier, retriever: Any, question: str, text: str
         sents = sentences_of(clean, lang)
         first = clean[sents[0].start:sents[0].end].strip() if sents else ""
     q = Question(question, first)
-    return (AnsweringVerifier(verifier.verifier, verifier.cache, verifier.adapter, q),
+    given = getattr(retriever, "evidence", None)       # the text's own passages (GivenRetriever), all of them
+    evidence = [e.text for e in given if getattr(e, "text", "")] if isinstance(given, list) else None
+    return (AnsweringVerifier(verifier.verifier, verifier.cache, verifier.adapter, q, evidence),
             QuestionRetriever(retriever, q) if retriever is not None else None)
 
 

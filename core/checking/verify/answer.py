@@ -1,55 +1,119 @@
-"""The words of an answer that its evidence does not say: the marks of a not-supported fact in a text
-that answers a question.
+"""The words of an answer that its evidence does not say: the marks of a text that answers a question.
 
 Annotators of answers to questions (Mu-SHROOM) mark the wrong value ("15. Oktober 1932", a title, a
-name), not the fact around it. A word is *said* when the evidence or the question has it: the same
-word after case and accent folding, or, for a word of six letters or more, a word with its first five
-letters (inflection: "Physikerin" / "Physiker"); a number when the evidence has its digits. Function
-words are never marked. In a language read by character (Chinese, Japanese) a run of characters is
-said where the evidence has each of its two-character pieces. Marked words a word or two apart, on one
-line, are one mark, as annotators mark a phrase ("Bordarztes Dr. Simon Brice").
+name), not the fact around it. A word is *said* when the evidence or the question has it:
+
+- the same word after case and accent folding (digits of every script read as 0-9), or each part of a
+  hyphenated word ("white-winged" says "white" and "winged");
+- for a word of six letters or more, a word with its first five letters (inflection: "Physikerin" /
+  "Physiker");
+- a word at most `FUZZY` of its letters away, starting with the same letter (a misspelling:
+  "Carofilio" / "Carofiglio", "Salzberg" / "Salzburg": annotators do not mark typos);
+- a number only where the evidence has its digits.
+
+Function words are never marked. A word is its letters with their combining marks (the vowel signs of
+Devanagari, Arabic harakat), not cut at them. In a language read by character (Chinese, Japanese) a
+run of characters is said where the evidence has each of its two-character pieces. Marked words a word
+or two apart, on one line, are one mark, as annotators mark a phrase ("Bordarztes Dr. Simon Brice").
+
+Which evidence says it: a long page says most words somewhere, so a sentence of the answer is read
+against the evidence window that shares most with it and the question (`local_evidence`: windows of
+`WINDOW_SENTENCES` sentences, overlap weighted by rarity), not against the whole page.
 """
 from __future__ import annotations
 
 import functools
+import math
 import re
+import unicodedata
+from collections import Counter, defaultdict
 from typing import Sequence
 
 from ..text.textutil import SPACELESS, STOPWORDS, fold_accents
 
 PREFIX = 5              # letters two words share to be one word inflected
 MIN_PREFIXED = 6        # ... in words of at least this many letters
+FUZZY = 0.3             # edits per letter that still make two words one (a misspelling) ...
+MIN_FUZZY = 4           # ... in words of at least this many letters
 GAP_WORDS = 2           # words between two marks that still make them one
-GAP_CHARS = 12          # ... in at most this many characters
+GAP_CHARS = 20          # ... in at most this many characters
 GAP_CHARACTERS = 1      # where a character is about a word: characters between two marks that join them
+WINDOW_SENTENCES = 2    # sentences of the evidence read together against a sentence of the answer
+WINDOWS = 1             # windows read per sentence of the answer
 
-_WORD = re.compile(r"[^\W_]+(?:[.,'’\-][^\W_]+)*")
+_MARKS = "".join(chr(c) for c in range(0x300, 0x10000) if unicodedata.category(chr(c)).startswith("M"))
+_M = "[" + re.escape(_MARKS) + "]"
+_PART = rf"(?:[^\W_]{_M}*)+"
+_WORD = re.compile(rf"{_PART}(?:[.,'’\-]{_PART})*")
+_PARTS = re.compile(_PART)
 _HAN_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+|[^\W_]+")
 _DIGITS = re.compile(r"\d")
+_TO_ASCII_DIGITS = str.maketrans({chr(c): str(unicodedata.digit(chr(c))) for c in range(0x660, 0x10000)
+                                  if unicodedata.category(chr(c)) == "Nd"})
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 
-@functools.lru_cache(maxsize=32)
-def _said_words(texts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], str]:
-    """The folded words of `texts`, their five-letter prefixes, and the texts folded as one (read
-    once for the NS facts of an answer that share their passages, not once per fact)."""
-    words = frozenset(fold_accents(m.group()) for t in texts for m in _WORD.finditer(t))
+def fold(word: str) -> str:
+    """A word as it is compared: lower case, no accents, ASCII digits."""
+    return fold_accents(word.translate(_TO_ASCII_DIGITS))
+
+
+@functools.lru_cache(maxsize=64)
+def _said_words(texts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], dict[str, list[str]], str]:
+    """The folded words of `texts` (and the parts of hyphenated ones), their five-letter prefixes,
+    the words by first letter (for misspellings), and the texts folded as one; read once for the
+    facts that share their passages."""
+    words: set[str] = set()
+    for t in texts:
+        for m in _WORD.finditer(t):
+            w = fold(m.group())
+            words.add(w)
+            words.update(_PARTS.findall(w))
     prefixes = frozenset(w[:PREFIX] for w in words if len(w) >= PREFIX)
-    return words, prefixes, fold_accents("\n".join(texts))
+    by_letter: dict[str, list[str]] = defaultdict(list)
+    for w in words:
+        if len(w) >= MIN_FUZZY and not _DIGITS.search(w):
+            by_letter[w[0]].append(w)
+    return frozenset(words), prefixes, dict(by_letter), fold("\n".join(texts))
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=64)
 def _lowered(texts: tuple[str, ...]) -> str:
     """The texts as one, in lower case (once for the facts that share them)."""
     return "\n".join(texts).lower()
 
 
-def _word_said(word: str, words: frozenset[str], prefixes: frozenset[str], folded: str) -> bool:
-    w = fold_accents(word)
+def edits_within(a: str, b: str, cap: int) -> bool:
+    """Whether `a` becomes `b` in at most `cap` insertions, deletions and substitutions."""
+    if abs(len(a) - len(b)) > cap:
+        return False
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+        if min(cur) > cap:
+            return False
+        prev = cur
+    return prev[-1] <= cap
+
+
+def _word_said(word: str, said: tuple[frozenset[str], frozenset[str], dict[str, list[str]], str]) -> bool:
+    words, prefixes, by_letter, folded = said
+    w = fold(word)
     if w in words or w in STOPWORDS:
         return True
     if _DIGITS.search(w):
         return w in folded
-    return len(w) >= MIN_PREFIXED and w[:PREFIX] in prefixes
+    parts = _PARTS.findall(w)
+    if len(parts) > 1 and all(p in words or p in STOPWORDS for p in parts):
+        return True
+    if len(w) >= MIN_PREFIXED and w[:PREFIX] in prefixes:
+        return True
+    cap = int(len(w) * FUZZY)
+    if len(w) >= MIN_FUZZY and cap >= 1:
+        return any(edits_within(w, v, cap) for v in by_letter.get(w[0], ()))
+    return False
 
 
 def _by_character(text: str, said: str) -> list[tuple[int, int]]:
@@ -84,10 +148,46 @@ def merge(text: str, marks: Sequence[tuple[int, int]], by_character: bool = Fals
 def unsaid(text: str, lang: str, evidence: Sequence[str], question: str = "") -> list[tuple[int, int]]:
     """The spans of `text` that neither the evidence nor the question says, joined as annotators
     mark them."""
-    sources = [*evidence, question]
+    sources = tuple([*evidence, question])
     if lang in SPACELESS:
-        return merge(text, _by_character(text, _lowered(tuple(sources))), by_character=True)
-    words, prefixes, folded = _said_words(tuple(sources))
-    found = [(m.start(), m.end()) for m in _WORD.finditer(text)
-             if not _word_said(m.group(), words, prefixes, folded)]
+        return merge(text, _by_character(text, _lowered(sources)), by_character=True)
+    said = _said_words(sources)
+    found = [(m.start(), m.end()) for m in _WORD.finditer(text) if not _word_said(m.group(), said)]
     return merge(text, found)
+
+
+# --------------------------------------------------------------------------- the window that says it
+
+
+def _keys(text: str, lang: str) -> frozenset[str]:
+    """What two texts share when they speak of the same thing: five-letter word stems (function
+    words left out), or two-character pieces in a language read by character."""
+    if lang in SPACELESS:
+        t = text.lower()
+        return frozenset(t[i:i + 2] for i in range(len(t) - 1) if not t[i:i + 2].isspace())
+    return frozenset(w[:PREFIX] for w in map(fold, _WORD.findall(text)) if w not in STOPWORDS)
+
+
+@functools.lru_cache(maxsize=16)
+def _windows(evidence: tuple[str, ...], lang: str) -> tuple[list[str], list[frozenset[str]], dict[str, float]]:
+    """The evidence as windows of WINDOW_SENTENCES sentences (a sentence apart), their keys, and each
+    key's weight (log(1 + windows / windows with it)); once per evidence."""
+    sents = [s for t in evidence for s in _SENTENCE_END.split(t) if s.strip()]
+    step = max(1, WINDOW_SENTENCES // 2)
+    wins = [" ".join(sents[i:i + WINDOW_SENTENCES]) for i in range(0, len(sents), step)]
+    keys = [_keys(w, lang) for w in wins]
+    df = Counter(k for ks in keys for k in ks)
+    n = len(wins)
+    return wins, keys, {k: math.log(1 + n / c) for k, c in df.items()}
+
+
+def local_evidence(sentence: str, question: str, evidence: Sequence[str], lang: str) -> list[str]:
+    """The evidence windows that `sentence` (of an answer to `question`) is read against: the WINDOWS
+    that share most with the sentence and the question, each shared key weighted by its rarity."""
+    wins, keys, weight = _windows(tuple(evidence), lang)
+    if len(wins) <= WINDOWS:
+        return wins
+    want = _keys(sentence, lang) | _keys(question, lang)
+    score = [sum(weight[k] for k in ks & want) for ks in keys]
+    best = sorted(range(len(wins)), key=lambda i: (-score[i], i))[:WINDOWS]
+    return [wins[i] for i in sorted(best)]

@@ -119,16 +119,14 @@ def name_marks(fact: str) -> list[tuple[int, int]]:
     return found[:1]
 
 
-def answer_marks(fact: str, lang: str, passages: Sequence[Evidence], question: str,
-                 marks: Sequence[tuple[int, int]], sentence: str = "",
+def answer_marks(fact: str, lang: str, passages: Sequence[Evidence], question: str, sentence: str = "",
                  evidence: Sequence[str] | None = None) -> list[tuple[int, int]]:
     """The words of a fact of an answer that neither the evidence nor the question says
     (`checking.verify.answer.unsaid`), read against the window of `evidence` (the whole evidence of
-    the text, else the fact's passages) that shares most with its `sentence` and the question; the
-    verifier's own `marks` where every word is said."""
+    the text, else the fact's passages) that shares most with its `sentence` and the question ([]
+    where every word is said)."""
     texts = list(evidence) if evidence else [p.text for p in passages if p.text]
-    found = unsaid(fact, lang, local_evidence(sentence or fact, question, texts, lang), question)
-    return found or list(marks)
+    return unsaid(fact, lang, local_evidence(sentence or fact, question, texts, lang), question)
 
 
 def _p_hallucinated(v: Verdict) -> float:
@@ -169,7 +167,7 @@ class AnsweringVerifier(CachedVerifier):
             if v.label == "IR" and v.reason == SOMEONE_ELSE and self.question.answered_by(fact, c):
                 v = Verdict("NS", WRONG_PERSON_CONFIDENCE, v.verifier, [], WRONG_PERSON, marks=name_marks(fact))
             elif v.label != "IR":
-                marks = answer_marks(fact, lang, passages, self.question.text, (),
+                marks = answer_marks(fact, lang, passages, self.question.text,
                                      c.sentence if c is not None else "", self.evidence)
                 if marks:
                     v = unsaid_verdict(v, fact, marks)

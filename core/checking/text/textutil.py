@@ -27,7 +27,9 @@ def _mark_class() -> str:
     return "".join(f"\\u{a:04x}-\\u{b:04x}" if a != b else f"\\u{a:04x}" for a, b in ranges)
 
 
-_W = r"[\w" + _mark_class() + r"]"
+# the combining marks as the body of a regex class: a word keeps them, it is not cut at them
+COMBINING_MARKS = _mark_class()
+_W = r"[\w" + COMBINING_MARKS + r"]"
 _WORD = re.compile(_W + r"+(?:['’\-]" + _W + r"+)*", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f\uac00-\ud7af]")
 

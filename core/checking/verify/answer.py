@@ -25,11 +25,10 @@ from __future__ import annotations
 import functools
 import math
 import re
-import unicodedata
 from collections import Counter, defaultdict
 from typing import Sequence
 
-from ..text.textutil import SPACELESS, STOPWORDS, fold_accents
+from ..text.textutil import COMBINING_MARKS, SPACELESS, STOPWORDS, fold_accents, normalise_digits
 
 PREFIX = 5              # letters two words share to be one word inflected
 MIN_PREFIXED = 6        # ... in words of at least this many letters
@@ -41,21 +40,17 @@ GAP_CHARACTERS = 1      # where a character is about a word: characters between 
 WINDOW_SENTENCES = 2    # sentences of the evidence read together against a sentence of the answer
 WINDOWS = 1             # windows read per sentence of the answer
 
-_MARKS = "".join(chr(c) for c in range(0x300, 0x10000) if unicodedata.category(chr(c)).startswith("M"))
-_M = "[" + re.escape(_MARKS) + "]"
-_PART = rf"(?:[^\W_]{_M}*)+"
+_PART = rf"(?:[^\W_][{COMBINING_MARKS}]*)+"
 _WORD = re.compile(rf"{_PART}(?:[.,'’\-]{_PART})*")
 _PARTS = re.compile(_PART)
 _HAN_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+|[^\W_]+")
 _DIGITS = re.compile(r"\d")
-_TO_ASCII_DIGITS = str.maketrans({chr(c): str(unicodedata.digit(chr(c))) for c in range(0x660, 0x10000)
-                                  if unicodedata.category(chr(c)) == "Nd"})
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 
 def fold(word: str) -> str:
     """A word as it is compared: lower case, no accents, ASCII digits."""
-    return fold_accents(word.translate(_TO_ASCII_DIGITS))
+    return fold_accents(normalise_digits(word))
 
 
 @functools.lru_cache(maxsize=64)

@@ -159,6 +159,27 @@ def test_run_texts_marks_the_wrong_person_not_ir(tmp_path):
     assert labels == {asked["id"]: ["NS"], plain["id"]: ["IR"]}
 
 
+
+LIU_PAGE = {"title": "Liu Wenhui", "text": "Liu Wenhui (1895–1976) war einer der chinesischen Warlords in der Zeit der Republik "
+                                           "China. Er beherrschte die Provinz Xikang."}
+LIU_TEXT = "Liu Wenhui war ein chinesischer Unternehmer und Philanthrop."
+
+
+def test_an_answer_is_ns_at_the_value_its_evidence_does_not_say_though_the_verifier_finds_it_supported(tmp_path):
+    line = {"id": "liu", "lang": "de", "question": "Wer war Liu Wenhui?", "text": LIU_TEXT, "evidence": [LIU_PAGE]}
+    _p, sessions = run_texts(tmp_path, [line, {**line, "id": "plain", "question": None, "entity": "Liu Wenhui"}])
+    # without a question the verifier's verdict stands: shaped like the evidence, it reads as supported
+    assert [f["auto"]["label"] for f in sessions["plain"]["facts"]] == ["S", "S"]
+    asked = {f["text"]: f["auto"] for f in sessions["liu"]["facts"]}
+    marked = {t: [t[a:b] for a, b in v.get("marks") or []] for t, v in asked.items()}
+    assert all(v["label"] == "NS" and v["reason"].startswith("the evidence and the question do not say")
+               and 0.5 <= v["confidence"] < 1.0 for v in asked.values()), asked
+    assert sorted(marked.values()) == [["Philanthrop"], ["Unternehmer"]], marked
+    spans = mfact(tmp_path / "home", "export", sessions["liu"]["id"], "--format", "spans", "-o", "-")
+    assert spans.returncode == 0, spans.stderr
+    assert [LIU_TEXT[s[0]:s[1]] for s in json.loads(spans.stdout)["spans"]] == ["Unternehmer", "Philanthrop"]
+
+
 # --------------------------------------------------------------------------- a language without tables
 
 

@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .checking.text.clean import given_offsets, given_span
 from .checking.text.textutil import locate_span
 from .errors import MfactError
 from .metrics import session_ns_spans_p
@@ -470,19 +471,31 @@ def dumps_sessions(sessions: list[Session], fmt: str = "mfact", single: bool | N
     raise MfactError(f"unknown format {fmt!r}", "one of: " + ", ".join(EXPORT_FORMATS))
 
 
+def given_ns_spans(s: Session) -> tuple[str, list[tuple[int, int, str, float]]]:
+    """The text as it was given (the model's or the user's, markup and all: `raw_text` where
+    cleaning changed it) and the session's hallucination spans (`metrics.session_ns_spans_p`) in
+    its characters."""
+    spans = session_ns_spans_p(s)
+    if s.raw_text is None:
+        return s.text, spans
+    offsets = given_offsets(s.raw_text, s.text)
+    return s.raw_text, [(*given_span(offsets, a, b), lab, p) for a, b, lab, p in spans]
+
+
 def session_to_spans(s: Session) -> dict:
-    """The hallucination spans of a session (one JSONL line of `--format spans`): the text and the
-    union of its not-supported facts' spans, `[start, end, label, p]` in characters of `text`, p the
-    span's p(hallucinated) (`metrics.session_ns_spans_p`)."""
-    return {"id": s.id, "text": s.text, "spans": [[a, b, lab, p] for a, b, lab, p in session_ns_spans_p(s)]}
+    """The hallucination spans of a session (one JSONL line of `--format spans`): the text as it was
+    given and the union of its not-supported facts' spans, `[start, end, label, p]` in characters of
+    that text, p the span's p(hallucinated) (`metrics.session_ns_spans_p`)."""
+    text, spans = given_ns_spans(s)
+    return {"id": s.id, "text": text, "spans": [[a, b, lab, p] for a, b, lab, p in spans]}
 
 
 def session_to_mushroom(s: Session) -> dict:
     """A session as a Mu-SHROOM prediction (`--format mushroom`, one JSONL line), which the shared
     task's scorer reads: the answer's id (its `run --texts` id, else the session's), language,
-    question, text, hard labels `[[start, end], ...]` and soft labels `{"start", "end", "prob"}`."""
-    spans = session_ns_spans_p(s)
-    return {"id": s.name or s.id, "lang": s.language, "model_input": s.question, "model_output_text": s.text,
+    question, the text as it was given, hard labels `[[start, end], ...]` in its characters and soft labels `{"start", "end", "prob"}`."""
+    text, spans = given_ns_spans(s)
+    return {"id": s.name or s.id, "lang": s.language, "model_input": s.question, "model_output_text": text,
             "hard_labels": [[a, b] for a, b, _lab, _p in spans],
             "soft_labels": [{"start": a, "end": b, "prob": p} for a, b, _lab, p in spans]}
 

@@ -180,6 +180,27 @@ def test_an_answer_is_ns_at_the_value_its_evidence_does_not_say_though_the_verif
     assert [LIU_TEXT[s[0]:s[1]] for s in json.loads(spans.stdout)["spans"]] == ["Unternehmer", "Philanthrop"]
 
 
+def test_exported_marks_refer_to_the_answer_as_it_was_given_markup_and_all(tmp_path):
+    """A model's answer as the task gives it: a leading space, markdown, an end-of-turn token. The
+    checked text is the cleaned one, but `spans` and `mushroom` exports index the given text."""
+    given = " **Liu Wenhui** war ein chinesischer Unternehmer und Philanthrop.\n<|im_end|>  \n"
+    line = {"id": "liu", "lang": "de", "question": "Wer war Liu Wenhui?", "text": given, "evidence": [LIU_PAGE]}
+    _p, sessions = run_texts(tmp_path, [line])
+    assert sessions["liu"]["text"] != given and sessions["liu"]["raw_text"] == given
+    sid = sessions["liu"]["id"]
+    spans = mfact(tmp_path / "home", "export", sid, "--format", "spans", "-o", "-")
+    assert spans.returncode == 0, spans.stderr
+    doc = json.loads(spans.stdout)
+    assert doc["text"] == given
+    assert [given[s[0]:s[1]] for s in doc["spans"]] == ["Unternehmer", "Philanthrop"]
+    task = mfact(tmp_path / "home", "export", sid, "--format", "mushroom", "-o", "-")
+    assert task.returncode == 0, task.stderr
+    row = json.loads(task.stdout)
+    assert row["model_output_text"] == given
+    assert [given[a:b] for a, b in row["hard_labels"]] == ["Unternehmer", "Philanthrop"]
+    assert [given[d["start"]:d["end"]] for d in row["soft_labels"]] == ["Unternehmer", "Philanthrop"]
+
+
 # --------------------------------------------------------------------------- a language without tables
 
 

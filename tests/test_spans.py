@@ -104,3 +104,20 @@ def test_tui_text_marks_the_same_spans():
     marked = [plain[sp.start:sp.end] for sp in rendered.spans
               if isinstance(sp.style, Style) and sp.style.bold and sp.style.underline]
     assert marked == ["in Pensacola, Florida"]
+
+
+def test_given_offsets_find_each_cleaned_word_in_the_text_as_given():
+    from mfact.core.checking.text.clean import clean_text, given_offsets, given_span
+    raw = ("\n\n## Heading\n  Ein **fettes** Wort, [ein Link](https://x.example/a) und AT&amp;T.<eos>Dann"
+           " foo<b>bar</b> baz\t\tqux\r\n- Punkt 1925.<|im_end|>  \n")
+    clean = clean_text(raw)
+    offsets = given_offsets(raw, clean)
+    assert len(offsets) == len(clean) + 1 and offsets == sorted(offsets)
+    spans = {w: given_span(offsets, clean.index(w), clean.index(w) + len(w))
+             for w in ("fettes", "ein Link", "Dann", "baz", "qux", "Punkt 1925.")}
+    assert {w: raw[a:b] for w, (a, b) in spans.items()} == {w: w for w in spans}
+    a, b = given_span(offsets, clean.index("AT&T"), clean.index("AT&T") + 4)
+    assert raw[a:b] == "AT&amp;T"
+    a, b = given_span(offsets, clean.index("foobar"), clean.index("foobar") + 6)
+    assert raw[a:b] == "foo<b>bar"
+    assert given_offsets("", "") == [0]

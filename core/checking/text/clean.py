@@ -60,3 +60,47 @@ def clean_text(raw: str) -> str:
 def drop_unfinished(text: str, lang: str = "en") -> str:
     """`text` without an unfinished last sentence (one the model did not end with a terminator)."""
     return text[:complete_prefix(text, lang, final=True)]
+
+
+_RUN = re.compile(r"\S+")
+NEAR_WORD = 1000    # raw characters a cleaned word is looked for ahead before it is matched letter by letter
+NEAR_CHAR = 400     # ... and each letter of a word cleaning changed (`AT&amp;T`, `foo<b>bar`)
+
+
+def given_offsets(raw: str, clean: str) -> list[int]:
+    """Where each character of `clean` (`clean_text(raw)` or a part of it from its start) came
+    from in `raw`: a list of len(clean) + 1 positions of `raw`, increasing, the last one the end of
+    what `clean` covers. Cleaning only drops and replaces markup, so each word of `clean` is found in
+    `raw` after the one before it; a word cleaning changed (an entity unescaped, a tag dropped inside
+    it) is matched letter by letter, and a character cleaning made (a space for a special token) sits
+    where the raw text is then. A span (a, b) of `clean` is `raw[out[a]:out[b - 1] + 1]`."""
+    out = [0] * (len(clean) + 1)
+    at = 0                                      # the next raw character not yet matched
+    last = 0                                    # where `clean`'s characters before the run stopped
+    for m in _RUN.finditer(clean):
+        for i in range(last, m.start()):        # the spaces before the word: where the raw text is
+            out[i] = at
+        word = m.group()
+        found = raw.find(word, at, at + NEAR_WORD + len(word))
+        if found >= 0:
+            for k in range(len(word)):
+                out[m.start() + k] = found + k
+            at = found + len(word)
+        else:
+            for k, ch in enumerate(word):
+                hit = raw.find(ch, at, at + NEAR_CHAR)
+                out[m.start() + k] = hit if hit >= 0 else min(at, max(0, len(raw) - 1))
+                if hit >= 0:
+                    at = hit + 1
+        last = m.end()
+    for i in range(last, len(clean)):
+        out[i] = min(at, len(raw))
+    out[len(clean)] = min(at, len(raw))
+    return out
+
+
+def given_span(offsets: list[int], a: int, b: int) -> tuple[int, int]:
+    """The span of the raw text that the span (a, b) of the cleaned text came from (`given_offsets`)."""
+    if b <= a:
+        return (offsets[a], offsets[a])
+    return (offsets[a], offsets[b - 1] + 1)

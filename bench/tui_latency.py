@@ -319,9 +319,13 @@ def main() -> int:
         fits = [w for w, _c in r["refits"]]
         cpu = [c for _w, c in r["refits"]]
         nan = float("nan")
-        print(f"refits with {args.refit_labels:,} labels in the store: {len(fits)}, seconds each (read, fit,"
-              f" decide, write; the refit process runs at nice 10): wall median {statistics.median(fits) if fits else nan:.2f},"
-              f" max {max(fits) if fits else nan:.2f}; CPU median {statistics.median(cpu) if cpu else nan:.2f} (goal <= 1 s)")
+        print(
+            f"refits with {args.refit_labels:,} labels in the store: {len(fits)}, seconds each (read, fit,"
+            f" decide, write; the refit process runs at nice 10):"
+            f" wall median {statistics.median(fits) if fits else nan:.2f},"
+            f" max {max(fits) if fits else nan:.2f};"
+            f" CPU median {statistics.median(cpu) if cpu else nan:.2f} (goal <= 1 s)"
+        )
         print(f"key latency ms while a refit ran: {len(on)} keys, p50 {percentile(on, 0.5):.1f},"
               f" p95 {percentile(on, 0.95):.1f}; while none ran: {len(off)} keys, p50 {percentile(off, 0.5):.1f},"
               f" p95 {percentile(off, 0.95):.1f} (goal: p95 <= 30 while a refit runs)")

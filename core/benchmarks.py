@@ -81,7 +81,9 @@ def _hard_labels(v: Any, n: int, where: str) -> list[tuple[int, int]]:
     for i, m in enumerate(v):
         if (not isinstance(m, list) or len(m) != 2
                 or not all(isinstance(x, int) and not isinstance(x, bool) for x in m) or not 0 <= m[0] <= m[1] <= n):
-            raise MfactError(f"{where}[{i}]: {json.dumps(m)[:60]} is not [start, end] inside the answer ({n} characters)", hint)
+            raise MfactError(
+                f"{where}[{i}]: {json.dumps(m)[:60]} is not [start, end] inside the answer ({n} characters)", hint
+            )
         out.append((m[0], m[1]))
     return out
 

@@ -249,8 +249,14 @@ def report(name: str, pairs: list[Pair], p: np.ndarray) -> dict:
         by_lang[key].append(i)
         by_kind[q.kind].append(i)
     if len(by_lang) > 1:
-        rows["by_lang"] = {k: {"n": len(v), "accuracy": float((pred[v] == y[v]).mean()),
-                               "majority": float(max(y[v].mean(), 1 - y[v].mean()))} for k, v in sorted(by_lang.items())}
+        rows["by_lang"] = {
+            k: {
+                "n": len(v),
+                "accuracy": float((pred[v] == y[v]).mean()),
+                "majority": float(max(y[v].mean(), 1 - y[v].mean())),
+            }
+            for k, v in sorted(by_lang.items())
+        }
     if len(by_kind) > 1:  # recall of each corruption (share labelled NS) and of supported claims
         rows["recall_by_kind"] = {k: float((pred[v] == y[v]).mean()) for k, v in sorted(by_kind.items())}
     print(f"{name}: n={len(pairs)} accuracy={rows['accuracy']:.3f} ece={rows['ece']:.3f} "
@@ -361,11 +367,22 @@ def train(args) -> int:
     _fit(model, cache, train_pairs, val_pairs, args, rng, device)
     temp, results = _evaluate(model, cache, val_pairs, evals)
     meta = {
-        "version": args.version, "temperature": temp, "threshold": 0.5, "split": args.split,
-        "train_pairs": len(train_pairs), "steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
-        "command": "python -m mfact.core.training.train_cross " + " ".join(sys.argv[1:] if args.argv is None else args.argv),
-        "data_sha256": data_hashes(data), "train_langs": TRAIN_LANGS, "heldout_langs": HELDOUT_LANGS,
-        "seconds": round(time.time() - t_start), "results": results,
+        "version": args.version,
+        "temperature": temp,
+        "threshold": 0.5,
+        "split": args.split,
+        "train_pairs": len(train_pairs),
+        "steps": args.steps,
+        "batch": args.batch,
+        "lr": args.lr,
+        "seed": args.seed,
+        "command": "python -m mfact.core.training.train_cross "
+        + " ".join(sys.argv[1:] if args.argv is None else args.argv),
+        "data_sha256": data_hashes(data),
+        "train_langs": TRAIN_LANGS,
+        "heldout_langs": HELDOUT_LANGS,
+        "seconds": round(time.time() - t_start),
+        "results": results,
         "train_mix": dict(sorted(_count(train_pairs).items())),
     }
     model.to("cpu")

@@ -27,9 +27,22 @@ import time
 from pathlib import Path
 import numpy as np
 import torch
-from ..checking.neural.detector import (DEFAULT_SPLIT, MAX_SENT_TOKENS, DetectorModel, LowerCache, batch_arrays,
-                                 checkpoint_split, loaded_state, model_of, new_model, prepare, prepare_direct, quantize_int8,
-                                 save_weights, stored_state)
+from ..checking.neural.detector import (
+    DEFAULT_SPLIT,
+    MAX_SENT_TOKENS,
+    DetectorModel,
+    LowerCache,
+    batch_arrays,
+    checkpoint_split,
+    loaded_state,
+    model_of,
+    new_model,
+    prepare,
+    prepare_direct,
+    quantize_int8,
+    save_weights,
+    stored_state,
+)
 from ..paths import cache_dir
 from . import detector_data as dd
 from .detector_eval import evaluate, predict_units, summary
@@ -403,7 +416,9 @@ def _load_init(args, state) -> dict | None:
     try:
         blob = torch.load(path, map_location="cpu", weights_only=False)
     except Exception as e:  # noqa: BLE001 - any unreadable file: one line, nothing started
-        raise SystemExit(f"train_detector: --init {path}: not a checkpoint or weights file ({type(e).__name__})") from None
+        raise SystemExit(
+            f"train_detector: --init {path}: not a checkpoint or weights file ({type(e).__name__})"
+        ) from None
     weights = blob.get("model", blob.get("state")) if isinstance(blob, dict) else None
     if isinstance(weights, dict) and "model" not in blob:
         weights = loaded_state(weights)       # an exported file: its matrices may be int8 rows
@@ -648,12 +663,15 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--dev-per-lang", type=int, default=70)
     ap.add_argument("--dev-xnli", type=int, default=200)
     ap.add_argument("--dev-extra", type=int, default=0,
-                    help="add N supported variants per language and translated premises to the dev set (reported apart)")
+                    help="add N supported variants per language and translated premises to the dev set"
+                         " (reported apart)")
     ap.add_argument("--dev-extensions", action="store_true",
                     help="with --dev-extra N: N sentences a language with an unsupported clause appended, last")
     ap.add_argument("--mix", choices=sorted(dd.MIXES), default="v1",
                     help="training mix: v1 (the first weights'), v2 (adds supported variants, translated "
-                         "premises), v3 (adds other word forms, VitaminC), v4 (adds PAWS-X), v5 (v4 without the PAWS-X swap bags), v6 (v3 with 5%% PAWS-X paraphrases), v7 (v6 with PAWS-X in en, de, es, fr only)")
+                         "premises), v3 (adds other word forms, VitaminC), v4 (adds PAWS-X), v5 (v4 without the"
+                         " PAWS-X swap bags), v6 (v3 with 5%% PAWS-X paraphrases), v7 (v6 with PAWS-X in en, de,"
+                         " es, fr only)")
     ap.add_argument("--ckpt-minutes", type=float, default=10.0)
     ap.add_argument("--log-every", type=int, default=25)
     ap.add_argument("--cache-size", type=int, default=30000)
@@ -679,7 +697,11 @@ def main(argv: list[str] | None = None) -> int:
             args.steps = 6
         if "eval_every" not in args.explicit:
             args.eval_every = 3
-        args.dev_per_lang, args.dev_xnli, args.batch = min(args.dev_per_lang, 4), min(args.dev_xnli, 8), min(args.batch, 4)
+        args.dev_per_lang, args.dev_xnli, args.batch = (
+            min(args.dev_per_lang, 4),
+            min(args.dev_xnli, 8),
+            min(args.batch, 4),
+        )
         args.calibrate = min(args.calibrate, 16)
     args.argv = argv
     if args.export:
@@ -691,7 +713,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.table:
         blob = torch.load(args.table, map_location="cpu", weights_only=False)
         meta = blob.get("meta", {})
-        per = meta.get("eval_export_by_precision") or {"": meta.get("eval_export") or blob.get("eval") or meta.get("eval")}
+        per = meta.get("eval_export_by_precision") or {
+            "": meta.get("eval_export") or blob.get("eval") or meta.get("eval")
+        }
         for precision, res in per.items():
             thr = (meta.get("thresholds") or {}).get(precision)
             print(f"{precision + ' ' if precision else ''}step {res.get('step')}"

@@ -137,8 +137,16 @@ class States:
         return s, sm, e, em
 
 
-def draw(rows: list[dict], rng: random.Random, n: int, langs, cross: float,
-         extra: list[dict] | None = None, extra_share: float = 0.0, key: str = "y") -> tuple[list[tuple[str, str]], list[int]]:
+def draw(
+    rows: list[dict],
+    rng: random.Random,
+    n: int,
+    langs,
+    cross: float,
+    extra: list[dict] | None = None,
+    extra_share: float = 0.0,
+    key: str = "y",
+) -> tuple[list[tuple[str, str]], list[int]]:
     """n (premise, hypothesis) pairs and labels (`key`: "y" binary, "y3" three classes): a row, the
     hypothesis in one of its languages, the premise in the same language or (share `cross`) another.
     With `extra` (rows in fewer languages, e.g. VitaminC's English), each pair comes from there with
@@ -418,7 +426,9 @@ def train(args) -> int:
             history.append(_validate(model, states, sets, step, run_loss))
             ev = history[-1]["val"]
             if args.keep_evals:         # every validated step's weights, to choose among them later
-                _save(ck / f"step-{step}.pt", {"model": model.state_dict(), "step": step, "val": ev, "args": vars(args)})
+                _save(
+                    ck / f"step-{step}.pt", {"model": model.state_dict(), "step": step, "val": ev, "args": vars(args)}
+                )
             if ev["mean"] > best:
                 best = ev["mean"]
                 _save(ck / "best.pt", {"model": model.state_dict(), "step": step, "val": ev, "args": vars(args)})
@@ -445,15 +455,33 @@ def export(args) -> int:
     folder = Path(st["args"]["xnli_test"])
     dev = Path(st["args"]["xnli_dev"]) if st["args"].get("xnli_dev") else None
     hist = ck / "history.json"
-    meta = {"detector_sha256": hashlib.sha256(det_bytes).hexdigest(), "step": st.get("step"), "validation": st.get("val"),
-            "run_args": st.get("args"), "command": "python -m mfact.core.training.train_pair " + " ".join(sys.argv[1:]),
-            "data": {**{f"xnli-test/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
-                        for p in sorted(folder.glob("test-*.tsv"))},
-                     **({f"xnli-dev/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
-                         for p in sorted(dev.glob("dev-*.tsv"))} if dev else {}),
-                     **{f"nli/{spec}": hashlib.sha256(nli_spec(spec)[1].read_bytes()).hexdigest()
-                        for spec in st["args"].get("nli") or [] if nli_spec(spec)[1].is_file()}},
-            "history": json.loads(hist.read_text(encoding="utf-8")) if hist.is_file() else []}
+    meta = {
+        "detector_sha256": hashlib.sha256(det_bytes).hexdigest(),
+        "step": st.get("step"),
+        "validation": st.get("val"),
+        "run_args": st.get("args"),
+        "command": "python -m mfact.core.training.train_pair " + " ".join(sys.argv[1:]),
+        "data": {
+            **{
+                f"xnli-test/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted(folder.glob("test-*.tsv"))
+            },
+            **(
+                {
+                    f"xnli-dev/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
+                    for p in sorted(dev.glob("dev-*.tsv"))
+                }
+                if dev
+                else {}
+            ),
+            **{
+                f"nli/{spec}": hashlib.sha256(nli_spec(spec)[1].read_bytes()).hexdigest()
+                for spec in st["args"].get("nli") or []
+                if nli_spec(spec)[1].is_file()
+            },
+        },
+        "history": json.loads(hist.read_text(encoding="utf-8")) if hist.is_file() else [],
+    }
     digest = save_reader(model, Path(args.export), meta, det_model)
     log(f"train_pair: {src} -> {args.export} (sha256 {digest[:16]})")
     return 0
@@ -489,7 +517,9 @@ def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--xnli-test", default=str(cache_dir() / "xnli-test-labelled"))
     ap.add_argument("--langs", default=",".join(XNLI_TRAIN_LANGS))
-    ap.add_argument("--xnli-dev", default="", help="also train on XNLI dev's training premises (index %% 5 != 0) in this folder")
+    ap.add_argument(
+        "--xnli-dev", default="", help="also train on XNLI dev's training premises (index %% 5 != 0) in this folder"
+    )
     ap.add_argument("--vitaminc", default="", help="also train on VitaminC's training pages (English) from this folder")
     ap.add_argument("--nli", action="append", default=[], metavar="LANG:FILE",
                     help="also train on the labelled NLI pairs of FILE (JSON lines: SNLI/MultiNLI, OCNLI or IndoNLI "
@@ -516,7 +546,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--lr", type=float, default=3e-5)
     ap.add_argument("--head-lr", type=float, default=1e-3)
     ap.add_argument("--warmup", type=int, default=200)
-    ap.add_argument("--cross", type=float, default=0.5, help="share of pairs with premise and hypothesis in two languages")
+    ap.add_argument(
+        "--cross", type=float, default=0.5, help="share of pairs with premise and hypothesis in two languages"
+    )
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument("--val-rows", type=int, default=300)
     ap.add_argument("--ckpt-minutes", type=float, default=10.0)

@@ -318,8 +318,11 @@ def _subject_conflicts(fact: str, fv: TextValues, lang: str, passages: Sequence[
                        tagged: Sequence[tuple[str, tuple[str, ...]]], entity: str, order: list[int]) -> list[Conflict]:
     """What the fact says of its subject that the evidence contradicts: a relative, a nationality or
     an occupation, an age at a dated event."""
-    return (_kin_conflicts(fact, lang, tagged, entity, order) + _nationality_conflicts(fact, lang, tagged, entity, order)
-            + _event_age_conflicts(fact, fv, lang, passages, entity, order))
+    return (
+        _kin_conflicts(fact, lang, tagged, entity, order)
+        + _nationality_conflicts(fact, lang, tagged, entity, order)
+        + _event_age_conflicts(fact, fv, lang, passages, entity, order)
+    )
 
 
 def _kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], entity: str,
@@ -387,8 +390,12 @@ def _event_age_conflicts(fact: str, fv: TextValues, lang: str, passages: Sequenc
             w.lower() for w in _GAP_WORD.findall(gap)) <= _AGE_WORDS:
         return []                 # another clause's age; "In 1891, aged 24," is one
     evs = _passage_values(passages, lang, entity)
-    births = [(i, e) for i in order for e in evs[i].values
-              if e.kind == "date" and e.rel == "born" and e.year is not None and not e.decade and (entity or not e.holder)]
+    births = [
+        (i, e)
+        for i in order
+        for e in evs[i].values
+        if e.kind == "date" and e.rel == "born" and e.year is not None and not e.decade and (entity or not e.holder)
+    ]
     born = {e.year for _i, e in births if e.year is not None}
     if len(born) != 1:
         return []
@@ -604,7 +611,9 @@ def _clause_swap(v: Value, fact: str, fv: TextValues, inside: list[Value], text:
              and not _overlaps(a, a + len(w), [(v.start, v.end)])}
     if not names:
         return None               # the fact's year and its names: one clause of the fact
-    content = {w.lower()[:5] for w, a, b in fv.words if w.lower() not in STOPWORDS and not _overlaps(a, b, [(v.start, v.end)])}
+    content = {
+        w.lower()[:5] for w, a, b in fv.words if w.lower() not in STOPWORDS and not _overlaps(a, b, [(v.start, v.end)])
+    }
     clauses = _clauses(text, s, e)
     def words_in(a: int, b: int) -> list[str]:
         return [w for w, x, _y in ev.words if a <= x < b]

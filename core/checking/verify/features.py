@@ -36,8 +36,18 @@ from ...versions import rules_version
 from ...protocols import Embedder, VerifierBase, fact_items
 from ...session import Evidence, Verdict
 from ..lexicon.rule_words import COORDINATORS, INTRO_WORDS, any_pronoun
-from ..text.textutil import (POSSESSIVES, scripts_of, STOPWORDS, char_ngrams, has_negation, content_tokens, numbers, proper_nouns, tokens,
-                       words_with_offsets)
+from ..text.textutil import (
+    POSSESSIVES,
+    scripts_of,
+    STOPWORDS,
+    char_ngrams,
+    has_negation,
+    content_tokens,
+    numbers,
+    proper_nouns,
+    tokens,
+    words_with_offsets,
+)
 
 MODEL_FILE = "offline_verifier.json"
 SCALAR_NAMES = ["dense_max", "dense_top2", "lex_best", "lex_union", "char3_best", "has_numbers",

@@ -327,17 +327,17 @@ def test_the_german_labels_label_every_languages_parallel_test_rows(tmp_path):
 def test_a_batch_draws_the_extra_rows_at_their_share_in_their_own_language():
     import random
 
-    from mfact.core.training.train_pair import draw
+    from mfact.core.training.train_pair import Pool, draw
     rows = [{"item": i, "y": i % 2, "text": {lg: (f"P{i}{lg}", f"H{i}{lg}") for lg in ("en", "es", "fr")}}
             for i in range(20)]
     extra = [{"item": -1 - i, "y": 1, "text": {"en": (f"E{i}", f"C{i}")}} for i in range(20)]
     langs = ("en", "es", "fr")
-    pairs, _ = draw(rows, random.Random(1), 400, langs, 0.5, extra, 0.25)
+    pairs, _ = draw(Pool(rows, extra, 0.25), random.Random(1), 400, langs, 0.5)
     from_extra = [p for p in pairs if p[0].startswith("E")]
     assert 60 <= len(from_extra) <= 140                      # 25% of 400, give or take
     assert all(h.startswith("C") for _p, h in from_extra)    # an English-only row stays English
     assert {p[0][-2:] for p in pairs if p[0].startswith("P")} == {"en", "es", "fr"}
-    pairs, _ = draw(rows, random.Random(1), 100, langs, 0.5, extra, 0.0)
+    pairs, _ = draw(Pool(rows, extra, 0.0), random.Random(1), 100, langs, 0.5)
     assert not any(p[0].startswith("E") for p in pairs)
 
 
@@ -417,10 +417,10 @@ def test_nli_files_of_each_sets_fields_are_read_as_rows_in_their_language(tmp_pa
 def test_an_nli_row_outside_the_training_languages_is_read_in_its_own():
     import random
 
-    from mfact.core.training.train_pair import draw
+    from mfact.core.training.train_pair import Pool, draw
     rows = [{"item": i, "y": 0, "text": {lg: (f"P{lg}", f"H{lg}") for lg in ("en", "es")}} for i in range(5)]
     extra = [{"item": -1, "y": 1, "text": {"id": ("Pid", "Hid")}}]
-    pairs, ys = draw(rows, random.Random(3), 200, ("en", "es"), 0.5, extra, 0.5)
+    pairs, ys = draw(Pool(rows, extra, 0.5), random.Random(3), 200, ("en", "es"), 0.5)
     mine = [(p, y) for p, y in zip(pairs, ys) if "id" in p[0]]
     assert 60 <= len(mine) <= 140 and all(p == ("Pid", "Hid") and y == 1 for p, y in mine)
 
@@ -500,7 +500,7 @@ def test_a_three_class_reader_reads_entailment_against_the_other_two_and_keeps_i
 def test_xnli_rows_keep_their_three_labels_and_a_batch_draws_them_on_request(tmp_path):
     import random
 
-    from mfact.core.training.train_pair import draw, load_rows
+    from mfact.core.training.train_pair import Pool, draw, load_rows
     folder = tmp_path / "t"
     folder.mkdir()
     (folder / "test-en.tsv").write_text(
@@ -508,9 +508,9 @@ def test_xnli_rows_keep_their_three_labels_and_a_batch_draws_them_on_request(tmp
     )
     rows = load_rows(folder, ["en"])
     assert [(r["y"], r["y3"]) for r in rows] == [(1, 0), (0, 1), (0, 2)]
-    pairs, ys = draw(rows, random.Random(0), 30, ("en",), 0.0, key="y3")
+    pairs, ys = draw(Pool(rows), random.Random(0), 30, ("en",), 0.0, key="y3")
     assert {h: y for (_p, h), y in zip(pairs, ys)} == {"B.": 0, "C.": 1, "D.": 2}
-    pairs, ys = draw(rows, random.Random(0), 30, ("en",), 0.0)
+    pairs, ys = draw(Pool(rows), random.Random(0), 30, ("en",), 0.0)
     assert {h: y for (_p, h), y in zip(pairs, ys)} == {"B.": 1, "C.": 0, "D.": 0}
 
 

@@ -860,9 +860,9 @@ def _write(path: Path, content) -> None:
 
 
 # ------------------------------------------------------------------ the tests
-@pytest.mark.parametrize("kind,name,content,needle", SESSION_KINDS, ids=[k[0] for k in SESSION_KINDS])
-def test_bad_session_file_is_one_line_in_import_score_and_tui(tmp_path, store_state, run_cmd,
-                                                              kind, name, content, needle):
+@pytest.mark.parametrize("case", SESSION_KINDS, ids=[k[0] for k in SESSION_KINDS])
+def test_bad_session_file_is_one_line_in_import_score_and_tui(tmp_path, store_state, run_cmd, case):
+    kind, name, content, needle = case
     f = tmp_path / name
     _write(f, content)
     before = store_state()

@@ -432,12 +432,15 @@ def test_a_value_between_the_same_words_as_another_value_of_the_evidence_conflic
     )
     assert not elected.conflict and [v.text for v in elected.missing] == ["1905"]
     # no frames of words in a language written without spaces (its "words" are runs of characters)
-    from mfact.core.checking.slots.check import _framed_value, _sentence_words
+    from mfact.core.checking.slots.check import _Against, _FactSide, _framed_value, _sentence_words
+    from mfact.core.checking.slots.compare import names_alike
     fact, ev = "居里夫人 于 1905 年 去了 巴黎 。", "居里夫人 于 1903 年 去了 巴黎 。"
     fv = text_values(fact, "zh")
-    content = set(_sentence_words(ev)[0][2])
-    assert _framed_value(fv.values[0], fv.words, content, [(ev, "zh")], [text_values(ev, "zh")], [0], "zh") is None
-    assert _framed_value(fv.values[0], fv.words, content, [(ev, "zh")], [text_values(ev, "zh")], [0], "en") is not None
+    fs = _FactSide(fact, fv, set(_sentence_words(ev)[0][2]))
+    evs = [text_values(ev, "zh")]
+    for lang, found in (("zh", False), ("en", True)):
+        ag = _Against([(ev, "zh")], [(ev, ("zh",))], [0], lang, "", names_alike)
+        assert (_framed_value(fv.values[0], fs, evs, ag) is not None) is found
     # the same frame in a sentence about something else (under 40% of the fact's words): no conflict
     other = CURIE_EN + " In the lab she shared the 1898 Nobel Prize lecture notes."
     season = ("Marie Curie, a physicist and chemist of Polish birth who was later naturalised French, wrote "

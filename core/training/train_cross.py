@@ -294,8 +294,10 @@ def _batches(train_pairs: list[Pair], batch: int, rng: random.Random) -> list[in
     return [k for b in batches for k in b]
 
 
-def _fit(model, cache: StateCache, train_pairs: list[Pair], val_pairs: list[Pair], args, rng, device) -> None:
-    """AdamW over the upper layers, segment vectors and head; linear warm-up and decay."""
+def _fit(model, cache: StateCache, train_pairs: list[Pair], val_pairs: list[Pair], args, rng) -> None:
+    """AdamW over the upper layers, segment vectors and head; linear warm-up and decay (on the
+    cache's device)."""
+    device = cache.device
     params = [p for n, p in model.named_parameters()
               if n.startswith(("seg", "head.")) or (n.startswith("enc.layers.") and int(n.split(".")[2]) >= args.split)]
     for _n, p in model.named_parameters():
@@ -364,7 +366,7 @@ def train(args) -> int:
     for label, pairs in [("train", train_pairs), ("validation", val_pairs), *evals.items()]:
         fill_cache(cache, pairs, label)
     print(f"states cached in {time.time() - t_start:.0f} s", flush=True)
-    _fit(model, cache, train_pairs, val_pairs, args, rng, device)
+    _fit(model, cache, train_pairs, val_pairs, args, rng)
     temp, results = _evaluate(model, cache, val_pairs, evals)
     meta = {
         "version": args.version,

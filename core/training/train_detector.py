@@ -24,7 +24,9 @@ import json
 import random
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 import numpy as np
 import torch
 from ..checking.neural.detector import (
@@ -198,7 +200,9 @@ def _atomic_save(obj, path: Path) -> None:
     tmp.replace(path)
 
 
-def save_ckpt(path: Path, model, opt, sched, step: int, best: float, history: list, args) -> None:
+def save_ckpt(path: Path, model, opt, sched, run: tuple[int, float, list], args) -> None:
+    """The resumable checkpoint; `run`: (step, best dev score, history)."""
+    step, best, history = run
     _atomic_save({"model": {k: v.detach().cpu() for k, v in model.trainable().items()},
                   "opt": opt.state_dict(), "sched": sched.state_dict(), "step": step, "best": best,
                   "history": history, "args": vars(args), "torch_rng": torch.get_rng_state(),
@@ -238,8 +242,23 @@ class ThreadProbe:
             self.t = 0.0
 
 
-def _train_step(batch, model, cache, params, opt, device: str, amp, lossf, pos_weight: float) -> float:
+@dataclass(frozen=True)
+class _Stepper:
+    """What every optimizer step uses: the model, its lower-layer cache, the optimizer and the loss."""
+    model: Any
+    cache: Any
+    params: Any
+    opt: Any
+    device: str
+    amp: Any
+    lossf: Any
+    pos_weight: float
+
+
+def _train_step(batch, st: _Stepper) -> float:
     """One optimizer step on a batch from `batches`; the loss."""
+    model, cache, params, opt, device, amp, lossf, pos_weight = (st.model, st.cache, st.params, st.opt, st.device,
+                                                                 st.amp, st.lossf, st.pos_weight)
     exs, sents, labels, wins = batch
     y, m = label_tensors(labels)
     with amp:
@@ -380,14 +399,15 @@ def _start(args, argv: list[str]):
     elif init is not None:
         _apply_init(model, init)
     cache = _lower_cache(args, model, tokens, device)
-    meta_base = _meta(args, argv, info, ck, state, step, init)
+    meta_base = _meta(args, argv, info, ck, state, init)
     return (ck, gen, dev, device, model, tokens, params, opt, sched, cache, meta_base,
             [step, best, history], t0)
 
 
-def _meta(args, argv: list[str], info: dict, ck: Path, state, step: int, init: dict | None) -> dict:
+def _meta(args, argv: list[str], info: dict, ck: Path, state, init: dict | None) -> dict:
     """The run's meta (command, seed, data hashes, the weights it started from), with the commands
-    of the run so far (first and each --resume); written to meta.json."""
+    of the run so far (first and each --resume, from the resumed `state`'s step); written to meta.json."""
+    step = state["step"] if state is not None else 0
     meta = {"command": command_line(argv), "seed": args.seed, "split": args.split,
             "batch": args.batch, "lr": args.lr, "steps": args.steps,
             "data_sha256": dd.file_hashes({k: Path(f) for k, f in info["files"].items()}),
@@ -478,10 +498,11 @@ def train(args, argv: list[str]) -> int:
     feed = batches(gen, tokens, args, step)
     amp = torch.autocast("cuda", dtype=torch.bfloat16) if device.startswith("cuda") else contextlib.nullcontext()
     clock = TimeBudget(args, opt)
+    stepper = _Stepper(model, cache, params, opt, device, amp, lossf, args.pos_weight)
     while step < steps:
         if probe:
             probe.tick(step)
-        loss = _train_step(next(feed), model, cache, params, opt, device, amp, lossf, args.pos_weight)
+        loss = _train_step(next(feed), stepper)
         sched.step()
         step += 1
         n_rate += 1
@@ -495,7 +516,7 @@ def train(args, argv: list[str]) -> int:
         if args.eval_every and (step % args.eval_every == 0 or step == steps):
             do_eval()
         if time.time() - t_ckpt >= args.ckpt_minutes * 60 or step == steps:
-            save_ckpt(last_p, model, opt, sched, step, best, history, args)
+            save_ckpt(last_p, model, opt, sched, (step, best, history), args)
             log(f"checkpoint step {step} -> {last_p}")
             t_ckpt = time.time()
     log(f"done: {steps} steps in {time.time() - t0:.0f} s, best dev score {best:.3f}")

@@ -34,6 +34,7 @@ import math
 import random
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -137,23 +138,24 @@ class States:
         return s, sm, e, em
 
 
-def draw(
-    rows: list[dict],
-    rng: random.Random,
-    n: int,
-    langs,
-    cross: float,
-    extra: list[dict] | None = None,
-    extra_share: float = 0.0,
-    key: str = "y",
-) -> tuple[list[tuple[str, str]], list[int]]:
+@dataclass(frozen=True)
+class Pool:
+    """The training rows, and `extra` rows (in fewer languages, e.g. VitaminC's English) that a drawn
+    pair comes from with probability `extra_share`."""
+    rows: list[dict]
+    extra: list[dict] | None = None
+    extra_share: float = 0.0
+
+
+def draw(pool: Pool, rng: random.Random, n: int, langs, cross: float,
+         key: str = "y") -> tuple[list[tuple[str, str]], list[int]]:
     """n (premise, hypothesis) pairs and labels (`key`: "y" binary, "y3" three classes): a row, the
     hypothesis in one of its languages, the premise in the same language or (share `cross`) another.
-    With `extra` (rows in fewer languages, e.g. VitaminC's English), each pair comes from there with
-    probability `extra_share`."""
+    With the pool's `extra` rows, each pair comes from there with probability `extra_share`."""
     pairs, ys = [], []
     for _ in range(n):
-        r = rng.choice(extra) if extra and rng.random() < extra_share else rng.choice(rows)
+        r = (rng.choice(pool.extra) if pool.extra and rng.random() < pool.extra_share
+             else rng.choice(pool.rows))
         have = [lg for lg in langs if lg in r["text"]] or list(r["text"])    # an --nli row: its own language
         pairs.append(_reading(r, rng.choice(have), have, rng, cross))
         ys.append(r[key])
@@ -236,15 +238,15 @@ def _loss(model: PairModel, batch, ys: list[int]) -> tuple[torch.Tensor, torch.T
     return z, y, torch.nn.functional.binary_cross_entropy_with_logits(z, y)
 
 
-def _step_loss(model: PairModel, states: States, rows: list[dict], extra: list[dict], rng: random.Random,
+def _step_loss(model: PairModel, states: States, pool: Pool, rng: random.Random,
                langs, args) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """One batch's (binary logits, labels, loss); with --consistency C the batch is rows read in two
     languages, and C times the divergence between the two readings is added to the loss."""
     key = "y3" if args.classes == 3 else "y"
     if not args.consistency:
-        pairs, ys = draw(rows, rng, args.batch, langs, args.cross, extra, args.extra_share, key)
+        pairs, ys = draw(pool, rng, args.batch, langs, args.cross, key)
         return _loss(model, states.batch(pairs), ys)
-    pairs, ys = draw_pairs(rows, rng, args.batch, langs, args.cross, key)
+    pairs, ys = draw_pairs(pool.rows, rng, args.batch, langs, args.cross, key)
     z, y, loss = _loss(model, states.batch(pairs), ys)
     return z, y, loss + args.consistency * consistency(z)
 
@@ -409,7 +411,7 @@ def train(args) -> int:
     while step < args.steps:
         if args.max_minutes and time.time() - t0 > args.max_minutes * 60:
             break
-        z, y, loss = _step_loss(model, states, train_rows, extra, rng, langs, args)
+        z, y, loss = _step_loss(model, states, Pool(train_rows, extra, args.extra_share), rng, langs, args)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

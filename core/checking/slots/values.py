@@ -144,7 +144,7 @@ def _named_month_dates(text: str, lang: str, taken: list[tuple[int, int]]) -> It
                 day = int(after.group(1))
                 parts.append((e + after.start(1), e + after.end(1), "day"))
                 e = e + after.end()
-        if day is not None and (pair := _dual_date(text, s, e, mo, day, parts, table)):
+        if day is not None and (pair := _dual_date(text, (s, e), mo, day, parts, table)):
             yield from pair
             continue
         ym = _YEAR_AFTER.match(text[e:e + 14])
@@ -167,10 +167,11 @@ def _named_month_dates(text: str, lang: str, taken: list[tuple[int, int]]) -> It
 _ALT_DAY_MONTH = re.compile(r"\s*[\[(](\d{1,2})\s+(\w+)\.?[\])]")
 
 
-def _dual_date(text: str, s: int, e: int, mo: int, day: int, parts: list[tuple[int, int, str]],
+def _dual_date(text: str, span: tuple[int, int], mo: int, day: int, parts: list[tuple[int, int, str]],
                table: dict[str, int]) -> list[Value] | None:
-    """"27 января [8 февраля] 1834" (the day and month [s, e) read): the date, and the bracketed one
-    (`alt`) with the same year; None when no such bracket and year follow."""
+    """"27 января [8 февраля] 1834" (the day and month [s, e) read, `span`): the date, and the bracketed
+    one (`alt`) with the same year; None when no such bracket and year follow."""
+    s, e = span
     am = _ALT_DAY_MONTH.match(text, e)
     if not am or not 1 <= int(am.group(1)) <= 31:
         return None

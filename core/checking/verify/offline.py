@@ -15,7 +15,7 @@ The slot checks' counts are also features (`SlotReport.features`) for a trained 
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 import functools
 import importlib.util
 import threading
@@ -26,7 +26,7 @@ from ...protocols import FactContext, VerifierBase, fact_items
 from ...session import Evidence, Verdict
 from ..slots.counterparts import award_status_swap, swapped_counterpart, swapped_name, word_prefixes
 from ..lexicon import gazetteer
-from .fact_features import fact_features, load_basis
+from .fact_features import FactScores, fact_features, load_basis
 from ..slots.glued import Vocabulary, glued_words, known_word, merged
 from ..neural.precision import version_tag
 from .sentence_scores import COMPARED_WINDOWS, MAX_CHARS, SentenceScorer, fact_words
@@ -118,14 +118,37 @@ def _file_digest(path: str, size: int, mtime_ns: int) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:8]
 
 
-def _read_in_sentences(scorer: SentenceScorer, embedder: Any, det: Any, items, todo: list[int], usable: dict,
-                       contexts: Sequence[FactContext | None] | None, side: Any = None,
+@dataclass(frozen=True)
+class FactCase:
+    """A fact to decide (with its subject and language) and its evidence: the usable passages, their
+    windows and the windows' similarities to the fact."""
+    fact: str
+    entity: str
+    lang: str
+    usable: Sequence[Evidence]
+    ws: Sequence[Window]
+    sims: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Readers:
+    """What reads a fact in its sentence: the sentence scorer, the embedder, the detector and the
+    pair reader's `side` (`PairReader.side`, None without it)."""
+    scorer: SentenceScorer
+    embedder: Any
+    det: Any
+    side: Any = None
+
+
+def _read_in_sentences(readers: _Readers, items, todo: list[int], usable: dict,
+                       contexts: Sequence[FactContext | None] | None,
                        claims: frozenset[int] = frozenset()
                        ) -> tuple[dict[int, list], dict[int, tuple[Any, FactContext]]]:
     """The gated word scores, read from the fact's sentence, of each fact with a context (empty
     where the fact shares no scored word with it: that fact is scored alone); and for those facts
-    the sentence as read with the fact's context (the fact features). With `side` (`PairReader.side`),
+    the sentence as read with the fact's context (the fact features). With the readers' `side`,
     the `claims` also get the pair reader's logit from the same pass."""
+    scorer, embedder, det, side = readers.scorer, readers.embedder, readers.det, readers.side
     facts = fact_items(items)
     if not contexts:
         return {}, {}
@@ -322,8 +345,8 @@ class OfflineVerifier(VerifierBase):
             reads = self.detector_scope == "all" or any(c is not None for c in contexts)
             det = self.detector() if reads else None       # a standalone claim in `offline`: no load
             in_sentence, read = ({}, {}) if not det else _read_in_sentences(
-                self._sentences, emb, det, facts, todo, usable, contexts,
-                _reader_side(self.combiner, self.pair_reader, claims), frozenset(claims))
+                _Readers(self._sentences, emb, det, _reader_side(self.combiner, self.pair_reader, claims)),
+                facts, todo, usable, contexts, frozenset(claims))
             alone = ([i for i in todo if i not in in_sentence and len(facts[i].fact) <= MAX_CHARS]
                      if self.detector_scope == "all" else [])
             scored = (dict(zip(alone, det.score([(facts[i].fact, [w.text for w in wins[i]]) for i in alone])))
@@ -355,7 +378,7 @@ class OfflineVerifier(VerifierBase):
                              else (p, None))
                 elif fw is not None:
                     p = self.combine(p, fw)
-                v = self._decide(fact, entity, lang, usable[i], ws, sims, p,
+                v = self._decide(FactCase(fact, entity, lang, usable[i], ws, sims), p,
                                  model.threshold if self.threshold is None else self.threshold, name, fw, rep)
                 v.features = feats
                 out[i] = v
@@ -402,8 +425,8 @@ class OfflineVerifier(VerifierBase):
         basis or projected states."""
         if self.basis is None or read.tokens is None:
             return None
-        return fact_features(read.tokens, ctx.start, ctx.end, len(ctx.sentence), read.cos, PARAPHRASE_COS,
-                             self._word_threshold(), p_lite, window_sim, fact, self.basis)
+        return fact_features(read.tokens, (ctx.start, ctx.end), len(ctx.sentence), FactScores(
+            read.cos, PARAPHRASE_COS, self._word_threshold(), p_lite, window_sim), fact, self.basis)
 
     def combine(self, p_lite: float, words: Sequence[tuple[int, int, float]]) -> float:
         """p(supported) from the feature model's and the detector's: a fact is as supported as its
@@ -432,9 +455,9 @@ class OfflineVerifier(VerifierBase):
         return check_slots(fact, lang, [(p.text, p.lang) for p in passages], entity,
                            same_name=self.same_name, focus=focus)
 
-    def _decide(self, fact: str, entity: str, lang: str, usable: Sequence[Evidence], ws: Sequence[Window],
-                sims: np.ndarray, p: float, threshold: float, name: str,
+    def _decide(self, c: FactCase, p: float, threshold: float, name: str,
                 words: Sequence[tuple[int, int, float]] | None = None, rep: SlotReport | None = None) -> Verdict:
+        fact, entity, lang, usable, ws, sims = c.fact, c.entity, c.lang, c.usable, c.ws, c.sims
         rep = rep if rep is not None else self.slot_report(fact, entity, lang, usable, ws, sims)
         used: list[str] = []
         for k in (np.argsort(-sims) if len(sims) else []):

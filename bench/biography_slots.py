@@ -91,7 +91,11 @@ def _claims(art, kind: str, sent: str) -> tuple[int, int] | None:
     """The span to swap in a sentence that makes a claim of this kind about the subject, or None."""
     subject = name_words(art.title)
     if kind == "family":
-        mine = [lk for lk in links(sent, (art.lang,)) if lk.marked and (not lk.owner or not (name_words(lk.owner) - subject))]
+        mine = [
+            lk
+            for lk in links(sent, (art.lang,))
+            if lk.marked and (not lk.owner or not (name_words(lk.owner) - subject))
+        ]
         return mine[0].kin_span if mine else None
     if kind == "age":
         ages = [v for v in text_values(sent, art.lang, art.title).values if v.kind == "age"]
@@ -113,9 +117,15 @@ def _claims(art, kind: str, sent: str) -> tuple[int, int] | None:
 
 def measure(arts, kind: str, max_per_lang: int, rng: random.Random, every: bool = False) -> dict[str, dict[str, int]]:
     kin_swap, nat_swap = kin_counterparts(), nationality_swaps()
-    langs = (set(kin_words()) if kind == "family" else set(relation_words()["born"]) if kind == "life"
-             else {k for k in data_json("number_words.json") if not k.startswith("_")} | {"zh", "yue"} if kind == "count"
-             else set(_table()[0]) | {"ca", "cs", "ro"})
+    langs = (
+        set(kin_words())
+        if kind == "family"
+        else set(relation_words()["born"])
+        if kind == "life"
+        else {k for k in data_json("number_words.json") if not k.startswith("_")} | {"zh", "yue"}
+        if kind == "count"
+        else set(_table()[0]) | {"ca", "cs", "ro"}
+    )
     places: dict[str, list[str]] = defaultdict(list)      # birth and death places met so far, per language
     rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for art in arts:
@@ -192,7 +202,10 @@ def _pct(a: int, b: int) -> str:
 
 def report(kind: str, rows: dict[str, dict[str, int]]) -> dict[str, int]:
     print(f"\n{kind}\n")
-    print("| lang | claims | false alarms: this check | other slot checks | swapped | caught (whole article) | caught (the rest) |")
+    print(
+        "| lang | claims | false alarms: this check | other slot checks | swapped | caught (whole article)"
+        " | caught (the rest) |"
+    )
     print("|---|---|---|---|---|---|---|")
     tot: dict[str, int] = defaultdict(int)
     for lang in sorted(rows):

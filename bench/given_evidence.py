@@ -9,7 +9,8 @@ progress comes as lines). A run is stopped past --kill-s seconds or --kill-mb of
 
     .venv/bin/python bench/given_evidence.py --against /tmp/mfact-old      # git archive OLD | tar -x -C ...
 
-Prints per case and checkout: seconds, CPU seconds (all threads), peak memory, progress lines, facts, the labels, and whether
+Prints per case and checkout: seconds, CPU seconds (all threads), peak memory, progress lines, facts, the labels, \
+and whether
 her own lead is among the evidence of the facts it states; then the label agreement of the two
 checkouts per case, and `given_evidence_5000_s: X` (this checkout, 5,000 passages of 1 KB).
 """

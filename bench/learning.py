@@ -340,9 +340,11 @@ def main() -> int:
         before, g, share = res["uncertain"][0][1], gain(res, "uncertain"), adaptation_gain(res, "uncertain")
         u50, r50 = at(res, "uncertain", 50), at(res, "random", 50)
         better = None if u50 is None or r50 is None else 100 * (u50[1] - r50[1])
-        print(f"  {name}: after 100 labels {g:+.1f} pts on the rest (before {100 * before:.1f}%; target >= +5 where"
-              f" < 80%: {'met' if g >= 5 or before >= 0.8 else 'NOT met'}; the adaptation's share {share:+.1f});"
-              f" at 50 labels \"next uncertain\" vs random {better:+.2f} pts ({'better' if better > 0 else 'NOT better'})")
+        print(
+            f"  {name}: after 100 labels {g:+.1f} pts on the rest (before {100 * before:.1f}%; target >= +5 where"
+            f" < 80%: {'met' if g >= 5 or before >= 0.8 else 'NOT met'}; the adaptation's share {share:+.1f});"
+            f' at 50 labels "next uncertain" vs random {better:+.2f} pts ({"better" if better > 0 else "NOT better"})'
+        )
     gains = [gain(r, "uncertain") for r in results.values()]
     print(f"adaptation's share, mean: {float(np.mean([adaptation_gain(r, 'uncertain') for r in results.values()])):.1f}"
           " pts (adapted minus unadapted on the same rest after 100 labels)")

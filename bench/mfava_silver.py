@@ -75,7 +75,9 @@ def default_data_dir() -> Path:
 
 def missing_message(folder: Path, missing: list[str]) -> str:
     """The one line that says where the files go and where they come from."""
-    names = ", ".join(f"silver_{m}.json" for m in missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+    names = ", ".join(f"silver_{m}.json" for m in missing[:3]) + (
+        f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    )
     return (f"mFAVA silver data missing: no {names} in {folder}. Copy the silver_<language>.json files of "
             f"{SOURCE} flat into that folder (or pass --data DIR, or set {ENV}); their licence is unstated: "
             "evaluate only, never commit them.")
@@ -647,12 +649,17 @@ def intervals(items: dict[str, list[Item]], results: list[RunResult], with_subje
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", help=f"folder of silver_<language>.json (default: ${ENV}, else mfava-silver/ in the cache dir)")
+    ap.add_argument(
+        "--data", help=f"folder of silver_<language>.json (default: ${ENV}, else mfava-silver/ in the cache dir)"
+    )
     ap.add_argument("--per-lang", type=int, default=40, help="answers per language, fixed seed (0: all)")
     ap.add_argument("--langs", default="", help="comma-separated mfact codes or file names (default: all)")
     ap.add_argument("--verifiers", default="offline", help="comma-separated, each run as `mfact run --verifier X`")
-    ap.add_argument("--fresh", action="store_true",
-                    help="run every verifier again (a run of the same code, verifier and answers is read from the cache dir)")
+    ap.add_argument(
+        "--fresh",
+        action="store_true",
+        help="run every verifier again (a run of the same code, verifier and answers is read from the cache dir)",
+    )
     ap.add_argument("--tuning-sample", action="store_true",
                     help="score --per-lang other answers, disjoint from the reported sample: for choosing constants")
     ap.add_argument("--with-subjective", action="store_true", help="count subjective tags as hallucinated")

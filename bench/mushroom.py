@@ -26,7 +26,8 @@ Method: every answer goes through the real CLI, `mfact run --texts FILE --offlin
 (`model_input`, the line's "question") and its evidence (the line's "evidence"), in a temporary
 MFACT_HOME per setting: `pages`, the task's Wikipedia page of the answer (matched by the page's
 canonical URL `<link rel="canonical">` against the answer's `wikipedia_url`, percent-encoding and
-mobile hosts normalised, or by the title a moved page was redirected from; read as text by the knowledge layer's HTML reader,
+mobile hosts normalised, or by the title a moved page was redirected from; read as text by the knowledge layer's \
+HTML reader,
 `core/knowledge/htmltext.py`); `context`, the web-search context of the answer. `mfact export --all
 --format spans` gives the marked characters, each `[start, end, "NS", p]` with its p(hallucinated).
 A setting's run is cached (`mushroom-runs/` in mfact's cache dir) under the digest of every file in
@@ -477,7 +478,10 @@ def table(answers: dict[str, list[Answer]], runs: dict[str, SettingRun], teams: 
 def _runs_summary(runs: dict[str, SettingRun]) -> None:
     for setting, run in runs.items():
         n = len(run.soft)
-        print(f"wall time {setting}: {run.seconds:.1f} s for {n} answers" + (" (a cached run's time)" if run.cached else ""))
+        print(
+            f"wall time {setting}: {run.seconds:.1f} s for {n} answers"
+            + (" (a cached run's time)" if run.cached else "")
+        )
         if run.error:
             print(f"  {setting} failed: {run.error}")
         for ident, reason in list(run.failed.items())[:5]:

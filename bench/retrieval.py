@@ -116,7 +116,10 @@ def main() -> int:
     lat_sorted = sorted(lat)
     p50 = statistics.median(lat)
     p90 = lat_sorted[int(0.9 * (len(lat) - 1))]
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs,"
+        f" Python {platform.python_version()}"
+    )
     print(f"embedder: {emb.name}; page pair: es + en, {n_pass} passages; facts: {len(facts)}; k = {args.k}")
     print(f"cold: pages fetched, split and indexed in {(t1 - t0) * 1000:.0f} ms")
     print(f"passage_embedding_throughput: {throughput:.1f} passages/s (cold, {n_pass} passages)")

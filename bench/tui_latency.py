@@ -46,6 +46,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 
 from _common import clock_frames, first_at_or_after, percentile
 
@@ -111,8 +112,16 @@ def fill_store(n: int, made_by: str) -> None:
         st.save_sessions(sessions)
 
 
-async def run(n_keys: int, delay: float, verify_delay: float, size: tuple[int, int],
+@dataclass(frozen=True)
+class Pace:
+    """The fake pipeline's seconds per token (`delay`) and per verdict (`verify_delay`)."""
+    delay: float
+    verify_delay: float
+
+
+async def run(n_keys: int, pace: Pace, size: tuple[int, int],
               gap: float, model: str = "", refit_labels: int = 0) -> dict:
+    delay, verify_delay = pace.delay, pace.verify_delay
     from textual import events
 
     from mfact.core.config import Config
@@ -287,7 +296,7 @@ def main() -> int:
     runs = []
     for _ in range(max(1, args.runs)):
         os.environ["MFACT_HOME"] = tempfile.mkdtemp(prefix="mfact-bench-")
-        runs.append(asyncio.run(run(args.keys, args.delay, args.verify_delay, (args.width, args.height),
+        runs.append(asyncio.run(run(args.keys, Pace(args.delay, args.verify_delay), (args.width, args.height),
                                     args.gap, args.model, args.refit_labels)))
     r = pooled(runs)
     if len(runs) > 1:
@@ -319,9 +328,13 @@ def main() -> int:
         fits = [w for w, _c in r["refits"]]
         cpu = [c for _w, c in r["refits"]]
         nan = float("nan")
-        print(f"refits with {args.refit_labels:,} labels in the store: {len(fits)}, seconds each (read, fit,"
-              f" decide, write; the refit process runs at nice 10): wall median {statistics.median(fits) if fits else nan:.2f},"
-              f" max {max(fits) if fits else nan:.2f}; CPU median {statistics.median(cpu) if cpu else nan:.2f} (goal <= 1 s)")
+        print(
+            f"refits with {args.refit_labels:,} labels in the store: {len(fits)}, seconds each (read, fit,"
+            f" decide, write; the refit process runs at nice 10):"
+            f" wall median {statistics.median(fits) if fits else nan:.2f},"
+            f" max {max(fits) if fits else nan:.2f};"
+            f" CPU median {statistics.median(cpu) if cpu else nan:.2f} (goal <= 1 s)"
+        )
         print(f"key latency ms while a refit ran: {len(on)} keys, p50 {percentile(on, 0.5):.1f},"
               f" p95 {percentile(on, 0.95):.1f}; while none ran: {len(off)} keys, p50 {percentile(off, 0.5):.1f},"
               f" p95 {percentile(off, 0.95):.1f} (goal: p95 <= 30 while a refit runs)")

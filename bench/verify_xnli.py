@@ -32,7 +32,9 @@ def ece(rows: list[tuple[float, bool]], bins: int = 10) -> float:
         lo, hi = 0.5 + i * 0.05, 0.5 + (i + 1) * 0.05
         sel = [(c, ok) for c, ok in rows if lo <= c < hi or (i == bins - 1 and c == hi)]
         if sel:
-            total += len(sel) / len(rows) * abs(sum(ok for _c, ok in sel) / len(sel) - sum(c for c, _ok in sel) / len(sel))
+            total += (
+                len(sel) / len(rows) * abs(sum(ok for _c, ok in sel) / len(sel) - sum(c for c, _ok in sel) / len(sel))
+            )
     return total
 
 
@@ -50,7 +52,9 @@ def main(argv=None) -> int:
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--langs", default="all")
     ap.add_argument("--per-lang", type=int, default=498)
-    ap.add_argument("--verifiers", default="offline", help="comma-separated, e.g. offline,cross:FILE; the first one is summarised")
+    ap.add_argument(
+        "--verifiers", default="offline", help="comma-separated, e.g. offline,cross:FILE; the first one is summarised"
+    )
     ap.add_argument("--write", default="", help="keep the JSONL input here")
     args = ap.parse_args(argv)
     langs = (ALL if args.langs == "all" else args.langs).split(",")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import MfactError
@@ -59,8 +60,18 @@ def _language(code: str, where: str) -> str:
         raise MfactError(f"{where}: {exc.message}", exc.hint) from None
 
 
-def _session(sid: str, lang: str, entity: str, text: str, question: str, evidence: list[Evidence],
-             facts: list[Fact], source: str) -> Session:
+@dataclass(frozen=True)
+class _Answer:
+    """A benchmark's answer: its session id, language, subject (entity), text and question."""
+    sid: str
+    lang: str
+    entity: str
+    text: str
+    question: str = ""
+
+
+def _session(answer: _Answer, evidence: list[Evidence], facts: list[Fact], source: str) -> Session:
+    sid, lang, entity, text, question = answer.sid, answer.lang, answer.entity, answer.text, answer.question
     s = Session(id=sid, language=lang, entity=Entity(name=entity), name=sid,
                 generator=GeneratorInfo(backend="imported", model=source), text=text,
                 stop_reason="imported", facts=facts, evidence=evidence, question=question)
@@ -81,7 +92,9 @@ def _hard_labels(v: Any, n: int, where: str) -> list[tuple[int, int]]:
     for i, m in enumerate(v):
         if (not isinstance(m, list) or len(m) != 2
                 or not all(isinstance(x, int) and not isinstance(x, bool) for x in m) or not 0 <= m[0] <= m[1] <= n):
-            raise MfactError(f"{where}[{i}]: {json.dumps(m)[:60]} is not [start, end] inside the answer ({n} characters)", hint)
+            raise MfactError(
+                f"{where}[{i}]: {json.dumps(m)[:60]} is not [start, end] inside the answer ({n} characters)", hint
+            )
         out.append((m[0], m[1]))
     return out
 
@@ -104,7 +117,7 @@ def parse_mushroom(text: str, name: str) -> list[Session]:
         lang = _language(str(d.get("lang") or "").lower(), f"{name}:{n}")
         topic = topic_of(question, []) or "the question"
         sid = str(d.get("id") or f"mushroom-{n}")
-        out.append(_session(sid, lang, topic, answer, question, [],
+        out.append(_session(_Answer(sid, lang, topic, answer, question), [],
                             _labelled_facts(answer, lang, topic, marks, when), "mu-shroom"))
     return out
 
@@ -185,6 +198,6 @@ def parse_mfava(data: list, name: str) -> list[Session]:
         entity = " ".join(ref.split()[:4]) or f"answer {n}"
         sid = "mfava-" + hashlib.sha1(f"{lang}\0{text}".encode("utf-8")).hexdigest()[:12]
         evidence = [Evidence(id="e0", source="reference", title=entity, text=ref, lang=lang)] if ref else []
-        out.append(_session(sid, lang, entity, text, "", evidence,
+        out.append(_session(_Answer(sid, lang, entity, text, ""), evidence,
                             _labelled_facts(text, lang, entity, marks, when), "mfava"))
     return out

@@ -387,7 +387,9 @@ def load_file(path: Path | None = None, required: bool = False) -> dict[str, Any
     except tomllib.TOMLDecodeError as exc:
         raise MfactError(f"config file {path} is not valid TOML: {exc}", "fix or delete the file") from None
     except RecursionError:
-        raise MfactError(f"config file {path}: nested too deep to be a configuration", "fix or delete the file") from None
+        raise MfactError(
+            f"config file {path}: nested too deep to be a configuration", "fix or delete the file"
+        ) from None
     return _flatten(data, path)
 
 

@@ -314,10 +314,11 @@ def _fs_str(d: dict, key: str, where: str = "", required: bool = True, limit: in
     return v
 
 
-def _fs_annotation(a: Any, ai: int, output: str, loc: _Locator, imported_at: str, facts: list[Fact],
+def _fs_annotation(a: Any, ai: int, loc: _Locator, imported_at: str, facts: list[Fact],
                    meta_anns: list[dict]) -> None:
-    """One sentence's annotation of a FActScore record: its metadata into `meta_anns`, its human
-    atomic facts (with their labels and spans) into `facts`."""
+    """One sentence's annotation of a FActScore record (located in `loc`'s output): its metadata into
+    `meta_anns`, its human atomic facts (with their labels and spans) into `facts`."""
+    output = loc.output
     w = f"annotations[{ai}]"
     if not isinstance(a, dict):
         raise SessionFormatError(w, "must be an object")
@@ -379,7 +380,7 @@ def _factscore_record(d: Any, model: str, imported_at: str) -> Session:
         meta_anns = []
         loc = _Locator(output)
         for ai, a in enumerate(anns):
-            _fs_annotation(a, ai, output, loc, imported_at, facts, meta_anns)
+            _fs_annotation(a, ai, loc, imported_at, facts, meta_anns)
     sid = hashlib.sha1(json.dumps([model, topic, prompt, output], ensure_ascii=False)
                        .encode("utf-8")).hexdigest()[:12]
     extra = {k: v for k, v in d.items() if k not in ("input", "output", "topic", "cat", "annotations")}

@@ -40,13 +40,16 @@ header.top .sub{color:var(--muted)}
 .fig{background:var(--panel);border-radius:4px;padding:.3rem .6rem;min-width:9rem}
 .fig b{display:block;font-size:1.25rem}.fig span{color:var(--muted);font-size:.85rem}
 .legend span{margin-right:1rem}
-.text{white-space:pre-wrap;line-height:1.75;font-size:1.05rem;border:1px solid var(--line);border-radius:4px;padding:.6rem .8rem}
+.text{white-space:pre-wrap;line-height:1.75;font-size:1.05rem;\
+border:1px solid var(--line);border-radius:4px;padding:.6rem .8rem}
 .question{margin:.2rem 0 .6rem}.question b{color:var(--muted);font-weight:600;margin-right:.4rem}
 .text a{text-decoration:none}
-.s,.text .s{color:var(--s)}.n,.text .n{color:var(--n)}.i,.text .i{color:var(--i)}.p,.text .p{color:var(--p);font-style:italic}
+.s,.text .s{color:var(--s)}.n,.text .n{color:var(--n)}.i,.text .i{color:var(--i)}\
+.p,.text .p{color:var(--p);font-style:italic}
 .text .s{background:#e8f1f8}.text .n{background:#fbece3}.text .i{background:#efefef}
 u{text-decoration:underline 2px;font-weight:bold;text-underline-offset:2px}
-.drift{display:inline-block;background:var(--drift);color:#000;font-weight:bold;font-size:.8rem;padding:0 .3rem;border-radius:3px;margin-right:.2rem;white-space:nowrap}
+.drift{display:inline-block;background:var(--drift);color:#000;font-weight:bold;font-size:.8rem;\
+padding:0 .3rem;border-radius:3px;margin-right:.2rem;white-space:nowrap}
 ol.cards{list-style:none;padding:0}
 .card{border:1px solid var(--line);border-left:5px solid var(--p);border-radius:4px;padding:.4rem .7rem;margin:.5rem 0}
 .card.s{border-left-color:var(--s)}.card.n{border-left-color:var(--n)}.card.i{border-left-color:var(--i)}
@@ -55,7 +58,8 @@ ol.cards{list-style:none;padding:0}
 .lab{font-weight:bold;white-space:nowrap}
 mark{background:var(--match);color:#000}mark.x{background:var(--n);color:#fff}
 details{margin:.3rem 0}summary{cursor:pointer;color:#0b58a8}
-.ev{margin:.4rem 0 .4rem 1rem}.ev blockquote,.passage{margin:.2rem 0;padding:.3rem .6rem;background:var(--panel);border-radius:3px;white-space:pre-line}
+.ev{margin:.4rem 0 .4rem 1rem}.ev blockquote,.passage{margin:.2rem 0;padding:.3rem .6rem;\
+background:var(--panel);border-radius:3px;white-space:pre-line}
 article.psg{margin:.8rem 0}
 pre{white-space:pre-wrap;background:var(--panel);padding:.5rem;border-radius:3px}
 @media print{.text{border:0;padding:0}.text .s,.text .n,.text .i{background:none}

@@ -114,7 +114,8 @@ def csp(script: str = "") -> str:
 BASE_CSS = """
 :root{--fg:#1b1d22;--muted:#5d6270;--line:#d9dce3;--bg:#fff;--panel:#f4f5f8}
 *{box-sizing:border-box}
-html{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;color:var(--fg);background:var(--bg)}
+html{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;\
+color:var(--fg);background:var(--bg)}
 body{margin:0 auto;max-width:70rem;padding:1rem 1.25rem 3rem;overflow-wrap:anywhere}
 h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.15rem;margin:1.6rem 0 .5rem;border-bottom:1px solid var(--line)}
 a{color:#0b58a8}code,pre{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.9em}
@@ -124,7 +125,8 @@ th:first-child,td:first-child{text-align:left}th{background:var(--panel)}
 .muted{color:var(--muted)}.note{color:var(--muted);font-size:.88rem}
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.5rem 0}
 dl.kv dt{color:var(--muted)}dl.kv dd{margin:0}
-.flag{display:inline-block;border:1px solid var(--n);color:var(--n);border-radius:3px;padding:0 .4rem;margin:.1rem .3rem .1rem 0;font-size:.9rem}
+.flag{display:inline-block;border:1px solid var(--n);color:var(--n);border-radius:3px;\
+padding:0 .4rem;margin:.1rem .3rem .1rem 0;font-size:.9rem}
 .flag.ok{border-color:var(--line);color:var(--muted)}
 @media print{body{max-width:none;padding:0;font-size:11pt}a{color:inherit;text-decoration:none}
 h2{break-after:avoid}tr,li,figure{break-inside:avoid}.noprint{display:none}}

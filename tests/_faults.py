@@ -102,7 +102,9 @@ class FaultServer(LoopbackServer):
             if mode == "500":
                 return h.send_body(500, "text/plain", b"internal error")
             if mode == "429":
-                return h.send_body(429, "application/json", b'{"error": "slow down"}', {"Retry-After": self.retry_after})
+                return h.send_body(
+                    429, "application/json", b'{"error": "slow down"}', {"Retry-After": self.retry_after}
+                )
             if mode == "stall-headers":
                 while self._wait(self.tick):
                     pass

@@ -41,9 +41,16 @@ def labelled_session(sid: str, lang: str, n: int, shift: float, seed: int = 0,
     for r in shifted_rows(lang, n, shift, seed):
         sent = f"Fact {r.key[1]} of {sid}. "
         conf = r.p if r.label == "S" else 1 - r.p
-        facts.append(Fact(id=r.key[1], text=sent.strip(), sentence=len(facts), span=(len(text), len(text) + len(sent) - 1),
-                          auto=Verdict(r.label, round(conf, 4), verifier, ["e1"], f"p(supported)={r.p:.2f}"),
-                          human=HumanLabel(r.human)))
+        facts.append(
+            Fact(
+                id=r.key[1],
+                text=sent.strip(),
+                sentence=len(facts),
+                span=(len(text), len(text) + len(sent) - 1),
+                auto=Verdict(r.label, round(conf, 4), verifier, ["e1"], f"p(supported)={r.p:.2f}"),
+                human=HumanLabel(r.human),
+            )
+        )
         text += sent
     return Session(language=lang, entity=Entity("Ada Lovelace"), id=sid, text=text, facts=facts,
                    evidence=[Evidence(id="e1", source="wikipedia", lang=lang, title="Ada", text="Ada.")])
@@ -212,8 +219,12 @@ def _store_with(*sessions: Session) -> None:
 
 
 def test_mfact_learn_prints_the_table_writes_a_version_and_resets(capsys, mfact_home):
-    _store_with(labelled_session("a", "en", 200, 2.5), labelled_session("b", "tr", 200, 0.0, seed=1),
-                labelled_session("c", "es", 4, 0.0, seed=2), labelled_session("d", "en", 50, 2.5, seed=3, verifier="lite/1"))
+    _store_with(
+        labelled_session("a", "en", 200, 2.5),
+        labelled_session("b", "tr", 200, 0.0, seed=1),
+        labelled_session("c", "es", 4, 0.0, seed=2),
+        labelled_session("d", "en", 50, 2.5, seed=3, verifier="lite/1"),
+    )
     assert main(["learn"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"404 labels of the offline verifier's verdicts (version {CURRENT.split('/')[1]})")

@@ -94,7 +94,9 @@ def test_the_key_s_choice_is_label_order_over_the_session_s_facts():
         f.human = "NS"
     assert got == expected and len(got) == 40
     # IR verdicts carry no p(supported): never asked
-    assert next_uncertain([Fact(id="x", text="x", sentence=0, span=(0, 1), auto=Verdict("IR", 0.9, "o", [], ""))]) is None
+    assert (
+        next_uncertain([Fact(id="x", text="x", sentence=0, span=(0, 1), auto=Verdict("IR", 0.9, "o", [], ""))]) is None
+    )
 
 
 @pytest.fixture(scope="module")

@@ -19,12 +19,21 @@ _spec.loader.exec_module(M)
 
 
 def _ex(kind: str, spans, lang="en", ev_lang="en") -> dd.Example:
-    return dd.Example("Marie Curie was born in Warsaw.", spans, ["Marie Curie was born in Warsaw."], kind, lang, ev_lang)
+    return dd.Example(
+        "Marie Curie was born in Warsaw.", spans, ["Marie Curie was born in Warsaw."], kind, lang, ev_lang
+    )
 
 
 def test_an_error_is_caught_unless_judged_s_and_a_supported_sentence_only_when_s():
-    exs = [_ex("entity", [(24, 30)]), _ex("invented", [(0, 31)]), _ex("relation", [(17, 21)]),
-           _ex("kept", []), _ex("kept", []), _ex("xnli-p", [], "en", "fr"), _ex("xnli-p-entity", [(24, 30)], "en", "fr")]
+    exs = [
+        _ex("entity", [(24, 30)]),
+        _ex("invented", [(0, 31)]),
+        _ex("relation", [(17, 21)]),
+        _ex("kept", []),
+        _ex("kept", []),
+        _ex("xnli-p", [], "en", "fr"),
+        _ex("xnli-p-entity", [(24, 30)], "en", "fr"),
+    ]
     vs = [Verdict("NS", 0.9, "t", [], "", marks=[(24, 30)]), Verdict("IR", 0.9, "t", [], ""),
           Verdict("S", 0.6, "t", [], ""), Verdict("S", 0.9, "t", [], ""), Verdict("NS", 0.7, "t", [], ""),
           Verdict("S", 0.8, "t", [], ""), Verdict("S", 0.8, "t", [], "")]
@@ -45,7 +54,9 @@ def test_the_bench_runs_the_verifier_over_the_dev_set(tmp_path, capsys):
             for title, text in list(bundled_leads()["en"].items())[:20]]
     path = tmp_path / "articles.pkl"
     path.write_bytes(pickle.dumps((arts, {})))
-    assert M.main(["--articles", str(path), "--per-lang", "14", "--extra", "0", "--xnli", "0", "--verifiers", "lite"]) == 0
+    assert (
+        M.main(["--articles", str(path), "--per-lang", "14", "--extra", "0", "--xnli", "0", "--verifiers", "lite"]) == 0
+    )
     out = capsys.readouterr().out
     assert "| kept (judged S) |" in out and "| invented (caught) |" in out
     last = out.strip().splitlines()[-1]

@@ -73,7 +73,9 @@ def test_a_page_is_matched_by_its_canonical_url_whatever_its_spelling():
     moved = '<script>RLCONF={"wgRedirectedFrom":"FK_Astana-1964","wgX":1};</script>'
     assert B.page_keys("https://fr.wikipedia.org/wiki/FK_Jenis", moved) == [
         "fr.wikipedia.org/wiki/fk_jenis", "fr.wikipedia.org/wiki/fk_astana-1964"]
-    assert B.page_keys("https://fr.wikipedia.org/wiki/FK_Jenis", "<p>not moved</p>") == ["fr.wikipedia.org/wiki/fk_jenis"]
+    assert B.page_keys("https://fr.wikipedia.org/wiki/FK_Jenis", "<p>not moved</p>") == [
+        "fr.wikipedia.org/wiki/fk_jenis"
+    ]
     enc = B._norm_url("https://de.m.wikipedia.org/wiki/Cilleruelo_de_San_Mam%C3%A9s")
     assert enc == B._norm_url("http://de.wikipedia.org/wiki/Cilleruelo de San Mamés/")
     assert enc != B._norm_url("https://de.wikipedia.org/wiki/Cilleruelo_de_Bezana")
@@ -188,7 +190,9 @@ def test_the_tuning_sample_and_per_lang_are_fixed_and_disjoint_from_the_reported
 def test_bootstrap_intervals_and_paired_differences():
     answers = {"de": [_answer(i) for i in range(6)], "fi": [_answer(i, "fi") for i in range(6)]}
     exact = B.SettingRun("context", {a.id: [(5, 9, 0.9)] for rows in answers.values() for a in rows})
-    half = B.SettingRun("pages", {a.id: [(5, 9, 0.9)] for rows in answers.values() for k, a in enumerate(rows) if k % 2})
+    half = B.SettingRun(
+        "pages", {a.id: [(5, 9, 0.9)] for rows in answers.values() for k, a in enumerate(rows) if k % 2}
+    )
     lines = B.intervals(answers, {"context": exact, "pages": half}, resamples=200)
     # exact marks: IoU 1.0 on every draw; marking all of "eins zwei drei" scores 4/14 on each answer
     assert lines[0].startswith("context: mfact mean IoU 95% interval 1.000 .. 1.000; mfact minus mark-all "

@@ -150,41 +150,133 @@ def test_spans_of_one_sentence_do_not_overlap_and_stay_inside_it():
 
 # "born on 7 November 1867 in Warsaw" and "a physicist and chemist" in every language mfact offers
 BORN = {
-    "en": ("Marie Curie", "Marie Curie was born on 7 November 1867 in Warsaw.", "Marie Curie was a physicist and chemist."),
-    "es": ("Marie Curie", "Marie Curie nació el 7 de noviembre de 1867 en Varsovia.", "Marie Curie fue física y química."),
-    "fr": ("Marie Curie", "Marie Curie est née le 7 novembre 1867 à Varsovie.", "Marie Curie était physicienne et chimiste."),
-    "de": ("Marie Curie", "Marie Curie wurde am 7. November 1867 in Warschau geboren.", "Marie Curie war Physikerin und Chemikerin."),
-    "it": ("Marie Curie", "Marie Curie è nata il 7 novembre 1867 a Varsavia.", "Marie Curie è stata una fisica e chimica."),
-    "pt": ("Marie Curie", "Marie Curie nasceu em 7 de novembro de 1867 em Varsóvia.", "Marie Curie foi física e química."),
+    "en": (
+        "Marie Curie",
+        "Marie Curie was born on 7 November 1867 in Warsaw.",
+        "Marie Curie was a physicist and chemist.",
+    ),
+    "es": (
+        "Marie Curie",
+        "Marie Curie nació el 7 de noviembre de 1867 en Varsovia.",
+        "Marie Curie fue física y química.",
+    ),
+    "fr": (
+        "Marie Curie",
+        "Marie Curie est née le 7 novembre 1867 à Varsovie.",
+        "Marie Curie était physicienne et chimiste.",
+    ),
+    "de": (
+        "Marie Curie",
+        "Marie Curie wurde am 7. November 1867 in Warschau geboren.",
+        "Marie Curie war Physikerin und Chemikerin.",
+    ),
+    "it": (
+        "Marie Curie",
+        "Marie Curie è nata il 7 novembre 1867 a Varsavia.",
+        "Marie Curie è stata una fisica e chimica.",
+    ),
+    "pt": (
+        "Marie Curie",
+        "Marie Curie nasceu em 7 de novembro de 1867 em Varsóvia.",
+        "Marie Curie foi física e química.",
+    ),
     "ru": ("Мария Кюри", "Мария Кюри родилась 7 ноября 1867 года в Варшаве.", "Мария Кюри была физиком и химиком."),
     "bg": ("Мария Кюри", "Мария Кюри е родена на 7 ноември 1867 г. във Варшава.", "Мария Кюри е физик и химик."),
-    "el": ("Μαρί Κιουρί", "Η Μαρί Κιουρί γεννήθηκε στις 7 Νοεμβρίου 1867 στη Βαρσοβία.", "Η Μαρί Κιουρί ήταν φυσικός και χημικός."),
+    "el": (
+        "Μαρί Κιουρί",
+        "Η Μαρί Κιουρί γεννήθηκε στις 7 Νοεμβρίου 1867 στη Βαρσοβία.",
+        "Η Μαρί Κιουρί ήταν φυσικός και χημικός.",
+    ),
     "tr": ("Marie Curie", "Marie Curie 7 Kasım 1867'de Varşova'da doğdu.", "Marie Curie fizikçi ve kimyagerdi."),
-    "id": ("Marie Curie", "Marie Curie lahir pada 7 November 1867 di Warsawa.", "Marie Curie adalah fisikawan dan kimiawan."),
-    "vi": ("Marie Curie", "Marie Curie sinh ngày 7 tháng 11 năm 1867 tại Warszawa.", "Marie Curie là nhà vật lý và nhà hóa học."),
-    "sw": ("Marie Curie", "Marie Curie alizaliwa tarehe 7 Novemba 1867 huko Warsaw.", "Marie Curie alikuwa mwanafizikia na mwanakemia."),
+    "id": (
+        "Marie Curie",
+        "Marie Curie lahir pada 7 November 1867 di Warsawa.",
+        "Marie Curie adalah fisikawan dan kimiawan.",
+    ),
+    "vi": (
+        "Marie Curie",
+        "Marie Curie sinh ngày 7 tháng 11 năm 1867 tại Warszawa.",
+        "Marie Curie là nhà vật lý và nhà hóa học.",
+    ),
+    "sw": (
+        "Marie Curie",
+        "Marie Curie alizaliwa tarehe 7 Novemba 1867 huko Warsaw.",
+        "Marie Curie alikuwa mwanafizikia na mwanakemia.",
+    ),
     "hi": ("मैरी क्यूरी", "मैरी क्यूरी का जन्म 7 नवंबर 1867 को वारसॉ में हुआ था।", "मैरी क्यूरी एक भौतिक विज्ञानी और रसायनज्ञ थीं।"),
     "bn": ("মেরি কুরি", "মেরি কুরি ১৮৬৭ সালের ৭ নভেম্বর ওয়ারশতে জন্মগ্রহণ করেন।", "মেরি কুরি একজন পদার্থবিজ্ঞানী ও রসায়নবিদ ছিলেন।"),
-    "ur": ("میری کیوری", "میری کیوری 7 نومبر 1867 کو وارسا میں پیدا ہوئیں۔", "میری کیوری ایک ماہر طبیعیات اور کیمیا دان تھیں۔"),
+    "ur": (
+        "میری کیوری",
+        "میری کیوری 7 نومبر 1867 کو وارسا میں پیدا ہوئیں۔",
+        "میری کیوری ایک ماہر طبیعیات اور کیمیا دان تھیں۔",
+    ),
     "fa": ("ماری کوری", "ماری کوری در ۷ نوامبر ۱۸۶۷ در ورشو به دنیا آمد.", "ماری کوری فیزیکدان و شیمیدان بود."),
     "ar": ("ماري كوري", "ولدت ماري كوري في 7 نوفمبر 1867 في وارسو.", None),
     "th": ("มารี กูรี", "มารี กูรี เกิดเมื่อวันที่ 7 พฤศจิกายน 1867 ที่วอร์ซอ", "มารี กูรี เป็นนักฟิสิกส์และนักเคมี"),
     "zh": ("居里夫人", "居里夫人1867年11月7日出生于华沙。", "居里夫人是物理学家和化学家。"),
-    "ja": ("マリ・キュリー", "マリ・キュリーは1867年11月7日にワルシャワで生まれた。", "マリ・キュリーは物理学者と化学者であった。"),
+    "ja": (
+        "マリ・キュリー",
+        "マリ・キュリーは1867年11月7日にワルシャワで生まれた。",
+        "マリ・キュリーは物理学者と化学者であった。",
+    ),
     "ko": ("마리 퀴리", "마리 퀴리는 1867년 11월 7일 바르샤바에서 태어났다.", "마리 퀴리는 물리학자와 화학자였다."),
-    "pl": ("Maria Skłodowska-Curie", "Maria Skłodowska-Curie urodziła się 7 listopada 1867 w Warszawie.", "Maria Skłodowska-Curie była fizyczką i chemiczką."),
-    "ca": ("Marie Curie", "Marie Curie va néixer el 7 de novembre de 1867 a Varsòvia.", "Marie Curie va ser física i química."),
-    "cs": ("Marie Curie", "Marie Curie se narodila 7. listopadu 1867 ve Varšavě.", "Marie Curie byla fyzička a chemička."),
+    "pl": (
+        "Maria Skłodowska-Curie",
+        "Maria Skłodowska-Curie urodziła się 7 listopada 1867 w Warszawie.",
+        "Maria Skłodowska-Curie była fizyczką i chemiczką.",
+    ),
+    "ca": (
+        "Marie Curie",
+        "Marie Curie va néixer el 7 de novembre de 1867 a Varsòvia.",
+        "Marie Curie va ser física i química.",
+    ),
+    "cs": (
+        "Marie Curie",
+        "Marie Curie se narodila 7. listopadu 1867 ve Varšavě.",
+        "Marie Curie byla fyzička a chemička.",
+    ),
     "fi": ("Marie Curie", "Marie Curie syntyi 7. marraskuuta 1867 Varsovassa.", "Marie Curie oli fyysikko ja kemisti."),
     "he": ("מארי קירי", "מארי קירי נולדה ב-7 בנובמבר 1867 בוורשה.", "מארי קירי הייתה פיזיקאית וכימאית."),
-    "hu": ("Marie Curie", "Marie Curie 1867. november 7-én született Varsóban.", "Marie Curie fizikus és kémikus volt."),
-    "ro": ("Marie Curie", "Marie Curie s-a născut pe 7 noiembrie 1867 la Varșovia.", "Marie Curie a fost fiziciană și chimistă."),
-    "sr": ("Марија Кири", "Марија Кири је рођена 7. новембра 1867. у Варшави.", "Марија Кири је била физичарка и хемичарка."),
-    "eu": ("Marie Curie", "Marie Curie 1867ko azaroaren 7an Varsovian jaio zen.", "Marie Curie fisikaria eta kimikaria izan zen."),
-    "eo": ("Marie Curie", "Marie Curie naskiĝis la 7-an de novembro 1867 en Varsovio.", "Marie Curie estis fizikistino kaj kemiistino."),
-    "la": ("Maria Curie", "Maria Curie die 7 Novembris 1867 Varsoviae nata est.", "Maria Curie physica et chemica fuit."),
-    "lt": ("Marija Kiuri", "Marija Kiuri gimė 1867 m. lapkričio 7 d. Varšuvoje.", "Marija Kiuri buvo fizikė ir chemikė."),
-    "ms": ("Marie Curie", "Marie Curie dilahirkan pada 7 November 1867 di Warsaw.", "Marie Curie ialah ahli fizik dan ahli kimia."),
+    "hu": (
+        "Marie Curie",
+        "Marie Curie 1867. november 7-én született Varsóban.",
+        "Marie Curie fizikus és kémikus volt.",
+    ),
+    "ro": (
+        "Marie Curie",
+        "Marie Curie s-a născut pe 7 noiembrie 1867 la Varșovia.",
+        "Marie Curie a fost fiziciană și chimistă.",
+    ),
+    "sr": (
+        "Марија Кири",
+        "Марија Кири је рођена 7. новембра 1867. у Варшави.",
+        "Марија Кири је била физичарка и хемичарка.",
+    ),
+    "eu": (
+        "Marie Curie",
+        "Marie Curie 1867ko azaroaren 7an Varsovian jaio zen.",
+        "Marie Curie fisikaria eta kimikaria izan zen.",
+    ),
+    "eo": (
+        "Marie Curie",
+        "Marie Curie naskiĝis la 7-an de novembro 1867 en Varsovio.",
+        "Marie Curie estis fizikistino kaj kemiistino.",
+    ),
+    "la": (
+        "Maria Curie",
+        "Maria Curie die 7 Novembris 1867 Varsoviae nata est.",
+        "Maria Curie physica et chemica fuit.",
+    ),
+    "lt": (
+        "Marija Kiuri",
+        "Marija Kiuri gimė 1867 m. lapkričio 7 d. Varšuvoje.",
+        "Marija Kiuri buvo fizikė ir chemikė.",
+    ),
+    "ms": (
+        "Marie Curie",
+        "Marie Curie dilahirkan pada 7 November 1867 di Warsaw.",
+        "Marie Curie ialah ahli fizik dan ahli kimia.",
+    ),
     "yue": ("居里夫人", "居里夫人1867年11月7日喺華沙出世。", "居里夫人係物理學家同化學家。"),
     "sd": ("ميري ڪيوري", "ميري ڪيوري 7 نومبر 1867 تي وارسا ۾ پيدا ٿي.", "ميري ڪيوري هڪ فزڪس دان ۽ ڪيمسٽ هئي."),
 }
@@ -241,71 +333,163 @@ def test_other_languages(lang, entity, text, expected):
     assert [f.text for _s, f in extract(text, lang, entity)] == expected
 
 
-@pytest.mark.parametrize("lang,text,expected", [
+@pytest.mark.parametrize(
+    "lang,text,expected",
+    [
     # a clause that opens with an auxiliary: before, "est morte" read as a second place of "née"
-    ("fr", "Elle est née à Varsovie et est morte à Passy.", ["Elle est née à Varsovie", "Elle est morte à Passy"]),
-    ("fr", "Il est né à Lyon et a grandi à Marseille.", ["Il est né à Lyon", "Il a grandi à Marseille"]),
-    ("fr", "Marie Curie a étudié à la Sorbonne et a reçu le prix Nobel de physique en 1903.",
-     ["Marie Curie a étudié à la Sorbonne", "Marie Curie a reçu le prix Nobel de physique en 1903"]),
-    ("fr", "Elle s\u2019est mariée en 1895 et s\u2019est installée à Sceaux.",
-     ["Elle s\u2019est mariée en 1895", "Elle s\u2019est installée à Sceaux"]),
-    ("it", "È nato a Lione ed è morto a Parigi.", ["È nato a Lione", "è morto a Parigi"]),
-    ("it", "Ha studiato alla Sorbona e ha ricevuto il premio Nobel.", ["Ha studiato alla Sorbona", "ha ricevuto il premio Nobel"]),
-    ("ca", "Marie Curie va néixer a Varsòvia i va morir a Passy.",
-     ["Marie Curie va néixer a Varsòvia", "Marie Curie va morir a Passy"]),
-    ("ro", "Marie Curie s-a născut la Varșovia și a murit la Passy.",
-     ["Marie Curie s-a născut la Varșovia", "Marie Curie a murit la Passy"]),
+        ("fr", "Elle est née à Varsovie et est morte à Passy.", ["Elle est née à Varsovie", "Elle est morte à Passy"]),
+        ("fr", "Il est né à Lyon et a grandi à Marseille.", ["Il est né à Lyon", "Il a grandi à Marseille"]),
+        (
+            "fr",
+            "Marie Curie a étudié à la Sorbonne et a reçu le prix Nobel de physique en 1903.",
+            ["Marie Curie a étudié à la Sorbonne", "Marie Curie a reçu le prix Nobel de physique en 1903"],
+        ),
+        (
+            "fr",
+            "Elle s\u2019est mariée en 1895 et s\u2019est installée à Sceaux.",
+            ["Elle s\u2019est mariée en 1895", "Elle s\u2019est installée à Sceaux"],
+        ),
+        ("it", "È nato a Lione ed è morto a Parigi.", ["È nato a Lione", "è morto a Parigi"]),
+        (
+            "it",
+            "Ha studiato alla Sorbona e ha ricevuto il premio Nobel.",
+            ["Ha studiato alla Sorbona", "ha ricevuto il premio Nobel"],
+        ),
+        (
+            "ca",
+            "Marie Curie va néixer a Varsòvia i va morir a Passy.",
+            ["Marie Curie va néixer a Varsòvia", "Marie Curie va morir a Passy"],
+        ),
+        (
+            "ro",
+            "Marie Curie s-a născut la Varșovia și a murit la Passy.",
+            ["Marie Curie s-a născut la Varșovia", "Marie Curie a murit la Passy"],
+        ),
     # new coordinators, where a past-tense verb opens the clause
-    ("cs", "Marie Curie studovala v Paříži a získala Nobelovu cenu za fyziku.",
-     ["Marie Curie studovala v Paříži", "Marie Curie získala Nobelovu cenu za fyziku"]),
-    ("pl", "Maria Skłodowska-Curie studiowała w Paryżu i otrzymała Nagrodę Nobla.",
-     ["Maria Skłodowska-Curie studiowała w Paryżu", "Maria Skłodowska-Curie otrzymała Nagrodę Nobla"]),
-    ("lt", "Marie Curie gimė Varšuvoje ir mirė Passy mieste.", ["Marie Curie gimė Varšuvoje", "Marie Curie mirė Passy mieste"]),
-    ("fi", "Marie Curie syntyi Varsovassa ja kuoli Passyssa.", ["Marie Curie syntyi Varsovassa", "Marie Curie kuoli Passyssa"]),
-    ("eo", "Marie Curie naskiĝis en Varsovio kaj mortis en Passy.",
-     ["Marie Curie naskiĝis en Varsovio", "Marie Curie mortis en Passy"]),
-    ("sr", "Marija Kiri je rođena u Varšavi i umrla je u Pasiju.",
-     ["Marija Kiri je rođena u Varšavi", "Marija Kiri umrla je u Pasiju"]),
-    ("ms", "Marie Curie dilahirkan di Warsaw dan meninggal dunia di Passy.",
-     ["Marie Curie dilahirkan di Warsaw", "Marie Curie meninggal dunia di Passy"]),
+        (
+            "cs",
+            "Marie Curie studovala v Paříži a získala Nobelovu cenu za fyziku.",
+            ["Marie Curie studovala v Paříži", "Marie Curie získala Nobelovu cenu za fyziku"],
+        ),
+        (
+            "pl",
+            "Maria Skłodowska-Curie studiowała w Paryżu i otrzymała Nagrodę Nobla.",
+            ["Maria Skłodowska-Curie studiowała w Paryżu", "Maria Skłodowska-Curie otrzymała Nagrodę Nobla"],
+        ),
+        (
+            "lt",
+            "Marie Curie gimė Varšuvoje ir mirė Passy mieste.",
+            ["Marie Curie gimė Varšuvoje", "Marie Curie mirė Passy mieste"],
+        ),
+        (
+            "fi",
+            "Marie Curie syntyi Varsovassa ja kuoli Passyssa.",
+            ["Marie Curie syntyi Varsovassa", "Marie Curie kuoli Passyssa"],
+        ),
+        (
+            "eo",
+            "Marie Curie naskiĝis en Varsovio kaj mortis en Passy.",
+            ["Marie Curie naskiĝis en Varsovio", "Marie Curie mortis en Passy"],
+        ),
+        (
+            "sr",
+            "Marija Kiri je rođena u Varšavi i umrla je u Pasiju.",
+            ["Marija Kiri je rođena u Varšavi", "Marija Kiri umrla je u Pasiju"],
+        ),
+        (
+            "ms",
+            "Marie Curie dilahirkan di Warsaw dan meninggal dunia di Passy.",
+            ["Marie Curie dilahirkan di Warsaw", "Marie Curie meninggal dunia di Passy"],
+        ),
     # ... and where a noun phrase follows the coordinator, one fact (in these languages a list is read
     # only after a copula, "byla fyzička a chemička": test_list_split_in_every_language)
-    ("cs", "Marie Curie studovala fyziku a chemii na Sorbonně.", ["Marie Curie studovala fyziku a chemii na Sorbonně"]),
-    ("pl", "Maria Curie studiowała fizykę i chemię na Sorbonie.", ["Maria Curie studiowała fizykę i chemię na Sorbonie"]),
-    ("ro", "Marie Curie a studiat fizica și chimia la Paris.", ["Marie Curie a studiat fizica și chimia la Paris"]),
-    ("fi", "Marie Curie työskenteli Pierre Curien ja Henri Becquerelin kanssa.",
-     ["Marie Curie työskenteli Pierre Curien ja Henri Becquerelin kanssa"]),
-    ("ca", "Marie Curie va estudiar física i química a París.", ["Marie Curie va estudiar física i química a París"]),
-    ("ca", "La medicació dona una alliberació sostinguda i no lineal de l'hormona.",
-     ["La medicació dona una alliberació sostinguda i no lineal de l'hormona"]),
-    ("ca", "Pierre Curie va estudiar a París i es va casar amb Marie el 1895.",
-     ["Pierre Curie va estudiar a París", "Pierre Curie es va casar amb Marie el 1895"]),
-    ("lt", "Mokykloje yra katedros: Ekonomikos ir verslo ekonomikos.", ["Mokykloje yra katedros: Ekonomikos ir verslo ekonomikos"]),
-    ("pl", "Zadaniem jest dostarczanie usług dla całego społeczeństwa, a nie jednostek.",
-     ["Zadaniem jest dostarczanie usług dla całego społeczeństwa, a nie jednostek"]),
-    ("ro", "Transformarea lui a fost surprinzătoare și o veritabilă revelație pentru critici.",
-     ["Transformarea lui a fost surprinzătoare și o veritabilă revelație pentru critici"]),
+        (
+            "cs",
+            "Marie Curie studovala fyziku a chemii na Sorbonně.",
+            ["Marie Curie studovala fyziku a chemii na Sorbonně"],
+        ),
+        (
+            "pl",
+            "Maria Curie studiowała fizykę i chemię na Sorbonie.",
+            ["Maria Curie studiowała fizykę i chemię na Sorbonie"],
+        ),
+        ("ro", "Marie Curie a studiat fizica și chimia la Paris.", ["Marie Curie a studiat fizica și chimia la Paris"]),
+        (
+            "fi",
+            "Marie Curie työskenteli Pierre Curien ja Henri Becquerelin kanssa.",
+            ["Marie Curie työskenteli Pierre Curien ja Henri Becquerelin kanssa"],
+        ),
+        (
+            "ca",
+            "Marie Curie va estudiar física i química a París.",
+            ["Marie Curie va estudiar física i química a París"],
+        ),
+        (
+            "ca",
+            "La medicació dona una alliberació sostinguda i no lineal de l'hormona.",
+            ["La medicació dona una alliberació sostinguda i no lineal de l'hormona"],
+        ),
+        (
+            "ca",
+            "Pierre Curie va estudiar a París i es va casar amb Marie el 1895.",
+            ["Pierre Curie va estudiar a París", "Pierre Curie es va casar amb Marie el 1895"],
+        ),
+        (
+            "lt",
+            "Mokykloje yra katedros: Ekonomikos ir verslo ekonomikos.",
+            ["Mokykloje yra katedros: Ekonomikos ir verslo ekonomikos"],
+        ),
+        (
+            "pl",
+            "Zadaniem jest dostarczanie usług dla całego społeczeństwa, a nie jednostek.",
+            ["Zadaniem jest dostarczanie usług dla całego społeczeństwa, a nie jednostek"],
+        ),
+        (
+            "ro",
+            "Transformarea lui a fost surprinzătoare și o veritabilă revelație pentru critici.",
+            ["Transformarea lui a fost surprinzătoare și o veritabilă revelație pentru critici"],
+        ),
     # no coordinator where a clause cannot be told from a noun phrase (verb-final Basque and Latin,
     # Hungarian's accusative -t like its past tense)
-    ("eu", "Kirol arbitrajeak kirol eta lehiaketa anitzetan arauak betearazten ditu.",
-     ["Kirol arbitrajeak kirol eta lehiaketa anitzetan arauak betearazten ditu"]),
-    ("hu", "A folyamat a befecskendező eltávolítását és az új befecskendező beszerelését foglalja magában.",
-     ["A folyamat a befecskendező eltávolítását és az új befecskendező beszerelését foglalja magában"]),
-    ("la", "Mythologia narrat Apollinem insulam invisere ut pacem et inspirationem poetis donet.",
-     ["Mythologia narrat Apollinem insulam invisere ut pacem et inspirationem poetis donet"]),
-    ("ms", "Rudyard Kipling adalah seorang penulis dan penyair Inggeris yang terkenal.",
-     ["Rudyard Kipling adalah seorang penulis dan penyair Inggeris yang terkenal"]),
+        (
+            "eu",
+            "Kirol arbitrajeak kirol eta lehiaketa anitzetan arauak betearazten ditu.",
+            ["Kirol arbitrajeak kirol eta lehiaketa anitzetan arauak betearazten ditu"],
+        ),
+        (
+            "hu",
+            "A folyamat a befecskendező eltávolítását és az új befecskendező beszerelését foglalja magában.",
+            ["A folyamat a befecskendező eltávolítását és az új befecskendező beszerelését foglalja magában"],
+        ),
+        (
+            "la",
+            "Mythologia narrat Apollinem insulam invisere ut pacem et inspirationem poetis donet.",
+            ["Mythologia narrat Apollinem insulam invisere ut pacem et inspirationem poetis donet"],
+        ),
+        (
+            "ms",
+            "Rudyard Kipling adalah seorang penulis dan penyair Inggeris yang terkenal.",
+            ["Rudyard Kipling adalah seorang penulis dan penyair Inggeris yang terkenal"],
+        ),
     # an article, or a verb, that other languages use as a pronoun is not a subject to carry
-    ("it", "Il locale è stato aperto nel 2008 e ha cambiato nome nel 2014.",
-     ["Il locale è stato aperto nel 2008", "ha cambiato nome nel 2014"]),
-    ("pt", "O Livorno foi fundado em 1915 e foi rebaixado sete vezes.", ["O Livorno foi fundado em 1915", "foi rebaixado sete vezes"]),
-    ("es", "Es un actor español y ganó un Óscar en 2001.", ["Es un actor español", "ganó un Óscar en 2001"]),
-    ("fr", "Il est né à Lyon et il a grandi à Marseille.", ["Il est né à Lyon", "il a grandi à Marseille"]),
+        (
+            "it",
+            "Il locale è stato aperto nel 2008 e ha cambiato nome nel 2014.",
+            ["Il locale è stato aperto nel 2008", "ha cambiato nome nel 2014"],
+        ),
+        (
+            "pt",
+            "O Livorno foi fundado em 1915 e foi rebaixado sete vezes.",
+            ["O Livorno foi fundado em 1915", "foi rebaixado sete vezes"],
+        ),
+        ("es", "Es un actor español y ganó un Óscar en 2001.", ["Es un actor español", "ganó un Óscar en 2001"]),
+        ("fr", "Il est né à Lyon et il a grandi à Marseille.", ["Il est né à Lyon", "il a grandi à Marseille"]),
     # a sentence that opens with its verb has no subject to carry ("Urodziła zmarła ..." before)
-    ("pl", "Urodziła się w Warszawie, a zmarła w Passy.", ["Urodziła się w Warszawie", "zmarła w Passy"]),
-    ("ru", "Родилась в Варшаве и умерла в Пасси.", ["Родилась в Варшаве", "умерла в Пасси"]),
-    ("el", "Γεννήθηκε στη Βαρσοβία και πέθανε στο Πασί.", ["Γεννήθηκε στη Βαρσοβία", "πέθανε στο Πασί"]),
-])
+        ("pl", "Urodziła się w Warszawie, a zmarła w Passy.", ["Urodziła się w Warszawie", "zmarła w Passy"]),
+        ("ru", "Родилась в Варшаве и умерла в Пасси.", ["Родилась в Варшаве", "умерла в Пасси"]),
+        ("el", "Γεννήθηκε στη Βαρσοβία και πέθανε στο Πασί.", ["Γεννήθηκε στη Βαρσοβία", "πέθανε στο Πασί"]),
+    ],
+)
 def test_coordinated_clauses_in_more_languages(lang, text, expected):
     assert [f.text for _s, f in extract(text, lang, "Marie Curie")] == expected
 
@@ -324,16 +508,26 @@ def test_a_preposition_repeated_in_a_list_is_not_doubled(lang, text, expected):
     assert spans[0] == expected[0] and all(not a.endswith(b) or a == b for a, b in zip(spans, spans[1:]))
 
 
-@pytest.mark.parametrize("lang,text,expected", [
+@pytest.mark.parametrize(
+    "lang,text,expected",
+    [
     # "as", not "such as": before, "Elle a travaillé" + "Elle a professeure à Paris"
-    ("fr", "Elle a travaillé comme professeure à Paris.", ["Elle a travaillé comme professeure à Paris"]),
-    ("it", "Ha lavorato come professore a Parigi.", ["Ha lavorato come professore a Parigi"]),
-    ("es", "Estudió física y trabajó como profesor en París.", ["Estudió física y trabajó como profesor en París"]),
+        ("fr", "Elle a travaillé comme professeure à Paris.", ["Elle a travaillé comme professeure à Paris"]),
+        ("it", "Ha lavorato come professore a Parigi.", ["Ha lavorato come professore a Parigi"]),
+        ("es", "Estudió física y trabajó como profesor en París.", ["Estudió física y trabajó como profesor en París"]),
     # with a comma before it, or a list after it, it is "such as"
-    ("fr", "Il a écrit plusieurs romans, comme Madame Bovary et Salammbô.",
-     ["Il a écrit plusieurs romans", "Il a écrit Madame Bovary", "Il a écrit Salammbô"]),
-    ("de", "Er spielte in Filmen wie Heat und Ronin.", ["Er spielte in Filmen", "Er spielte in Heat", "Er spielte in Ronin"]),
-])
+        (
+            "fr",
+            "Il a écrit plusieurs romans, comme Madame Bovary et Salammbô.",
+            ["Il a écrit plusieurs romans", "Il a écrit Madame Bovary", "Il a écrit Salammbô"],
+        ),
+        (
+            "de",
+            "Er spielte in Filmen wie Heat und Ronin.",
+            ["Er spielte in Filmen", "Er spielte in Heat", "Er spielte in Ronin"],
+        ),
+    ],
+)
 def test_as_is_not_such_as(lang, text, expected):
     assert [f.text for _s, f in extract(text, lang, "X")] == expected
 
@@ -346,30 +540,70 @@ def test_items_with_and_without_their_own_preposition():
     assert not any(" on in " in f or " on to " in f for f in facts), facts
 
 
-@pytest.mark.parametrize("lang,text,expected", [
+@pytest.mark.parametrize(
+    "lang,text,expected",
+    [
     # before: the participle was taken for the subject ("Born won two Nobel Prizes", "Née a reçu ...")
-    ("en", "Born in Warsaw, she studied in Paris and won two Nobel Prizes.",
-     ["she, Born in Warsaw", "she studied in Paris", "she won two Nobel Prizes"]),
-    ("en", "Known for her work on radioactivity, Marie Curie won two Nobel Prizes.",
-     ["Marie Curie, Known for her work on radioactivity", "Marie Curie won two Nobel Prizes"]),
-    ("fr", "Née à Varsovie, elle a étudié à Paris et a reçu deux prix Nobel.",
-     ["elle, Née à Varsovie", "elle a étudié à Paris", "elle a reçu deux prix Nobel"]),
-    ("es", "Nacida en Varsovia, Marie Curie estudió en París y ganó dos premios Nobel.",
-     ["Marie Curie, Nacida en Varsovia", "Marie Curie estudió en París", "Marie Curie ganó dos premios Nobel"]),
-    ("it", "Nata a Varsavia, Marie Curie ha studiato a Parigi e ha vinto due premi Nobel.",
-     ["Marie Curie, Nata a Varsavia", "Marie Curie ha studiato a Parigi", "Marie Curie ha vinto due premi Nobel"]),
+        (
+            "en",
+            "Born in Warsaw, she studied in Paris and won two Nobel Prizes.",
+            ["she, Born in Warsaw", "she studied in Paris", "she won two Nobel Prizes"],
+        ),
+        (
+            "en",
+            "Known for her work on radioactivity, Marie Curie won two Nobel Prizes.",
+            ["Marie Curie, Known for her work on radioactivity", "Marie Curie won two Nobel Prizes"],
+        ),
+        (
+            "fr",
+            "Née à Varsovie, elle a étudié à Paris et a reçu deux prix Nobel.",
+            ["elle, Née à Varsovie", "elle a étudié à Paris", "elle a reçu deux prix Nobel"],
+        ),
+        (
+            "es",
+            "Nacida en Varsovia, Marie Curie estudió en París y ganó dos premios Nobel.",
+            ["Marie Curie, Nacida en Varsovia", "Marie Curie estudió en París", "Marie Curie ganó dos premios Nobel"],
+        ),
+        (
+            "it",
+            "Nata a Varsavia, Marie Curie ha studiato a Parigi e ha vinto due premi Nobel.",
+            [
+                "Marie Curie, Nata a Varsavia",
+                "Marie Curie ha studiato a Parigi",
+                "Marie Curie ha vinto due premi Nobel",
+            ],
+        ),
     # German and Dutch put the verb before the subject: it stays in the clause, and the subject after
     # it is carried (rules 9 kept the sentence whole: "... gewann zwei Nobelpreise" had no subject)
-    ("de", "Geboren in Warschau, studierte Marie Curie in Paris und gewann zwei Nobelpreise.",
-     ["Marie Curie, Geboren in Warschau", "studierte Marie Curie in Paris", "Marie Curie gewann zwei Nobelpreise"]),
-    ("de", "In Warschau geboren, studierte sie Physik in Paris.", ["sie, In Warschau geboren", "studierte sie Physik in Paris"]),
-    ("nl", "Geboren in Warschau, studeerde Marie Curie in Parijs.",
-     ["Marie Curie, Geboren in Warschau", "studeerde Marie Curie in Parijs"]),
+        (
+            "de",
+            "Geboren in Warschau, studierte Marie Curie in Paris und gewann zwei Nobelpreise.",
+            [
+                "Marie Curie, Geboren in Warschau",
+                "studierte Marie Curie in Paris",
+                "Marie Curie gewann zwei Nobelpreise",
+            ],
+        ),
+        (
+            "de",
+            "In Warschau geboren, studierte sie Physik in Paris.",
+            ["sie, In Warschau geboren", "studierte sie Physik in Paris"],
+        ),
+        (
+            "nl",
+            "Geboren in Warschau, studeerde Marie Curie in Parijs.",
+            ["Marie Curie, Geboren in Warschau", "studeerde Marie Curie in Parijs"],
+        ),
     # a clause before the comma is not a participle phrase: the sentence is one fact, as before
-    ("de", "Als sie 1891 nach Paris zog, studierte sie Physik.", ["Als sie 1891 nach Paris zog, studierte sie Physik"]),
+        (
+            "de",
+            "Als sie 1891 nach Paris zog, studierte sie Physik.",
+            ["Als sie 1891 nach Paris zog, studierte sie Physik"],
+        ),
     # an opening phrase with a date and no participle stays as it was: the date goes last
-    ("en", "In 1891, Marie Curie moved to Paris.", ["Marie Curie moved to Paris In 1891"]),
-])
+        ("en", "In 1891, Marie Curie moved to Paris.", ["Marie Curie moved to Paris In 1891"]),
+    ],
+)
 def test_an_opening_participle_phrase_is_a_fact_about_the_subject_after_it(lang, text, expected):
     facts = [f for _s, f in extract(text, lang, "Marie Curie")]
     assert [f.text for f in facts] == expected
@@ -457,60 +691,103 @@ def test_a_romance_word_after_a_coordinator_opens_a_clause_only_if_it_looks_like
     assert [f.text for _s, f in extract(text, lang, "X")] == expected
 
 
-@pytest.mark.parametrize("lang,text,expected", [
+@pytest.mark.parametrize(
+    "lang,text,expected",
+    [
     # rules 10 left "于" behind when the date went ("她于出生于华沙") and took "去世" into the place
-    ("zh", "她于1867年出生于华沙。", ["她于1867年出生", "她出生于华沙"]),
-    ("zh", "她于1934年7月4日在法国去世。", ["她于1934年7月4日去世", "她在法国去世"]),
-    ("zh", "他于1920年在北京大学任教。", ["他于1920年任教", "他在北京大学任教"]),
+        ("zh", "她于1867年出生于华沙。", ["她于1867年出生", "她出生于华沙"]),
+        ("zh", "她于1934年7月4日在法国去世。", ["她于1934年7月4日去世", "她在法国去世"]),
+        ("zh", "他于1920年在北京大学任教。", ["他于1920年任教", "他在北京大学任教"]),
     # Turkish: two clauses each ending in a verb are two facts (before: "Varşova'da doğdu öldü", a list
     # of places sharing "öldü"), the subject carried past a name with a case ending
-    ("tr", "Marie Curie Varşova’da doğdu ve Paris’te öldü.", ["Marie Curie Varşova’da doğdu", "Marie Curie Paris’te öldü"]),
-    ("tr", "Marie Curie 1891 yılında Paris’e taşındı ve Sorbonne’da fizik okudu.",
-     ["Marie Curie 1891 yılında Paris’e taşındı", "Marie Curie Sorbonne’da fizik okudu"]),
-    ("tr", "Fransa’da yaşadı ve orada öldü.", ["Fransa’da yaşadı", "orada öldü"]),
+        (
+            "tr",
+            "Marie Curie Varşova’da doğdu ve Paris’te öldü.",
+            ["Marie Curie Varşova’da doğdu", "Marie Curie Paris’te öldü"],
+        ),
+        (
+            "tr",
+            "Marie Curie 1891 yılında Paris’e taşındı ve Sorbonne’da fizik okudu.",
+            ["Marie Curie 1891 yılında Paris’e taşındı", "Marie Curie Sorbonne’da fizik okudu"],
+        ),
+        ("tr", "Fransa’da yaşadı ve orada öldü.", ["Fransa’da yaşadı", "orada öldü"]),
     # ... but nouns joined by "ve" share their verb, as before ("ordu", the army, is no verb)
-    ("tr", "Fizik ve kimya okudu.", ["Fizik ve kimya okudu"]),
-    ("tr", "Osmanlı İmparatorluğu’nun büyük ordu ve donanması yenildi.",
-     ["Osmanlı İmparatorluğu’nun büyük ordu yenildi", "Osmanlı İmparatorluğu’nun donanması yenildi"]),
-])
+        ("tr", "Fizik ve kimya okudu.", ["Fizik ve kimya okudu"]),
+        (
+            "tr",
+            "Osmanlı İmparatorluğu’nun büyük ordu ve donanması yenildi.",
+            ["Osmanlı İmparatorluğu’nun büyük ordu yenildi", "Osmanlı İmparatorluğu’nun donanması yenildi"],
+        ),
+    ],
+)
 def test_chinese_dates_and_places_and_turkish_clauses(lang, text, expected):
     assert [f.text for _s, f in extract(text, lang, "Marie Curie")] == expected
 
 
-@pytest.mark.parametrize("text,expected", [
+@pytest.mark.parametrize(
+    "text,expected",
+    [
     # rules 13 cut after "ise" and gave "Yazlar sıcak ve yağışlıdır" (summers are rainy: the text says
     # winters) and "Yazlar kışlar ise ılık"; the clause opens at the topic before "ise"
-    ("Yazlar sıcak ve nemlidir, kışlar ise ılık ve yağışlıdır.",
-     ["Yazlar sıcak", "Yazlar nemlidir", "kışlar ise ılık", "kışlar ise yağışlıdır"]),
+        (
+            "Yazlar sıcak ve nemlidir, kışlar ise ılık ve yağışlıdır.",
+            ["Yazlar sıcak", "Yazlar nemlidir", "kışlar ise ılık", "kışlar ise yağışlıdır"],
+        ),
     # the topic is the clause's subject (nothing carried) ...
-    ("Marie Curie fizikçiydi, kocası ise kimyagerdi.", ["Marie Curie fizikçiydi", "kocası ise kimyagerdi"]),
-    ("Marie Curie Varşova'da doğdu, Pierre Curie ise Paris'te doğdu.",
-     ["Marie Curie Varşova'da doğdu", "Pierre Curie ise Paris'te doğdu"]),
-    ("Babası öğretmendi annesi ise piyanist ve yazardı.", ["Babası öğretmendi", "annesi ise piyanist", "annesi ise yazardı"]),
+        ("Marie Curie fizikçiydi, kocası ise kimyagerdi.", ["Marie Curie fizikçiydi", "kocası ise kimyagerdi"]),
+        (
+            "Marie Curie Varşova'da doğdu, Pierre Curie ise Paris'te doğdu.",
+            ["Marie Curie Varşova'da doğdu", "Pierre Curie ise Paris'te doğdu"],
+        ),
+        (
+            "Babası öğretmendi annesi ise piyanist ve yazardı.",
+            ["Babası öğretmendi", "annesi ise piyanist", "annesi ise yazardı"],
+        ),
     # ... unless it is a place: then the subject goes on
-    ("İlin doğusunda Kastamonu, kuzeyinde ise Karadeniz bulunur.",
-     ["İlin doğusunda Kastamonu", "İlin kuzeyinde ise Karadeniz bulunur"]),
-])
+        (
+            "İlin doğusunda Kastamonu, kuzeyinde ise Karadeniz bulunur.",
+            ["İlin doğusunda Kastamonu", "İlin kuzeyinde ise Karadeniz bulunur"],
+        ),
+    ],
+)
 def test_turkish_topic_clauses_with_ise(text, expected):
     assert [f.text for _s, f in extract(text, "tr", "Marie Curie")] == expected
 
 
-@pytest.mark.parametrize("text,expected", [
+@pytest.mark.parametrize(
+    "text,expected",
+    [
     # Turkish puts the verb last: a "ve" whose left side ends in no verb joins noun phrases or
     # subordinate clauses. Rules 14 cut there and gave "İstifa yasama yürütme" and "yargı arasındaki ..."
-    ("Rusya'nın yasama, yürütme ve yargı arasındaki güç dengesinin değişeceğini belirtti.",
-     ["Rusya'nın yasama, yürütme ve yargı arasındaki güç dengesinin değişeceğini belirtti"]),
-    ("Grubun müziği metal, folk, hard rock ve klasik müzik gibi tarzlardan ilham alır.",
-     ["Grubun müziği metal ilham alır", "Grubun folk ilham alır", "Grubun hard rock ilham alır",
-      "Grubun klasik müzik gibi tarzlardan ilham alır"]),
+        (
+            "Rusya'nın yasama, yürütme ve yargı arasındaki güç dengesinin değişeceğini belirtti.",
+            ["Rusya'nın yasama, yürütme ve yargı arasındaki güç dengesinin değişeceğini belirtti"],
+        ),
+        (
+            "Grubun müziği metal, folk, hard rock ve klasik müzik gibi tarzlardan ilham alır.",
+            [
+                "Grubun müziği metal ilham alır",
+                "Grubun folk ilham alır",
+                "Grubun hard rock ilham alır",
+                "Grubun klasik müzik gibi tarzlardan ilham alır",
+            ],
+        ),
     # ... clauses that end in a verb the shapes know are still two facts: short stems, the aorist
     # passive, a copula after a name's apostrophe
-    ("Marie Curie teklifi kabul etti ve Paris'e döndü.", ["Marie Curie teklifi kabul etti", "Marie Curie Paris'e döndü"]),
-    ("Marie Curie sık sık anılır ve hayatı filmlere konu olur.",
-     ["Marie Curie sık sık anılır", "Marie Curie hayatı filmlere konu olur"]),
-    ("En kararlı izotopu 262Lr'dir ve yarılanma süresi yaklaşık 4 saattir.",
-     ["En kararlı izotopu 262Lr'dir", "yarılanma süresi yaklaşık 4 saattir"]),
-])
+        (
+            "Marie Curie teklifi kabul etti ve Paris'e döndü.",
+            ["Marie Curie teklifi kabul etti", "Marie Curie Paris'e döndü"],
+        ),
+        (
+            "Marie Curie sık sık anılır ve hayatı filmlere konu olur.",
+            ["Marie Curie sık sık anılır", "Marie Curie hayatı filmlere konu olur"],
+        ),
+        (
+            "En kararlı izotopu 262Lr'dir ve yarılanma süresi yaklaşık 4 saattir.",
+            ["En kararlı izotopu 262Lr'dir", "yarılanma süresi yaklaşık 4 saattir"],
+        ),
+    ],
+)
 def test_turkish_ve_needs_a_verb_on_its_left(text, expected):
     assert [f.text for _s, f in extract(text, "tr", "Marie Curie")] == expected
 
@@ -530,35 +807,82 @@ def test_turkish_clause_ending_in_a_titles_copula(text, expected):
     assert [f.text for _s, f in extract(text, "tr", "Alexander Van der Bellen")] == expected
 
 
-@pytest.mark.parametrize("lang,entity,text,expected", [
+@pytest.mark.parametrize(
+    "lang,entity,text,expected",
+    [
     # German: "und" before a preposition with no verb after it shares the verb before it (rules 14 gave
     # "Seit seit 1996 Mitglied der ..."); "und" before a date and a verb opens a clause (rules 14 gave
     # "Von 1991 bis 1996 war er 1997/98 erhielt er ein Guggenheim-Stipendium")
-    ("de", "Sergiu Klainerman",
-     "Seit 2005 ist er Mitglied der National Academy of Sciences und seit 1996 Mitglied der American Academy of Arts &"
-     " Sciences.",
-     ["Seit 2005 ist er Mitglied der National Academy of Sciences und seit 1996 Mitglied der American Academy of Arts & "
-      "Sciences"]),
-    ("de", "Sergiu Klainerman", "Von 1991 bis 1996 war er MacArthur Fellow, und 1997/98 erhielt er ein Guggenheim-Stipendium.",
-     ["Von 1991 bis 1996 war er MacArthur Fellow", "1997/98 erhielt er ein Guggenheim-Stipendium"]),
-    ("de", "Albert Einstein", "Er wurde in Ulm geboren und starb 1955 in Princeton.",
-     ["Er wurde in Ulm geboren", "Er starb 1955 in Princeton"]),
+        (
+            "de",
+            "Sergiu Klainerman",
+            "Seit 2005 ist er Mitglied der National Academy of Sciences und seit 1996 Mitglied der"
+            " American Academy of Arts & Sciences.",
+            [
+                "Seit 2005 ist er Mitglied der National Academy of Sciences und seit 1996 Mitglied der"
+                " American Academy of Arts & Sciences"
+            ],
+        ),
+        (
+            "de",
+            "Sergiu Klainerman",
+            "Von 1991 bis 1996 war er MacArthur Fellow, und 1997/98 erhielt er ein Guggenheim-Stipendium.",
+            ["Von 1991 bis 1996 war er MacArthur Fellow", "1997/98 erhielt er ein Guggenheim-Stipendium"],
+        ),
+        (
+            "de",
+            "Albert Einstein",
+            "Er wurde in Ulm geboren und starb 1955 in Princeton.",
+            ["Er wurde in Ulm geboren", "Er starb 1955 in Princeton"],
+        ),
     # a German relative clause ends in its verb: ", die höchste Auszeichnung der Mathematik" is an
     # apposition (rules 14: "die Fields-Medaille verliehen höchste Auszeichnung der Mathematik")
-    ("de", "Sergiu Klainerman", "Außerdem wurde ihm 2010 die Fields-Medaille verliehen, die höchste Auszeichnung der Mathematik.",
-     ["Außerdem wurde ihm 2010 die Fields-Medaille verliehen, die höchste Auszeichnung der Mathematik"]),
+        (
+            "de",
+            "Sergiu Klainerman",
+            "Außerdem wurde ihm 2010 die Fields-Medaille verliehen, die höchste Auszeichnung der Mathematik.",
+            ["Außerdem wurde ihm 2010 die Fields-Medaille verliehen, die höchste Auszeichnung der Mathematik"],
+        ),
     # an example between commas before the predicate: the clause without it, and the example with the
     # predicate (rules 14: "Seine Keyboardsoli", "Seine das Klavierintro ...", "Seine prägten ...")
-    ("de", "Tony Banks", "Seine Keyboardsoli, wie das Klavierintro von Firth of Fifth, prägten den Sound der Band.",
-     ["Seine Keyboardsoli prägten den Sound der Band", "das Klavierintro von Firth of Fifth prägten den Sound der Band"]),
-    ("en", "Tony Banks", "His keyboard solos, such as the piano intro of Firth of Fifth, shaped the sound of the band.",
-     ["His keyboard solos shaped the sound of the band", "the piano intro of Firth of Fifth shaped the sound of the band"]),
-    ("fr", "Tony Banks", "Ses solos, comme l'introduction de Firth of Fifth, ont marqué le son du groupe.",
-     ["Ses solos ont marqué le son du groupe", "l'introduction de Firth of Fifth ont marqué le son du groupe"]),
+        (
+            "de",
+            "Tony Banks",
+            "Seine Keyboardsoli, wie das Klavierintro von Firth of Fifth, prägten den Sound der Band.",
+            [
+                "Seine Keyboardsoli prägten den Sound der Band",
+                "das Klavierintro von Firth of Fifth prägten den Sound der Band",
+            ],
+        ),
+        (
+            "en",
+            "Tony Banks",
+            "His keyboard solos, such as the piano intro of Firth of Fifth, shaped the sound of the band.",
+            [
+                "His keyboard solos shaped the sound of the band",
+                "the piano intro of Firth of Fifth shaped the sound of the band",
+            ],
+        ),
+        (
+            "fr",
+            "Tony Banks",
+            "Ses solos, comme l'introduction de Firth of Fifth, ont marqué le son du groupe.",
+            ["Ses solos ont marqué le son du groupe", "l'introduction de Firth of Fifth ont marqué le son du groupe"],
+        ),
     # ... not a clause with its verb before the example, nor a list of examples
-    ("en", "Marie Curie", "She studied several subjects, such as physics and chemistry, at the Sorbonne.",
-     ["She studied several subjects", "She studied physics", "She studied chemistry", "She studied at the Sorbonne"]),
-])
+        (
+            "en",
+            "Marie Curie",
+            "She studied several subjects, such as physics and chemistry, at the Sorbonne.",
+            [
+                "She studied several subjects",
+                "She studied physics",
+                "She studied chemistry",
+                "She studied at the Sorbonne",
+            ],
+        ),
+    ],
+)
 def test_german_clauses_and_examples_between_commas(lang, entity, text, expected):
     assert [f.text for _s, f in extract(text, lang, entity)] == expected
 
@@ -590,14 +914,23 @@ def test_chinese_dates_that_open_a_clause_and_names_in_either_script(entity, tex
     assert [f.text for _s, f in extract(text, "zh", entity)] == expected
 
 
-@pytest.mark.parametrize("text,expected", [
+@pytest.mark.parametrize(
+    "text,expected",
+    [
     # "and" is a prefix: before, "ودرست الفيزياء في باريس" stayed inside both halves of the sentence
-    ("ولدت في وارسو عام 1867 ودرست الفيزياء في باريس.", ["ولدت في وارسو", "ولدت عام 1867", "درست الفيزياء في باريس"]),
-    ("انتقل إلى باريس عام 1891 وتزوج من بيير كوري عام 1895.", ["انتقل إلى باريس عام 1891", "تزوج من بيير كوري عام 1895"]),
+        (
+            "ولدت في وارسو عام 1867 ودرست الفيزياء في باريس.",
+            ["ولدت في وارسو", "ولدت عام 1867", "درست الفيزياء في باريس"],
+        ),
+        (
+            "انتقل إلى باريس عام 1891 وتزوج من بيير كوري عام 1895.",
+            ["انتقل إلى باريس عام 1891", "تزوج من بيير كوري عام 1895"],
+        ),
     # nouns after the prefix stay: "and chemistry", "and a sister"
-    ("ماري كوري عالمة فيزياء وكيمياء بولندية فرنسية.", ["ماري كوري عالمة فيزياء وكيمياء بولندية فرنسية"]),
-    ("كانت لها بنت وأخت في وارسو.", ["كانت لها بنت وأخت في وارسو"]),
-])
+        ("ماري كوري عالمة فيزياء وكيمياء بولندية فرنسية.", ["ماري كوري عالمة فيزياء وكيمياء بولندية فرنسية"]),
+        ("كانت لها بنت وأخت في وارسو.", ["كانت لها بنت وأخت في وارسو"]),
+    ],
+)
 def test_arabic_clauses_joined_by_the_prefix_and(text, expected):
     assert [f.text for _s, f in extract(text, "ar", "ماري كوري")] == expected
 
@@ -632,42 +965,91 @@ def test_russian_and_german_adjectives_and_clauses(lang, text, expected):
 
 
 # Rules v19: the fifteen languages added for mFAVA, beyond the Marie Curie template above
-@pytest.mark.parametrize("lang,entity,text,expected", [
-    ("pl", "x", "Urodził się 3 maja 1920 w Krakowie.", ["Urodził się 3 maja 1920", "Urodził się w Krakowie"]),
-    ("pl", "x", "Bitwa odbyła się w 1643 roku w Kornwalii.", ["Bitwa odbyła się w 1643 roku", "Bitwa odbyła się w Kornwalii"]),
-    ("cs", "x", "Zemřel 4. července 1934 v Praze.", ["Zemřel 4. července 1934", "Zemřel v Praze"]),
-    ("fi", "x", "Hän kuoli 4. heinäkuuta 1934 Helsingissä.", ["Hän kuoli 4. heinäkuuta 1934", "Hän kuoli Helsingissä"]),
-    ("hu", "Petőfi Sándor", "Petőfi Sándor 1823. január 1-jén született Kiskőrösön.",
-     ["Petőfi Sándor 1823. január 1-jén született", "Petőfi Sándor született Kiskőrösön"]),
-    ("he", "x", "הוא נולד ב-1 במאי 1920 בחיפה.", ["הוא נולד ב-1 במאי 1920", "הוא נולד בחיפה"]),
-    ("lt", "x", "Jis mirė 1934 m. liepos 4 d. Vilniuje.", ["Jis mirė 1934 m. liepos 4 d", "Jis mirė Vilniuje"]),
-    ("sr", "x", "Rođen je 5. maja 1920. u Beogradu.", ["Rođen je 5. maja 1920", "Rođen je u Beogradu"]),
-    ("ro", "x", "A murit pe 4 iulie 1934 la București.", ["A murit pe 4 iulie 1934", "A murit la București"]),
-    ("ca", "x", "Va morir el 4 de juliol de 1934 a Barcelona.", ["Va morir el 4 de juliol de 1934", "Va morir a Barcelona"]),
-    ("eo", "x", "Li mortis la 4-an de julio 1934 en Parizo.", ["Li mortis la 4-an de julio 1934", "Li mortis en Parizo"]),
-    ("ms", "Rudyard Kipling", "Rudyard Kipling dilahirkan pada tahun 1865 di India.",
-     ["Rudyard Kipling dilahirkan pada tahun 1865", "Rudyard Kipling dilahirkan di India"]),
-    ("yue", "x", "最後佢哋喺1866年4月6號喺尼加拉瓜利昂結婚。", ["最後佢哋喺1866年4月6號結婚", "最後佢哋喺尼加拉瓜利昂結婚"]),
+@pytest.mark.parametrize(
+    "lang,entity,text,expected",
+    [
+        ("pl", "x", "Urodził się 3 maja 1920 w Krakowie.", ["Urodził się 3 maja 1920", "Urodził się w Krakowie"]),
+        (
+            "pl",
+            "x",
+            "Bitwa odbyła się w 1643 roku w Kornwalii.",
+            ["Bitwa odbyła się w 1643 roku", "Bitwa odbyła się w Kornwalii"],
+        ),
+        ("cs", "x", "Zemřel 4. července 1934 v Praze.", ["Zemřel 4. července 1934", "Zemřel v Praze"]),
+        (
+            "fi",
+            "x",
+            "Hän kuoli 4. heinäkuuta 1934 Helsingissä.",
+            ["Hän kuoli 4. heinäkuuta 1934", "Hän kuoli Helsingissä"],
+        ),
+        (
+            "hu",
+            "Petőfi Sándor",
+            "Petőfi Sándor 1823. január 1-jén született Kiskőrösön.",
+            ["Petőfi Sándor 1823. január 1-jén született", "Petőfi Sándor született Kiskőrösön"],
+        ),
+        ("he", "x", "הוא נולד ב-1 במאי 1920 בחיפה.", ["הוא נולד ב-1 במאי 1920", "הוא נולד בחיפה"]),
+        ("lt", "x", "Jis mirė 1934 m. liepos 4 d. Vilniuje.", ["Jis mirė 1934 m. liepos 4 d", "Jis mirė Vilniuje"]),
+        ("sr", "x", "Rođen je 5. maja 1920. u Beogradu.", ["Rođen je 5. maja 1920", "Rođen je u Beogradu"]),
+        ("ro", "x", "A murit pe 4 iulie 1934 la București.", ["A murit pe 4 iulie 1934", "A murit la București"]),
+        (
+            "ca",
+            "x",
+            "Va morir el 4 de juliol de 1934 a Barcelona.",
+            ["Va morir el 4 de juliol de 1934", "Va morir a Barcelona"],
+        ),
+        (
+            "eo",
+            "x",
+            "Li mortis la 4-an de julio 1934 en Parizo.",
+            ["Li mortis la 4-an de julio 1934", "Li mortis en Parizo"],
+        ),
+        (
+            "ms",
+            "Rudyard Kipling",
+            "Rudyard Kipling dilahirkan pada tahun 1865 di India.",
+            ["Rudyard Kipling dilahirkan pada tahun 1865", "Rudyard Kipling dilahirkan di India"],
+        ),
+        (
+            "yue",
+            "x",
+            "最後佢哋喺1866年4月6號喺尼加拉瓜利昂結婚。",
+            ["最後佢哋喺1866年4月6號結婚", "最後佢哋喺尼加拉瓜利昂結婚"],
+        ),
     # lists: after a copula, one fact per item, in every one of these languages' shapes
-    ("he", "x", "הוא היה סופר ומשורר.", ["הוא היה סופר", "הוא היה משורר"]),
-    ("yue", "x", "佢係歌手同演員。", ["佢係歌手", "佢係演員"]),
-    ("la", "Cicero", "Cicero orator et philosophus fuit.", ["Cicero orator fuit", "Cicero philosophus fuit"]),
-    ("fi", "x", "Hän oli fyysikko ja kemisti.", ["Hän oli fyysikko", "Hän oli kemisti"]),
+        ("he", "x", "הוא היה סופר ומשורר.", ["הוא היה סופר", "הוא היה משורר"]),
+        ("yue", "x", "佢係歌手同演員。", ["佢係歌手", "佢係演員"]),
+        ("la", "Cicero", "Cicero orator et philosophus fuit.", ["Cicero orator fuit", "Cicero philosophus fuit"]),
+        ("fi", "x", "Hän oli fyysikko ja kemisti.", ["Hän oli fyysikko", "Hän oli kemisti"]),
     # a subject pronoun carried onto the next clause
-    ("fi", "x", "Hän opiskeli Pariisissa ja kuoli Passyssa.", ["Hän opiskeli Pariisissa", "Hän kuoli Passyssa"]),
-    ("cs", "x", "On studoval v Praze a zemřel ve Vídni.", ["On studoval v Praze", "On zemřel ve Vídni"]),
-    ("ro", "x", "Ea s-a născut la Iași și a murit la București.", ["Ea s-a născut la Iași", "Ea a murit la București"]),
+        ("fi", "x", "Hän opiskeli Pariisissa ja kuoli Passyssa.", ["Hän opiskeli Pariisissa", "Hän kuoli Passyssa"]),
+        ("cs", "x", "On studoval v Praze a zemřel ve Vídni.", ["On studoval v Praze", "On zemřel ve Vídni"]),
+        (
+            "ro",
+            "x",
+            "Ea s-a născut la Iași și a murit la București.",
+            ["Ea s-a născut la Iași", "Ea a murit la București"],
+        ),
     # ... and what stays whole: a number that is no year, "同" as "with", a foreign "w" written "וו", a
     # Basque clause that does not end in a copula, a list holding a relative pronoun, a heading's colon
-    ("yue", "x", "呢套劇並且有8292集喺香港播放。", ["呢套劇並且有8292集喺香港播放"]),
-    ("yue", "x", "佢哋計劃同格魯吉亞開戰。", ["佢哋計劃同格魯吉亞開戰"]),
-    ("he", "x", "הוא ביקר בוושינגטון.", ["הוא ביקר בוושינגטון"]),
-    ("eu", "x", "Kirol arbitrajeak kirol eta lehiaketa anitzetan arauak betearazten ditu.",
-     ["Kirol arbitrajeak kirol eta lehiaketa anitzetan arauak betearazten ditu"]),
-    ("fi", "x", "JetBlue on lentoyhtiö, joka operoi lentoja ja palvelee kohteita.",
-     ["JetBlue on lentoyhtiö, joka operoi lentoja ja palvelee kohteita"]),
-    ("cs", "x", "Univerzita byla založena v roce 1980.", ["Univerzita byla založena v roce 1980"]),
-])
+        ("yue", "x", "呢套劇並且有8292集喺香港播放。", ["呢套劇並且有8292集喺香港播放"]),
+        ("yue", "x", "佢哋計劃同格魯吉亞開戰。", ["佢哋計劃同格魯吉亞開戰"]),
+        ("he", "x", "הוא ביקר בוושינגטון.", ["הוא ביקר בוושינגטון"]),
+        (
+            "eu",
+            "x",
+            "Kirol arbitrajeak kirol eta lehiaketa anitzetan arauak betearazten ditu.",
+            ["Kirol arbitrajeak kirol eta lehiaketa anitzetan arauak betearazten ditu"],
+        ),
+        (
+            "fi",
+            "x",
+            "JetBlue on lentoyhtiö, joka operoi lentoja ja palvelee kohteita.",
+            ["JetBlue on lentoyhtiö, joka operoi lentoja ja palvelee kohteita"],
+        ),
+        ("cs", "x", "Univerzita byla založena v roce 1980.", ["Univerzita byla založena v roce 1980"]),
+    ],
+)
 def test_dates_places_lists_and_pronouns_in_the_mfava_languages(lang, entity, text, expected):
     assert [f.text for _s, f in extract(text, lang, entity)] == expected
 

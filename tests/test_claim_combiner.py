@@ -98,8 +98,8 @@ def test_a_claim_alone_takes_the_combiners_p_and_carries_its_features():
 @pytest.mark.skipif(not (XNLI / "dev-en.tsv").is_file(), reason="needs ../shared/data/xnli-dev")
 def test_the_training_script_runs_end_to_end_on_a_small_sample(tmp_path):
     """As the shipped combiner is fitted: on the training premises of the languages that neither the
-    detector nor the pair reader saw, with the reader's logit (refused where the reader trained); and without the reader on the
-    nine training languages, a temperature fitted on the six."""
+    detector nor the pair reader saw, with the reader's logit (refused where the reader trained); and without the
+    reader on the nine training languages, a temperature fitted on the six."""
     pytest.importorskip("torch")
     from mfact.core.checking.verify.offline import OfflineVerifier
     from mfact.core.training.train_combiner import reader_seen
@@ -107,8 +107,22 @@ def test_the_training_script_runs_end_to_end_on_a_small_sample(tmp_path):
     assert "en" in seen
     unseen = [lg for lg in ("bg", "el", "sw", "th", "tr", "ur") if lg not in seen]
     out = tmp_path / "comb.json"
-    proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_combiner", "--per-lang", "12",
-                           "--fit-langs", ",".join(unseen), "--out", str(out)], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mfact.core.training.train_combiner",
+            "--per-lang",
+            "12",
+            "--fit-langs",
+            ",".join(unseen),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     c = load_combiner(out)
     assert c is not None and len(c.w) == 51
@@ -124,8 +138,23 @@ def test_the_training_script_runs_end_to_end_on_a_small_sample(tmp_path):
     assert not (tmp_path / "no.json").exists()
     assert not c.fits(v.detector().digest[:8], v.basis.digest)
     plain = tmp_path / "plain.json"
-    proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_combiner", "--per-lang", "12",
-                           "--calibrate", "10", "--no-reader", "--out", str(plain)], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mfact.core.training.train_combiner",
+            "--per-lang",
+            "12",
+            "--calibrate",
+            "10",
+            "--no-reader",
+            "--out",
+            str(plain),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     c = load_combiner(plain)
     assert len(c.w) == 50 and not c.reader and c.meta["pairs"] == 12 * 9

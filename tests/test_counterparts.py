@@ -43,14 +43,31 @@ def test_a_swap_in_a_language_without_spaces_or_a_new_table():
         a, b, said = swapped_counterpart(fact, "zh", diablo)
         assert (fact[a:b], said) == ("大", "小")
     assert swapped_counterpart("专家级角色的储物箱空间比普通角色更小", "zh", diablo) is None
-    cases = [("zh", "居里1934年在巴黎出生", "居里1934年在巴黎逝世。", "出生", "逝世"),
-             ("ja", "キュリーは1934年にパリで誕生した。", "キュリーは1934年にパリで死去した。", "誕生", "死去"),
-             ("ru", "Менделеев родился в 1907 году в Санкт-Петербурге.", "Менделеев умер в 1907 году в Санкт-Петербурге.",
-              "родился", "умер"),
-             ("ru", "Байкал — крупнейший пресноводный водоём на юге России.",
-              "Байкал — крупнейший пресноводный водоём на севере России.", "юге", "севере"),
-             ("ar", "ولد ماري كوري في باريس عام 1934 بعد مرض طويل.", "توفي ماري كوري في باريس عام 1934 بعد مرض طويل.",
-              "ولد", "توفي")]
+    cases = [
+        ("zh", "居里1934年在巴黎出生", "居里1934年在巴黎逝世。", "出生", "逝世"),
+        ("ja", "キュリーは1934年にパリで誕生した。", "キュリーは1934年にパリで死去した。", "誕生", "死去"),
+        (
+            "ru",
+            "Менделеев родился в 1907 году в Санкт-Петербурге.",
+            "Менделеев умер в 1907 году в Санкт-Петербурге.",
+            "родился",
+            "умер",
+        ),
+        (
+            "ru",
+            "Байкал — крупнейший пресноводный водоём на юге России.",
+            "Байкал — крупнейший пресноводный водоём на севере России.",
+            "юге",
+            "севере",
+        ),
+        (
+            "ar",
+            "ولد ماري كوري في باريس عام 1934 بعد مرض طويل.",
+            "توفي ماري كوري في باريس عام 1934 بعد مرض طويل.",
+            "ولد",
+            "توفي",
+        ),
+    ]
     for lang, fact, ev, word, said in cases:
         a, b, got = swapped_counterpart(fact, lang, [ev])
         assert (fact[a:b], got) == (word, said), lang
@@ -152,10 +169,21 @@ def test_an_ordinal_swapped_for_another():
     # rules r16: ordinal words, first to tenth, in 20 languages and Chinese 第N (before: none was
     # read; "his second studio album" against "his third" passed as a near copy)
     from mfact.core.checking.slots.counterparts import ordinal_rank
-    assert [ordinal_rank(w, lang) for w, lang in [("zweiten", "de"), ("третья", "ru"), ("والثاني", "ar"),
-                                                   ("ikincisi", "tr"), ("primera", "es"), ("השני", "he")]] == [2, 3, 2, 2, 1, 2]
+    assert [
+        ordinal_rank(w, lang)
+        for w, lang in [
+            ("zweiten", "de"),
+            ("третья", "ru"),
+            ("والثاني", "ar"),
+            ("ikincisi", "tr"),
+            ("primera", "es"),
+            ("השני", "he"),
+        ]
+    ] == [2, 3, 2, 2, 1, 2]
     # a bare beginning that is a cardinal is no ordinal: German "acht", Russian "девять", Italian "non"
-    assert [ordinal_rank(w, lang) for w, lang in [("acht", "de"), ("девять", "ru"), ("non", "it"), ("years", "en")]] == [None] * 4
+    assert [
+        ordinal_rank(w, lang) for w, lang in [("acht", "de"), ("девять", "ru"), ("non", "it"), ("years", "en")]
+    ] == [None] * 4
     cases = [("de", "Es war sein zweites Studioalbum und wurde 1999 veröffentlicht.",
               "Es war sein drittes Studioalbum und wurde 1999 veröffentlicht.", "zweites", "drittes"),
              ("ru", "Это был его второй студийный альбом, выпущенный в 1999 году.",
@@ -183,7 +211,9 @@ def test_a_name_swapped_in_a_near_copy():
     # the same name inflected, a name the evidence has elsewhere, a first word, a paraphrase: no swap
     assert swapped_name("Suzy, Gwangju'nun Buk semtinde dünyaya geldi ve orada büyüdü.", "tr",
                         ["Suzy, Gwangju'da Buk semtinde dünyaya geldi ve orada büyüdü."]) is None
-    assert swapped_name("Çıkışını Miss A Entertainment tarafından oluşturulan Miss A grubu ile yaptı.", "tr", ev) is None
+    assert (
+        swapped_name("Çıkışını Miss A Entertainment tarafından oluşturulan Miss A grubu ile yaptı.", "tr", ev) is None
+    )
     assert swapped_name("Marie Curie won the Nobel Prize in Physics in 1903 with Pierre.", "en",
                         ["Irène Curie won the Nobel Prize in Physics in 1903 with Pierre."]) is None
     assert swapped_name("SM Entertainment formed the group Miss A.", "en", ev) is None
@@ -223,7 +253,10 @@ def test_a_country_after_a_german_article_and_a_name_swapped_at_the_facts_end():
     # copies the start of a sentence ends where the sentence goes on ("..., wo er in Aarau ...")
     from mfact.core.checking.slots.counterparts import swapped_name
     ev = [EINSTEIN_DE]
-    for fact in ("Albert ging 1895 in die Türkei, wo er in Aarau die Schule besuchte.", "Albert ging 1895 in die Türkei."):
+    for fact in (
+        "Albert ging 1895 in die Türkei, wo er in Aarau die Schule besuchte.",
+        "Albert ging 1895 in die Türkei.",
+    ):
         a, b, said = swapped_name(fact, "de", ev)
         assert (fact[a:b], said) == ("Türkei", "Schweiz"), fact
     fact = "In 1933 he emigrated to the United Kingdom."
@@ -291,8 +324,12 @@ def test_the_default_verifier_calls_the_other_sentences_prize_not_supported():
                    "Gabriel García Márquez nació el 6 de marzo de 1927 en Aracataca, Colombia. En 1947 se matriculó en "
                    "la Universidad Nacional en Bogotá. En 1955 viajó a Europa como corresponsal. En 1967 publicó Cien "
                    "años de soledad en Buenos Aires. Recibió el Premio Nobel de Literatura en 1982.")]
-    got = verifier.verify_batch([(f, "Gabriel García Márquez", "es", es) for f in
-                                 ("En 1967 publicó Cien años de soledad en Bogotá.", "En 1967 publicó Cien años de soledad.")])
+    got = verifier.verify_batch(
+        [
+            (f, "Gabriel García Márquez", "es", es)
+            for f in ("En 1967 publicó Cien años de soledad en Bogotá.", "En 1967 publicó Cien años de soledad.")
+        ]
+    )
     assert [v.label for v in got] == ["NS", "S"], [v.reason for v in got]
 
 

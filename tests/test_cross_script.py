@@ -98,7 +98,9 @@ def test_the_name_in_another_script_is_the_entitys(written):
     assert not any(names_entity(w, "Albert Einstein") for w in written.split())
 
 
-@pytest.mark.parametrize("written", ["가브리엘 가르시아 마르케스는", "ガブリエル・ガルシア・マルケス", "Габриэль Гарсия Маркес"])
+@pytest.mark.parametrize(
+    "written", ["가브리엘 가르시아 마르케스는", "ガブリエル・ガルシア・マルケス", "Габриэль Гарсия Маркес"]
+)
 def test_a_soft_c_or_g_is_heard_as_the_other_script_writes_it(written):
     # "García" is said "garsia": 가르시아, ガルシア, Гарсия (rules r31; read only hard, its skeleton was KRK)
     assert all(names_entity(w, "Gabriel García Márquez") for w in written.replace("・", " ").split())
@@ -188,7 +190,7 @@ def test_someone_else_in_another_script_is_not_the_entity(verifier):
     assert v.label != "S", v.reason
 
 
-# --------------------------------------------------------------------------- the person typed in another script (rules r26)
+# ---------------------------------------------------------------------- the person typed in another script (rules r26)
 
 
 @pytest.mark.parametrize("typed,title", [
@@ -215,9 +217,19 @@ def test_a_name_that_sounds_like_no_one_finds_no_one(typed):
 
 def test_a_life_range_is_the_subjects_when_its_name_sounds_like_the_entity(verifier):
     from mfact.core.checking.slots.places import _subject_named
-    assert _subject_named("Marie Salomea Skłodowska–Curie", "마리 퀴리") and not _subject_named("Pierre Curie", "마리 퀴리")
-    ev = [Evidence("de", "given", "de", "Marie Curie",
-                   "Marie Curie (1867–1934) war eine polnische Physikerin. Ihr Mann Pierre Curie (1859–1906) war Physiker.")]
+
+    assert _subject_named("Marie Salomea Skłodowska–Curie", "마리 퀴리") and not _subject_named(
+        "Pierre Curie", "마리 퀴리"
+    )
+    ev = [
+        Evidence(
+            "de",
+            "given",
+            "de",
+            "Marie Curie",
+            "Marie Curie (1867–1934) war eine polnische Physikerin. Ihr Mann Pierre Curie (1859–1906) war Physiker.",
+        )
+    ]
     ok, bad = verifier.verify_batch([("마리 퀴리는 1867년에 태어났다.", "마리 퀴리", "ko", ev),
                                      ("마리 퀴리는 1859년에 태어났다.", "마리 퀴리", "ko", ev)])
     assert ok.label == "S" and bad.label == "NS" and '"1859년" vs "1867"' in bad.reason, (ok.reason, bad.reason)

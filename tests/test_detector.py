@@ -96,7 +96,16 @@ def _fake_wiki(folder, langs=("en", "pl"), n=30):
             w.writerow(["Category", "Article Title", "URL", "reference_1", "reference_2", "query_1"])
             for i in range(n):
                 text = " ".join(s.replace("Curie", f"Curie{i}").replace("1867", str(1800 + i)) for s in SENTS)
-                w.writerow(["c", f"{lang} title {i}", "u", text, f"Another paragraph number {i} was written in 19{i:02d} by Jan Kowalski in Krakow.", "q"])
+                w.writerow(
+                    [
+                        "c",
+                        f"{lang} title {i}",
+                        "u",
+                        text,
+                        f"Another paragraph number {i} was written in 19{i:02d} by Jan Kowalski in Krakow.",
+                        "q",
+                    ]
+                )
 
 
 def test_silver_articles_are_dropped(tmp_path):
@@ -435,7 +444,10 @@ def test_a_large_weights_file_stores_its_matrices_as_int8_rows(tmp_path):
     x = torch.randn(1, 5, 384)
     m = torch.ones(1, 5, dtype=torch.bool)
     with torch.no_grad():
-        a, b = model.eval().upper(x[:, :3], m[:, :3], x[:, 3:], m[:, 3:]), back.eval().upper(x[:, :3], m[:, :3], x[:, 3:], m[:, 3:])
+        a, b = (
+            model.eval().upper(x[:, :3], m[:, :3], x[:, 3:], m[:, 3:]),
+            back.eval().upper(x[:, :3], m[:, :3], x[:, 3:], m[:, 3:]),
+        )
     assert (a - b).abs().max().item() < 0.05
 
 

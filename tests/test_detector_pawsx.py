@@ -277,7 +277,9 @@ def test_fine_tune_v4_from_weights_small_and_resume(weights_file, tmp_path):
     assert all(torch.equal(last["model"][k], init[k].float()) for k in init)
     meta = json.loads((ck / "meta.json").read_text())
     assert meta["init"]["path"] == str(weights_file) and meta["data"]["pawsx_train_pairs"] > 0
-    assert "pawsx/dev-de.tsv" in meta["data_sha256"] and "pawsx/tsv_files/test-00000-of-00001.tsv" in meta["data_sha256"]
+    assert (
+        "pawsx/dev-de.tsv" in meta["data_sha256"] and "pawsx/tsv_files/test-00000-of-00001.tsv" in meta["data_sha256"]
+    )
     assert main(args + ["--resume", "--steps", "3"]) == 0
     dev = [json.loads(x) for x in (ck / "dev.jsonl").read_text().splitlines()]
     assert [d["step"] for d in dev] == [0, 2, 3]            # resumed at 2: no second step-0 evaluation

@@ -47,7 +47,7 @@ def test_pack_writes_everything_a_run_unpacks(tmp_path):
     vitc = tmp_path / "vitc"
     vitc.mkdir()
     out = tmp_path / "carry"
-    size = device_pack.pack(out, pkl, xnli, vitc, write_pawsx(tmp_path / "pawsx"), 1.0)
+    size = device_pack.pack(out, device_pack.Sources(pkl, xnli, vitc, write_pawsx(tmp_path / "pawsx")), 1.0)
     names = {p.name for p in out.iterdir()}
     assert {"articles.pkl.xz", "e5-trim.bin.xz", "xnli.tar.xz", "pawsx.tar.xz", "site.tar.xz", "run.sh",
             "unshard.py", "vitc"} <= names and "e5-trim.bin" not in names

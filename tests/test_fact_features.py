@@ -41,7 +41,7 @@ def random_basis(seed: int = 0):
 
 def test_pooling_projected_tokens_equals_projecting_the_pooled_states(det):
     from mfact.core.checking.neural.detector import Projection
-    from mfact.core.checking.verify.fact_features import HIDDEN, SCALARS, fact_features
+    from mfact.core.checking.verify.fact_features import HIDDEN, SCALARS, FactScores, fact_features
     from mfact.core.training.feature_basis import fact_vectors
     basis = random_basis()
     span = (0, SENT.index(" et elle"))
@@ -50,12 +50,13 @@ def test_pooling_projected_tokens_equals_projecting_the_pooled_states(det):
     (words, tokens), = det.score_tokens([(SENT, [LEAD])], project=basis.projection())
     assert words == det.score([(SENT, [LEAD])])[0]                 # the words as before, same pass
     v = fact_vectors(raw, [span])[0]
-    phi = fact_features(tokens, *span, len(SENT), 0.5, 0.88, 0.5, 0.6, 0.7, SENT[:span[1]], basis)
+    phi = fact_features(tokens, span, len(SENT), FactScores(0.5, 0.88, 0.5, 0.6, 0.7), SENT[:span[1]], basis)
     direct = basis.project(v[None, :])[0]
     scale = np.abs(direct).max()
     assert np.allclose(np.array(phi[len(SCALARS):]), direct, atol=1e-3 * scale)
     assert len(phi) == 50 and all(math.isfinite(x) for x in phi)
-    outside = fact_features(tokens, len(SENT) + 5, len(SENT) + 9, len(SENT), 0.5, 0.88, 0.5, 0.6, 0.7, "x", basis)
+    outside = fact_features(tokens, (len(SENT) + 5, len(SENT) + 9), len(SENT),
+                            FactScores(0.5, 0.88, 0.5, 0.6, 0.7), "x", basis)
     assert outside is None                                          # no token of the sentence in it
 
 
@@ -117,11 +118,12 @@ def test_the_basis_script_runs_end_to_end_on_a_small_sample(tmp_path, capsys):
 
 def test_the_scalars_are_the_fact_tokens_statistics(det):
     """The 18 scalars against numpy over the same tokens (quantiles interpolated as numpy does)."""
-    from mfact.core.checking.verify.fact_features import SCALARS, fact_features
+    from mfact.core.checking.verify.fact_features import SCALARS, FactScores, fact_features
     basis = random_basis(1)
     (_w, tokens), = det.score_tokens([(SENT, [LEAD])], project=basis.projection())
     a, b = SENT.index("22"), SENT.index(" et elle")
-    phi = dict(zip(SCALARS, fact_features(tokens, a, b, len(SENT), 0.91, 0.88, 0.5, 0.8, 0.7, SENT[a:b], basis)))
+    phi = dict(zip(SCALARS, fact_features(tokens, (a, b), len(SENT), FactScores(0.91, 0.88, 0.5, 0.8, 0.7), SENT[a:b],
+                                               basis)))
     inside = [t for t, (x, y) in enumerate(tokens.spans) if x < b and a < y]
     lg = np.asarray(tokens.logits, np.float64)[inside]
     p = 1 / (1 + np.exp(-lg))

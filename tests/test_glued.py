@@ -237,5 +237,7 @@ def test_a_fact_beside_a_glued_word_in_its_sentence_is_read_without_the_detector
     glued = "Pertumbuhan ekonomi di AmerikaEropa"
     assert not _beside_glue(glued, FactContext(sentence, 0, len(glued)), "id", ev, None)
     clean = sentence.replace("AmerikaEropa", "Amerika")
-    assert not _beside_glue(other, FactContext(clean, clean.index(other), clean.index(other) + len(other)), "id", ev, None)
+    assert not _beside_glue(
+        other, FactContext(clean, clean.index(other), clean.index(other) + len(other)), "id", ev, None
+    )
     assert not _beside_glue(other, None, "id", ev, None)

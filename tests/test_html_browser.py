@@ -198,9 +198,13 @@ def test_hostile_session_renders_literally_and_runs_nothing(browser, tmp_path):
 def test_the_content_security_policy_blocks_a_script_that_got_in(browser, tmp_path):
     """Were escaping ever to fail, the page's policy still runs no script but its own."""
     html = session_page(ordinary_session())
-    injected = html.replace('<main>', '<main><script>pwned("inline")</script>'
-                            '<img src="x" onerror="pwned(\'onerror\')"><a id="js" href="javascript:pwned(\'href\')">x</a>'
-                            '<script src="https://example.org/x.js"></script>', 1)
+    injected = html.replace(
+        "<main>",
+        '<main><script>pwned("inline")</script>'
+        '<img src="x" onerror="pwned(\'onerror\')"><a id="js" href="javascript:pwned(\'href\')">x</a>'
+        '<script src="https://example.org/x.js"></script>',
+        1,
+    )
     path = tmp_path / "injected.html"
     path.write_text(injected, encoding="utf-8")
     page, _ = open_page(browser, path)

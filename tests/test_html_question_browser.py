@@ -55,7 +55,9 @@ def test_the_session_page_shows_the_question_literally_and_marks_the_wrong_perso
     shown = page.evaluate("document.querySelector('#question span').textContent")
     assert shown == QUESTION
     assert page.evaluate("document.querySelector('#question').innerText").startswith("Question")
-    assert page.evaluate("document.querySelectorAll('img').length") == 0 and page.evaluate("document.scripts.length") == 1
+    assert (
+        page.evaluate("document.querySelectorAll('img').length") == 0 and page.evaluate("document.scripts.length") == 1
+    )
     # above the text; the answer's one fact is NS, coloured so, and the name underlined
     assert page.evaluate("!!(document.querySelector('#question').compareDocumentPosition("
                          "document.querySelector('.text')) & Node.DOCUMENT_POSITION_FOLLOWING)")

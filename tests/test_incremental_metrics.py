@@ -34,7 +34,9 @@ def make_session(rng: random.Random, n_facts: int, p_human: float) -> Session:
                           human=HumanLabel(human) if human else None))
     if rng.random() < 0.7:
         facts.sort(key=lambda f: (f.span[0], f.sentence, f.span[1]))
-    return Session(language="en", entity=Entity("Marie Curie"), text=text, facts=facts, checks=Checks.from_dict(CHECKS, "checks"))
+    return Session(
+        language="en", entity=Entity("Marie Curie"), text=text, facts=facts, checks=Checks.from_dict(CHECKS, "checks")
+    )
 
 
 def relabel(rng: random.Random, s: Session) -> object:
@@ -100,7 +102,9 @@ def test_all_human_and_overlapping_ns_spans():
     spans = [(0, 11), (6, 20), (20, 30), (31, 38), (31, 38), (60, 67)]
     facts = [Fact(id=f"f{i}", text="x", sentence=0, span=sp, human=HumanLabel("NS"))
              for i, sp in enumerate(spans)]
-    s = Session(language="en", entity=Entity("Marie Curie"), text=text, facts=facts, checks=Checks.from_dict(CHECKS, "checks"))
+    s = Session(
+        language="en", entity=Entity("Marie Curie"), text=text, facts=facts, checks=Checks.from_dict(CHECKS, "checks")
+    )
     inc = IncrementalMetrics(s, checks=CHECKS)
     same(inc, s, p_value=True)
     assert inc.metrics(p_value=False).hallucination_rate_reason.startswith("all labels set by a person")
@@ -120,7 +124,9 @@ def test_drift_near_ties_use_the_loop():
             labels = [rng.choice(["S", "NS", "IR"]) for _ in range(n)]
             facts = [Fact(id=f"f{i}", text="x", sentence=i, span=(0, 0), human=HumanLabel(lab))
                      for i, lab in enumerate(labels)]
-            s = Session(language="en", entity=Entity("X"), text="", facts=facts, checks=Checks.from_dict(CHECKS, "checks"))
+            s = Session(
+                language="en", entity=Entity("X"), text="", facts=facts, checks=Checks.from_dict(CHECKS, "checks")
+            )
             assert IncrementalMetrics(s, checks=CHECKS).drift() == M.semantic_drift(labels)
 
 

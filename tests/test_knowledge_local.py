@@ -26,7 +26,8 @@ CURIE_ES = """<html><head><title>Marie Curie</title><style>.x{}</style></head><b
 <div class="navbox">Navegación: nada que ver</div>
 </body></html>"""
 MERCURIO = """<html><head><title>Mercurio</title></head><body><div id="disambigbox">Desambiguación</div>
-<ul><li><a href="Freddie_Mercury">Freddie Mercury</a>, cantante</li><li><a href="Mercurio_(planeta)">Mercurio (planeta)</a></li></ul>
+<ul><li><a href="Freddie_Mercury">Freddie Mercury</a>, cantante</li>\
+<li><a href="Mercurio_(planeta)">Mercurio (planeta)</a></li></ul>
 </body></html>"""
 
 
@@ -59,7 +60,11 @@ def build_zim(path: Path, lang3: str = "spa") -> Path:
         c.set_mainpath("Marie_Curie")
         c.add_item(Article("Marie_Curie", "Marie Curie", CURIE_ES))
         c.add_item(Article("Mercurio", "Mercurio", MERCURIO))
-        c.add_item(Article("Pierre_Curie", "Pierre Curie", "<html><body><p>Pierre Curie fue un físico francés.</p></body></html>"))
+        c.add_item(
+            Article(
+                "Pierre_Curie", "Pierre Curie", "<html><body><p>Pierre Curie fue un físico francés.</p></body></html>"
+            )
+        )
         c.add_redirection("Maria_Sklodowska", "Maria Sklodowska", "Marie_Curie", {Hint.FRONT_ARTICLE: False})
         c.add_metadata("Language", lang3)
         c.add_metadata("Title", "Wikipedia test")

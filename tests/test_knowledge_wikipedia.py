@@ -28,12 +28,15 @@ CURIE_BN = {"pageid": 31337, "ns": 0, "title": "মারি ক্যুরি"
 EXTRACTS = {
     # TextExtracts with exsectionformat=wiki: a heading is "\n\n\n== Title ==\n"
     ("es", "Marie Curie"): "Maria Salomea Skłodowska-Curie fue una física y química polaca.\n\n\n"
-                           "== Biografía ==\n\n\n=== Primeros años ===\nNació en Varsovia el 7 de noviembre de 1867. "
-                           "Era la quinta hija de Władysław Skłodowski.\n\n\n== Premios ==\nRecibió el Premio Nobel de "
-                           "Física en 1903 y el de Química en 1911.\n\n\n== Referencias ==\n1. Una cita.\n",
+    "== Biografía ==\n\n\n=== Primeros años ===\nNació en Varsovia el 7 de noviembre de 1867. "
+    "Era la quinta hija de Władysław Skłodowski.\n\n\n== Premios ==\nRecibió el Premio Nobel de "
+    "Física en 1903 y el de Química en 1911.\n\n\n== Referencias ==\n1. Una cita.\n",
     ("en", "Marie Curie"): "Marie Curie was a Polish and naturalised-French physicist and chemist.\n\n\n"
-                           "== Early life ==\nShe was born in Warsaw, in what was then the Kingdom of Poland.\n",
-    ("bn", "মারি ক্যুরি"): "মারি ক্যুরি ছিলেন একজন পোলীয় ও ফরাসি পদার্থবিজ্ঞানী।\n\n\n== জীবন ==\nতিনি ১৮৬৭ সালে ওয়ারশতে জন্মগ্রহণ করেন।\n",
+    "== Early life ==\nShe was born in Warsaw, in what was then the Kingdom of Poland.\n",
+    (
+        "bn",
+        "মারি ক্যুরি",
+    ): "মারি ক্যুরি ছিলেন একজন পোলীয় ও ফরাসি পদার্থবিজ্ঞানী।\n\n\n== জীবন ==\nতিনি ১৮৬৭ সালে ওয়ারশতে জন্মগ্রহণ করেন।\n",
 }
 PAGES = {("es", "Marie Curie"): CURIE_ES, ("en", "Marie Curie"): CURIE_EN, ("bn", "মারি ক্যুরি"): CURIE_BN}
 REDIRECTS = {("es", "Marie curie"): "Marie Curie", ("en", "Maria Skłodowska"): "Marie Curie"}
@@ -132,7 +135,9 @@ class Recorder:
         query: dict = {}
         norm = title[:1].upper() + title[1:]
         if norm != title:
-            query["normalized"] = [{"fromencoded": False, "from": title, "to": norm}] if fv2 else [{"from": title, "to": norm}]
+            query["normalized"] = (
+                [{"fromencoded": False, "from": title, "to": norm}] if fv2 else [{"from": title, "to": norm}]
+            )
         if p.get("redirects") and (lang, norm) in REDIRECTS:
             query["redirects"] = [{"from": norm, "to": REDIRECTS[(lang, norm)]}]
             norm = REDIRECTS[(lang, norm)]
@@ -448,7 +453,9 @@ def test_wikidata_label_search_when_there_is_no_english_page_either():
     # no English page under that name either: the item comes from Wikidata's label search
     import mfact.core.knowledge.wikipedia as wp
     real = c.page_info
-    c.page_info = lambda title, lang, **kw: {"title": title, "missing": True} if lang == "en" else real(title, lang, **kw)
+    c.page_info = lambda title, lang, **kw: (
+        {"title": title, "missing": True} if lang == "en" else real(title, lang, **kw)
+    )
     m = src.lookup("Marie Curie", "bn")
     assert (m.title, m.qid) == ("মারি ক্যুরি", "Q7186")
     assert [r.url.params["action"] for r in rec.seen if r.url.host == "www.wikidata.org"] == \

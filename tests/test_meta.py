@@ -104,7 +104,10 @@ def test_a_remark_about_the_input_is_cut_off_and_the_claim_before_it_kept():
     facts = RuleExtractor().extract(Sentence(0, 10, 10 + len(text), text), "x" * 10 + text, "en", "Marie Curie")
     assert [f.text for f in facts] == ["Marie Curie was born in 1867"]
     assert facts[0].span == (10, 10 + len("Marie Curie was born in 1867"))
-    yue = "印第安納州三個主要城市包括首府及最大城市印第安納波利斯，而其他大城市則基於文章中未提及，所以無法確定另外兩個主要城市。"
+    yue = (
+        "印第安納州三個主要城市包括首府及最大城市印第安納波利斯，"
+        "而其他大城市則基於文章中未提及，所以無法確定另外兩個主要城市。"
+    )
     assert claim_part(yue, "yue") == "印第安納州三個主要城市包括首府及最大城市印第安納波利斯"
     # the remark opens the fact, or leaves one word before it: no fact
     assert claim_part("Sans un passage de référence fourni, il est impossible de le dire", "fr") is None
@@ -149,20 +152,29 @@ def test_a_remark_that_the_input_lacks_something_gives_no_fact(lang, sentence):
 
 def test_an_opening_that_only_names_the_source_is_not_part_of_the_fact():
     for lang, sentence, claim in [
-            ("es", "Según el fragmento proporcionado, la pizza Margherita representa a Italia.",
-             "la pizza Margherita representa a Italia"),
-            ("id", "Jadi, berdasarkan informasi yang diberikan dalam teks, manusia adalah mamalia.",
-             "manusia adalah mamalia"),
-            ("en", "According to the provided passage, Marie Curie was born in Warsaw.", "Marie Curie was born in Warsaw"),
-            ("tr", "Verilen metne göre, Marie Curie Varşova'da doğdu.", "Marie Curie Varşova'da doğdu"),
+        (
+            "es",
+            "Según el fragmento proporcionado, la pizza Margherita representa a Italia.",
+            "la pizza Margherita representa a Italia",
+        ),
+        (
+            "id",
+            "Jadi, berdasarkan informasi yang diberikan dalam teks, manusia adalah mamalia.",
+            "manusia adalah mamalia",
+        ),
+        ("en", "According to the provided passage, Marie Curie was born in Warsaw.", "Marie Curie was born in Warsaw"),
+        ("tr", "Verilen metne göre, Marie Curie Varşova'da doğdu.", "Marie Curie Varşova'da doğdu"),
             # where the opening takes no comma (the language's `source` phrase)
-            ("tr", "Verilen metne göre Marie Curie Varşova'da doğdu.", "Marie Curie Varşova'da doğdu"),
-            ("de", "Laut dem bereitgestellten Text war Marie Curie eine Physikerin.", "war Marie Curie eine Physikerin")]:
+        ("tr", "Verilen metne göre Marie Curie Varşova'da doğdu.", "Marie Curie Varşova'da doğdu"),
+        ("de", "Laut dem bereitgestellten Text war Marie Curie eine Physikerin.", "war Marie Curie eine Physikerin"),
+    ]:
         facts = RuleExtractor().extract(Sentence(0, 0, len(sentence), sentence), sentence, lang, "X")
         assert [sentence[a:b] for a, b in (f.span for f in facts)] == [claim], facts
     # an opening that names no source stays where the extractor puts it
     assert facts_of("However, Curie was born in Warsaw.", "en")
-    assert facts_of("Laut dem Text der Urkunde war er ein Kaufmann.", "de") == ["Laut dem Text der Urkunde war er ein Kaufmann"]
+    assert facts_of("Laut dem Text der Urkunde war er ein Kaufmann.", "de") == [
+        "Laut dem Text der Urkunde war er ein Kaufmann"
+    ]
 
 
 def test_a_claim_attributed_to_the_input_is_still_a_claim():

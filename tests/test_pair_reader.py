@@ -306,7 +306,9 @@ def test_the_german_labels_label_every_languages_parallel_test_rows(tmp_path):
     (texts / "test-de.tsv").write_text("Er kam.\tEr war da.\nEr kam.\tEr fehlte.\u2028Lange.\n", encoding="utf-8")
     (texts / "test-en.tsv").write_text("He came.\tHe was there.\nHe came.\tHe was away.\n", encoding="utf-8")
     labels = tmp_path / "de.txt"
-    labels.write_text("Er kam.\tEr war da.\tentailment\nEr kam.\tEr fehlte.\u2028Lange.\tcontradiction\n", encoding="utf-8")
+    labels.write_text(
+        "Er kam.\tEr war da.\tentailment\nEr kam.\tEr fehlte.\u2028Lange.\tcontradiction\n", encoding="utf-8"
+    )
     out = tmp_path / "out"
     assert build_test_files(texts, labels, out) == {"de": 2, "en": 2}
     assert (out / "test-en.tsv").read_text(encoding="utf-8").splitlines() == [
@@ -325,17 +327,17 @@ def test_the_german_labels_label_every_languages_parallel_test_rows(tmp_path):
 def test_a_batch_draws_the_extra_rows_at_their_share_in_their_own_language():
     import random
 
-    from mfact.core.training.train_pair import draw
+    from mfact.core.training.train_pair import Pool, draw
     rows = [{"item": i, "y": i % 2, "text": {lg: (f"P{i}{lg}", f"H{i}{lg}") for lg in ("en", "es", "fr")}}
             for i in range(20)]
     extra = [{"item": -1 - i, "y": 1, "text": {"en": (f"E{i}", f"C{i}")}} for i in range(20)]
     langs = ("en", "es", "fr")
-    pairs, _ = draw(rows, random.Random(1), 400, langs, 0.5, extra, 0.25)
+    pairs, _ = draw(Pool(rows, extra, 0.25), random.Random(1), 400, langs, 0.5)
     from_extra = [p for p in pairs if p[0].startswith("E")]
     assert 60 <= len(from_extra) <= 140                      # 25% of 400, give or take
     assert all(h.startswith("C") for _p, h in from_extra)    # an English-only row stays English
     assert {p[0][-2:] for p in pairs if p[0].startswith("P")} == {"en", "es", "fr"}
-    pairs, _ = draw(rows, random.Random(1), 100, langs, 0.5, extra, 0.0)
+    pairs, _ = draw(Pool(rows, extra, 0.0), random.Random(1), 100, langs, 0.5)
     assert not any(p[0].startswith("E") for p in pairs)
 
 
@@ -362,9 +364,27 @@ def test_the_training_script_mixes_vitaminc_rows_into_its_batches(tmp_path):
                            "--val-rows", "6", "--threads", "1"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "12 extra (VitaminC)" in proc.stdout
-    assert torch.load(ck / "last.pt", map_location="cpu", weights_only=False)["args"]["vitaminc"] == str(tmp_path / "vitc")
-    proc = subprocess.run([sys.executable, "-m", "mfact.core.training.train_pair", "--xnli-test", str(folder),
-                           "--langs", "en,es", "--vitaminc", str(tmp_path), "--ckpt-dir", str(ck)], capture_output=True, text=True, timeout=600)
+    assert torch.load(ck / "last.pt", map_location="cpu", weights_only=False)["args"]["vitaminc"] == str(
+        tmp_path / "vitc"
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mfact.core.training.train_pair",
+            "--xnli-test",
+            str(folder),
+            "--langs",
+            "en,es",
+            "--vitaminc",
+            str(tmp_path),
+            "--ckpt-dir",
+            str(ck),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode != 0 and "no VitaminC zip" in proc.stderr
 
 
@@ -381,7 +401,9 @@ def test_nli_files_of_each_sets_fields_are_read_as_rows_in_their_language(tmp_pa
     rows = load_nli_file(f, "xx")
     assert [(r["text"]["xx"][1], r["y"], r["y3"]) for r in rows] == [
         ("A person plays.", 1, 0), ("他不在家。", 0, 2), ("Dia lapar.", 0, 1), ("Dia makan nasi.", 1, 0)]
-    f.write_text('{"sentence1": "A", "sentence2": "B", "gold_label": "entailment"}\n{"sentence1": "A", "sen', encoding="utf-8")
+    f.write_text(
+        '{"sentence1": "A", "sentence2": "B", "gold_label": "entailment"}\n{"sentence1": "A", "sen', encoding="utf-8"
+    )
     with pytest.raises(ValueError, match="line 2 is not JSON"):
         load_nli_file(f, "xx")
     f.write_text('{"text": "A", "label": "entailment"}\n', encoding="utf-8")
@@ -395,10 +417,10 @@ def test_nli_files_of_each_sets_fields_are_read_as_rows_in_their_language(tmp_pa
 def test_an_nli_row_outside_the_training_languages_is_read_in_its_own():
     import random
 
-    from mfact.core.training.train_pair import draw
+    from mfact.core.training.train_pair import Pool, draw
     rows = [{"item": i, "y": 0, "text": {lg: (f"P{lg}", f"H{lg}") for lg in ("en", "es")}} for i in range(5)]
     extra = [{"item": -1, "y": 1, "text": {"id": ("Pid", "Hid")}}]
-    pairs, ys = draw(rows, random.Random(3), 200, ("en", "es"), 0.5, extra, 0.5)
+    pairs, ys = draw(Pool(rows, extra, 0.5), random.Random(3), 200, ("en", "es"), 0.5)
     mine = [(p, y) for p, y in zip(pairs, ys) if "id" in p[0]]
     assert 60 <= len(mine) <= 140 and all(p == ("Pid", "Hid") and y == 1 for p, y in mine)
 
@@ -407,8 +429,13 @@ def test_an_nli_row_outside_the_training_languages_is_read_in_its_own():
 def test_the_training_script_trains_on_nli_files_keeps_each_step_and_exports_one(tmp_path, det):
     folder = _test_files(tmp_path)
     nli = tmp_path / "indo.jsonl"
-    nli.write_text("".join(json.dumps({"premise": f"Ini kalimat {i}.", "hypothesis": f"Kalimat {i}.", "label": "ecn"[i % 3]})
-                           + "\n" for i in range(9)), encoding="utf-8")
+    nli.write_text(
+        "".join(
+            json.dumps({"premise": f"Ini kalimat {i}.", "hypothesis": f"Kalimat {i}.", "label": "ecn"[i % 3]}) + "\n"
+            for i in range(9)
+        ),
+        encoding="utf-8",
+    )
     ck = tmp_path / "ck"
     base = _script(folder, ck, "--batch", "4", "--extra-share", "0.5")
     proc = subprocess.run(base + ["--steps", "4", "--keep-evals", "--nli", f"id:{nli}"], capture_output=True, text=True,
@@ -417,7 +444,9 @@ def test_the_training_script_trains_on_nli_files_keeps_each_step_and_exports_one
     assert "9 extra (NLI id)" in proc.stdout
     assert (ck / "step-2.pt").is_file() and (ck / "step-4.pt").is_file()
     out = tmp_path / "reader.pt"
-    proc = subprocess.run(base + ["--export", str(out), "--from-step", "2"], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        base + ["--export", str(out), "--from-step", "2"], capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     meta = torch.load(out, map_location="cpu", weights_only=True)["meta"]
     assert meta["step"] == 2 and meta["data"][f"nli/id:{nli}"] == hashlib.sha256(nli.read_bytes()).hexdigest()
@@ -471,15 +500,17 @@ def test_a_three_class_reader_reads_entailment_against_the_other_two_and_keeps_i
 def test_xnli_rows_keep_their_three_labels_and_a_batch_draws_them_on_request(tmp_path):
     import random
 
-    from mfact.core.training.train_pair import draw, load_rows
+    from mfact.core.training.train_pair import Pool, draw, load_rows
     folder = tmp_path / "t"
     folder.mkdir()
-    (folder / "test-en.tsv").write_text("A.\tB.\tentailment\nA.\tC.\tneutral\nA.\tD.\tcontradiction\n", encoding="utf-8")
+    (folder / "test-en.tsv").write_text(
+        "A.\tB.\tentailment\nA.\tC.\tneutral\nA.\tD.\tcontradiction\n", encoding="utf-8"
+    )
     rows = load_rows(folder, ["en"])
     assert [(r["y"], r["y3"]) for r in rows] == [(1, 0), (0, 1), (0, 2)]
-    pairs, ys = draw(rows, random.Random(0), 30, ("en",), 0.0, key="y3")
+    pairs, ys = draw(Pool(rows), random.Random(0), 30, ("en",), 0.0, key="y3")
     assert {h: y for (_p, h), y in zip(pairs, ys)} == {"B.": 0, "C.": 1, "D.": 2}
-    pairs, ys = draw(rows, random.Random(0), 30, ("en",), 0.0)
+    pairs, ys = draw(Pool(rows), random.Random(0), 30, ("en",), 0.0)
     assert {h: y for (_p, h), y in zip(pairs, ys)} == {"B.": 1, "C.": 0, "D.": 0}
 
 
@@ -498,7 +529,9 @@ def test_the_training_script_trains_a_three_class_reader_the_verifier_loads(tmp_
     from mfact.core.checking.neural.pair_reader import load_reader
     r = load_reader(det, out)
     assert r is not None and r.model.classes == 3 and r.meta["run_args"]["classes"] == 3
-    proc = subprocess.run(base + ["--classes", "3", "--vitaminc", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        base + ["--classes", "3", "--vitaminc", str(tmp_path)], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode != 0 and "--classes 3 needs XNLI's three labels" in proc.stderr
 
 

@@ -160,8 +160,11 @@ def test_run_texts_marks_the_wrong_person_not_ir(tmp_path):
 
 
 
-LIU_PAGE = {"title": "Liu Wenhui", "text": "Liu Wenhui (1895–1976) war einer der chinesischen Warlords in der Zeit der Republik "
-                                           "China. Er beherrschte die Provinz Xikang."}
+LIU_PAGE = {
+    "title": "Liu Wenhui",
+    "text": "Liu Wenhui (1895–1976) war einer der chinesischen Warlords in der Zeit der Republik "
+    "China. Er beherrschte die Provinz Xikang.",
+}
 LIU_TEXT = "Liu Wenhui war ein chinesischer Unternehmer und Philanthrop."
 
 

@@ -37,7 +37,9 @@ def curie_session(sid: str, stale: str = "NS") -> Session:
 def human_state(home) -> tuple[list, list]:
     db = sqlite3.connect(home / "data" / "sessions.sqlite3")
     try:
-        labels = db.execute("SELECT session_id, id, human_label, human_time FROM facts ORDER BY session_id, id").fetchall()
+        labels = db.execute(
+            "SELECT session_id, id, human_label, human_time FROM facts ORDER BY session_id, id"
+        ).fetchall()
         history = db.execute("SELECT * FROM label_history ORDER BY seq").fetchall()
     finally:
         db.close()

@@ -26,9 +26,16 @@ def _judge(verifier, cases):
     return verifier.verify_batch([(fact, "Marie Curie", lang, ev) for lang, fact in cases])
 
 
-TRUE = [("ru", "Пьер Кюри был её мужем."), ("el", "Ο σύζυγός της ήταν ο Πιερ Κιουρί."),
-        ("ja", "彼女の夫はピエール・キュリーであった。"), ("ar", "كان زوجها بيير كوري."), ("ko", "그녀의 남편은 피에르 퀴리였다."),
-        ("zh", "她的丈夫是皮埃尔·居里。"), ("he", "בעלה היה פייר קירי."), ("hi", "उनके पति पियरे क्यूरी थे।")]
+TRUE = [
+    ("ru", "Пьер Кюри был её мужем."),
+    ("el", "Ο σύζυγός της ήταν ο Πιερ Κιουρί."),
+    ("ja", "彼女の夫はピエール・キュリーであった。"),
+    ("ar", "كان زوجها بيير كوري."),
+    ("ko", "그녀의 남편은 피에르 퀴리였다."),
+    ("zh", "她的丈夫是皮埃尔·居里。"),
+    ("he", "בעלה היה פייר קירי."),
+    ("hi", "उनके पति पियरे क्यूरी थे।"),
+]
 
 
 @pytest.mark.parametrize("lang, fact", TRUE)
@@ -56,5 +63,7 @@ def test_the_verifier_finds_the_relative_in_the_evidence(verifier):
     got = _judge(verifier, TRUE)
     assert [v.label for v in got] == ["S"] * len(TRUE), [(f, v.label, v.reason) for (_l, f), v in zip(TRUE, got)]
     assert all("as the evidence states it (husband)" in v.reason or "(spouse)" in v.reason for v in got)
-    wrong = _judge(verifier, [("ru", "Альберт Эйнштейн был её мужем."), ("ja", "彼女の夫はアルベルト・アインシュタインであった。")])
+    wrong = _judge(
+        verifier, [("ru", "Альберт Эйнштейн был её мужем."), ("ja", "彼女の夫はアルベルト・アインシュタインであった。")]
+    )
     assert [v.label for v in wrong] == ["NS", "NS"]

@@ -427,15 +427,20 @@ def test_a_value_between_the_same_words_as_another_value_of_the_evidence_conflic
     # year: nothing to compare with, the year is missing from the evidence
     assert not check_slots(FUSED.replace("1905", "1903"), "en", [(CURIE_EN, "en")], "Marie Curie").conflict
     assert not check_slots(FUSED.replace("1905", "1911"), "en", [(CURIE_EN, "en")], "Marie Curie").conflict
-    elected = check_slots("She was elected in 1905 to the Academy of Sciences.", "en", [(CURIE_EN, "en")], "Marie Curie")
+    elected = check_slots(
+        "She was elected in 1905 to the Academy of Sciences.", "en", [(CURIE_EN, "en")], "Marie Curie"
+    )
     assert not elected.conflict and [v.text for v in elected.missing] == ["1905"]
     # no frames of words in a language written without spaces (its "words" are runs of characters)
-    from mfact.core.checking.slots.check import _framed_value, _sentence_words
+    from mfact.core.checking.slots.check import _Against, _FactSide, _framed_value, _sentence_words
+    from mfact.core.checking.slots.compare import names_alike
     fact, ev = "居里夫人 于 1905 年 去了 巴黎 。", "居里夫人 于 1903 年 去了 巴黎 。"
     fv = text_values(fact, "zh")
-    content = set(_sentence_words(ev)[0][2])
-    assert _framed_value(fv.values[0], fv.words, content, [(ev, "zh")], [text_values(ev, "zh")], [0], "zh") is None
-    assert _framed_value(fv.values[0], fv.words, content, [(ev, "zh")], [text_values(ev, "zh")], [0], "en") is not None
+    fs = _FactSide(fact, fv, set(_sentence_words(ev)[0][2]))
+    evs = [text_values(ev, "zh")]
+    for lang, found in (("zh", False), ("en", True)):
+        ag = _Against([(ev, "zh")], [(ev, ("zh",))], [0], lang, "", names_alike)
+        assert (_framed_value(fv.values[0], fs, evs, ag) is not None) is found
     # the same frame in a sentence about something else (under 40% of the fact's words): no conflict
     other = CURIE_EN + " In the lab she shared the 1898 Nobel Prize lecture notes."
     season = ("Marie Curie, a physicist and chemist of Polish birth who was later naturalised French, wrote "
@@ -477,7 +482,9 @@ def test_a_value_the_evidence_has_only_about_something_else_does_not_save_a_rewr
     rep = check_slots("En 1870, il s'exile à Bruxelles.", "fr", [(fr, "fr")], "Victor Hugo")
     assert [c.evidence_value.text for c in rep.conflicts] == ["1851"], rep.reason()
     # no sentence holds 60% of the fact's words: nothing to compare with ("1896" agrees)
-    assert not check_slots("Albert reiste 1896 durch die Alpen.", "de", [(EINSTEIN_DE, "de")], "Albert Einstein").conflict
+    assert not check_slots(
+        "Albert reiste 1896 durch die Alpen.", "de", [(EINSTEIN_DE, "de")], "Albert Einstein"
+    ).conflict
 
 
 HEMINGWAY_EN = ("Ernest Hemingway was born on July 21, 1899, in Oak Park, Illinois. In 1921 he married Hadley "
@@ -515,8 +522,12 @@ def test_the_year_of_the_prize_or_marriage_the_fact_names_agrees():
     assert not check_slots("En 1982 recibió el Premio Nobel de Literatura.", "es", [(es, "es")], "").conflict
     de = ("Thomas Mann wurde am 6. Juni 1875 in Lübeck geboren. 1905 heiratete er Katia Pringsheim in München. "
           "1924 erschien Der Zauberberg. 1929 erhielt er den Nobelpreis für Literatur.")
-    for fact, bad in (("1924 erhielt er den Nobelpreis für Literatur.", True), ("Er erhielt 1929 den Nobelpreis.", False),
-                      ("1924 heiratete er Katia Pringsheim.", True), ("1905 heiratete er Katia Pringsheim.", False)):
+    for fact, bad in (
+        ("1924 erhielt er den Nobelpreis für Literatur.", True),
+        ("Er erhielt 1929 den Nobelpreis.", False),
+        ("1924 heiratete er Katia Pringsheim.", True),
+        ("1905 heiratete er Katia Pringsheim.", False),
+    ):
         assert check_slots(fact, "de", [(de, "de")], "Thomas Mann").conflict is bad, fact
     # Chinese: pairs of Han characters stand for words
     zh = "莫言（1955年2月17日－），中国作家。1987年发表小说《红高粱家族》。2012年获得诺贝尔文学奖。1979年与杜勤兰结婚。"
@@ -551,12 +562,23 @@ def test_turkish_short_facts_years_and_counts():
     sentence that holds the word; a clause of the sentence with the year that holds none of the fact's
     words is about something else ("1950'de serbest bırakıldı ve 1951'de Türkiye'den ayrıldı"); a count
     word with a dotted capital İ ("İki kez") is read. All three were S before."""
-    ev = ("Nâzım Hikmet (15 Ocak 1902, Selanik - 3 Haziran 1963, Moskova), Türk şairdir. 1938'de tutuklandı ve "
-          "28 yıl hapis cezasına çarptırıldı. 1950'de serbest bırakıldı ve 1951'de Türkiye'den ayrıldı. Üç kez evlendi.")
-    for fact, other in (("1948'de tutuklandı.", "1938"), ("1950'de Türkiye'den ayrıldı.", "1951"), ("İki kez evlendi.", "Üç")):
+    ev = (
+        "Nâzım Hikmet (15 Ocak 1902, Selanik - 3 Haziran 1963, Moskova), Türk şairdir. 1938'de tutuklandı ve "
+        "28 yıl hapis cezasına çarptırıldı. 1950'de serbest bırakıldı ve 1951'de Türkiye'den ayrıldı. Üç kez evlendi."
+    )
+    for fact, other in (
+        ("1948'de tutuklandı.", "1938"),
+        ("1950'de Türkiye'den ayrıldı.", "1951"),
+        ("İki kez evlendi.", "Üç"),
+    ):
         rep = check_slots(fact, "tr", [(ev, "tr")], "Nâzım Hikmet")
         assert [c.evidence_value.text for c in rep.conflicts] == [other], (fact, rep.reason())
-    for fact in ("1938'de tutuklandı.", "1951'de Türkiye'den ayrıldı.", "Üç kez evlendi.", "1950'de serbest bırakıldı."):
+    for fact in (
+        "1938'de tutuklandı.",
+        "1951'de Türkiye'den ayrıldı.",
+        "Üç kez evlendi.",
+        "1950'de serbest bırakıldı.",
+    ):
         assert not check_slots(fact, "tr", [(ev, "tr")], "Nâzım Hikmet").conflict, fact
 
 
@@ -591,8 +613,9 @@ def test_every_verifier_with_slot_checks_calls_the_rewritten_year_not_supported(
     from mfact.core.checking import build_verifier
     from mfact.core.config import Config
     ev = [Evidence(id="e1", source="given", lang="en", title="Marie Curie", text=CURIE_EN)]
-    out = build_verifier(Config(verifier=verifier)).verify_batch([(FUSED, "Marie Curie", "en", ev),
-                                                                  (FUSED.replace("1905", "1903"), "Marie Curie", "en", ev)])
+    out = build_verifier(Config(verifier=verifier)).verify_batch(
+        [(FUSED, "Marie Curie", "en", ev), (FUSED.replace("1905", "1903"), "Marie Curie", "en", ev)]
+    )
     assert out[0].label == "NS" and [FUSED[a:b] for a, b in out[0].marks] == ["1905"], out[0].reason
     assert '"1905" vs "1903"' in out[0].reason
     assert out[1].label == "S", out[1].reason
@@ -626,7 +649,7 @@ def test_two_names_of_one_place_and_two_places(verifier, a, b, want):
     assert verifier.same_name(a, b) is want
 
 
-# --------------------------------------------------------------------------- rules r24: bounds, and relations left unsaid
+# ----------------------------------------------------------------------- rules r24: bounds, and relations left unsaid
 
 
 @pytest.mark.parametrize("lang,fact,want,said", [

@@ -34,11 +34,20 @@ TRUE = [("el", "Η Μαρί Κιουρί ήταν φυσικός και χημι
         ("zh", "居里夫人是一位物理学家和化学家。"), ("el", "Η Μαρί Κιουρί ήταν Πολωνή."),
         ("ar", "كانت ماري كوري عالمة بولندية."), ("ja", "マリ・キュリーはポーランドの物理学者である。"),
         ("ko", "마리 퀴리는 폴란드의 물리학자이다.")]
-FALSE = [("el", "Η Μαρί Κιουρί ήταν ζωγράφος."), ("ja", "マリ・キュリーは画家であった。"), ("ko", "마리 퀴리는 화가였다."),
-         ("he", "מארי קירי הייתה ציירת."), ("hi", "मैरी क्यूरी एक चित्रकार थीं।"), ("th", "มารี กูรี เป็นจิตรกร"),
-         ("uk", "Марія Кюрі була художницею."), ("el", "Η Μαρί Κιουρί ήταν Ιταλίδα."),
-         ("ar", "كانت ماري كوري عالمة إيطالية."), ("ja", "マリ・キュリーはイタリアの物理学者である。"),
-         ("ko", "마리 퀴리는 이탈리아의 물리학자이다."), ("sr", "Марија Кири је била италијанска физичарка.")]
+FALSE = [
+    ("el", "Η Μαρί Κιουρί ήταν ζωγράφος."),
+    ("ja", "マリ・キュリーは画家であった。"),
+    ("ko", "마리 퀴리는 화가였다."),
+    ("he", "מארי קירי הייתה ציירת."),
+    ("hi", "मैरी क्यूरी एक चित्रकार थीं।"),
+    ("th", "มารี กูรี เป็นจิตรกร"),
+    ("uk", "Марія Кюрі була художницею."),
+    ("el", "Η Μαρί Κιουρί ήταν Ιταλίδα."),
+    ("ar", "كانت ماري كوري عالمة إيطالية."),
+    ("ja", "マリ・キュリーはイタリアの物理学者である。"),
+    ("ko", "마리 퀴리는 이탈리아의 물리학자이다."),
+    ("sr", "Марија Кири је била италијанска физичарка."),
+]
 
 
 def test_occupation_and_nationality_said_in_another_script_agree_with_the_evidences_statements(verifier):
@@ -97,8 +106,12 @@ def test_a_statement_with_more_than_agreed_words_is_the_models(verifier):
 def test_a_wrong_occupation_said_with_nothing_else_is_a_conflict_in_any_language(verifier):
     """The other side of the same reading: before, "Marie Curie bir ressamdı." was S 0.80 and the
     Arabic painter S 0.51 (the detector's; no statement parser for those languages)."""
-    cases = [("tr", "Marie Curie bir ressamdı."), ("ar", "كانت ماري كوري رسامة."), ("ja", "マリ・キュリーは画家であった。"),
-             ("el", "Η Μαρί Κιουρί ήταν Ιταλίδα.")]
+    cases = [
+        ("tr", "Marie Curie bir ressamdı."),
+        ("ar", "كانت ماري كوري رسامة."),
+        ("ja", "マリ・キュリーは画家であった。"),
+        ("el", "Η Μαρί Κιουρί ήταν Ιταλίδα."),
+    ]
     got = _judge(verifier, cases)
     assert [v.label for v in got] == ["NS"] * 4
     tr = got[0]
@@ -107,7 +120,9 @@ def test_a_wrong_occupation_said_with_nothing_else_is_a_conflict_in_any_language
     assert tr.evidence_marks and EN[tr.evidence_marks[0][1]:tr.evidence_marks[0][2]] == "physicist"
     assert got[3].reason.startswith('slot conflict: "Ιταλίδα" vs "Polish" (nationality)'), got[3].reason
     # "also" says nothing of its own: "She was also a painter" / "... also a chemist"
-    also = _judge(verifier, [("el", "Ήταν επίσης ζωγράφος."), ("el", "Ήταν επίσης χημικός."), ("uk", "Вона також була хіміком.")])
+    also = _judge(
+        verifier, [("el", "Ήταν επίσης ζωγράφος."), ("el", "Ήταν επίσης χημικός."), ("uk", "Вона також була хіміком.")]
+    )
     assert [v.label for v in also] == ["NS", "S", "S"], [v.reason for v in also]
     assert also[0].reason.startswith('slot conflict: "ζωγράφος"')
 
@@ -119,4 +134,7 @@ def test_no_conflict_where_the_evidence_names_that_kind_of_work_or_the_fact_says
     assert "slot conflict" not in got[0].reason          # the evidence names painting, if not in a statement
     more = _judge(verifier, [("el", "Ο σύζυγός της ήταν ζωγράφος.")])        # her husband: not the subject
     assert "slot conflict" not in more[0].reason
-    assert stated("Marie Curie bir ressamdı.", "tr", [("Marie Curie lived in Paris.", ("en",))], "Marie Curie", [0]) is None
+    assert (
+        stated("Marie Curie bir ressamdı.", "tr", [("Marie Curie lived in Paris.", ("en",))], "Marie Curie", [0])
+        is None
+    )

@@ -173,7 +173,9 @@ def test_a_cached_verdict_keeps_its_features_and_the_adaptation_comes_after_the_
     cache = VerdictCache(tmp_path / "cache.sqlite3")
     inner = FeaturedVerifier()
     v1, hit1 = CachedVerifier(inner, cache).verify("Ada was a poet.", "Ada", "en", ev)
-    v2, hit2 = CachedVerifier(inner, VerdictCache(tmp_path / "cache.sqlite3")).verify("Ada was a poet.", "Ada", "en", ev)
+    v2, hit2 = CachedVerifier(inner, VerdictCache(tmp_path / "cache.sqlite3")).verify(
+        "Ada was a poet.", "Ada", "en", ev
+    )
     assert (hit1, hit2, inner.calls) == (False, True, 1)
     assert v2.features == v1.features == [15.0, 4.0] + PHI[2:]
     raw = sqlite3.connect(tmp_path / "cache.sqlite3").execute("SELECT verdict FROM verdicts").fetchone()[0]
@@ -186,7 +188,9 @@ def test_a_cached_verdict_keeps_its_features_and_the_adaptation_comes_after_the_
     adapted, hit = CachedVerifier(inner, cache, A.Adapter()).verify("Ada was a poet.", "Ada", "en", ev)
     assert hit and inner.calls == 1 and adapted.label == "S" and adapted.adaptation.label == "NS"
     assert adapted.features == v1.features
-    assert cache.get(next(iter(_keys(tmp_path / "cache.sqlite3")))).adaptation is None   # the cache keeps the verifier's own
+    assert (
+        cache.get(next(iter(_keys(tmp_path / "cache.sqlite3")))).adaptation is None
+    )  # the cache keeps the verifier's own
 
 
 def _keys(path: Path) -> list[str]:
@@ -200,7 +204,10 @@ def test_a_verifier_s_invalid_features_are_dropped_not_fatal(tmp_path):
             return replace(v, features=[float("inf")] if "inf" in fact else [0.0] * 257)
 
     cv = CachedVerifier(Broken(), VerdictCache(tmp_path / "c.sqlite3"))
-    assert [v.features for v, _ in cv.verify_many([("inf", "Ada", "en", []), ("long", "Ada", "en", [])])] == [None, None]
+    assert [v.features for v, _ in cv.verify_many([("inf", "Ada", "en", []), ("long", "Ada", "en", [])])] == [
+        None,
+        None,
+    ]
     assert [v.features for v, hit in cv.verify_many([("inf", "Ada", "en", []), ("long", "Ada", "en", [])])
             if hit] == [None, None]
 

@@ -64,7 +64,14 @@ async def test_relabels_on_a_big_session_give_the_full_recompute_figures(monkeyp
         for keys in (("j", "s"), ("j", "j", "n"), ("u",), ("u",), ("k", "i")):
             await pilot.press(*keys)
             assert await until(pilot, lambda: scr.metrics.to_dict() == full(scr.session))
-        assert [f.human.label if f.human else None for f in scr.session.facts[:6]] == ["NS", "NS", "IR", None, None, None]
+        assert [f.human.label if f.human else None for f in scr.session.facts[:6]] == [
+            "NS",
+            "NS",
+            "IR",
+            None,
+            None,
+            None,
+        ]
         got = scr.metrics
         assert got.counts.NS == sum(1 for f in scr.session.facts if f.label == "NS")
         assert got.drift_p_value is None            # above the p-value limit: `mfact score` gives it

@@ -142,7 +142,9 @@ def test_three_themes_and_colour_blind_palette_avoids_red_green():
 
 def test_match_terms_in_scripts_without_spaces():
     assert "出生" in match_terms("她出生于伦敦。")
-    assert "london," not in match_terms("born in London, England") and "london" in match_terms("born in London, England")
+    assert "london," not in match_terms("born in London, England") and "london" in match_terms(
+        "born in London, England"
+    )
 
 
 def test_mfact_tui_asks_textual_for_120_frames_a_second_unless_the_user_chose():

@@ -91,7 +91,11 @@ def fit_features(x: np.ndarray, phi: np.ndarray, y: np.ndarray, lam: float,
     xs = np.hstack([x[:, :1], m.standardise(u)])
     centre = Calibration(np.concatenate([[1.0], np.zeros(u.shape[1])]), 0.0)
     strength = np.concatenate([[HELD], np.full(u.shape[1], lam), [BIAS_PRECISION]])
-    first = Calibration(np.concatenate([[1.0], start.w]), start.b) if start is not None and len(start.w) == u.shape[1] else None
+    first = (
+        Calibration(np.concatenate([[1.0], start.w]), start.b)
+        if start is not None and len(start.w) == u.shape[1]
+        else None
+    )
     cal = fit(xs, y, centre, strength, start=first)
     return FeatureModel(mu, sd, cal.w[1:].copy(), cal.b, lam)
 

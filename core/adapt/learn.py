@@ -301,16 +301,16 @@ def learn(rows: list[Row], verifier: str = "offline", langs: set[str] | None = N
         if langs is not None and lang not in langs:
             continue
         sel = np.flatnonzero(data.lang == lang)
-        r = _decide(lang, data, sel, p0, held, final, lang in own)
+        r = _decide(lang, data, p0, held, final, lang in own)
         if len(sel) >= MIN_LABELS:
-            _consider_features(r, data, sel, p0, held, fold, folds)
+            _consider_features(r, data, p0, held, fold, folds)
         res.languages[lang] = r
     res.seconds = time.perf_counter() - t0
     return res
 
 
-def _decide(lang: str, data: Data, sel: np.ndarray, p0: np.ndarray, held: np.ndarray, final: Models,
-            own: bool) -> LangResult:
+def _decide(lang: str, data: Data, p0: np.ndarray, held: np.ndarray, final: Models, own: bool) -> LangResult:
+    sel = np.flatnonzero(data.lang == lang)
     human = [data.human[i] for i in sel]
     y = data.y[sel]
     before = scores(human, [data.label[i] for i in sel], p0[sel], y)
@@ -351,11 +351,12 @@ def p0_of(data: Data, idx: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-data.x[idx, 0]))
 
 
-def _consider_features(r: LangResult, data: Data, sel: np.ndarray, p0: np.ndarray, held: np.ndarray,
+def _consider_features(r: LangResult, data: Data, p0: np.ndarray, held: np.ndarray,
                        fold: np.ndarray, folds: int) -> None:
     """Adopt the features model instead when, with at least MIN_OWN labelled verdicts that carry
     features, its held-out accuracy is above both the verifier's and the adopted calibration's
     (verdicts without features keep the calibration when it was adopted, else their own p)."""
+    sel = np.flatnonzero(data.lang == r.lang)
     has = data.has_phi()[sel]
     rows = sel[has]
     if len(rows) < MIN_OWN or len(np.unique(data.y[rows])) < 2:

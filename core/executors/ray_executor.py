@@ -245,9 +245,10 @@ class RayExecutor(Executor):
             return self._actor_cls.remote(self.pipeline_factory, self.cfg, self.batch_size, self.worker_threads,
                                           self._env())
         except TypeError as exc:      # Ray could not serialize the factory (it holds a lock, a socket, ...)
-            raise MfactError(f"the pipeline factory cannot be sent to the Ray workers: {str(exc).splitlines()[0][:200]}",
-                             "give a module-level function (or functools.partial of one) that builds the "
-                             "pipeline") from None
+            raise MfactError(
+                f"the pipeline factory cannot be sent to the Ray workers: {str(exc).splitlines()[0][:200]}",
+                "give a module-level function (or functools.partial of one) that builds the pipeline",
+            ) from None
 
     def wait_ready(self, timeout: float | None = None) -> list[dict[str, Any]]:
         """Wait until every actor has loaded its models; their pid, host and error (if any)."""

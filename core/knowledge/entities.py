@@ -109,7 +109,9 @@ def resolve(name: str, lang: str, sources: Sequence[KnowledgeSource], langs: Seq
                     try:
                         titles.update({lg: t for lg, t in links(m.title, try_lang, want).items() if lg in want})
                     except Exception as exc:  # noqa: BLE001 - the page is found; its links are a bonus
-                        match.notices.append(f"{src.name}: {exc.message if isinstance(exc, MfactError) else _unreadable(exc)}")
+                        match.notices.append(
+                            f"{src.name}: {exc.message if isinstance(exc, MfactError) else _unreadable(exc)}"
+                        )
                 for other in want:
                     if other in titles or (held is not None and other not in held) or links is not None:
                         continue

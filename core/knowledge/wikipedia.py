@@ -102,7 +102,10 @@ def _probe_file():
 
 
 def user_agent(contact: str = "") -> str:
-    return f"mfact/{__version__} (fact-checking workbench; {contact or 'contact not configured'}) httpx/{httpx.__version__}"
+    return (
+        f"mfact/{__version__} (fact-checking workbench; {contact or 'contact not configured'})"
+        f" httpx/{httpx.__version__}"
+    )
 
 
 def probe_target(base_url: str = "") -> tuple[str, int]:
@@ -280,7 +283,12 @@ class WikipediaClient:
         return httpx.URL(self.endpoint(lang)).host
 
     def _get(self, url: str, params: dict[str, Any]) -> Any:
-        q = {"format": "json", "formatversion": "2", "maxlag": "5", **{k: v for k, v in params.items() if v is not None}}
+        q = {
+            "format": "json",
+            "formatversion": "2",
+            "maxlag": "5",
+            **{k: v for k, v in params.items() if v is not None},
+        }
         host = httpx.URL(url).host
         try:
             r = self._http.get(url, params=q)

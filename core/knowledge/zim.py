@@ -36,7 +36,9 @@ class _Zim:
             self.archive = Archive(str(path))
             _ = self.archive.entry_count
         except Exception as exc:  # noqa: BLE001 - libzim raises RuntimeError and others for damaged files
-            raise MfactError(f"ZIM file {path} cannot be read: {exc}", "the file is damaged or not a ZIM file") from None
+            raise MfactError(
+                f"ZIM file {path} cannot be read: {exc}", "the file is damaged or not a ZIM file"
+            ) from None
         self.path = path
         self.lock = threading.Lock()
         self.lang = self._language()

@@ -317,8 +317,7 @@ class HFGenerator(LocalGenerator):
         rows = [self.encode_prompt(p)["input_ids"][0].tolist() for p in prompts]
         ids, mask, width = self._padded(rows)
         ended: dict[int, tuple[int, str]] = {}     # row -> (new tokens kept, reason), from row_stop
-        watch = _batch_watch(stop, row_stop, ended, width, set(self.eos_ids), self.tokenizer, self.skip_ids,
-                             max(1, int(check_every)))
+        watch = _batch_watch(stop, row_stop, ended, width, self, max(1, int(check_every)))
         kwargs = self.generate_kwargs(params)
         try:
             with self._lock:
@@ -455,10 +454,10 @@ def _stream_hooks(q: queue.SimpleQueue, halt: threading.Event, user_stop: thread
 
 
 def _batch_watch(user_stop: threading.Event | None, row_stop: Callable[[int, str], str | None] | None,
-                 ended: dict[int, tuple[int, str]], width: int, eos: set[int], tokenizer: Any,
-                 skip: set[int] | frozenset[int], every: int) -> Any:
-    """The stopping criterion of a batch: `user_stop` ends every row; `row_stop`, asked every
-    `every` tokens, ends a row (recorded in `ended`)."""
+                 ended: dict[int, tuple[int, str]], width: int, gen: Any, every: int) -> Any:
+    """The stopping criterion of a batch of `gen` (its end-of-text ids, tokenizer and skipped ids):
+    `user_stop` ends every row; `row_stop`, asked every `every` tokens, ends a row (recorded in `ended`)."""
+    eos, tokenizer, skip = set(gen.eos_ids), gen.tokenizer, gen.skip_ids
     import torch
     from transformers import StoppingCriteria
 

@@ -10,7 +10,8 @@ effect even while the server is between tokens), when no token came for `idle` s
 comments and empty deltas do not count), or when the whole request took longer than `total`.
 `--max-tokens` is enforced here too: a server that ignores `max_tokens` is cut off after that many
 tokens, an event counting at least one token per `MAX_TOKEN_CHARS` characters (a server that sends
-megabytes in one event is cut at 16 characters a token, whatever token count it claims). A stream line is read in bounded
+megabytes in one event is cut at 16 characters a token, whatever token count it claims). \
+A stream line is read in bounded
 memory (core/net.py `stream_lines`: at most 16 MB, compressed or not). Every failure ends in one
 MfactError naming the server and what to do. A stream that ends (or breaks) after some text but
 without the server's end marker ([DONE] or a finish_reason) ends with the stop reason

@@ -73,9 +73,13 @@ class VerdictCache:
         try:
             with self._lock:
                 db = self._db()
-                db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?)",
-                               [(key, v.verifier, json.dumps(v.to_dict(), ensure_ascii=False, separators=(",", ":")), now)
-                                for key, v in items])
+                db.executemany(
+                    "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?)",
+                    [
+                        (key, v.verifier, json.dumps(v.to_dict(), ensure_ascii=False, separators=(",", ":")), now)
+                        for key, v in items
+                    ],
+                )
                 db.commit()
         except sqlite3.Error as exc:
             log.warning("verdict cache not written: %s", exc)

@@ -97,13 +97,22 @@ class FactCheck:
     cached: bool = False
 
 
-def check_fact(fact: str, entity: Entity, lang: str, *, retriever: Retriever, verifier: CachedVerifier,
-               langs: Sequence[str], k: int,
+@dataclass(frozen=True)
+class FactChecker:
+    """What checks a fact: the retriever, the (cached) verifier, the evidence languages and k."""
+    retriever: Retriever
+    verifier: CachedVerifier
+    langs: Sequence[str]
+    k: int
+
+
+def check_fact(fact: str, entity: Entity, lang: str, *, checker: FactChecker,
                on_evidence: Callable[[list[Evidence]], bool] | None = None,
                context: FactContext | None = None) -> FactCheck:
-    """Retrieve the top-k passages for `fact` in `langs`, then rate it against them (`context`: the
-    fact's sentence, for a verifier that reads it). `on_evidence(passages)` hears the passages
-    before the (slower) verification; when it returns False the check ends there, unrated."""
+    """Retrieve the checker's top-k passages for `fact` in its `langs`, then rate it against them
+    (`context`: the fact's sentence, for a verifier that reads it). `on_evidence(passages)` hears the
+    passages before the (slower) verification; when it returns False the check ends there, unrated."""
+    retriever, verifier, langs, k = checker.retriever, checker.verifier, checker.langs, checker.k
     passages = list(retriever.retrieve(entity, fact, langs, k))
     if on_evidence is not None and on_evidence(passages) is False:
         return FactCheck(passages, None)

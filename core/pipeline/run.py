@@ -19,7 +19,7 @@ from ..figures import CheckError, RepeatedSentence
 from ..errors import MfactError
 from ..protocols import Chunk, DecodingParams, FactContext, GeneratorBase, Progress, Sentence
 from ..session import Fact, GeneratorInfo, Session, Verdict
-from .check import CachedVerifier, check_fact
+from .check import CachedVerifier, FactChecker, check_fact
 from .context import RecordContext, RunRequest, Stages
 from .describe import decoding_params, evidence_langs, generator_info, new_notices
 from .messages import (ChunkMsg, ErrorMsg, EvidenceMsg, FactsMsg, GenDone, HumanMsg, Message, ProgressMsg,
@@ -27,7 +27,7 @@ from .messages import (ChunkMsg, ErrorMsg, EvidenceMsg, FactsMsg, GenDone, Human
 from .record import Record
 from .session_builder import SessionBuilder
 from .stats import RunStats
-from .selfcheck import sample_texts
+from .selfcheck import SampleWatch, sample_texts
 from .text import TextStream, lead_name, sentence_context
 from .workers import Workers
 
@@ -119,8 +119,8 @@ class Run:
         def progress(i: int) -> None:
             self.work.put(ProgressMsg(Progress("selfcheck", i, n, f"SelfCheck sample {i}/{n}")))
 
-        texts = sample_texts(_generator(self.stages), self.prompt, self.params, n, self.gen_stop,
-                             lambda: self.work.closed, progress)
+        texts = sample_texts(_generator(self.stages), self.prompt, self.params, n,
+                             SampleWatch(self.gen_stop, lambda: self.work.closed, progress))
         self.work.put(SamplesMsg(tuple(texts)))
 
     def _extract(self, sent: Sentence, text: str) -> None:
@@ -132,9 +132,8 @@ class Run:
             self.work.put(EvidenceMsg(fact_id, tuple(passages)))
             return not self.work.closed
 
-        result = check_fact(fact_text, self.entity, self.lang, retriever=self.stages.retriever,
-                            verifier=self.verifier, langs=self.langs, k=self.cfg.k, on_evidence=heard,
-                            context=context)
+        checker = FactChecker(self.stages.retriever, self.verifier, self.langs, self.cfg.k)
+        result = check_fact(fact_text, self.entity, self.lang, checker=checker, on_evidence=heard, context=context)
         if result.verdict is not None:
             self.work.put(VerdictMsg(fact_id, result.verdict, result.cached))
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -30,10 +30,19 @@ def selfcheck_scores(sentences: Sequence[str], samples: Sequence[Sequence[str]],
     return [round(float(1.0 - x), 4) for x in mean]
 
 
-def sample_texts(generator: Generator, prompt: str, params: DecodingParams, n: int, stop: threading.Event,
-                 closed: Callable[[], bool], progress: Callable[[int], None]) -> list[str]:
+@dataclass(frozen=True)
+class SampleWatch:
+    """How sampling ends early and reports: `stop` set or the run `closed()`; `progress(i)`."""
+    stop: threading.Event
+    closed: Callable[[], bool]
+    progress: Callable[[int], None]
+
+
+def sample_texts(generator: Generator, prompt: str, params: DecodingParams, n: int,
+                 watch: SampleWatch) -> list[str]:
     """The `n` extra samples SelfCheck compares with (seeds after the run's), cleaned; fewer when
     `stop` is set or the run `closed()`. `progress(i)` after the i-th."""
+    stop, closed, progress = watch.stop, watch.closed, watch.progress
     out: list[str] = []
     for i in range(n):
         if stop.is_set() or closed():

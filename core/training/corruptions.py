@@ -13,8 +13,16 @@ from .examples import Article, _terms, overlap
 
 # negations; the relation swaps and antonyms (RELATIONS, ANTONYMS) are the checks' too (checking/slots/counterparts.py)
 NEGATIONS = {   # word -> negated words (the changed words are the label)
-    "en": {"is": "is not", "was": "was not", "are": "are not", "were": "were not", "has": "has not",
-           "had": "had not", "can": "cannot", "will": "will not"},
+    "en": {
+        "is": "is not",
+        "was": "was not",
+        "are": "are not",
+        "were": "were not",
+        "has": "has not",
+        "had": "had not",
+        "can": "cannot",
+        "will": "will not",
+    },
     "es": {"es": "no es", "fue": "no fue", "era": "no era", "son": "no son", "tiene": "no tiene", "ha": "no ha"},
     "fr": {"est": "n'est pas", "était": "n'était pas", "sont": "ne sont pas", "a": "n'a pas", "fut": "ne fut pas"},
     "de": {"ist": "ist nicht", "war": "war nicht", "wurde": "wurde nicht", "hat": "hat nicht", "sind": "sind nicht"},
@@ -22,7 +30,14 @@ NEGATIONS = {   # word -> negated words (the changed words are the label)
     "it": {"è": "non è", "era": "non era", "fu": "non fu", "ha": "non ha"},
     "pt": {"é": "não é", "foi": "não foi", "era": "não era", "tem": "não tem"},
     "ro": {"este": "nu este", "era": "nu era", "sunt": "nu sunt", "a": "nu a"},
-    "pl": {"jest": "nie jest", "był": "nie był", "była": "nie była", "było": "nie było", "są": "nie są", "ma": "nie ma"},
+    "pl": {
+        "jest": "nie jest",
+        "był": "nie był",
+        "była": "nie była",
+        "było": "nie było",
+        "są": "nie są",
+        "ma": "nie ma",
+    },
     "cs": {"je": "není", "byl": "nebyl", "byla": "nebyla", "bylo": "nebylo", "jsou": "nejsou", "má": "nemá"},
     "id": {"adalah": "bukan", "merupakan": "bukan merupakan", "telah": "belum", "sudah": "belum"},
     "ms": {"ialah": "bukan", "adalah": "bukan", "merupakan": "bukan merupakan", "telah": "belum"},

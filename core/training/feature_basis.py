@@ -107,18 +107,27 @@ def main(argv: list[str] | None = None) -> int:
     from ..checking.neural.detector import load_detector
     det = load_detector()
     mean, comps, used = compute(exs, args.seed, det)
-    meta = {"command": "python -m mfact.core.training.feature_basis " + " ".join(sys.argv[1:] if argv is None else argv),
-            "seed": args.seed, "sentences": len(exs), "vectors": used, "components": COMPONENTS,
-            "detector_sha256": det.digest if det is not None else None,
-            "articles_sha256": hashlib.sha256(art.read_bytes()).hexdigest(),
-            "languages": sorted({e.lang for e in exs}), "seconds": round(time.time() - t0)}
+    meta = {
+        "command": "python -m mfact.core.training.feature_basis " + " ".join(sys.argv[1:] if argv is None else argv),
+        "seed": args.seed,
+        "sentences": len(exs),
+        "vectors": used,
+        "components": COMPONENTS,
+        "detector_sha256": det.digest if det is not None else None,
+        "articles_sha256": hashlib.sha256(art.read_bytes()).hexdigest(),
+        "languages": sorted({e.lang for e in exs}),
+        "seconds": round(time.time() - t0),
+    }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp.npz")
     np.savez(tmp, mean=mean, comps=comps, meta=np.array(json.dumps(meta, sort_keys=True)))
     tmp.replace(out)
     print(json.dumps(meta, indent=1))
-    print(f"basis -> {out} ({out.stat().st_size / 1e3:.0f} KB, sha256 {hashlib.sha256(out.read_bytes()).hexdigest()[:16]})")
+    print(
+        f"basis -> {out} ({out.stat().st_size / 1e3:.0f} KB,"
+        f" sha256 {hashlib.sha256(out.read_bytes()).hexdigest()[:16]})"
+    )
     return 0
 
 

@@ -193,7 +193,8 @@ def main(argv=None) -> int:
     fit_langs = tuple(args.fit_langs.split(",")) if args.fit_langs else dd.XNLI_TRAIN_LANGS
     seen = reader_seen(reader) & set(fit_langs)
     if seen:
-        sys.exit(f"train_combiner: the pair reader was trained on XNLI dev's training premises in {', '.join(sorted(seen))}: "
+        sys.exit(f"train_combiner: the pair reader was trained on XNLI dev's training premises in"
+                 f" {', '.join(sorted(seen))}: "
                  f"its logits there are those of pairs it learnt; fit on other languages (--fit-langs) or --no-reader")
     pairs = pairs_of(folder, fit_langs, False, args.per_lang, args.seed)
     log(f"train_combiner: {len(pairs)} training pairs in {len(fit_langs)} languages")
@@ -204,7 +205,8 @@ def main(argv=None) -> int:
     groups = [pairs[k][4] for k in keep]
     lam, cv = choose_lambda(x, y, groups)
     mu, sd, w, b = fit_standardised(x, y, lam)
-    meta = {"command": "python -m mfact.core.training.train_combiner " + " ".join(argv if argv is not None else sys.argv[1:]),
+    meta = {"command": "python -m mfact.core.training.train_combiner "
+                       + " ".join(argv if argv is not None else sys.argv[1:]),
             "seed": args.seed, "pairs": len(pairs), "with_features": len(keep), "lambda": lam,
             "cv_accuracy": {str(k): round(v, 4) for k, v in cv.items()},
             "verifier": f"{verifier.name}/{verifier.version}",
@@ -219,9 +221,11 @@ def main(argv=None) -> int:
         meta.update(temperature=t, calibration_pairs=len(cg))
         comb = ClaimCombiner(mu, sd, w, b, det.digest, verifier.basis.digest, meta, temperature=t, reader=rdigest)
     if args.heldout:
-        meta["heldout"] = heldout_figures(verifier, comb, pairs_of(folder, ALL_LANGS, True, args.heldout_per_lang, args.seed), log)
+        meta["heldout"] = heldout_figures(verifier, comb, pairs_of(folder, ALL_LANGS, True, args.heldout_per_lang,
+                                                                   args.seed), log)
     Path(args.out).write_text(json.dumps(comb.to_json(), indent=1) + "\n", encoding="utf-8")
-    log(f"train_combiner: lambda {lam} (cv {cv[lam]:.3f}), {len(keep)} of {len(pairs)} pairs with features -> {args.out}")
+    log(f"train_combiner: lambda {lam} (cv {cv[lam]:.3f}), {len(keep)} of {len(pairs)} pairs with features"
+        f" -> {args.out}")
     return 0
 
 

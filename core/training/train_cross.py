@@ -249,8 +249,14 @@ def report(name: str, pairs: list[Pair], p: np.ndarray) -> dict:
         by_lang[key].append(i)
         by_kind[q.kind].append(i)
     if len(by_lang) > 1:
-        rows["by_lang"] = {k: {"n": len(v), "accuracy": float((pred[v] == y[v]).mean()),
-                               "majority": float(max(y[v].mean(), 1 - y[v].mean()))} for k, v in sorted(by_lang.items())}
+        rows["by_lang"] = {
+            k: {
+                "n": len(v),
+                "accuracy": float((pred[v] == y[v]).mean()),
+                "majority": float(max(y[v].mean(), 1 - y[v].mean())),
+            }
+            for k, v in sorted(by_lang.items())
+        }
     if len(by_kind) > 1:  # recall of each corruption (share labelled NS) and of supported claims
         rows["recall_by_kind"] = {k: float((pred[v] == y[v]).mean()) for k, v in sorted(by_kind.items())}
     print(f"{name}: n={len(pairs)} accuracy={rows['accuracy']:.3f} ece={rows['ece']:.3f} "
@@ -288,8 +294,10 @@ def _batches(train_pairs: list[Pair], batch: int, rng: random.Random) -> list[in
     return [k for b in batches for k in b]
 
 
-def _fit(model, cache: StateCache, train_pairs: list[Pair], val_pairs: list[Pair], args, rng, device) -> None:
-    """AdamW over the upper layers, segment vectors and head; linear warm-up and decay."""
+def _fit(model, cache: StateCache, train_pairs: list[Pair], val_pairs: list[Pair], args, rng) -> None:
+    """AdamW over the upper layers, segment vectors and head; linear warm-up and decay (on the
+    cache's device)."""
+    device = cache.device
     params = [p for n, p in model.named_parameters()
               if n.startswith(("seg", "head.")) or (n.startswith("enc.layers.") and int(n.split(".")[2]) >= args.split)]
     for _n, p in model.named_parameters():
@@ -358,14 +366,25 @@ def train(args) -> int:
     for label, pairs in [("train", train_pairs), ("validation", val_pairs), *evals.items()]:
         fill_cache(cache, pairs, label)
     print(f"states cached in {time.time() - t_start:.0f} s", flush=True)
-    _fit(model, cache, train_pairs, val_pairs, args, rng, device)
+    _fit(model, cache, train_pairs, val_pairs, args, rng)
     temp, results = _evaluate(model, cache, val_pairs, evals)
     meta = {
-        "version": args.version, "temperature": temp, "threshold": 0.5, "split": args.split,
-        "train_pairs": len(train_pairs), "steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
-        "command": "python -m mfact.core.training.train_cross " + " ".join(sys.argv[1:] if args.argv is None else args.argv),
-        "data_sha256": data_hashes(data), "train_langs": TRAIN_LANGS, "heldout_langs": HELDOUT_LANGS,
-        "seconds": round(time.time() - t_start), "results": results,
+        "version": args.version,
+        "temperature": temp,
+        "threshold": 0.5,
+        "split": args.split,
+        "train_pairs": len(train_pairs),
+        "steps": args.steps,
+        "batch": args.batch,
+        "lr": args.lr,
+        "seed": args.seed,
+        "command": "python -m mfact.core.training.train_cross "
+        + " ".join(sys.argv[1:] if args.argv is None else args.argv),
+        "data_sha256": data_hashes(data),
+        "train_langs": TRAIN_LANGS,
+        "heldout_langs": HELDOUT_LANGS,
+        "seconds": round(time.time() - t_start),
+        "results": results,
         "train_mix": dict(sorted(_count(train_pairs).items())),
     }
     model.to("cpu")

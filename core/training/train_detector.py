@@ -24,12 +24,27 @@ import json
 import random
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 import numpy as np
 import torch
-from ..checking.neural.detector import (DEFAULT_SPLIT, MAX_SENT_TOKENS, DetectorModel, LowerCache, batch_arrays,
-                                 checkpoint_split, loaded_state, model_of, new_model, prepare, prepare_direct, quantize_int8,
-                                 save_weights, stored_state)
+from ..checking.neural.detector import (
+    DEFAULT_SPLIT,
+    MAX_SENT_TOKENS,
+    DetectorModel,
+    LowerCache,
+    batch_arrays,
+    checkpoint_split,
+    loaded_state,
+    model_of,
+    new_model,
+    prepare,
+    prepare_direct,
+    quantize_int8,
+    save_weights,
+    stored_state,
+)
 from ..paths import cache_dir
 from . import detector_data as dd
 from .detector_eval import evaluate, predict_units, summary
@@ -185,7 +200,9 @@ def _atomic_save(obj, path: Path) -> None:
     tmp.replace(path)
 
 
-def save_ckpt(path: Path, model, opt, sched, step: int, best: float, history: list, args) -> None:
+def save_ckpt(path: Path, model, opt, sched, run: tuple[int, float, list], args) -> None:
+    """The resumable checkpoint; `run`: (step, best dev score, history)."""
+    step, best, history = run
     _atomic_save({"model": {k: v.detach().cpu() for k, v in model.trainable().items()},
                   "opt": opt.state_dict(), "sched": sched.state_dict(), "step": step, "best": best,
                   "history": history, "args": vars(args), "torch_rng": torch.get_rng_state(),
@@ -225,8 +242,23 @@ class ThreadProbe:
             self.t = 0.0
 
 
-def _train_step(batch, model, cache, params, opt, device: str, amp, lossf, pos_weight: float) -> float:
+@dataclass(frozen=True)
+class _Stepper:
+    """What every optimizer step uses: the model, its lower-layer cache, the optimizer and the loss."""
+    model: Any
+    cache: Any
+    params: Any
+    opt: Any
+    device: str
+    amp: Any
+    lossf: Any
+    pos_weight: float
+
+
+def _train_step(batch, st: _Stepper) -> float:
     """One optimizer step on a batch from `batches`; the loss."""
+    model, cache, params, opt, device, amp, lossf, pos_weight = (st.model, st.cache, st.params, st.opt, st.device,
+                                                                 st.amp, st.lossf, st.pos_weight)
     exs, sents, labels, wins = batch
     y, m = label_tensors(labels)
     with amp:
@@ -367,14 +399,15 @@ def _start(args, argv: list[str]):
     elif init is not None:
         _apply_init(model, init)
     cache = _lower_cache(args, model, tokens, device)
-    meta_base = _meta(args, argv, info, ck, state, step, init)
+    meta_base = _meta(args, argv, info, ck, state, init)
     return (ck, gen, dev, device, model, tokens, params, opt, sched, cache, meta_base,
             [step, best, history], t0)
 
 
-def _meta(args, argv: list[str], info: dict, ck: Path, state, step: int, init: dict | None) -> dict:
+def _meta(args, argv: list[str], info: dict, ck: Path, state, init: dict | None) -> dict:
     """The run's meta (command, seed, data hashes, the weights it started from), with the commands
-    of the run so far (first and each --resume); written to meta.json."""
+    of the run so far (first and each --resume, from the resumed `state`'s step); written to meta.json."""
+    step = state["step"] if state is not None else 0
     meta = {"command": command_line(argv), "seed": args.seed, "split": args.split,
             "batch": args.batch, "lr": args.lr, "steps": args.steps,
             "data_sha256": dd.file_hashes({k: Path(f) for k, f in info["files"].items()}),
@@ -403,7 +436,9 @@ def _load_init(args, state) -> dict | None:
     try:
         blob = torch.load(path, map_location="cpu", weights_only=False)
     except Exception as e:  # noqa: BLE001 - any unreadable file: one line, nothing started
-        raise SystemExit(f"train_detector: --init {path}: not a checkpoint or weights file ({type(e).__name__})") from None
+        raise SystemExit(
+            f"train_detector: --init {path}: not a checkpoint or weights file ({type(e).__name__})"
+        ) from None
     weights = blob.get("model", blob.get("state")) if isinstance(blob, dict) else None
     if isinstance(weights, dict) and "model" not in blob:
         weights = loaded_state(weights)       # an exported file: its matrices may be int8 rows
@@ -463,10 +498,11 @@ def train(args, argv: list[str]) -> int:
     feed = batches(gen, tokens, args, step)
     amp = torch.autocast("cuda", dtype=torch.bfloat16) if device.startswith("cuda") else contextlib.nullcontext()
     clock = TimeBudget(args, opt)
+    stepper = _Stepper(model, cache, params, opt, device, amp, lossf, args.pos_weight)
     while step < steps:
         if probe:
             probe.tick(step)
-        loss = _train_step(next(feed), model, cache, params, opt, device, amp, lossf, args.pos_weight)
+        loss = _train_step(next(feed), stepper)
         sched.step()
         step += 1
         n_rate += 1
@@ -480,7 +516,7 @@ def train(args, argv: list[str]) -> int:
         if args.eval_every and (step % args.eval_every == 0 or step == steps):
             do_eval()
         if time.time() - t_ckpt >= args.ckpt_minutes * 60 or step == steps:
-            save_ckpt(last_p, model, opt, sched, step, best, history, args)
+            save_ckpt(last_p, model, opt, sched, (step, best, history), args)
             log(f"checkpoint step {step} -> {last_p}")
             t_ckpt = time.time()
     log(f"done: {steps} steps in {time.time() - t0:.0f} s, best dev score {best:.3f}")
@@ -648,12 +684,15 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--dev-per-lang", type=int, default=70)
     ap.add_argument("--dev-xnli", type=int, default=200)
     ap.add_argument("--dev-extra", type=int, default=0,
-                    help="add N supported variants per language and translated premises to the dev set (reported apart)")
+                    help="add N supported variants per language and translated premises to the dev set"
+                         " (reported apart)")
     ap.add_argument("--dev-extensions", action="store_true",
                     help="with --dev-extra N: N sentences a language with an unsupported clause appended, last")
     ap.add_argument("--mix", choices=sorted(dd.MIXES), default="v1",
                     help="training mix: v1 (the first weights'), v2 (adds supported variants, translated "
-                         "premises), v3 (adds other word forms, VitaminC), v4 (adds PAWS-X), v5 (v4 without the PAWS-X swap bags), v6 (v3 with 5%% PAWS-X paraphrases), v7 (v6 with PAWS-X in en, de, es, fr only)")
+                         "premises), v3 (adds other word forms, VitaminC), v4 (adds PAWS-X), v5 (v4 without the"
+                         " PAWS-X swap bags), v6 (v3 with 5%% PAWS-X paraphrases), v7 (v6 with PAWS-X in en, de,"
+                         " es, fr only)")
     ap.add_argument("--ckpt-minutes", type=float, default=10.0)
     ap.add_argument("--log-every", type=int, default=25)
     ap.add_argument("--cache-size", type=int, default=30000)
@@ -679,7 +718,11 @@ def main(argv: list[str] | None = None) -> int:
             args.steps = 6
         if "eval_every" not in args.explicit:
             args.eval_every = 3
-        args.dev_per_lang, args.dev_xnli, args.batch = min(args.dev_per_lang, 4), min(args.dev_xnli, 8), min(args.batch, 4)
+        args.dev_per_lang, args.dev_xnli, args.batch = (
+            min(args.dev_per_lang, 4),
+            min(args.dev_xnli, 8),
+            min(args.batch, 4),
+        )
         args.calibrate = min(args.calibrate, 16)
     args.argv = argv
     if args.export:
@@ -691,7 +734,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.table:
         blob = torch.load(args.table, map_location="cpu", weights_only=False)
         meta = blob.get("meta", {})
-        per = meta.get("eval_export_by_precision") or {"": meta.get("eval_export") or blob.get("eval") or meta.get("eval")}
+        per = meta.get("eval_export_by_precision") or {
+            "": meta.get("eval_export") or blob.get("eval") or meta.get("eval")
+        }
         for precision, res in per.items():
             thr = (meta.get("thresholds") or {}).get(precision)
             print(f"{precision + ' ' if precision else ''}step {res.get('step')}"

@@ -34,6 +34,7 @@ import math
 import random
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -137,15 +138,24 @@ class States:
         return s, sm, e, em
 
 
-def draw(rows: list[dict], rng: random.Random, n: int, langs, cross: float,
-         extra: list[dict] | None = None, extra_share: float = 0.0, key: str = "y") -> tuple[list[tuple[str, str]], list[int]]:
+@dataclass(frozen=True)
+class Pool:
+    """The training rows, and `extra` rows (in fewer languages, e.g. VitaminC's English) that a drawn
+    pair comes from with probability `extra_share`."""
+    rows: list[dict]
+    extra: list[dict] | None = None
+    extra_share: float = 0.0
+
+
+def draw(pool: Pool, rng: random.Random, n: int, langs, cross: float,
+         key: str = "y") -> tuple[list[tuple[str, str]], list[int]]:
     """n (premise, hypothesis) pairs and labels (`key`: "y" binary, "y3" three classes): a row, the
     hypothesis in one of its languages, the premise in the same language or (share `cross`) another.
-    With `extra` (rows in fewer languages, e.g. VitaminC's English), each pair comes from there with
-    probability `extra_share`."""
+    With the pool's `extra` rows, each pair comes from there with probability `extra_share`."""
     pairs, ys = [], []
     for _ in range(n):
-        r = rng.choice(extra) if extra and rng.random() < extra_share else rng.choice(rows)
+        r = (rng.choice(pool.extra) if pool.extra and rng.random() < pool.extra_share
+             else rng.choice(pool.rows))
         have = [lg for lg in langs if lg in r["text"]] or list(r["text"])    # an --nli row: its own language
         pairs.append(_reading(r, rng.choice(have), have, rng, cross))
         ys.append(r[key])
@@ -228,15 +238,15 @@ def _loss(model: PairModel, batch, ys: list[int]) -> tuple[torch.Tensor, torch.T
     return z, y, torch.nn.functional.binary_cross_entropy_with_logits(z, y)
 
 
-def _step_loss(model: PairModel, states: States, rows: list[dict], extra: list[dict], rng: random.Random,
+def _step_loss(model: PairModel, states: States, pool: Pool, rng: random.Random,
                langs, args) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """One batch's (binary logits, labels, loss); with --consistency C the batch is rows read in two
     languages, and C times the divergence between the two readings is added to the loss."""
     key = "y3" if args.classes == 3 else "y"
     if not args.consistency:
-        pairs, ys = draw(rows, rng, args.batch, langs, args.cross, extra, args.extra_share, key)
+        pairs, ys = draw(pool, rng, args.batch, langs, args.cross, key)
         return _loss(model, states.batch(pairs), ys)
-    pairs, ys = draw_pairs(rows, rng, args.batch, langs, args.cross, key)
+    pairs, ys = draw_pairs(pool.rows, rng, args.batch, langs, args.cross, key)
     z, y, loss = _loss(model, states.batch(pairs), ys)
     return z, y, loss + args.consistency * consistency(z)
 
@@ -401,7 +411,7 @@ def train(args) -> int:
     while step < args.steps:
         if args.max_minutes and time.time() - t0 > args.max_minutes * 60:
             break
-        z, y, loss = _step_loss(model, states, train_rows, extra, rng, langs, args)
+        z, y, loss = _step_loss(model, states, Pool(train_rows, extra, args.extra_share), rng, langs, args)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -418,7 +428,9 @@ def train(args) -> int:
             history.append(_validate(model, states, sets, step, run_loss))
             ev = history[-1]["val"]
             if args.keep_evals:         # every validated step's weights, to choose among them later
-                _save(ck / f"step-{step}.pt", {"model": model.state_dict(), "step": step, "val": ev, "args": vars(args)})
+                _save(
+                    ck / f"step-{step}.pt", {"model": model.state_dict(), "step": step, "val": ev, "args": vars(args)}
+                )
             if ev["mean"] > best:
                 best = ev["mean"]
                 _save(ck / "best.pt", {"model": model.state_dict(), "step": step, "val": ev, "args": vars(args)})
@@ -445,15 +457,33 @@ def export(args) -> int:
     folder = Path(st["args"]["xnli_test"])
     dev = Path(st["args"]["xnli_dev"]) if st["args"].get("xnli_dev") else None
     hist = ck / "history.json"
-    meta = {"detector_sha256": hashlib.sha256(det_bytes).hexdigest(), "step": st.get("step"), "validation": st.get("val"),
-            "run_args": st.get("args"), "command": "python -m mfact.core.training.train_pair " + " ".join(sys.argv[1:]),
-            "data": {**{f"xnli-test/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
-                        for p in sorted(folder.glob("test-*.tsv"))},
-                     **({f"xnli-dev/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
-                         for p in sorted(dev.glob("dev-*.tsv"))} if dev else {}),
-                     **{f"nli/{spec}": hashlib.sha256(nli_spec(spec)[1].read_bytes()).hexdigest()
-                        for spec in st["args"].get("nli") or [] if nli_spec(spec)[1].is_file()}},
-            "history": json.loads(hist.read_text(encoding="utf-8")) if hist.is_file() else []}
+    meta = {
+        "detector_sha256": hashlib.sha256(det_bytes).hexdigest(),
+        "step": st.get("step"),
+        "validation": st.get("val"),
+        "run_args": st.get("args"),
+        "command": "python -m mfact.core.training.train_pair " + " ".join(sys.argv[1:]),
+        "data": {
+            **{
+                f"xnli-test/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted(folder.glob("test-*.tsv"))
+            },
+            **(
+                {
+                    f"xnli-dev/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
+                    for p in sorted(dev.glob("dev-*.tsv"))
+                }
+                if dev
+                else {}
+            ),
+            **{
+                f"nli/{spec}": hashlib.sha256(nli_spec(spec)[1].read_bytes()).hexdigest()
+                for spec in st["args"].get("nli") or []
+                if nli_spec(spec)[1].is_file()
+            },
+        },
+        "history": json.loads(hist.read_text(encoding="utf-8")) if hist.is_file() else [],
+    }
     digest = save_reader(model, Path(args.export), meta, det_model)
     log(f"train_pair: {src} -> {args.export} (sha256 {digest[:16]})")
     return 0
@@ -489,7 +519,9 @@ def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--xnli-test", default=str(cache_dir() / "xnli-test-labelled"))
     ap.add_argument("--langs", default=",".join(XNLI_TRAIN_LANGS))
-    ap.add_argument("--xnli-dev", default="", help="also train on XNLI dev's training premises (index %% 5 != 0) in this folder")
+    ap.add_argument(
+        "--xnli-dev", default="", help="also train on XNLI dev's training premises (index %% 5 != 0) in this folder"
+    )
     ap.add_argument("--vitaminc", default="", help="also train on VitaminC's training pages (English) from this folder")
     ap.add_argument("--nli", action="append", default=[], metavar="LANG:FILE",
                     help="also train on the labelled NLI pairs of FILE (JSON lines: SNLI/MultiNLI, OCNLI or IndoNLI "
@@ -516,7 +548,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--lr", type=float, default=3e-5)
     ap.add_argument("--head-lr", type=float, default=1e-3)
     ap.add_argument("--warmup", type=int, default=200)
-    ap.add_argument("--cross", type=float, default=0.5, help="share of pairs with premise and hypothesis in two languages")
+    ap.add_argument(
+        "--cross", type=float, default=0.5, help="share of pairs with premise and hypothesis in two languages"
+    )
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument("--val-rows", type=int, default=300)
     ap.add_argument("--ckpt-minutes", type=float, default=10.0)

@@ -195,7 +195,9 @@ def train_model(x_tr, y_tr, x_va, y_va) -> tuple[LogisticModel, dict]:
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m mfact.core.training.train_verifier", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m mfact.core.training.train_verifier", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("--data", default="/work/shared/data", help="folder holding xnli-dev/ and vitaminc/")
     ap.add_argument("--items-per-lang", type=int, default=240, help="training premises per training language")
     ap.add_argument("--vitaminc", type=int, default=2200, help="VitaminC pairs (a fifth held out)")

@@ -17,6 +17,7 @@ import argparse
 import pickle
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -84,10 +85,18 @@ def write_trimmed(src: E5File, out: Path, keep: np.ndarray) -> None:
     tmp.replace(out)
 
 
-def trim(src: E5File, out: Path, articles: Iterable, sample: float, xnli: Path | None, vitaminc: Path | None,
-         pawsx: Path | None) -> np.ndarray:
+@dataclass(frozen=True)
+class PairSets:
+    """The pair sets whose texts a trimmed copy keeps: XNLI dev, VitaminC and PAWS-X folders (None: none)."""
+    xnli: Path | None = None
+    vitaminc: Path | None = None
+    pawsx: Path | None = None
+
+
+def trim(src: E5File, out: Path, articles: Iterable, sample: float, pairs: PairSets) -> np.ndarray:
     """Write the trimmed copy of `src` to `out`: the rows of the training texts kept (the mask)."""
-    keep = used_rows(E5Tokenizer(src), training_texts(articles, sample, xnli, vitaminc, pawsx), src.config.vocab)
+    texts = training_texts(articles, sample, pairs.xnli, pairs.vitaminc, pairs.pawsx)
+    keep = used_rows(E5Tokenizer(src), texts, src.config.vocab)
     write_trimmed(src, out, keep)
     return keep
 
@@ -108,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, pickle.UnpicklingError) as exc:
         print(f"trim_e5: {exc}", file=sys.stderr)
         return 2
-    keep = trim(f, Path(args.out), arts, args.sample, *(Path(p) if p else None
-                                                        for p in (args.xnli, args.vitaminc, args.pawsx)))
+    keep = trim(f, Path(args.out), arts, args.sample, PairSets(*(Path(p) if p else None
+                                                                 for p in (args.xnli, args.vitaminc, args.pawsx))))
     print(f"kept {int(keep.sum()):,} of {len(keep):,} rows ({keep.mean():.1%}) -> {args.out}")
     return 0
 

@@ -141,13 +141,17 @@ class TextCheckScreen(ModalScreen[tuple[str, str, str, str] | None]):
 
         text = self.query_one("#text-area", TextArea).text
         question = " ".join(self.query_one("#text-question", Input).value.split())
-        entity = " ".join(self.query_one("#text-entity", Input).value.split()) or CONTROL.sub("", topic_of(question, []))
+        entity = " ".join(self.query_one("#text-entity", Input).value.split()) or CONTROL.sub(
+            "", topic_of(question, [])
+        )
         if not text.strip():
             self._status("Paste a text or open a file first.")
             self.query_one("#text-area", TextArea).focus()
             return
         if not entity:
-            self._status("Say who or what the text is about (a person, a place, a film...), or the question it answers.")
+            self._status(
+                "Say who or what the text is about (a person, a place, a film...), or the question it answers."
+            )
             self.query_one("#text-entity", Input).focus()
             return
         self.dismiss((text, entity, str(self.query_one("#text-lang", Select).value), question))

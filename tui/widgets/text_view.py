@@ -205,7 +205,9 @@ def _wrap_tail(console, options, text: Text, prev: Wrapped, r: int) -> tuple[lis
         mid = render_lines(console, options, text[cut:b - 1 if plain[b - 1] == "\n" else b])
         if len(mid) == m:
             delta = len(plain) - len(old)
-            return prev.lines[:r] + mid + prev.lines[j:], prev.starts[:r] + starts[:m] + [x + delta for x in prev.starts[j:]]
+            return prev.lines[:r] + mid + prev.lines[j:], prev.starts[:r] + starts[:m] + [
+                x + delta for x in prev.starts[j:]
+            ]
     return prev.lines[:r] + render_lines(console, options, text[cut:]), prev.starts[:r] + starts
 
 
@@ -224,7 +226,9 @@ def _resync(prev: Wrapped, text: Text, starts: list[int], cut: int) -> tuple[int
         j = bisect_left(prev.starts, b - delta)
         if j >= len(prev.starts) or prev.starts[j] != b - delta:
             continue
-        tail_old = [(sp.start - (b - delta), sp.end - (b - delta), sp.style) for sp in prev.text.spans if sp.end > b - delta]
+        tail_old = [
+            (sp.start - (b - delta), sp.end - (b - delta), sp.style) for sp in prev.text.spans if sp.end > b - delta
+        ]
         tail_new = [(sp.start - b, sp.end - b, sp.style) for sp in text.spans if sp.end > b]
         clip = lambda xs: [(max(0, x), y, st) for x, y, st in xs]  # noqa: E731
         return (m, j) if clip(tail_old) == clip(tail_new) else None

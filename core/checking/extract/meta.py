@@ -70,7 +70,9 @@ def _langs(lang: str) -> tuple[str, ...]:
 
 
 # quoted words are someone else's ("I Can't Hold Back", a player's "I cannot play for six weeks")
-_QUOTED = re.compile(r'"[^"\n]{0,400}"|“[^”\n]{0,400}”|„[^“”\n]{0,400}[“”]|«[^»\n]{0,400}»|「[^」\n]{0,400}」|『[^』\n]{0,400}』')
+_QUOTED = re.compile(
+    r'"[^"\n]{0,400}"|“[^”\n]{0,400}”|„[^“”\n]{0,400}[“”]|«[^»\n]{0,400}»|「[^」\n]{0,400}」|『[^』\n]{0,400}』'
+)
 
 
 def _unquoted(text: str) -> str:

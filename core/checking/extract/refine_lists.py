@@ -3,6 +3,7 @@ and theater productions") give one fact per item, and the items of an "including
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .clauses import Draft, Span, inside_quotes, n_words, trim, words_in
 from ..lexicon.rule_words import (
@@ -121,8 +122,9 @@ def np_list(text: str, a: int, b: int, verb_start: int, carried: str | None, lan
     items.append(last)
     if lang in LIST_STOPPERS and not _short_items(text, items, lang):
         return None
-    return _item_drafts(text, a, b, boundary, [(s, e) for s, e in (trim(text, s, e) for s, e in items) if e > s],
-                        tail, c0, carried, lang, final, shared is not None)
+    frame = _ListFrame(a, b, boundary, c0, tail, final, shared is not None)
+    return _item_drafts(text, frame, [(s, e) for s, e in (trim(text, s, e) for s, e in items) if e > s],
+                        carried, lang)
 
 
 def _conjunction(text: str, v0: int, b: int, lang: str) -> Span | None:
@@ -225,8 +227,24 @@ def _last_item(text: str, c1: int, b: int, after: list[tuple[str, int, int]], fi
     return (c1, last_end), (last_end, b)
 
 
-def _item_drafts(text: str, a: int, b: int, boundary: int, items: list[Span], tail: Span, c0: int,
-                 carried: str | None, lang: str, final: bool, shared: bool) -> list[Draft] | None:
+@dataclass(frozen=True)
+class _ListFrame:
+    """Where a list stands in its clause [a, b): its first item from `boundary`, the conjunction at
+    `c0`, the `tail` after the last item; `final`: the verb comes last (or a final copula), `shared`:
+    a final copula or postposition the items share."""
+    a: int
+    b: int
+    boundary: int
+    c0: int
+    tail: Span
+    final: bool
+    shared: bool
+
+
+def _item_drafts(text: str, frame: _ListFrame, items: list[Span], carried: str | None,
+                 lang: str) -> list[Draft] | None:
+    a, b, boundary, c0, tail = frame.a, frame.b, frame.boundary, frame.c0, frame.tail
+    final, shared = frame.final, frame.shared
     if len(items) < 2 or inside_quotes(text, c0):
         return None
     if any(n_words(text[s:e]) > MAX_ITEM_WORDS for s, e in items[:-1]):

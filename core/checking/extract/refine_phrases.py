@@ -138,11 +138,15 @@ def _place_span(text: str, ws: list[Word], d0: int, d1: int, b: int, lang: str) 
 
 
 # verbs of a life that follow the place they happen at in Chinese ("在巴黎去世", "在华沙出生")
-_ZH_VERB_AFTER_PLACE = re.compile(r"(?:出生|诞生|去世|逝世|病逝|过世|死亡|逝|死|工作|学习|生活|定居|长大|任教|居住|结婚|成婚|"
-                                  r"毕业|登基|即位|被捕|被杀|遇刺|下葬|安葬)(?:了)?$")
+_ZH_VERB_AFTER_PLACE = re.compile(
+    r"(?:出生|诞生|去世|逝世|病逝|过世|死亡|逝|死|工作|学习|生活|定居|长大|任教|居住|结婚|成婚|"
+    r"毕业|登基|即位|被捕|被杀|遇刺|下葬|安葬)(?:了)?$"
+)
 
 
-_YUE_VERB_AFTER_PLACE = re.compile(r"(?:出世|出生|過身|过身|去世|逝世|死|返工|做嘢|讀書|读书|住|結婚|结婚|畢業|毕业)(?:咗)?$")
+_YUE_VERB_AFTER_PLACE = re.compile(
+    r"(?:出世|出生|過身|过身|去世|逝世|死|返工|做嘢|讀書|读书|住|結婚|结婚|畢業|毕业)(?:咗)?$"
+)
 _PLACE_MARKS = {"zh": r"[于在]", "yue": r"[喺響响]"}
 
 

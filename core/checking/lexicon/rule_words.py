@@ -85,8 +85,10 @@ VERB_SHAPES: dict[str, re.Pattern[str]] = {
     "ro": re.compile(r"^a\s+\w{2,}(?:at|it|ut|ât|ăt|s)$"),
     "ca": re.compile(r"(?!)"),
     # Russian l-forms, reflexive too ("родилась", "училась")
-    "ru": re.compile(r"\w{2,}(?:л|ла|ло|ли)(?:ся|сь)?$|(?:у|по|вы|за|с|до|при|)(?:мер|гиб|рос|стиг|мог|шёл|шел|вёз|вез|нёс|нес)(?:ся)?$|"
-                     r"(?:у|при|пере|на|во|произо|вы|за|до|от)шёл$|(?:у|при|пере|на|во|произо|вы|за|до|от)шел$"),
+    "ru": re.compile(
+        r"\w{2,}(?:л|ла|ло|ли)(?:ся|сь)?$|(?:у|по|вы|за|с|до|при|)(?:мер|гиб|рос|стиг|мог|шёл|шел|вёз|вез|нёс|нес)(?:ся)?$|"
+        r"(?:у|при|пере|на|во|произо|вы|за|до|от)шёл$|(?:у|при|пере|на|во|произо|вы|за|до|от)шел$"
+    ),
 }
 # Romance languages (no VERB_SHAPES: a clause there may open with any verb): when the word after a
 # coordinator is followed by a preposition (or "de"), it opens a clause only if it looks like a verb:
@@ -96,8 +98,12 @@ VERB_SHAPES: dict[str, re.Pattern[str]] = {
 # propose des plats", "y forma parte de"): it joins the list only when it ends like the word before
 # the coordinator ("física y química", "conocida y apreciada"). Nouns that end like verbs are left out
 # of the shapes (es/pt "-ía"/"-ia": "filosofía"; "vivía" is listed).
-FINITE_AFTER = {"es": {"de", "del"}, "pt": {"de", "do", "da", "dos", "das"}, "it": {"di", "del", "della", "dei", "delle"},
-                "fr": {"de", "du"}}        # "y obra de Marie Curie": these follow the word too
+FINITE_AFTER = {
+    "es": {"de", "del"},
+    "pt": {"de", "do", "da", "dos", "das"},
+    "it": {"di", "del", "della", "dei", "delle"},
+    "fr": {"de", "du"},
+}        # "y obra de Marie Curie": these follow the word too
 FINITE_SHAPES: dict[str, re.Pattern[str]] = {
     "es": re.compile(r"\w{2,}(?:ó|aron|ieron|aba|aban|ían|ando|iendo|yendo)$|(?:fue|fueron|tuvo|tuvieron|hizo|"
                      r"hicieron|dijo|estuvo|pudo|puso|vino|dio|vivía|tenía|residía|escribía|pertenecía)$"),
@@ -117,10 +123,12 @@ FINITE_SHAPES: dict[str, re.Pattern[str]] = {
 # aorist ("kullanılır", "anılır") and common aorists ("eder", "olur"): a clause that ends in none of
 # these is no clause of its own (clauses._clause_pair).
 FINAL_VERB_SHAPES: dict[str, re.Pattern[str]] = {
-    "tr": re.compile(r"\w{3,}(?:[dt][ıiuü](?:m|n|k|nız|niz|nuz|nüz|lar|ler|r|rlar|rler)?|m[ıiuü]ş(?:t[ıiuü]r)?(?:lar|ler)?|"
-                     r"[ıiuü]?yor(?:du|lar|dı)?)$|\w{2,}(?:[ıiuü]l|[aeıioöuü]n)[ıiuü]r(?:lar|ler)?$|"
-                     r"(?:öldü|oldu|aldı|dedi|yedi|etti|erdi|öldüler|oldular|aldılar|ettiler|eder|ederler|olur|"
-                     r"olurlar|verir|söyler|gelir|gider|kalır|alır|yapar|bulunur)$"),
+    "tr": re.compile(
+        r"\w{3,}(?:[dt][ıiuü](?:m|n|k|nız|niz|nuz|nüz|lar|ler|r|rlar|rler)?|m[ıiuü]ş(?:t[ıiuü]r)?(?:lar|ler)?|"
+        r"[ıiuü]?yor(?:du|lar|dı)?)$|\w{2,}(?:[ıiuü]l|[aeıioöuü]n)[ıiuü]r(?:lar|ler)?$|"
+        r"(?:öldü|oldu|aldı|dedi|yedi|etti|erdi|öldüler|oldular|aldılar|ettiler|eder|ederler|olur|"
+        r"olurlar|verir|söyler|gelir|gider|kalır|alır|yapar|bulunur)$"
+    ),
 }
 # A copula after a name's apostrophe ("... 262Lr'dir", "... Ankara'ydı"), or after a capitalised title
 # in the possessive ("... Avusturya Cumhurbaşkanıdır", "... Başbakanıydı"): the clause ends there too
@@ -242,7 +250,21 @@ AUXILIARIES = {"was", "is", "were", "are", "been", "be", "being", "also", "fue",
                "well", "widely", "not", "first", "later"}
 
 INTRO_MAX_WORDS = 10
-PRO_DROP = {"es", "it", "pt", "ca", "ro", "cs", "pl", "sr", "lt", "ru", "uk", "bg", "el"}     # a sentence may start with its verb ("Nació en Varsovia")
+PRO_DROP = {
+    "es",
+    "it",
+    "pt",
+    "ca",
+    "ro",
+    "cs",
+    "pl",
+    "sr",
+    "lt",
+    "ru",
+    "uk",
+    "bg",
+    "el",
+}  # a sentence may start with its verb ("Nació en Varsovia")
 INTRO_WORDS = {"however", "overall", "later", "after", "despite", "throughout", "today", "additionally",
                "furthermore", "moreover", "also", "currently", "besides", "unfortunately", "sadly"}
 # Participles and adjectives that open a sentence before its subject: "Born in Warsaw, she ...",
@@ -359,10 +381,13 @@ DATE_SHAPES: dict[str, re.Pattern[str]] = {
     "eo": re.compile(r"\d{1,2}-?an"),
     "lt": re.compile(r"[md]"),
     "ms": re.compile(r"tahun"),                    # "pada tahun 1865"
-    "cs": re.compile(r"roku|roce"), "pl": re.compile(r"roku|r"),
+    "cs": re.compile(r"roku|roce"),
+    "pl": re.compile(r"roku|r"),
     "yue": re.compile(r"[號号]"),                   # "1866年4月6號"
-    "sr": re.compile(r"godine|године|(?:јануар|фебруар|март|април|мај|јун|јул|август|септемб|октоб|новемб|децемб)(?:а|ра)|"
-                     r"(?:januar|februar|mart|april|maj|jun|jul|avgust|septemb|oktob|novemb|decemb)(?:a|ra)"),
+    "sr": re.compile(
+        r"godine|године|(?:јануар|фебруар|март|април|мај|јун|јул|август|септемб|октоб|новемб|децемб)(?:а|ра)|"
+        r"(?:januar|februar|mart|april|maj|jun|jul|avgust|septemb|oktob|novemb|decemb)(?:a|ra)"
+    ),
     "he": re.compile(r"ב-?\d{1,2}|ב?(?:ינואר|פברואר|מרץ|מרס|אפריל|מאי|יוני|יולי|אוגוסט|ספטמבר|אוקטובר|נובמבר|דצמבר)"),
 }
 DATE_POSTS: dict[str, set[str]] = {"hi": {"को", "में"}, "ur": {"کو", "میں"}, "bn": {"সালে", "তারিখে"},
@@ -409,12 +434,15 @@ LIST_AUX: dict[str, set[str]] = {"ca": {"va", "van", "vaig", "vas", "vam", "vau"
 # prepositions that open no list item in the languages of LIST_STOPPERS ("Deo je ..., kao i malajskih
 # tradicija"); kept apart from PREPOSITIONS, which also reads a sentence's opening phrase
 LIST_PREPOSITIONS: dict[str, set[str]] = {
-    "ca": {"a", "al", "en", "amb", "per", "des", "com", "sobre", "entre"}, "ro": {"la", "în", "din", "cu", "pentru", "pe", "ca"},
+    "ca": {"a", "al", "en", "amb", "per", "des", "com", "sobre", "entre"},
+    "ro": {"la", "în", "din", "cu", "pentru", "pe", "ca"},
     "cs": {"v", "ve", "na", "s", "se", "pro", "z", "ze", "do", "od", "jako", "po"},
     "pl": {"w", "we", "na", "z", "ze", "dla", "do", "od", "jako", "po"},
     "sr": {"у", "u", "на", "na", "са", "sa", "за", "za", "из", "iz", "као", "kao", "по", "po"},
-    "eo": {"en", "al", "kun", "por", "de", "el", "kiel", "sur"}, "ms": {"di", "pada", "dengan", "untuk", "dari", "ke", "sebagai"},
-    "la": {"in", "ad", "cum", "ex", "ab", "de", "per", "pro", "post", "inter"}, "lt": {"į", "iš", "su", "po", "per", "kaip"},
+    "eo": {"en", "al", "kun", "por", "de", "el", "kiel", "sur"},
+    "ms": {"di", "pada", "dengan", "untuk", "dari", "ke", "sebagai"},
+    "la": {"in", "ad", "cum", "ex", "ab", "de", "per", "pro", "post", "inter"},
+    "lt": {"į", "iš", "su", "po", "per", "kaip"},
 }
 # a postposition that ends the clause goes with every item ("Pierre Curien ja Henri Becquerelin kanssa")
 FINAL_POSTPOSITIONS: dict[str, set[str]] = {
@@ -430,11 +458,17 @@ LIST_STOPPERS: dict[str, set[str]] = {
     "cs": {"který", "která", "které", "kteří", "jenž", "jež", "kde", "když", "že", "ne", "nebyl", "nebyla"},
     "pl": {"który", "która", "które", "którzy", "gdzie", "gdy", "że", "nie"},
     "sr": {"који", "која", "које", "koji", "koja", "koje", "где", "gde", "када", "kada", "да", "da", "не", "ne"},
-    "ro": {"care", "unde", "când", "că", "nu"}, "ca": {"que", "qui", "on", "quan", "no"},
-    "eo": {"kiu", "kiuj", "kiun", "kie", "kiam", "ke", "ne"}, "lt": {"kuris", "kuri", "kurie", "kurios", "kur", "kai", "kad", "ne"},
-    "ms": {"yang", "apabila", "bahawa", "tidak", "bukan"}, "hu": {"aki", "amely", "ami", "ahol", "amikor", "hogy", "nem"},
-    "he": {"אשר", "כאשר", "לא"}, "la": {"qui", "quae", "quod", "ubi", "cum", "ut", "non"}, "eu": {"ez"},
-    "sd": {"جيڪو", "جنهن", "نه"}, "yue": set(),
+    "ro": {"care", "unde", "când", "că", "nu"},
+    "ca": {"que", "qui", "on", "quan", "no"},
+    "eo": {"kiu", "kiuj", "kiun", "kie", "kiam", "ke", "ne"},
+    "lt": {"kuris", "kuri", "kurie", "kurios", "kur", "kai", "kad", "ne"},
+    "ms": {"yang", "apabila", "bahawa", "tidak", "bukan"},
+    "hu": {"aki", "amely", "ami", "ahol", "amikor", "hogy", "nem"},
+    "he": {"אשר", "כאשר", "לא"},
+    "la": {"qui", "quae", "quod", "ubi", "cum", "ut", "non"},
+    "eu": {"ez"},
+    "sd": {"جيڪو", "جنهن", "نه"},
+    "yue": set(),
 }
 # copulas that end their clause ("fizikus és kémikus volt", "fisikaria eta kimikaria izan zen", "physica et
 # chemica fuit"): a list before them is read as in the verb-final languages, and in these languages, whose

@@ -429,7 +429,9 @@ class TokenDetector:
         self.temperature = float(self.meta.get("temperature", 1.0))
 
     @torch.no_grad()
-    def score(self, items: Sequence[tuple[str, Sequence[str]]], batch: int | None = None) -> list[list[tuple[int, int, float]]]:
+    def score(
+        self, items: Sequence[tuple[str, Sequence[str]]], batch: int | None = None
+    ) -> list[list[tuple[int, int, float]]]:
         """For each (sentence, evidence windows) -> [(char_start, char_end, p_hallucinated)] per word
         of the sentence (whitespace words; characters for CJK), batched (the int8 model scores each
         item alone: its activations are quantised per call, so a batch would make an item's scores
@@ -469,7 +471,9 @@ class TokenDetector:
             out[n][1].side = z
         return out
 
-    def _parts(self, items: Sequence[tuple[str, Sequence[str]]]) -> list[tuple[int, list[int], list[tuple[int, int]], str]]:
+    def _parts(
+        self, items: Sequence[tuple[str, Sequence[str]]]
+    ) -> list[tuple[int, list[int], list[tuple[int, int]], str]]:
         """Each item's sentence cut into parts the detector reads: (item, ids, spans, cache key)."""
         parts = []
         step = MAX_SENT_TOKENS - 2

@@ -88,7 +88,9 @@ class PairModel(nn.Module):
             x = layer(x, bias)
             if self.drop and self.training:
                 x = nn.functional.dropout(x, self.drop, True)
-        return self.head(torch.cat([x[:, 0], mean_pool(x[:, :ls], mask[:, :ls]), mean_pool(x[:, ls:], mask[:, ls:])], dim=-1))
+        return self.head(
+            torch.cat([x[:, 0], mean_pool(x[:, :ls], mask[:, :ls]), mean_pool(x[:, ls:], mask[:, ls:])], dim=-1)
+        )
 
     def after_shared(self, x: torch.Tensor, mask: torch.Tensor, ls: int) -> torch.Tensor:
         """One logit per row from the detector's own states after its first `shared` upper layers

@@ -121,6 +121,27 @@ def _content(text: str, words: list[tuple[str, int, int]], values: list[Value]) 
             if w.lower() not in STOPWORDS and not _overlaps(s, e, spans) and not w.isdigit()}
 
 
+@dataclass(frozen=True)
+class _Against:
+    """The evidence a fact is checked against: the passages ((text, lang) each) and each with the
+    languages it is read in (`tagged`), the order they count in, the fact's language and subject,
+    and how names are matched."""
+    passages: Sequence[tuple[str, str]]
+    tagged: Sequence[tuple[str, tuple[str, ...]]]
+    order: list[int]
+    lang: str
+    entity: str
+    same_name: NameMatcher
+
+
+@dataclass(frozen=True)
+class _FactSide:
+    """The fact checked, its values and words (`fv`) and its content words."""
+    fact: str
+    fv: TextValues
+    content: set[str]
+
+
 def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entity: str = "",
                 same_name: NameMatcher = names_alike, focus: Sequence[int] | None = None) -> SlotReport:
     """Compare the typed values of `fact` with those of `passages` ((text, lang) each).
@@ -134,16 +155,18 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
     order = list(focus) if focus else list(range(len(passages)))
     order += [i for i in range(len(passages)) if i not in order]
     tagged = [(t, tuple(dict.fromkeys((plang or lang, *_langs_of(t, lang))))) for t, plang in passages]
-    rep.conflicts.extend(_subject_conflicts(fact, fv, lang, passages, tagged, entity, order))
+    ag = _Against(passages, tagged, order, lang, entity, same_name)
+    rep.conflicts.extend(_subject_conflicts(fact, fv, ag))
     counted = _count_conflicts(fact, lang, tagged, order)
     rep.conflicts.extend(counted)
     rep.agreed_counts = count_agreements(fact, lang, tagged, order)
     if not rep.conflicts:
-        _read_statements(rep, fact, lang, passages, tagged, entity, order)
+        _read_statements(rep, fact, ag)
     if not fv.values:
         return rep
     evs = _passage_values(passages, lang, entity)
     fact_content = _content(fact, fv.words, fv.values)
+    fs = _FactSide(fact, fv, fact_content)
     for v in fv.values:
         if any(v.start < c.fact_value.end and c.fact_value.start < v.end for c in counted):
             continue        # a count the evidence contradicts ("12 goals" against "15 goals")
@@ -156,14 +179,13 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
             rep.slot_values += 1
             same_slot = [(i, e) for i in order for e in evs[i].values
                          if e.rel == v.rel and e.kind == v.kind and (v.kind != "date" or dates_comparable(v, e))]
-            if (award := _other_award(v, fact, fv, anywhere, passages, evs, order, lang, same_name)) is not None:
+            if (award := _other_award(v, fs, anywhere, evs, ag)) is not None:
                 _add_conflict(rep, v, award)
                 continue
             if same_slot:
-                _check_slot(v, same_slot, anywhere, evs, order, same_name, rep, [t for t, _l in passages])
+                _check_slot(v, same_slot, anywhere, evs, ag, rep)
                 continue
-        moved = None if not anywhere else _moved_value(
-            v, fv, fact_content, anywhere, passages, evs, order, lang, same_name, fact)
+        moved = None if not anywhere else _moved_value(v, fs, anywhere, evs, ag)
         if moved is not None:
             _add_conflict(rep, v, moved)
             continue
@@ -174,7 +196,7 @@ def check_slots(fact: str, lang: str, passages: Sequence[tuple[str, str]], entit
             continue
         # no slot word: the evidence sentence that best matches the rest of the fact decides
         hit = (_matching_sentence_value(v, fact_content, passages, evs, order, lang)
-               or _framed_value(v, fv.words, fact_content, passages, evs, order, lang))
+               or _framed_value(v, fs, evs, ag))
         if hit is not None:
             _add_conflict(rep, v, hit)
         else:
@@ -208,9 +230,9 @@ def _add_conflict(rep: SlotReport, v: Value, hit: tuple[int, Value]) -> None:
 
 
 def _check_slot(v: Value, same_slot: list[tuple[int, Value]], anywhere: list[tuple[int, Value]],
-                evs: list[TextValues], order: list[int], same_name: NameMatcher, rep: SlotReport,
-                texts: Sequence[str]) -> None:
+                evs: list[TextValues], ag: _Against, rep: SlotReport) -> None:
     """A fact value whose slot the evidence fills: agreed, or a conflict."""
+    order, same_name, texts = ag.order, ag.same_name, [t for t, _l in ag.passages]
     ok = [(i, e) for i, e in same_slot if values_agree(v, e, same_name)]
     if not ok and v.rel in MANY:
         # one prize, marriage or foundation of several: the evidence names this one without the
@@ -300,10 +322,10 @@ def _passage_values(passages: Sequence[tuple[str, str]], lang: str, entity: str)
             for tv in out]
 
 
-def _read_statements(rep: SlotReport, fact: str, lang: str, passages: Sequence[tuple[str, str]],
-                     tagged: Sequence[tuple[str, tuple[str, ...]]], entity: str, order: list[int]) -> None:
+def _read_statements(rep: SlotReport, fact: str, ag: _Against) -> None:
     """The fact's occupation and nationality words against the evidence's statements about the subject
     (stated.py): all confirmed (`rep.stated`), or the first one contradicted (`rep.unstated`)."""
+    lang, passages, tagged, entity, order = ag.lang, ag.passages, ag.tagged, ag.entity, ag.order
     got = read_statements(fact, lang, tagged, entity, order)
     rep.concepts = got.words
     if got.sure():
@@ -314,12 +336,15 @@ def _read_statements(rep: SlotReport, fact: str, lang: str, passages: Sequence[t
         rep.unstated = Conflict(fv, Value(kind, x, y, passages[i][0][x:y]), i, [(a, b)])
 
 
-def _subject_conflicts(fact: str, fv: TextValues, lang: str, passages: Sequence[tuple[str, str]],
-                       tagged: Sequence[tuple[str, tuple[str, ...]]], entity: str, order: list[int]) -> list[Conflict]:
+def _subject_conflicts(fact: str, fv: TextValues, ag: _Against) -> list[Conflict]:
     """What the fact says of its subject that the evidence contradicts: a relative, a nationality or
     an occupation, an age at a dated event."""
-    return (_kin_conflicts(fact, lang, tagged, entity, order) + _nationality_conflicts(fact, lang, tagged, entity, order)
-            + _event_age_conflicts(fact, fv, lang, passages, entity, order))
+    lang, passages, tagged, entity, order = ag.lang, ag.passages, ag.tagged, ag.entity, ag.order
+    return (
+        _kin_conflicts(fact, lang, tagged, entity, order)
+        + _nationality_conflicts(fact, lang, tagged, entity, order)
+        + _event_age_conflicts(fact, fv, lang, passages, entity, order)
+    )
 
 
 def _kin_conflicts(fact: str, lang: str, passages: Sequence[tuple[str, tuple[str, ...]]], entity: str,
@@ -387,8 +412,12 @@ def _event_age_conflicts(fact: str, fv: TextValues, lang: str, passages: Sequenc
             w.lower() for w in _GAP_WORD.findall(gap)) <= _AGE_WORDS:
         return []                 # another clause's age; "In 1891, aged 24," is one
     evs = _passage_values(passages, lang, entity)
-    births = [(i, e) for i in order for e in evs[i].values
-              if e.kind == "date" and e.rel == "born" and e.year is not None and not e.decade and (entity or not e.holder)]
+    births = [
+        (i, e)
+        for i in order
+        for e in evs[i].values
+        if e.kind == "date" and e.rel == "born" and e.year is not None and not e.decade and (entity or not e.holder)
+    ]
     born = {e.year for _i, e in births if e.year is not None}
     if len(born) != 1:
         return []
@@ -507,9 +536,8 @@ def _near_words(words: Sequence[tuple[str, int, int]], x: Value, n: int = 3) -> 
     return {w.lower()[:5] for w, _a, _b in (*words[max(0, i - n):i], *words[j:j + n]) if w.lower() not in STOPWORDS}
 
 
-def _moved_value(v: Value, fv: TextValues, fact_content: set[str], anywhere: list[tuple[int, Value]],
-                 passages: Sequence[tuple[str, str]], evs: list[TextValues], order: list[int], lang: str,
-                 same_name: NameMatcher = names_alike, fact: str = "") -> tuple[int, Value] | None:
+def _moved_value(v: Value, fs: _FactSide, anywhere: list[tuple[int, Value]], evs: list[TextValues],
+                 ag: _Against) -> tuple[int, Value] | None:
     """A value the evidence has, but only in sentences about something else, where the evidence
     sentence that holds the fact says another value of the same kind among the fact's own words
     ("Albert ging 1896 in die Schweiz" against "Albert ging 1895 in die Schweiz, ... 1896 begann er
@@ -523,6 +551,8 @@ def _moved_value(v: Value, fv: TextValues, fact_content: set[str], anywhere: lis
     Prize" stays agreed). "1933 ging er nach Princeton" against "1894 zog die Familie nach Italien,
     Albert ging 1895 ... 1933 emigrierte er ..., wo er in Princeton lebte" stays agreed by (3): "nach"
     alone stands around 1894. Not in languages without spaces."""
+    fv, fact_content = fs.fv, fs.content
+    passages, order, lang, same_name = ag.passages, ag.order, ag.lang, ag.same_name
     if lang in SPACELESS or v.rel is not None or len(fact_content) < 2:
         return None
     near = _near_words(fv.words, v)
@@ -534,7 +564,7 @@ def _moved_value(v: Value, fv: TextValues, fact_content: set[str], anywhere: lis
     _share, i, s, e = best
     inside = [x for j, x in anywhere if j == i and s <= x.start and x.end <= e]
     if inside:
-        return _clause_swap(v, fact, fv, inside, passages[i][0], evs[i], (s, e, i), same_name)
+        return _clause_swap(v, fs, inside, evs, (s, e, i), ag)
     # not a value that agrees with another of the fact's ("in Ulm" of "in Ulm, Deutschland")
     same = [(len(_near_words(evs[i].words, x) & near), x) for x in evs[i].values
             if s <= x.start and x.end <= e and _same_kind(v, x)
@@ -552,9 +582,8 @@ def _moved_value(v: Value, fv: TextValues, fact_content: set[str], anywhere: lis
     return i, other
 
 
-def _other_award(v: Value, fact: str, fv: TextValues, anywhere: list[tuple[int, Value]],
-                 passages: Sequence[tuple[str, str]], evs: list[TextValues], order: list[int], lang: str,
-                 same_name: NameMatcher = names_alike) -> tuple[int, Value] | None:
+def _other_award(v: Value, fs: _FactSide, anywhere: list[tuple[int, Value]], evs: list[TextValues],
+                 ag: _Against) -> tuple[int, Value] | None:
     """A prize, marriage or foundation whose year belongs to another one ("He won the Nobel Prize in
     1953" against "He won the Pulitzer Prize in 1953 ... He was awarded the Nobel Prize in 1954"; "In
     1926 he married Hadley" against "In 1921 he married Hadley ... published ... in 1926"). A person
@@ -565,6 +594,8 @@ def _other_award(v: Value, fact: str, fv: TextValues, anywhere: list[tuple[int, 
     both sentences above). Dates only: a count or score won differs from one season to the next ("7881
     Punkte"). In Chinese the "words" are pairs of Han characters (`han_pairs`, "莫言于1987年获得诺贝尔文学奖"
     against "2012年获得诺贝尔文学奖"); not in Japanese."""
+    fact, fv = fs.fact, fs.fv
+    passages, order, lang, same_name = ag.passages, ag.order, ag.lang, ag.same_name
     han = lang in HAN_LANGS
     if v.rel not in MANY or v.kind != "date" or (lang in SPACELESS and not han):
         return None
@@ -586,8 +617,8 @@ def _other_award(v: Value, fact: str, fv: TextValues, anywhere: list[tuple[int, 
     return i, other[0]
 
 
-def _clause_swap(v: Value, fact: str, fv: TextValues, inside: list[Value], text: str, ev: TextValues,
-                 where: tuple[int, int, int], same_name: NameMatcher) -> tuple[int, Value] | None:
+def _clause_swap(v: Value, fs: _FactSide, inside: list[Value], evs: list[TextValues],
+                 where: tuple[int, int, int], ag: _Against) -> tuple[int, Value] | None:
     """The sentence that holds the fact has its value, but in a clause about another name, while the
     fact's name stands in another clause with another value of the kind ("Er zog 1894 in die
     Schweiz" against "1894 zog die Familie nach Italien, Albert ging 1895 in die Schweiz"): a year
@@ -595,8 +626,10 @@ def _clause_swap(v: Value, fact: str, fv: TextValues, inside: list[Value], text:
     its first) stand in one clause of the fact; the clause of every agreeing value holds none of those
     names, and either a name of its own or none of the fact's other words ("1950'de serbest bırakıldı
     ve 1951'de Türkiye'den ayrıldı"); and one other clause holds a fact's name and one value of the
-    kind that agrees with none of the fact's."""
+    kind that agrees with none of the fact's (`where`: the sentence [s, e) of passage i)."""
     s, e, i = where
+    fact, fv, same_name = fs.fact, fs.fv, ag.same_name
+    text, ev = ag.passages[i][0], evs[i]
     if v.kind != "date" or v.year is None:
         return None
     fa, fb = next(((a, b) for a, b in _clauses(fact, 0, len(fact)) if a <= v.start < b), (0, 0))
@@ -604,7 +637,9 @@ def _clause_swap(v: Value, fact: str, fv: TextValues, inside: list[Value], text:
              and not _overlaps(a, a + len(w), [(v.start, v.end)])}
     if not names:
         return None               # the fact's year and its names: one clause of the fact
-    content = {w.lower()[:5] for w, a, b in fv.words if w.lower() not in STOPWORDS and not _overlaps(a, b, [(v.start, v.end)])}
+    content = {
+        w.lower()[:5] for w, a, b in fv.words if w.lower() not in STOPWORDS and not _overlaps(a, b, [(v.start, v.end)])
+    }
     clauses = _clauses(text, s, e)
     def words_in(a: int, b: int) -> list[str]:
         return [w for w, x, _y in ev.words if a <= x < b]
@@ -646,9 +681,7 @@ def _frame(words: Sequence[tuple[str, int, int]], start: int, end: int) -> tuple
     return tuple(w.lower() for w, _a, _b in (*words[i - FRAME_WORDS:i], *words[j:j + FRAME_WORDS]))
 
 
-def _framed_value(v: Value, fact_words: Sequence[tuple[str, int, int]], fact_content: set[str],
-                  passages: Sequence[tuple[str, str]], evs: list[TextValues], order: list[int],
-                  lang: str) -> tuple[int, Value] | None:
+def _framed_value(v: Value, fs: _FactSide, evs: list[TextValues], ag: _Against) -> tuple[int, Value] | None:
     """An evidence value of the same kind standing between the same words as `v` ("shared the 1905
     Nobel Prize" against "shared the 1903 Nobel Prize"), in a sentence holding FRAME_SHARE of the
     fact's content words: the value the fact rewrote, where no evidence sentence holds enough of the
@@ -656,6 +689,7 @@ def _framed_value(v: Value, fact_words: Sequence[tuple[str, int, int]], fact_con
     0.5% of the held-out articles' own sentences with a number wrong ("the 2002 season" against
     "the 2006 season"), 0.2% with it. Not in languages without spaces, whose "words" are runs of
     characters."""
+    fact_words, fact_content, passages, order, lang = fs.fv.words, fs.content, ag.passages, ag.order, ag.lang
     if lang in SPACELESS:
         return None
     frame = _frame(fact_words, v.start, v.end)

@@ -19,46 +19,46 @@ from ..text.textutil import HAN_LANGS, NEGATIONS, SPACELESS, STOPWORDS, han_simp
 
 # relation swaps (events, roles) and antonyms
 RELATIONS = {
-    "en": "born:died won:lost win:lose wins:loses increased:decreased before:after father:mother son:daughter husband:wife "
-          "brother:sister king:queen founded:dissolved elected:defeated opened:closed joined:left "
-          "married:divorced",
+    "en": "born:died won:lost win:lose wins:loses increased:decreased before:after father:mother son:daughter "
+    "husband:wife "
+    "brother:sister king:queen founded:dissolved elected:defeated opened:closed joined:left "
+    "married:divorced",
     "es": "nació:murió ganó:perdió aumentó:disminuyó antes:después padre:madre hijo:hija esposo:esposa "
-          "hermano:hermana rey:reina fundó:disolvió",
+    "hermano:hermana rey:reina fundó:disolvió",
     "fr": "né:mort née:morte gagné:perdu augmenté:diminué avant:après père:mère fils:fille frère:sœur "
-          "roi:reine fonde:dissout",
+    "roi:reine fonde:dissout",
     "de": "geboren:gestorben gewann:verlor vor:nach Vater:Mutter Sohn:Tochter Bruder:Schwester König:Königin "
-          "gründete:auflöste",
+    "gründete:auflöste",
     "ca": "néixer:morir abans:després pare:mare fill:filla germà:germana rei:reina guanyà:perdé",
     "it": "nato:morto nata:morta vinse:perse prima:dopo padre:madre figlio:figlia fratello:sorella re:regina",
     "pt": "nasceu:morreu venceu:perdeu antes:depois pai:mãe filho:filha irmão:irmã rei:rainha",
     "ro": "născut:murit înainte:după tatăl:mama fiul:fiica fratele:sora regele:regina",
-    "pl": "urodził:zmarł urodziła:zmarła przed:po ojciec:matka syn:córka brat:siostra król:królowa "
-          "wygrał:przegrał",
+    "pl": "urodził:zmarł urodziła:zmarła przed:po ojciec:matka syn:córka brat:siostra król:królowa wygrał:przegrał",
     "cs": "narodil:zemřel narodila:zemřela před:po otec:matka syn:dcera bratr:sestra král:královna",
     "tr": "doğdu:öldü önce:sonra baba:anne oğlu:kızı kral:kraliçe kazandı:kaybetti arttı:azaldı",
     "id": "lahir:meninggal sebelum:sesudah ayah:ibu putra:putri raja:ratu menang:kalah",
     "ms": "lahir:meninggal sebelum:selepas bapa:ibu raja:permaisuri menang:kalah",
     "vi": "sinh:mất trước:sau cha:mẹ thắng:thua tăng:giảm",
     "zh": "出生:逝世 之前:之后 以前:以后 父亲:母亲 儿子:女儿 丈夫:妻子 增加:减少 上升:下降 胜利:失败 建立:解散 "
-          "开始:结束 获胜:落败",
+    "开始:结束 获胜:落败",
     "yue": "出生:逝世 之前:之後 父親:母親 兒子:女兒 增加:減少",
     "fi": "syntyi:kuoli ennen:jälkeen isä:äiti poika:tytär veli:sisko kuningas:kuningatar voitti:hävisi",
     "hu": "született:meghalt előtt:után apja:anyja fia:lánya király:királynő nyert:vesztett",
     "eo": "naskiĝis:mortis antaŭ:post patro:patrino filo:filino frato:fratino reĝo:reĝino",
     "sr": "rođen:umro pre:posle otac:majka sin:ćerka kralj:kraljica рођен:умро пре:после отац:мајка "
-          "син:ћерка краљ:краљица",
+    "син:ћерка краљ:краљица",
     "fa": "متولد:درگذشت قبل:بعد پدر:مادر پسر:دختر",
     "la": "natus:mortuus ante:post pater:mater filius:filia rex:regina",
     "lt": "gimė:mirė prieš:po tėvas:motina sūnus:dukra karalius:karalienė",
     "eu": "jaio:hil aurretik:ondoren aita:ama seme:alaba errege:erregina",
     "ko": "아버지:어머니 아들:딸 이전:이후 증가:감소",
     "ru": "родился:умер родилась:умерла рождения:смерти до:после отец:мать сын:дочь муж:жена брат:сестра "
-          "король:королева выиграл:проиграл выиграла:проиграла победил:проиграл увеличился:уменьшился "
-          "основал:распустил открыт:закрыт женился:развёлся",
+    "король:королева выиграл:проиграл выиграла:проиграла победил:проиграл увеличился:уменьшился "
+    "основал:распустил открыт:закрыт женился:развёлся",
     "uk": "народився:помер народилася:померла до:після батько:мати син:донька чоловік:дружина брат:сестра "
-          "король:королева виграв:програв",
+    "король:королева виграв:програв",
     "ar": "ولد:توفي ولدت:توفيت قبل:بعد الأب:الأم والده:والدته ابن:ابنة ابنه:ابنته زوجها:زوجته أخ:أخت "
-          "أخوه:أخته الملك:الملكة ملك:ملكة فاز:خسر فازت:خسرت زاد:انخفض ارتفع:انخفض تأسست:حلت",
+    "أخوه:أخته الملك:الملكة ملك:ملكة فاز:خسر فازت:خسرت زاد:انخفض ارتفع:انخفض تأسست:حلت",
     "he": "נולד:נפטר נולדה:נפטרה לפני:אחרי אביו:אמו בנו:בתו מלך:מלכה ניצח:הפסיד",
     "ja": "誕生:死去 以前:以後 父:母 息子:娘 長男:長女 増加:減少 勝利:敗北 設立:解散",
 }
@@ -365,7 +365,11 @@ def _short_swaps(ft: list[str], lang: str, texts: Sequence[str]) -> Iterator[tup
             sm = difflib.SequenceMatcher(None, ft, [w.lower() for w, _a, _b in ew], autojunk=False)
             # what differs on the fact's side (the sentence's own extra words aside): one word for one
             inner = [op for op in sm.get_opcodes() if op[0] != "equal" and op[1] < op[2]]
-            if len(inner) == 1 and inner[0][0] == "replace" and inner[0][2] - inner[0][1] == inner[0][4] - inner[0][3] == 1:
+            if (
+                len(inner) == 1
+                and inner[0][0] == "replace"
+                and inner[0][2] - inner[0][1] == inner[0][4] - inner[0][3] == 1
+            ):
                 _op, i1, i2, j1, j2 = inner[0]
                 yield i1, i2, ew, j1, j2
 
@@ -520,7 +524,9 @@ def _han_ordinal_swap(fact: str, sents: Sequence[str]) -> tuple[int, int, str] |
     for m in _HAN_ORDINAL.finditer(fact):
         left = fact[max(0, m.start() - SPACELESS_CONTEXT):m.start()]
         right = fact[m.end():m.end() + SPACELESS_CONTEXT]
-        if len(left) + len(right) < SPACELESS_MIN_CONTEXT or any(m.group() in t and left + m.group() + right in t for t in sents):
+        if len(left) + len(right) < SPACELESS_MIN_CONTEXT or any(
+            m.group() in t and left + m.group() + right in t for t in sents
+        ):
             continue
         for t in sents:
             for o in _HAN_ORDINAL.finditer(t):

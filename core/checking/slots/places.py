@@ -249,7 +249,9 @@ def _life_range(text: str, values: list[Value]) -> list[Value]:
 # a living person's lead: "(d. 14 Eylül 1965, Leningrad)", "(род. 14 сентября 1965, Ленинград)",
 # "(b. 9 June 1981)", and a range left open, "（1981年6月9日—）", "(9. Juni 1981 –)"
 _BORN_ABBR = {"tr": r"d\.", "ru": r"род\.", "uk": r"нар\.", "bg": r"р\.", "en": r"b\.", "sr": r"рођ\.|rođ\."}
-_BORN_PAREN = {lang: re.compile(r"[(（]\s*(?:" + abbr + r")\s*([^()（）;]{4,80}?)\s*[)）;]") for lang, abbr in _BORN_ABBR.items()}
+_BORN_PAREN = {
+    lang: re.compile(r"[(（]\s*(?:" + abbr + r")\s*([^()（）;]{4,80}?)\s*[)）;]") for lang, abbr in _BORN_ABBR.items()
+}
 _OPEN_RANGE = re.compile(r"[(（]([^()（）]{4,80}?)\s*[–—\-－―～〜~]\s*[)）]")
 
 
@@ -300,7 +302,9 @@ def _range_place(text: str, start: int, date: Value, rel: str, holder: str, end:
 
 # after a date: ", " then at most one lower-case word ("станция") and a capitalised name of up to four
 # words, to the next comma or the end of the half
-_RANGE_PLACE_AFTER = re.compile(r"\s*,\s*(?:(?=[a-zß-ÿа-яё])\w+\s+)?([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-][\w'’.-]+){0,3}?)\s*(?:,|$)")
+_RANGE_PLACE_AFTER = re.compile(
+    r"\s*,\s*(?:(?=[a-zß-ÿа-яё])\w+\s+)?([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-][\w'’.-]+){0,3}?)\s*(?:,|$)"
+)
 
 
 def _holder_before(text: str, at: int) -> str:
@@ -381,7 +385,11 @@ CASELESS_HOLDER_CHARS = 12     # "著名科学家玛丽·居里（": among the l
 _NAME_BEFORE = re.compile(r"([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.\u0300-\u036f]*(?:[ \-](?:[a-z]{1,3}[ \-])?"
                           r"[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.\u0300-\u036f]*)*)\s*$")
 NAME_TAIL = 120                # characters before a life range searched for its holder's name
-_CAP_RUN = re.compile(r"(?<![\w'’-])([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*(?:[ \-](?:(?:de|du|del|di|da|von|van|der|den|la|le|sur|am|an|upon|on)[ \-])?[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’-]*)*)")
+_CAP_RUN = re.compile(
+    r"(?<![\w'’-])([A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’.-]*"
+    r"(?:[ \-](?:(?:de|du|del|di|da|von|van|der|den|la|le|sur|am|an|upon|on)[ \-])?"
+    r"[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁЂ-ЏΑ-Ω][\w'’-]*)*)"
+)
 
 
 # German capitalises every noun: there a place is a name right after a place preposition ("in
@@ -403,7 +411,9 @@ _FAMILY_BEFORE = re.compile(r"(?<!\w)(?i:family|familie|famille|familia|famiglia
                             r"(?:\s+[a-zß-ÿа-яёіїє]\w*){0,2}\s*$")
 
 
-_IN_BEFORE = re.compile(r"(?<!\w)(?:в|во|из|w|we|in|im|à|en|em|na|a|u|au|nel|nella|no|din|from|aus)\s+$")  # "в семье учителя в Тобольске"
+_IN_BEFORE = re.compile(
+    r"(?<!\w)(?:в|во|из|w|we|in|im|à|en|em|na|a|u|au|nel|nella|no|din|from|aus)\s+$"
+)  # "в семье учителя в Тобольске"
 
 
 def _places(text: str, hits: list[tuple[int, int, str]], skip: set[str], taken: list[tuple[int, int]],
@@ -442,7 +452,9 @@ _HAN_RUN = r"[\u4e00-\u9fff·・]{2,12}?"
 _HAN_PLACE_END = r"(?=[，。、；：（）()\s,;]|的|并|並|和|与|與|及|后|後|时|時|是|为|為|之|，|$)"
 _HAN_AFTER = re.compile(r"\s*(?:于|於|在)?\s*(" + _HAN_RUN + ")" + _HAN_PLACE_END)
 _HAN_BEFORE = re.compile(r"(?:于|於|在)\s*(" + _HAN_RUN + r")\s*$")
-_HAN_NOT_PLACE = re.compile(r"^[一二三四五六七八九十两兩这這那该該此其当當]|家庭|家族|家中|世家|之家|书香|書香|年|月|日|期间|期間|时候|時候")
+_HAN_NOT_PLACE = re.compile(
+    r"^[一二三四五六七八九十两兩这這那该該此其当當]|家庭|家族|家中|世家|之家|书香|書香|年|月|日|期间|期間|时候|時候"
+)
 _HAN_CAUSE = frozenset({"死于", "死於"})      # "死於感染", "死于癌症": a cause, seldom a place
 
 
@@ -490,9 +502,18 @@ _BOUND_BEFORE = {
               "cs": "po", "ro": "după", "uk": "після", "sv": "efter", "da": "efter", "no": "etter"},
 }
 _BOUND_AFTER = {
-    "before": {"tr": r"['’]?\w{0,4}\s+önce|\s*yılından\s+önce", "zh": "之前|以前", "yue": "之前|以前", "ja": "以前|より前"},
-    "after": {"tr": r"['’]?\w{0,4}\s+sonra|\s*yılından\s+sonra", "zh": "之后|以后|之後|以後", "yue": "之后|以后|之後|以後",
-              "ja": "以降|以後|より後"},
+    "before": {
+        "tr": r"['’]?\w{0,4}\s+önce|\s*yılından\s+önce",
+        "zh": "之前|以前",
+        "yue": "之前|以前",
+        "ja": "以前|より前",
+    },
+    "after": {
+        "tr": r"['’]?\w{0,4}\s+sonra|\s*yılından\s+sonra",
+        "zh": "之后|以后|之後|以後",
+        "yue": "之后|以后|之後|以後",
+        "ja": "以降|以後|より後",
+    },
 }
 
 
@@ -501,8 +522,15 @@ def _bound_res(lang: str) -> list[tuple[str, re.Pattern[str] | None, re.Pattern[
     out = []
     for qual in ("before", "after"):
         pre, post = _BOUND_BEFORE[qual].get(lang), _BOUND_AFTER[qual].get(lang)
-        out.append((qual, re.compile(r"(?<!\w)(?:" + pre + r")\s+(?:the\s+year\s+|l'an\s+|dem\s+jahr\s+)?$", re.IGNORECASE)
-                    if pre else None, re.compile(r"(?:" + post + ")") if post else None))
+        out.append(
+            (
+                qual,
+                re.compile(r"(?<!\w)(?:" + pre + r")\s+(?:the\s+year\s+|l'an\s+|dem\s+jahr\s+)?$", re.IGNORECASE)
+                if pre
+                else None,
+                re.compile(r"(?:" + post + ")") if post else None,
+            )
+        )
     return out
 
 

@@ -171,8 +171,8 @@ def years(text: str) -> frozenset[str]:
 
 
 # A prize won where the evidence has it nominated, or the reverse: (won, nominated) word beginnings per
-# language ("$": the whole word). FAVA's relation errors swap these, and the detector, reading a sentence otherwise close to
-# its evidence, passes them ("Grammy Ödülü'nü kazandı" against "Grammy Ödülü'ne aday gösterildi": S 0.97).
+# language ("$": the whole word). FAVA's relation errors swap these, and the detector, reading a sentence otherwise
+# close to its evidence, passes them ("Grammy Ödülü'nü kazandı" against "Grammy Ödülü'ne aday gösterildi": S 0.97).
 AWARD_STATUS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "en": (("won$", "win$", "wins$", "winning", "winner", "received", "awarded"), ("nominat", "shortlisted")),
     "es": (("ganó", "ganador", "ganadora", "recibió", "obtuvo", "galardonad"), ("nominad", "nominación")),
@@ -221,7 +221,9 @@ def _nominated(sentence: str, langs: tuple[str, ...]) -> tuple[int, int] | None:
 
 
 @functools.lru_cache(maxsize=256)
-def _sentences(text: str, langs: tuple[str, ...]) -> tuple[tuple[tuple[Mention, ...], frozenset[str], tuple[int, int] | None], ...]:
+def _sentences(
+    text: str, langs: tuple[str, ...]
+) -> tuple[tuple[tuple[Mention, ...], frozenset[str], tuple[int, int] | None], ...]:
     """Each sentence of a passage that says a Nobel Prize, read once: (its prizes in any of `langs` and
     English, at the passage's offsets; the years it says; the span of the word by which it says a
     nomination, or None)."""

@@ -14,7 +14,19 @@ from ..text.textutil import (HAN_LANGS, POSSESSIVES, STOPWORDS, fold_accents, no
                        words_with_offsets)
 from ..text.cldr import _fold
 from .values import Value, _ages, _dates, _numbers
-from .places import _CLAUSE_BREAK, _assign, _bounds, _han_places, _known_places, _life_range, _open_life, _places, _relation_hits, _sign_holders, _subject_named
+from .places import (
+    _CLAUSE_BREAK,
+    _assign,
+    _bounds,
+    _han_places,
+    _known_places,
+    _life_range,
+    _open_life,
+    _places,
+    _relation_hits,
+    _sign_holders,
+    _subject_named,
+)
 
 
 @dataclass
@@ -35,8 +47,12 @@ def text_values(text: str, lang: str, entity: str = "", extra_langs: tuple[str, 
             if v.kind != "place" or not ({_fold(p) for p in re.split(r"[ \-]", v.text)} & skip
                                          or names_entity(v.text, entity))]
     # a life range after someone else's name is that person's
-    kept = [Value(**{**v.__dict__, "rel": None}) if v.holder and v.rel and entity and not _subject_named(v.holder, entity)
-            and not _known_as(text, v, entity) else v for v in kept]
+    kept = [
+        Value(**{**v.__dict__, "rel": None})
+        if v.holder and v.rel and entity and not _subject_named(v.holder, entity) and not _known_as(text, v, entity)
+        else v
+        for v in kept
+    ]
     kept = _others_events(text, kept, entity)
     changed = len(kept) != len(base.values) or any(a is not b for a, b in zip(kept, base.values))
     return TextValues(kept, base.words) if changed else base
@@ -178,9 +194,17 @@ def _died_before(text: str, v: Value, hits: list[tuple[int, int, str]], lang: st
     Languages that put the verb last say it after ("61 yaşında Moskova'da öldü"); 享年 says it alone."""
     if text[max(0, v.start - 4):v.start].strip().endswith(("享年", "향년")):
         return True
-    return v.rel == "died" and any(rel == "died" and (e <= v.start and not _CLAUSE_BREAK.search(text[e:v.start])
-                                  or lang in whose.HEAD_FINAL and s >= v.end and not _CLAUSE_BREAK.search(text[v.end:s]))
-               for s, e, rel in hits)
+    return v.rel == "died" and any(
+        rel == "died"
+        and (
+            e <= v.start
+            and not _CLAUSE_BREAK.search(text[e : v.start])
+            or lang in whose.HEAD_FINAL
+            and s >= v.end
+            and not _CLAUSE_BREAK.search(text[v.end : s])
+        )
+        for s, e, rel in hits
+    )
 
 
 def _cased(text: str) -> bool:

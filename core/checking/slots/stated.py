@@ -119,8 +119,12 @@ class _Evidence:
         self.nominated: list[tuple[str, tuple[int, int, int]]] = []      # (field, the nomination's word)
 
 
-def _prize(field: str | None, years: frozenset[str], said: Sequence[tuple[str | None, frozenset[str], tuple[int, int, int]]],
-           nominated: Sequence[tuple[str, tuple[int, int, int]]]) -> tuple[bool, tuple[int, int, int] | None]:
+def _prize(
+    field: str | None,
+    years: frozenset[str],
+    said: Sequence[tuple[str | None, frozenset[str], tuple[int, int, int]]],
+    nominated: Sequence[tuple[str, tuple[int, int, int]]],
+) -> tuple[bool, tuple[int, int, int] | None]:
     """(agreed, what the evidence says instead) of a fact's Nobel Prize of `field` (None: none said),
     said with `years`. Agreed when the evidence says a prize of that field in a sentence of one of
     those years (or of none); contradicted when its fielded prizes are of other fields only, or when the
@@ -189,7 +193,9 @@ def concept_words(fact: str, lang: str) -> list[tuple[int, int, str, str]]:
     return out
 
 
-def _phrase(fact: str, words: list[tuple[str, int, int]], i: int, lang: str) -> tuple[int, tuple[int, int, str, str]] | None:
+def _phrase(
+    fact: str, words: list[tuple[str, int, int]], i: int, lang: str
+) -> tuple[int, tuple[int, int, str, str]] | None:
     """An occupation of three or two words from word i ("عالم فيزياء", "भौतिक विज्ञानी"): (words, hit)."""
     forms = _occupation_forms((lang,))[0]
     for n in (3, 2):

@@ -54,7 +54,9 @@ _CJK_MD_RE = re.compile(r"(?<!\d)(\d{1,2})\s?[月월]\s?(\d{1,2})\s?[日일號�
 _DECADE_WORDS = re.compile(r"(?:années|años|anni|anos|jaren|jahre|decade of|década de)\s+(\d{3}0)(?!\d)",
                            re.IGNORECASE)
 _ORDINAL_RE = re.compile(r"(?<![\w.])(\d{1,3})(?:st|nd|rd|th|e|er|re|ème|eme|º|ª|\.º|\.ª|-й|-я|-е|-го|-ми)(?![\w])")
-_NUMBER_RE = re.compile(r"(?<![\w.,])(" + _NUM + r")(\s?%|\s?per ?cent|\s?pour ?cent|\s?por ciento|\s?Prozent)?(?![\w])")
+_NUMBER_RE = re.compile(
+    r"(?<![\w.,])(" + _NUM + r")(\s?%|\s?per ?cent|\s?pour ?cent|\s?por ciento|\s?Prozent)?(?![\w])"
+)
 
 
 def _year_ok(y: int) -> bool:
@@ -142,7 +144,7 @@ def _named_month_dates(text: str, lang: str, taken: list[tuple[int, int]]) -> It
                 day = int(after.group(1))
                 parts.append((e + after.start(1), e + after.end(1), "day"))
                 e = e + after.end()
-        if day is not None and (pair := _dual_date(text, s, e, mo, day, parts, table)):
+        if day is not None and (pair := _dual_date(text, (s, e), mo, day, parts, table)):
             yield from pair
             continue
         ym = _YEAR_AFTER.match(text[e:e + 14])
@@ -165,10 +167,11 @@ def _named_month_dates(text: str, lang: str, taken: list[tuple[int, int]]) -> It
 _ALT_DAY_MONTH = re.compile(r"\s*[\[(](\d{1,2})\s+(\w+)\.?[\])]")
 
 
-def _dual_date(text: str, s: int, e: int, mo: int, day: int, parts: list[tuple[int, int, str]],
+def _dual_date(text: str, span: tuple[int, int], mo: int, day: int, parts: list[tuple[int, int, str]],
                table: dict[str, int]) -> list[Value] | None:
-    """"27 января [8 февраля] 1834" (the day and month [s, e) read): the date, and the bracketed one
-    (`alt`) with the same year; None when no such bracket and year follow."""
+    """"27 января [8 февраля] 1834" (the day and month [s, e) read, `span`): the date, and the bracketed
+    one (`alt`) with the same year; None when no such bracket and year follow."""
+    s, e = span
     am = _ALT_DAY_MONTH.match(text, e)
     if not am or not 1 <= int(am.group(1)) <= 31:
         return None

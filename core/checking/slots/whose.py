@@ -29,8 +29,10 @@ from ..text.textutil import SPACELESS, data_json, words_with_offsets
 HEAD_FINAL = frozenset({"tr", "ko", "ja"})
 # a value followed by these is where a period starts or ends, not the day of an event
 _PERIOD_MARK = {
-    "tr": re.compile(r"(?:['’]?[dt][ae]n|\s+yılından|\s+yılı?n?dan)?\s*(?:sonra|önce|beri|itibaren|kadar|dek|değin)(?!\w)"
-                     r"|['’]?[dt][ae]n(?!\w)"),
+    "tr": re.compile(
+        r"(?:['’]?[dt][ae]n|\s+yılından|\s+yılı?n?dan)?\s*(?:sonra|önce|beri|itibaren|kadar|dek|değin)(?!\w)"
+        r"|['’]?[dt][ae]n(?!\w)"
+    ),
     "ko": re.compile(r"\s*(?:부터|까지|이후|이전|전부터)"),
     "ja": re.compile(r"\s*(?:から|まで|以降|以前)"),
 }

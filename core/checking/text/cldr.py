@@ -83,8 +83,11 @@ def _cldr_months() -> dict[str, list[tuple[str, int]]]:
     from ...paths import cached_json
 
     tag = hashlib.sha256(json.dumps([version, langs, sorted(_BABEL.items())]).encode()).hexdigest()[:12]
-    got = cached_json(f"cldr-months-{tag}.json", lambda: {lang: _read_cldr_months(lang) for lang in dict.fromkeys(langs)},
-                      valid=lambda v: _month_rows(v) is not None)
+    got = cached_json(
+        f"cldr-months-{tag}.json",
+        lambda: {lang: _read_cldr_months(lang) for lang in dict.fromkeys(langs)},
+        valid=lambda v: _month_rows(v) is not None,
+    )
     return _month_rows(got) or {}
 
 

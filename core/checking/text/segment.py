@@ -120,13 +120,15 @@ def _period_is_abbreviation(text: str, start: int, i: int, lang: str) -> bool:
     return False
 
 
-def _is_boundary(text: str, start: int, i: int, j: int, k: int, lang: str,
+def _is_boundary(text: str, start: int, at: tuple[int, int, int], lang: str,
                  require_next: bool = True) -> bool:
-    """Decide whether the terminator run text[i:j] (followed by closers up to k) ends a sentence.
+    """Decide whether the terminator run text[i:j] (followed by closers up to k; `at`: (i, j, k))
+    ends a sentence.
 
     `require_next`: judge with the following word (a full text); False when only whitespace follows
     so far (streaming) — then only the token before the terminator decides.
     """
+    i, j, k = at
     n = len(text)
     term = text[i]
     if term in CJK_TERMINATORS:
@@ -240,7 +242,7 @@ def _scan(text: str, lang: str) -> list[tuple[int, int, bool]]:
         if ch in TERMINATORS:
             j, k = _terminator_run(text, i, quotes)
             last_ns = k - 1
-            if not quotes and _is_boundary(text, start, i, j, k, lang):
+            if not quotes and _is_boundary(text, start, (i, j, k), lang):
                 close(k, True)
             i = k
             continue
@@ -293,8 +295,7 @@ def complete_prefix(text: str, lang: str = "en", final: bool = False) -> int:
     term = _ends_with_terminator(text, s, e)
     if term is None:
         return prev_end
-    i, j, k = term
-    if _is_boundary(text, s, i, j, k, lang, require_next=False):
+    if _is_boundary(text, s, term, lang, require_next=False):
         return e
     return prev_end
 

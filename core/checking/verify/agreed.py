@@ -85,12 +85,21 @@ def _only_slots(fact: str, lang: str, entity: str, rep: SlotReport) -> bool:
 # rules r27: what a statement of occupation or nationality says besides its concept words: copulas,
 # articles, "one", "and", and Korean and Thai copulas and particles left once the words are taken out
 _STATEMENT_WORDS = {
-    "el": "ήταν είναι ένας ένα μια μία ο η το και επίσης αυτή αυτός με", "uk": "був була було є і й та також вона він",
-    "bg": "е беше бил била и също тя той", "sr": "је био била било и такође она он", "he": "היה הייתה היתה הוא היא גם",
-    "ar": "كان كانت هو هي و أيضا أيضاً", "hi": "एक थीं थी था थे है हैं और की का के भी वह वे", "tr": "bir ve idi ayrıca da de o",
-    "ru": "и также она он", "th": "เป็น และ ชาว คน หนึ่ง ด้วย เธอ เขา", "ko": "이다 였다 이었다 이자 이며 였으며 및 는 은 의 그녀는 그는 또한",
+    "el": "ήταν είναι ένας ένα μια μία ο η το και επίσης αυτή αυτός με",
+    "uk": "був була було є і й та також вона він",
+    "bg": "е беше бил била и също тя той",
+    "sr": "је био била било и такође она он",
+    "he": "היה הייתה היתה הוא היא גם",
+    "ar": "كان كانت هو هي و أيضا أيضاً",
+    "hi": "एक थीं थी था थे है हैं और की का के भी वह वे",
+    "tr": "bir ve idi ayrıca da de o",
+    "ru": "и также она он",
+    "th": "เป็น และ ชาว คน หนึ่ง ด้วย เธอ เขา",
+    "ko": "이다 였다 이었다 이자 이며 였으며 및 는 은 의 그녀는 그는 또한",
 }
-_SPACELESS_STATEMENT = re.compile(r"であった|である|だった|であり|でした|です|および|及び|一位|一名|一个|一個|著名|[とのは、，]")
+_SPACELESS_STATEMENT = re.compile(
+    r"であった|である|だった|であり|でした|です|および|及び|一位|一名|一个|一個|著名|[とのは、，]"
+)
 
 
 @functools.lru_cache(maxsize=64)
@@ -104,8 +113,12 @@ _SPACED_SYLLABLES = re.compile(r"[\uac00-\ud7af\u0e00-\u0e7f]")
 _PHRASE = re.compile(r"[^\s.,;:!?()\[\]\"'“”«»。]+")
 # Korean particles that add nothing to a birth or death ("은/는" topic, "에서" in; not "까지", until), the
 # endings of a past tense after a relation's stem ("태어났다", "사망했다"), and "she"/"he" as the subject ("그녀는")
-_KO_EMPTY = frozenset("은 는 이 가 을 를 에 에서 의 으로 로 와 과 께서 다 으며 고 습니다 했다 하였다 했으며 했고 그녀는 그는 그녀가 그가"
-                      .split())
+_KO_EMPTY = frozenset(
+    (
+        "은 는 이 가 을 를 에 에서 의 으로 로 와 과 께서 다 으며 고 습니다 "
+        "했다 하였다 했으며 했고 그녀는 그는 그녀가 그가"
+    ).split()
+)
 
 
 def _pieces(fact: str, spans: list[tuple[int, int]]) -> list[str]:

@@ -77,9 +77,18 @@ class ClaimCombiner:
         return _sigmoid(self.logit(features) / self.temperature)
 
     def to_json(self) -> dict:
-        return {"format": FORMAT, "detector": self.detector, "basis": self.basis, "reader": self.reader, "mu": self.mu.tolist(),
-                "sd": self.sd.tolist(), "w": self.w.tolist(), "b": self.b, "temperature": self.temperature,
-                "meta": self.meta}
+        return {
+            "format": FORMAT,
+            "detector": self.detector,
+            "basis": self.basis,
+            "reader": self.reader,
+            "mu": self.mu.tolist(),
+            "sd": self.sd.tolist(),
+            "w": self.w.tolist(),
+            "b": self.b,
+            "temperature": self.temperature,
+            "meta": self.meta,
+        }
 
     @classmethod
     def from_json(cls, d: dict) -> "ClaimCombiner":

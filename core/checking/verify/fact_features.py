@@ -25,6 +25,7 @@ import hashlib
 import json
 import math
 import zipfile
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -119,11 +120,25 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
 
 
-def fact_features(tokens, start: int, end: int, sentence_chars: int, cos: float, gate_cos: float,
-                  threshold: float, p_lite: float, window_sim: float, fact: str, basis: Basis) -> list[float] | None:
-    """The 50 numbers of a fact spanning [start, end) of a sentence whose tokens the detector read
-    (`detector.SentenceTokens` with projections); None when no token of the sentence falls in it.
+@dataclass(frozen=True)
+class FactScores:
+    """A fact's scores besides its tokens': its best window's cosine and the gate's cosine, the
+    detector's word threshold, the feature model's p and the window similarity."""
+    cos: float
+    gate_cos: float
+    threshold: float
+    p_lite: float
+    window_sim: float
+
+
+def fact_features(tokens, span: tuple[int, int], sentence_chars: int, scores: FactScores, fact: str,
+                  basis: Basis) -> list[float] | None:
+    """The 50 numbers of a fact spanning [start, end) (`span`) of a sentence whose tokens the detector
+    read (`detector.SentenceTokens` with projections); None when no token of the sentence falls in it.
     Plain floats over the fact's few tokens and one pooling of their projections: ~60 us a fact."""
+    start, end = span
+    cos, gate_cos, threshold = scores.cos, scores.gate_cos, scores.threshold
+    p_lite, window_sim = scores.p_lite, scores.window_sim
     inside = [t for t, (a, b) in enumerate(tokens.spans) if a < end and start < b]
     if not inside or tokens.proj is None or tokens.proj.shape[1] != 3 * basis.k:
         return None

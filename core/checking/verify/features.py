@@ -36,8 +36,18 @@ from ...versions import rules_version
 from ...protocols import Embedder, VerifierBase, fact_items
 from ...session import Evidence, Verdict
 from ..lexicon.rule_words import COORDINATORS, INTRO_WORDS, any_pronoun
-from ..text.textutil import (POSSESSIVES, scripts_of, STOPWORDS, char_ngrams, has_negation, content_tokens, numbers, proper_nouns, tokens,
-                       words_with_offsets)
+from ..text.textutil import (
+    POSSESSIVES,
+    scripts_of,
+    STOPWORDS,
+    char_ngrams,
+    has_negation,
+    content_tokens,
+    numbers,
+    proper_nouns,
+    tokens,
+    words_with_offsets,
+)
 
 MODEL_FILE = "offline_verifier.json"
 SCALAR_NAMES = ["dense_max", "dense_top2", "lex_best", "lex_union", "char3_best", "has_numbers",
@@ -390,7 +400,7 @@ class FeatureModel(VerifierBase):
         name = f"{self.name}/{self.version}"
         out, todo = rule_verdicts(facts, name)
         if todo:
-            model, use_vec = self._model()
+            fitted = self._model()
             emb = self.embedder
             fvecs = emb.embed_queries([facts[i].fact for i in todo])
             usable = {i: [p for p in facts[i].passages if p.text and p.text.strip()] for i in todo}
@@ -399,14 +409,20 @@ class FeatureModel(VerifierBase):
             pvecs = emb.embed_passages(flat)
             pos = 0
             for j, i in enumerate(todo):
-                texts, owner = cands[i]
+                texts = cands[i][0]
                 pv = pvecs[pos:pos + len(texts)]
                 pos += len(texts)
-                out[i] = self._decide(facts[i].fact, usable[i], texts, owner, fvecs[j], pv, model, use_vec, name)
+                out[i] = self._decide(facts[i].fact, usable[i], cands[i], fvecs[j], pv, fitted)
         return [v for v in out if v is not None]
 
-    def _decide(self, fact: str, usable: Sequence[Evidence], texts: Sequence[str], owner: Sequence[int],
-                fvec: np.ndarray, pv: np.ndarray, model: LogisticModel, use_vec: bool, name: str) -> Verdict:
+    def _decide(self, fact: str, usable: Sequence[Evidence], cand: tuple[Sequence[str], Sequence[int]],
+                fvec: np.ndarray, pv: np.ndarray, fitted: tuple[LogisticModel, bool]) -> Verdict:
+        """The verdict of a fact from its candidate sentences (`cand`: texts and the passage each is
+        from) and their vectors `pv`, by the fitted model (`fitted`: the model and whether it reads
+        the vectors)."""
+        texts, owner = cand
+        model, use_vec = fitted
+        name = f"{self.name}/{self.version}"
         sims = pv @ fvec
         x = self._row(fact, texts, fvec, pv, use_vec)
         p = float(model.prob(x[None, :])[0])

@@ -15,7 +15,7 @@ The slot checks' counts are also features (`SlotReport.features`) for a trained 
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 import functools
 import importlib.util
 import threading
@@ -26,7 +26,7 @@ from ...protocols import FactContext, VerifierBase, fact_items
 from ...session import Evidence, Verdict
 from ..slots.counterparts import award_status_swap, swapped_counterpart, swapped_name, word_prefixes
 from ..lexicon import gazetteer
-from .fact_features import fact_features, load_basis
+from .fact_features import FactScores, fact_features, load_basis
 from ..slots.glued import Vocabulary, glued_words, known_word, merged
 from ..neural.precision import version_tag
 from .sentence_scores import COMPARED_WINDOWS, MAX_CHARS, SentenceScorer, fact_words
@@ -79,7 +79,8 @@ def gate_words(words: Sequence[tuple[int, int, float]], cos: float,
     `apart()`, SentenceScorer.apart, asked only when the cosine is lower, as it embeds every window
     of the evidence): only the words that stand out (STAND_OUT above the fact's median)
     keep their score, the others count as not flagged (0); facts shorter than GATE_MIN_CHARS characters
-    (GATE_MIN_CHARS_SPACELESS in Chinese, Cantonese and Japanese) are left as they are (XNLI's short hypotheses: 0.727 -> 0.662 with the gate on every fact). The
+    (GATE_MIN_CHARS_SPACELESS in Chinese, Cantonese and Japanese) are left as they are (XNLI's short
+    hypotheses: 0.727 -> 0.662 with the gate on every fact). The
     detector flags supported paraphrases whole (its training sentences are copies and variants of
     evidence sentences, not rewordings); a wrong word inside a paraphrase still stands out. Otherwise
     the scores are kept as they are.
@@ -117,13 +118,37 @@ def _file_digest(path: str, size: int, mtime_ns: int) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:8]
 
 
-def _read_in_sentences(scorer: SentenceScorer, embedder: Any, det: Any, items, todo: list[int], usable: dict,
-                       contexts: Sequence[FactContext | None] | None, side: Any = None,
-                       claims: frozenset[int] = frozenset()) -> tuple[dict[int, list], dict[int, tuple[Any, FactContext]]]:
+@dataclass(frozen=True)
+class FactCase:
+    """A fact to decide (with its subject and language) and its evidence: the usable passages, their
+    windows and the windows' similarities to the fact."""
+    fact: str
+    entity: str
+    lang: str
+    usable: Sequence[Evidence]
+    ws: Sequence[Window]
+    sims: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Readers:
+    """What reads a fact in its sentence: the sentence scorer, the embedder, the detector and the
+    pair reader's `side` (`PairReader.side`, None without it)."""
+    scorer: SentenceScorer
+    embedder: Any
+    det: Any
+    side: Any = None
+
+
+def _read_in_sentences(readers: _Readers, items, todo: list[int], usable: dict,
+                       contexts: Sequence[FactContext | None] | None,
+                       claims: frozenset[int] = frozenset()
+                       ) -> tuple[dict[int, list], dict[int, tuple[Any, FactContext]]]:
     """The gated word scores, read from the fact's sentence, of each fact with a context (empty
     where the fact shares no scored word with it: that fact is scored alone); and for those facts
-    the sentence as read with the fact's context (the fact features). With `side` (`PairReader.side`),
+    the sentence as read with the fact's context (the fact features). With the readers' `side`,
     the `claims` also get the pair reader's logit from the same pass."""
+    scorer, embedder, det, side = readers.scorer, readers.embedder, readers.det, readers.side
     facts = fact_items(items)
     if not contexts:
         return {}, {}
@@ -204,10 +229,9 @@ class OfflineVerifier(VerifierBase):
         digest = _detector_digest(self.detector_path) if self.detector_scope != "off" else "none"
         basis = load_basis() if digest != "none" and importlib.util.find_spec("torch") else None
         self.basis = basis if basis is not None and basis.fits(digest) else None   # the shipped detector's
-        self.version = f"3-{self.lite.version}" + (f"-d{digest}{version_tag()}g{round(PARAPHRASE_COS * 100)}"
-                                                   f"c{GATE_MIN_CHARS}-{GATE_MIN_CHARS_SPACELESS}a{round(STANDS_APART * 100)}"
-                                                   f"w{round(self.lite_weight * 100)}s2"
-                                                   if self.detector_scope != "off" else "")
+        self.version = f"3-{self.lite.version}" + (
+            f"-d{digest}{version_tag()}g{round(PARAPHRASE_COS * 100)}c{GATE_MIN_CHARS}-{GATE_MIN_CHARS_SPACELESS}"
+            f"a{round(STANDS_APART * 100)}w{round(self.lite_weight * 100)}s2" if self.detector_scope != "off" else "")
         if self.basis is not None:
             self.version += f"b{self.basis.digest}"        # its verdicts carry fact features of this basis
         self.combiner = self._combiner(digest)
@@ -320,12 +344,13 @@ class OfflineVerifier(VerifierBase):
             contexts, claims = self._claims_alone(facts, todo, contexts)
             reads = self.detector_scope == "all" or any(c is not None for c in contexts)
             det = self.detector() if reads else None       # a standalone claim in `offline`: no load
-            in_sentence, read = (_read_in_sentences(self._sentences, emb, det, facts, todo, usable, contexts,
-                                                    _reader_side(self.combiner, self.pair_reader, claims), frozenset(claims))
-                                 if det else ({}, {}))
+            in_sentence, read = ({}, {}) if not det else _read_in_sentences(
+                _Readers(self._sentences, emb, det, _reader_side(self.combiner, self.pair_reader, claims)),
+                facts, todo, usable, contexts, frozenset(claims))
             alone = ([i for i in todo if i not in in_sentence and len(facts[i].fact) <= MAX_CHARS]
                      if self.detector_scope == "all" else [])
-            scored = dict(zip(alone, det.score([(facts[i].fact, [w.text for w in wins[i]]) for i in alone]))) if det else {}
+            scored = (dict(zip(alone, det.score([(facts[i].fact, [w.text for w in wins[i]]) for i in alone])))
+                      if det else {})
             pair = self._pair_inputs(claims, read)
             pos = 0
             for j, i in enumerate(todo):
@@ -353,7 +378,7 @@ class OfflineVerifier(VerifierBase):
                              else (p, None))
                 elif fw is not None:
                     p = self.combine(p, fw)
-                v = self._decide(fact, entity, lang, usable[i], ws, sims, p,
+                v = self._decide(FactCase(fact, entity, lang, usable[i], ws, sims), p,
                                  model.threshold if self.threshold is None else self.threshold, name, fw, rep)
                 v.features = feats
                 out[i] = v
@@ -400,8 +425,8 @@ class OfflineVerifier(VerifierBase):
         basis or projected states."""
         if self.basis is None or read.tokens is None:
             return None
-        return fact_features(read.tokens, ctx.start, ctx.end, len(ctx.sentence), read.cos, PARAPHRASE_COS,
-                             self._word_threshold(), p_lite, window_sim, fact, self.basis)
+        return fact_features(read.tokens, (ctx.start, ctx.end), len(ctx.sentence), FactScores(
+            read.cos, PARAPHRASE_COS, self._word_threshold(), p_lite, window_sim), fact, self.basis)
 
     def combine(self, p_lite: float, words: Sequence[tuple[int, int, float]]) -> float:
         """p(supported) from the feature model's and the detector's: a fact is as supported as its
@@ -430,9 +455,9 @@ class OfflineVerifier(VerifierBase):
         return check_slots(fact, lang, [(p.text, p.lang) for p in passages], entity,
                            same_name=self.same_name, focus=focus)
 
-    def _decide(self, fact: str, entity: str, lang: str, usable: Sequence[Evidence], ws: Sequence[Window],
-                sims: np.ndarray, p: float, threshold: float, name: str,
+    def _decide(self, c: FactCase, p: float, threshold: float, name: str,
                 words: Sequence[tuple[int, int, float]] | None = None, rep: SlotReport | None = None) -> Verdict:
+        fact, entity, lang, usable, ws, sims = c.fact, c.entity, c.lang, c.usable, c.ws, c.sims
         rep = rep if rep is not None else self.slot_report(fact, entity, lang, usable, ws, sims)
         used: list[str] = []
         for k in (np.argsort(-sims) if len(sims) else []):
@@ -460,7 +485,7 @@ class OfflineVerifier(VerifierBase):
             conf = max(p, 0.8)
             shown = "; ".join([f'"{a.text}" = "{b.text}"' for a, b, _i in rep.agreed]
                               + [f'"{fact[a:b]}" as the evidence states it ({what})' for a, b, what in rep.stated])
-            return Verdict("S", round(conf, 4), name, used or [usable[rep.agreed[0][2]].id if rep.agreed else usable[0].id],
+            return Verdict("S", round(conf, 4), name, used or [usable[rep.agreed[0][2] if rep.agreed else 0].id],
                            f"slot agreement: {shown}; p(supported)={p:.2f} before the slot check")
         if p >= threshold and (swap := _swapped(fact, lang, [w.text for w in ws], self.same_name,
                                                          [e.text for e in usable])):

@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 from typing import Sequence
-import numpy as np
-from ...session import Evidence, Verdict
+from ...session import Verdict
 from ..slots.check import SlotReport
-from .windows import Window
-from .offline import OfflineVerifier
+from .offline import FactCase, OfflineVerifier
 
 
 class SlotsVerifier(OfflineVerifier):
@@ -16,10 +14,9 @@ class SlotsVerifier(OfflineVerifier):
     name = "slots"
     detector_scope = "off"
 
-    def _decide(self, fact: str, entity: str, lang: str, usable: Sequence[Evidence], ws: Sequence[Window],
-                sims: np.ndarray, p: float, threshold: float, name: str,
+    def _decide(self, c: FactCase, p: float, threshold: float, name: str,
                 words: Sequence[tuple[int, int, float]] | None = None, rep: SlotReport | None = None) -> Verdict:
-        v = super()._decide(fact, entity, lang, usable, ws, sims, p, threshold, name, words, rep)
+        v = super()._decide(c, p, threshold, name, words, rep)
         if v.label == "NS" and not (v.reason or "").startswith("slot conflict"):
             return Verdict("S", 0.5, name, v.evidence, "no slot conflict (the slot checks alone)")
         return v

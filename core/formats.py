@@ -494,9 +494,11 @@ def session_to_spans(s: Session) -> dict:
 def session_to_mushroom(s: Session) -> dict:
     """A session as a Mu-SHROOM prediction (`--format mushroom`, one JSONL line), which the shared
     task's scorer reads: the answer's id (its `run --texts` id, else the session's), language,
-    question, the text as it was given, hard labels `[[start, end], ...]` in its characters and soft labels `{"start", "end", "prob"}`."""
+    question, the text as it was given, and in its characters the hard labels `[[start, end], ...]`
+    and soft labels `{"start", "end", "prob"}`."""
     text, spans = given_ns_spans(s)
-    return {"id": s.name or s.id, "lang": s.language, "model_input": s.question, "model_output_text": text,
+    return {"id": s.name or s.id, "lang": s.language, "model_input": s.question,
+            "model_output_text": text,
             "hard_labels": [[a, b] for a, b, _lab, _p in spans],
             "soft_labels": [{"start": a, "end": b, "prob": p} for a, b, _lab, p in spans]}
 

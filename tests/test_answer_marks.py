@@ -2,7 +2,7 @@
 fact around it), as annotators of answers mark them (core/checking/verify/answer.py)."""
 from __future__ import annotations
 
-from mfact.core.checking.verify.answer import edits_within, local_evidence, merge, unsaid
+from mfact.core.checking.verify.answer import edits_within, local_evidence, merge, unsaid, without_asked
 
 
 def _marked(text, spans):
@@ -85,3 +85,22 @@ def test_a_sentence_is_read_against_the_window_that_speaks_of_it():
 
 # Through the CLI (run --texts, then export --format spans and mushroom), the wrong year alone of an
 # answer is marked: tests/test_bench_mushroom.py::test_export_mushroom_is_scored_by_the_task_definitions...
+
+
+def test_the_words_the_question_says_are_cut_out_of_a_mark():
+    text = "The previous name of Gillette Stadium was Foxboro Stadium."
+    question = "What was the previous name of the Gillette Stadium?"
+    cut = without_asked(text, [(0, len(text) - 1)], "en", question)
+    assert _marked(text, cut) == ["Foxboro"]      # "Stadium" is the question's word too
+    assert without_asked(text, [(0, 8)], "en", question) == []   # "The previous": nothing of its own
+    assert without_asked(text, [(0, 8)], "en", "") == [(0, 8)]   # no question: the marks as they are
+
+
+def test_arabic_spellings_and_clitics_are_one_word():
+    question = "من كانت زوجة جوني كاش الثانية؟"
+    text = 'زوجة "جوني الكاش" الثانية كانت "بيلي هيل".'
+    ev = ["جون كاش مغني أمريكي. تزوج من فيفيان ليبرتو ثم من جون كارتر."]
+    assert _marked(text, unsaid(text, "ar", ev, question)) == ["بيلي هيل"]
+    asked = "ما هو الاسم الرمزي النهائي للنظام الأساسي الخاص بويندوز؟"
+    said = "الاسم الرمزى النهائى للنظم الأساسية الخاصه ويندوس"      # alif maqsura, ta marbuta, a clitic dropped
+    assert unsaid(said, "ar", [], asked) == []

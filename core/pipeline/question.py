@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..checking.verify.answer import local_evidence, unsaid
+from ..checking.verify.answer import local_evidence, unsaid, without_asked
 from ..protocols import FactContext, Stage
 from ..session import Entity, Evidence, Verdict
 from .check import CachedVerifier
@@ -170,7 +170,11 @@ class AnsweringVerifier(CachedVerifier):
                 marks = answer_marks(fact, lang, passages, self.question.text,
                                      c.sentence if c is not None else "", self.evidence)
                 if marks:
-                    v = unsaid_verdict(v, fact, marks)
+                    v = unsaid_verdict(v, fact, without_asked(fact, marks, lang, self.question.text) or marks)
+                elif v.label == "NS":
+                    kept = without_asked(fact, v.marks or [(0, len(fact))], lang, self.question.text)
+                    if kept:
+                        v = dataclasses.replace(v, marks=kept)
             out.append((v, cached))
         return out
 

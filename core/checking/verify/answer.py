@@ -9,9 +9,11 @@ name), not the fact around it. A word is *said* when the evidence or the questio
   "Physiker");
 - a word at most `FUZZY` of its letters away, starting with the same letter (a misspelling:
   "Carofilio" / "Carofiglio", "Salzberg" / "Salzburg": annotators do not mark typos);
-- a number only where the evidence has its digits.
+- a number only where the evidence has its digits;
+- in Arabic script, the letters written one for another read as one (أ إ آ / ا, ى / ي, ة / ه) and a
+  word also without the clitics on its front (و ف ب ل ك, the article ال).
 
-Function words are never marked. A word is its letters with their combining marks (the vowel signs of
+Function words are never marked, nor the words the question says (`without_asked`). A word is its letters with their combining marks (the vowel signs of
 Devanagari, Arabic harakat), not cut at them. In a language read by character (Chinese, Japanese) a
 run of characters is said where the evidence has each of its two-character pieces. Marked words a word
 or two apart, on one line, are one mark, as annotators mark a phrase ("Bordarztes Dr. Simon Brice").
@@ -48,9 +50,28 @@ _DIGITS = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 
+_ARABIC_LETTERS = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ى": "ي", "ة": "ه", "ؤ": "و", "ئ": "ي",
+                                 "ـ": None, "گ": "ك", "ک": "ك", "ی": "ي"})
+_ARABIC_PREFIXES = ("وال", "بال", "فال", "كال", "لل", "ال", "و", "ف", "ب", "ل", "ك")
+_ARABIC = re.compile(r"[\u0600-\u06ff]")
+
+
 def fold(word: str) -> str:
-    """A word as it is compared: lower case, no accents, ASCII digits."""
-    return fold_accents(normalise_digits(word))
+    """A word as it is compared: lower case, no accents, ASCII digits; in Arabic script the letters
+    written one for another folded to one (hamza seats, alif maqsura, ta marbuta, tatweel)."""
+    w = fold_accents(normalise_digits(word))
+    return w.translate(_ARABIC_LETTERS) if _ARABIC.search(w) else w
+
+
+def bare(word: str) -> str:
+    """A folded word without the clitics Arabic writes on its front (و، ف، ب، ل، ك and the article
+    ال), where three letters or more remain; any other word as it is."""
+    if not _ARABIC.match(word):
+        return word
+    for p in _ARABIC_PREFIXES:
+        if word.startswith(p) and len(word) - len(p) >= 3:
+            return word[len(p):]
+    return word
 
 
 @functools.lru_cache(maxsize=64)
@@ -63,6 +84,7 @@ def _said_words(texts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str],
         for m in _WORD.finditer(t):
             w = fold(m.group())
             words.add(w)
+            words.add(bare(w))
             words.update(_PARTS.findall(w))
     prefixes = frozenset(w[:PREFIX] for w in words if len(w) >= PREFIX)
     by_letter: dict[str, list[str]] = defaultdict(list)
@@ -97,6 +119,8 @@ def _word_said(word: str, said: tuple[frozenset[str], frozenset[str], dict[str, 
     words, prefixes, by_letter, folded = said
     w = fold(word)
     if w in words or w in STOPWORDS:
+        return True
+    if bare(w) in words:
         return True
     if _DIGITS.search(w):
         return w in folded
@@ -186,3 +210,27 @@ def local_evidence(sentence: str, question: str, evidence: Sequence[str], lang: 
     score = [sum(weight[k] for k in ks & want) for ks in keys]
     best = sorted(range(len(wins)), key=lambda i: (-score[i], i))[:WINDOWS]
     return [wins[i] for i in sorted(best)]
+
+
+def without_asked(text: str, marks: Sequence[tuple[int, int]], lang: str, question: str) -> list[tuple[int, int]]:
+    """`marks` of `text` without the words the question says (function words aside): annotators mark
+    an answer's wrong values, not the question it restates (in "The previous name of Gillette Stadium
+    was Foxboro Stadium", asked for the stadium's previous name, not at "previous name of Gillette
+    Stadium"). Marks left with no word of their own are dropped."""
+    if not question or lang in SPACELESS or not marks:
+        return list(marks)
+    said = _said_words((question,))
+    cuts = [(m.start(), m.end()) for m in _WORD.finditer(text)
+            if fold(m.group()) not in STOPWORDS and _word_said(m.group(), said)]
+    out: list[tuple[int, int]] = []
+    for a, b in marks:
+        pieces = [(a, b)]
+        for x, y in cuts:
+            if y <= a or x >= b:
+                continue
+            pieces = [p for s, e in pieces for p in ((s, min(e, x)), (max(s, y), e)) if p[1] > p[0]]
+        for s, e in pieces:
+            words = [w for w in _WORD.finditer(text, s, e) if fold(w.group()) not in STOPWORDS]
+            if words:
+                out.append((words[0].start(), words[-1].end()))
+    return out

@@ -13,10 +13,11 @@ name), not the fact around it. A word is *said* when the evidence or the questio
 - in Arabic script, the letters written one for another read as one (أ إ آ / ا, ى / ي, ة / ه) and a
   word also without the clitics on its front (و ف ب ل ك, the article ال).
 
-Function words are never marked, nor the words the question says (`without_asked`). A word is its letters with their combining marks (the vowel signs of
-Devanagari, Arabic harakat), not cut at them. In a language read by character (Chinese, Japanese) a
-run of characters is said where the evidence has each of its two-character pieces. Marked words a word
-or two apart, on one line, are one mark, as annotators mark a phrase ("Bordarztes Dr. Simon Brice").
+Function words are never marked, nor the words the question says (`without_asked`). A word is its
+letters with their combining marks (the vowel signs of Devanagari, Arabic harakat), not cut at them.
+In a language read by character (Chinese, Japanese) a run of characters is said where the evidence
+has each of its two-character pieces. Marked words a word or two apart, on one line, are one mark,
+as annotators mark a phrase ("Bordarztes Dr. Simon Brice").
 
 Which evidence says it: a long page says most words somewhere, so a sentence of the answer is read
 against the evidence window that shares most with it and the question (`local_evidence`: windows of

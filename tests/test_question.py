@@ -137,6 +137,22 @@ def test_an_answer_naming_the_wrong_person_is_ns_with_the_name_marked():
     assert after[1].label == "IR"          # not in the answer's first sentence, nothing in common with it
 
 
+def test_the_questions_own_name_misspelt_is_not_someone_else():
+    """An answer that misspells the name it was asked about ("Elysiphale" for "Erysiphales") is not
+    about someone else: the name is not marked, the value the evidence does not say is."""
+    page = Evidence(id="e1", source="given", lang="en", title="Erysiphales",
+                    text="The Erysiphales order contains 16 genera of powdery mildew fungi.")
+    question = "How many genera does the Erysiphales order contain?"
+    answer = "The Elysiphale order contains 5 genera."
+    items = [(answer[:-1], "Erysiphales", "en", [page])]
+    from mfact.core.protocols import FactContext
+    assert _RuleVerifier().verify_batch(items)[0].reason == SOMEONE_ELSE
+    asked = AnsweringVerifier(_RuleVerifier(), None, None, Question(question, answer))
+    got = asked.verify_many(items, [FactContext(answer, 0, len(answer) - 1)])[0][0]
+    assert got.label == "NS" and "wrong person" not in got.reason
+    assert [answer[a:b] for a, b in got.marks] == ["5"]
+
+
 def test_run_texts_marks_the_wrong_person_not_ir(tmp_path):
     line = {"id": "ng", "lang": "en", "question": QUESTION, "text": ANSWER, "evidence": [PAGE]}
     _p, sessions = run_texts(tmp_path, [line, {**line, "id": "no-question", "entity": PAGE["title"],

@@ -164,9 +164,11 @@ class AnsweringVerifier(CachedVerifier):
         ctx = list(contexts) if contexts is not None else [None] * len(items)
         out = []
         for (fact, _entity, lang, passages), c, (v, cached) in zip(items, ctx, done):
-            if v.label == "IR" and v.reason == SOMEONE_ELSE and self.question.answered_by(fact, c):
-                v = Verdict("NS", WRONG_PERSON_CONFIDENCE, v.verifier, [], WRONG_PERSON, marks=name_marks(fact))
-            elif v.label != "IR":
+            other = v.label == "IR" and v.reason == SOMEONE_ELSE and self.question.answered_by(fact, c)
+            named = without_asked(fact, name_marks(fact), lang, self.question.text) if other else []
+            if named:       # a name the question does not say (its own name misspelt is not someone else)
+                v = Verdict("NS", WRONG_PERSON_CONFIDENCE, v.verifier, [], WRONG_PERSON, marks=named)
+            elif v.label != "IR" or other:
                 marks = answer_marks(fact, lang, passages, self.question.text,
                                      c.sentence if c is not None else "", self.evidence)
                 if marks:

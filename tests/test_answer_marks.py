@@ -104,3 +104,37 @@ def test_arabic_spellings_and_clitics_are_one_word():
     asked = "ما هو الاسم الرمزي النهائي للنظام الأساسي الخاص بويندوز؟"
     said = "الاسم الرمزى النهائى للنظم الأساسية الخاصه ويندوس"      # alif maqsura, ta marbuta, a clitic dropped
     assert unsaid(said, "ar", [], asked) == []
+
+
+def test_a_hedge_is_not_marked_and_does_not_join_a_value_to_its_verb():
+    text = "Die Kapazität beträgt rund 50.000 Zuschauer."
+    ev = ["Das Stadion hat 65.878 Plätze."]
+    assert _marked(text, unsaid(text, "de", ev, "Wie viele Zuschauer hat das Stadion?")) == ["Kapazität beträgt",
+                                                                                            "50.000"]
+    text = "The population is around 1.5 million people."
+    assert _marked(text, unsaid(text, "en", ["Galicia has 2.7 million people."], "What is the population?")) == [
+        "1.5"]
+
+
+def test_a_verdicts_marks_on_the_questions_words_move_to_the_facts_own():
+    """The verifier found the fact NS and marked a word the question says: the mark moves to the
+    words of the fact the question does not say, not to nothing."""
+    from mfact.core.pipeline.question import AnsweringVerifier, Question
+    from mfact.core.session import Evidence, Verdict
+
+    fact = "I fondatori di Lugdunum sono stati i Romani"
+
+    class Marking:
+        name, version, uses_context, notices = "marking", "1", False, ()
+
+        def verify(self, fact, entity, lang, passages):
+            return Verdict("NS", 0.9, "marking/1", [], "the evidence says otherwise", marks=[(29, 34)])
+
+        def verify_batch(self, items):
+            return [self.verify(*item) for item in items]
+
+    ev = [Evidence(id="e1", source="given", lang="it", title="Lugdunum",
+                   text="Lugdunum fu fondata dai Romani nel 43 a.C.; i fondatori furono Lucio Munazio Planco.")]
+    question = "Secondo la leggenda chi sono stati i fondatori di Lugdunum?"
+    got = AnsweringVerifier(Marking(), None, None, Question(question, fact)).verify_many([(fact, "Lugdunum", "it", ev)])
+    assert [fact[a:b] for a, b in got[0][0].marks] == ["Romani"]

@@ -173,8 +173,10 @@ class AnsweringVerifier(CachedVerifier):
                                      c.sentence if c is not None else "", self.evidence)
                 if marks:
                     v = unsaid_verdict(v, fact, without_asked(fact, marks, lang, self.question.text) or marks)
-                elif v.label == "NS":
-                    kept = without_asked(fact, v.marks or [(0, len(fact))], lang, self.question.text)
+                elif v.label == "NS":     # the verifier's marks less the question's words, else the fact's
+                    q = self.question.text
+                    kept = (without_asked(fact, v.marks, lang, q) if v.marks else []) or \
+                        without_asked(fact, [(0, len(fact))], lang, q)
                     if kept:
                         v = dataclasses.replace(v, marks=kept)
             out.append((v, cached))

@@ -13,11 +13,12 @@ name), not the fact around it. A word is *said* when the evidence or the questio
 - in Arabic script, the letters written one for another read as one (أ إ آ / ا, ى / ي, ة / ه) and a
   word also without the clitics on its front (و ف ب ل ك, the article ال).
 
-Function words are never marked, nor the words the question says (`without_asked`). A word is its
-letters with their combining marks (the vowel signs of Devanagari, Arabic harakat), not cut at them.
-In a language read by character (Chinese, Japanese) a run of characters is said where the evidence
-has each of its two-character pieces. Marked words a word or two apart, on one line, are one mark,
-as annotators mark a phrase ("Bordarztes Dr. Simon Brice").
+Function words and hedges ("around", "rund": `HEDGES`) are never marked, nor the words the question
+says (`without_asked`). A word is its letters with their combining marks (the vowel signs of
+Devanagari, Arabic harakat), not cut at them. In a language read by character (Chinese, Japanese) a
+run of characters is said where the evidence has each of its two-character pieces. Marked words a
+word or two apart, on one line, are one mark, as annotators mark a phrase ("Bordarztes Dr. Simon
+Brice").
 
 Which evidence says it: a long page says most words somewhere, so a sentence of the answer is read
 against the evidence window that shares most with it and the question (`local_evidence`: windows of
@@ -75,6 +76,20 @@ def bare(word: str) -> str:
     return word
 
 
+# words that hedge or sum up a value ("around 1.5 million", "rund 50.000", "कुल १२"): annotators mark
+# the value, not these; never marked, like function words
+HEDGES = frozenset(fold(w) for w in """
+around approximately roughly nearly almost typically usually generally
+etwa rund ungefähr circa ca knapp insgesamt
+environ presque quasi
+alrededor aproximadamente casi cerca
+noin lähes yhteensä
+ungefär omkring cirka nästan totalt
+लगभग करीब क़रीब तक़रीबन कुल
+حوالي تقريبا قرابة
+""".split())
+
+
 @functools.lru_cache(maxsize=64)
 def _said_words(texts: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], dict[str, list[str]], str]:
     """The folded words of `texts` (and the parts of hyphenated ones), their five-letter prefixes,
@@ -119,7 +134,7 @@ def edits_within(a: str, b: str, cap: int) -> bool:
 def _word_said(word: str, said: tuple[frozenset[str], frozenset[str], dict[str, list[str]], str]) -> bool:
     words, prefixes, by_letter, folded = said
     w = fold(word)
-    if w in words or w in STOPWORDS:
+    if w in words or w in STOPWORDS or w in HEDGES:
         return True
     if bare(w) in words:
         return True
@@ -151,13 +166,16 @@ def _by_character(text: str, said: str) -> list[tuple[int, int]]:
 
 
 def merge(text: str, marks: Sequence[tuple[int, int]], by_character: bool = False) -> list[tuple[int, int]]:
-    """Marks a word or two apart on one line joined into one (a character apart, `by_character`)."""
+    """Marks a word or two apart on one line joined into one (a character apart, `by_character`),
+    not across a hedge ("beträgt rund 50.000": the value is its own mark)."""
     out: list[tuple[int, int]] = []
     for a, b in sorted(marks):
         if out:
             between = text[out[-1][1]:a]
+            gap = [] if by_character else _WORD.findall(between)
             near = (len(between) <= GAP_CHARACTERS if by_character
-                    else len(between) <= GAP_CHARS and len(_WORD.findall(between)) <= GAP_WORDS)
+                    else len(between) <= GAP_CHARS and len(gap) <= GAP_WORDS
+                    and not any(fold(w) in HEDGES for w in gap))
             if a <= out[-1][1] or ("\n" not in between and near):
                 out[-1] = (out[-1][0], max(out[-1][1], b))
                 continue

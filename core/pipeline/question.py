@@ -171,12 +171,11 @@ class AnsweringVerifier(CachedVerifier):
             elif v.label != "IR" or other:
                 marks = answer_marks(fact, lang, passages, self.question.text,
                                      c.sentence if c is not None else "", self.evidence)
-                if marks:
-                    v = unsaid_verdict(v, fact, without_asked(fact, marks, lang, self.question.text) or marks)
+                q = self.question.text
+                if marks:       # each holds a word the question does not say: none is cut away whole
+                    v = unsaid_verdict(v, fact, without_asked(fact, marks, lang, q))
                 elif v.label == "NS":     # the verifier's marks less the question's words, else the fact's
-                    q = self.question.text
-                    kept = (without_asked(fact, v.marks, lang, q) if v.marks else []) or \
-                        without_asked(fact, [(0, len(fact))], lang, q)
+                    kept = without_asked(fact, v.marks, lang, q) or without_asked(fact, [(0, len(fact))], lang, q)
                     if kept:
                         v = dataclasses.replace(v, marks=kept)
             out.append((v, cached))

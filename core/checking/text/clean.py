@@ -93,9 +93,8 @@ def given_offsets(raw: str, clean: str) -> list[int]:
                 if hit >= 0:
                     at = hit + 1
         last = m.end()
-    for i in range(last, len(clean)):
+    for i in range(last, len(clean) + 1):      # trailing spaces and the end
         out[i] = min(at, len(raw))
-    out[len(clean)] = min(at, len(raw))
     return out
 
 

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Sequence
 
+from .checking.text.textutil import COMBINING_MARKS
 from .checks import session_checks
 from .figures import Agreement, Calm, Checks, Counts, Metrics
 
@@ -242,11 +243,54 @@ def _text_tokens(text: str) -> tuple[tuple[int, int], ...]:
 _EDGE = " \t\r\n.,;:!?，。；：！？、،؛۔।"
 
 
+# a word of a mark, with its combining marks (Devanagari vowel signs, Arabic harakat) and the
+# inner dots, commas, apostrophes and hyphens of "1.005", "d'argent", "Mayen-Koblenz"
+_MARK_PART = rf"(?:[^\W_][{COMBINING_MARKS}]*)+"
+_MARK_WORD = re.compile(rf"{_MARK_PART}(?:[.,'’\-]{_MARK_PART})*")
+_LETTER = re.compile(r"[^\W_]")
+MARK_REACH = 300        # characters around a reworded fact's span where its marked words are looked for
+MARK_FOUND = 0.5        # ... at least this share of a mark's words found, else the fact's span counts
+
+
+def _word_at(text: str, word: str, lo: int, hi: int) -> list[int]:
+    """Where `word` stands in `text[lo:hi]` as a whole word."""
+    pat = re.compile(rf"(?<![^\W_]){re.escape(word)}(?![^\W_{COMBINING_MARKS}])")
+    return [m.start() for m in pat.finditer(text, lo, hi)]
+
+
+def _found_words(text: str, mark: str, span: tuple[int, int]) -> list[tuple[int, int]] | None:
+    """The words of `mark` (marked words of a fact the extractor reworded, which are not one piece
+    of the text: "Vorsetzende in Der Strafverfolgung" of 'Der Vorsetzende von Dina Madanis in "Der
+    Strafverfolgung"') found in the text in their order near the fact's span, the first where it
+    is nearest the span; words that only spaces and punctuation part are one range. None where
+    fewer than MARK_FOUND of them are found."""
+    a0, b0 = span
+    lo, hi = max(0, a0 - MARK_REACH), min(len(text), b0 + MARK_REACH)
+    words = _MARK_WORD.findall(mark)
+    found: list[tuple[int, int]] = []
+    for w in words:
+        at = _word_at(text, w, found[-1][1] if found else lo, hi)
+        if not at:
+            continue
+        i = at[0] if found else min(at, key=lambda i: 0 if a0 <= i < b0 else min(abs(i - a0), abs(i - b0)))
+        found.append((i, i + len(w)))
+    if not words or len(found) < MARK_FOUND * len(words):
+        return None
+    out: list[tuple[int, int]] = []
+    for a, b in found:
+        if out and not _LETTER.search(text, out[-1][1], a):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
 def mark_ranges(text: str, fact: Any) -> list[tuple[int, int]]:
     """Where in `text` the wrong words of an NS fact are: its automatic verdict's marks (words of the
     fact's own text) found in the fact's span of the text, or near it for a fact the extractor
-    reworded. Empty when the fact has no marks, a person's label is not NS, the automatic verdict
-    is not NS, or a marked word cannot be found (the whole fact's span counts then)."""
+    reworded (a mark that is not one piece of the text found word by word, `_found_words`). Empty
+    when the fact has no marks, a person's label is not NS, the automatic verdict is not NS, or
+    the words of a mark cannot be found (the whole fact's span counts then)."""
     auto = getattr(fact, "auto", None)
     if auto is None or auto.label != "NS" or not auto.marks or fact.label != "NS":
         return []
@@ -263,11 +307,13 @@ def mark_ranges(text: str, fact: Any) -> list[tuple[int, int]]:
             out.append((a0 + s, a0 + e))
             continue
         i = text.find(word, a0, b0)
-        if i < 0:
-            i = text.find(word, max(0, a0 - 300), min(n, b0 + 300))
-        if i < 0:
+        if i >= 0:
+            out.append((i, i + len(word)))
+            continue
+        found = _found_words(text, word, (a0, b0))
+        if found is None:
             return []
-        out.append((i, i + len(word)))
+        out.extend(found)
     return out
 
 

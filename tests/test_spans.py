@@ -69,6 +69,32 @@ def test_ns_facts_mark_only_their_own_words():
     assert h == 6 and n == len(M.text_tokens(TEXT))
 
 
+def test_a_reworded_facts_marks_are_found_word_by_word():
+    """The extractor joins pieces of a sentence into one fact; a mark across the join is not one
+    piece of the text, so its words are found one by one near the fact's span, and the words
+    between them that the fact left out stay unmarked. Where they cannot be found, the fact's span
+    counts."""
+    text = 'Der Vorsetzende von Dina Madanis in "Der Strafverfolgung" ist Billy Russo.'
+    fact_text = "Der Vorsetzende in Der Strafverfolgung ist Billy Russo"
+    span = (text.index("in "), text.index("."))
+    mark = (fact_text.index("Vorsetzende"), fact_text.index(" ist"))
+
+    def session(marks):
+        f = Fact(id="f0", text=fact_text, sentence=0, span=span,
+                 auto=Verdict(label="NS", confidence=0.8, verifier="v", marks=marks))
+        return Session(id="s-reworded", language="de", entity=Entity("Dinah Madani"), text=text, facts=[f])
+
+    assert [text[a:b] for a, b, _ in M.session_ns_spans(session([mark]))] == [
+        "Vorsetzende", 'in "Der Strafverfolgung']
+    # a single marked word outside the fact's span is found where it stands as a word, nearest the span
+    one = (fact_text.index("Vorsetzende"), fact_text.index(" in"))
+    assert [text[a:b] for a, b, _ in M.session_ns_spans(session([one]))] == ["Vorsetzende"]
+    gone = Fact(id="f0", text="Der Chef in Der Strafverfolgung ist Billy Russo", sentence=0, span=span,
+                auto=Verdict(label="NS", confidence=0.8, verifier="v", marks=[(4, 8)]))
+    s = Session(id="s-gone", language="de", entity=Entity("Dinah Madani"), text=text, facts=[gone])
+    assert [text[a:b] for a, b, _ in M.session_ns_spans(s)] == [text[span[0]:span[1]]]
+
+
 def test_export_spans_through_the_cli(tmp_path):
     home = tmp_path / "home"
     s = checked_session({"Lanny Flaherty born on December 18, 1949": "NS",

@@ -17,6 +17,16 @@ from .prizes import AWARD_STATUS
 from ..text.segment import split_sentences
 from ..text.textutil import HAN_LANGS, NEGATIONS, SPACELESS, STOPWORDS, han_simplified, words_with_offsets
 
+Words = tuple[tuple[str, int, int], ...]      # a sentence's words with their offsets (words_with_offsets)
+
+
+@functools.lru_cache(maxsize=4096)
+def sentence_words(text: str, lang: str) -> tuple[tuple[str, Words], ...]:
+    """The sentences of an evidence passage, each with its words: split once per passage for every
+    check of this module that reads it (a fact's checks read the same passages)."""
+    return tuple((sent.text, tuple(words_with_offsets(sent.text))) for sent in split_sentences(text, lang))
+
+
 # relation swaps (events, roles) and antonyms
 RELATIONS = {
     "en": "born:died won:lost win:lose wins:loses increased:decreased before:after father:mother son:daughter "
@@ -228,8 +238,7 @@ def award_status_swap(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, 
     if len(content) < 3:
         return None
     for text in texts:
-        for sent in split_sentences(text, lang):
-            ew = words_with_offsets(sent.text)
+        for _sent, ew in sentence_words(text, lang):
             et = [w.lower() for w, _a, _b in ew]
             theirs = _status_words(et, other, lang)
             if not theirs or _said(et, _status_words(et, mine, lang)):
@@ -263,13 +272,12 @@ def swapped_counterpart(fact: str, lang: str, texts: Sequence[str]) -> tuple[int
     return None
 
 
-def _swaps(ft: list[str], lang: str, texts: Sequence[str], most: int = 1) -> Iterator[tuple[int, int, list, int, int]]:
+def _swaps(ft: list[str], lang: str, texts: Sequence[str], most: int = 1) -> Iterator[tuple[int, int, Words, int, int]]:
     """(i1, i2, the sentence's words, j1, j2) for each evidence sentence that the fact (its lower-case
     words `ft`) nearly copies (difflib ratio or `_covered` >= NEAR_COPY_RATIO) but for its words
     i1..i2, which stand where the sentence has its words j1..j2 (at most `most` on either side)."""
     for text in texts:
-        for sent in split_sentences(text, lang):
-            ew = words_with_offsets(sent.text)
+        for _sent, ew in sentence_words(text, lang):
             et = [w.lower() for w, _a, _b in ew]
             if len(et) < MIN_WORDS:
                 continue
@@ -355,13 +363,12 @@ def swapped_name(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, int, 
 SHORT_WORDS = 3     # a fact this short is a near copy only when every word but one is the sentence's
 
 
-def _short_swaps(ft: list[str], lang: str, texts: Sequence[str]) -> Iterator[tuple[int, int, list, int, int]]:
+def _short_swaps(ft: list[str], lang: str, texts: Sequence[str]) -> Iterator[tuple[int, int, Words, int, int]]:
     """As `_swaps`, for a fact of SHORT_WORDS to MIN_WORDS - 1 words: an evidence sentence that has
     all of them in order but one, which stands where it has one other word ("1921'de Paris'e gitti"
     against "1921'de Moskova'ya gitti ve ...": Turkish drops the subject, so such facts are short)."""
     for text in texts:
-        for sent in split_sentences(text, lang):
-            ew = words_with_offsets(sent.text)
+        for _sent, ew in sentence_words(text, lang):
             sm = difflib.SequenceMatcher(None, ft, [w.lower() for w, _a, _b in ew], autojunk=False)
             # what differs on the fact's side (the sentence's own extra words aside): one word for one
             inner = [op for op in sm.get_opcodes() if op[0] != "equal" and op[1] < op[2]]
@@ -417,8 +424,8 @@ def _seen_names(rest: Sequence[str], theirs: Sequence[str], lang: str, texts: Se
     need = max(need, len(content & {w[:5] for w in copied}))
     out: set[str] = set()
     for text in texts:
-        for sent in split_sentences(text, lang):
-            words = word_prefixes(sent.text)
+        for _sent, ew in sentence_words(text, lang):
+            words = {w.lower()[:5] for w, _a, _b in ew}
             if (words & tie) or len(words & content) >= need:
                 out |= words
     return out

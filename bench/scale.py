@@ -167,7 +167,7 @@ def main() -> int:
 
     from mfact.core.batch import EntitySpec, plan_jobs
     from mfact.core.config import load_config
-    from mfact.core.executors import LocalExecutor
+    from mfact.core.executors import ExecutorOptions, LocalExecutor
     from mfact.core.executors.ray_executor import RayExecutor, connect
     from mfact.core.store import Store
 
@@ -186,8 +186,8 @@ def main() -> int:
     connect(num_cpus=max(os.cpu_count() or 1, args.workers), object_store_memory=128 * 1024 * 1024)
     ray_start = time.monotonic() - t
     store = TimedStore(Store(home / "ray.sqlite3"))
-    ex = RayExecutor(store, functools.partial(make_pipeline, cfg, args.fake), cfg, workers=args.workers,
-                     batch_size=args.batch_size)
+    ex = RayExecutor(store, functools.partial(make_pipeline, cfg, args.fake), cfg,
+                     options=ExecutorOptions(workers=args.workers, batch_size=args.batch_size))
     t = time.monotonic()
     info = ex.wait_ready()
     ray_load = time.monotonic() - t

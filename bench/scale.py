@@ -85,8 +85,8 @@ def make_pipeline(cfg, fake: bool = False):
     """The pipeline of one worker, the verdict cache off. Defined in this script (__main__), so
     Ray's cloudpickle sends it to the actors by value; it must not refer to locks (the timing)."""
     if fake:
-        from mfact.core.fake import fake_pipeline
-        p = fake_pipeline(delay=0.02, cfg=cfg)
+        from mfact.core.fake import FakeStages, fake_pipeline
+        p = fake_pipeline(stages=FakeStages(delay=0.02), cfg=cfg)
     else:
         from mfact.core.pipeline import build_pipeline
         p = build_pipeline(cfg)

@@ -125,14 +125,15 @@ async def run(n_keys: int, pace: Pace, size: tuple[int, int],
     from textual import events
 
     from mfact.core.config import Config
-    from mfact.core.fake import fake_pipeline
+    from mfact.core.fake import FakeStages, fake_pipeline
     from mfact.tui.app import MfactApp
     from mfact.tui.screens.check import CheckScreen
 
     text = " ".join(f"In {1890 + i} Marie Curie wrote paper number {i} on radioactivity."
                     for i in range(45))
     cfg = Config(workers=2)
-    factory = lambda c, p=None: fake_pipeline(text=text, cfg=c, delay=delay, verify_delay=verify_delay)  # noqa: E731
+    stages = FakeStages(delay=delay, verify_delay=verify_delay)
+    factory = lambda c, p=None: fake_pipeline(text=text, cfg=c, stages=stages)  # noqa: E731
     if model:
         from mfact.core.fake import FakeEmbedder, FakeExtractor, FakeRetriever, FakeVerifier
         from mfact.core.models import load_generator

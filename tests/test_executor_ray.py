@@ -20,7 +20,7 @@ from mfact.core.batch import EntitySpec, JobDone, plan_jobs  # noqa: E402
 from mfact.core.config import Config  # noqa: E402
 from mfact.core.executors import ExecutorOptions, make_executor  # noqa: E402
 from mfact.core.executors.ray_executor import RayExecutor, connect  # noqa: E402
-from mfact.core.fake import fake_pipeline  # noqa: E402
+from mfact.core.fake import FakeStages, fake_pipeline  # noqa: E402
 from mfact.core.errors import MfactError
 from mfact.core.store import Store  # noqa: E402
 
@@ -73,7 +73,7 @@ def test_ray_executor_runs_every_job_once_and_a_rerun_skips_them(local_ray):
     jobs = plan_jobs(PEOPLE, ["en", "es"], 1, cfg)
     store = Store()
     seen, on_event = _events()
-    ex = make_executor("ray", store, functools.partial(fake_pipeline, delay=0.001), cfg,
+    ex = make_executor("ray", store, functools.partial(fake_pipeline, stages=FakeStages(delay=0.001)), cfg,
                        on_event=on_event, options=ExecutorOptions(workers=2))
     summary = ex.run(jobs)
     assert not summary.failed
@@ -143,7 +143,7 @@ def test_a_killed_ray_worker_loses_nothing_and_every_session_is_saved_once(local
     def ex_actor_pid():
         raise AssertionError("the first worker did not report its pid")
 
-    ex = RayExecutor(store, functools.partial(fake_pipeline, delay=0.01), cfg, on_event=on_event,
+    ex = RayExecutor(store, functools.partial(fake_pipeline, stages=FakeStages(delay=0.01)), cfg, on_event=on_event,
                      options=ExecutorOptions(workers=2))
     summary = ex.run(jobs)
     assert killed, "no worker was killed"

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from mfact.core import metrics as M
 from mfact.core.checks import calm_checks
 from mfact.core.events import MetricsEvent
-from mfact.core.fake import (FakeEmbedder, FakeExtractor, FakeGenerator, FakeRetriever, FakeVerifier,
+from mfact.core.fake import (FakeEmbedder, FakeExtractor, FakeGenerator, FakeRetriever, FakeStages, FakeVerifier,
                              fake_pipeline)
 from mfact.core.figures import (Agreement, Calm, CheckError, Checks, Counts, DriftStop, Metrics,
                                 SelfCheck)
@@ -51,10 +51,10 @@ RUNS = {
     "plain": lambda: fake_pipeline(),
     "selfcheck": lambda: fake_pipeline(
         text="Marie Curie was born in Warsaw. She was the first president of Brazil. ",
-        samples=["Marie Curie was born in Warsaw in Poland. She studied physics in Paris. ",
-                 "Marie Curie was born in Warsaw. She won two Nobel prizes. "], selfcheck_samples=2),
-    "drift-stop": lambda: fake_pipeline(text=numbered(17), labels=DRIFT, delay=0.02, stop_at_drift=True,
-                                        drift_threshold=0.75),
+        stages=FakeStages(samples=["Marie Curie was born in Warsaw in Poland. She studied physics in Paris. ",
+                                   "Marie Curie was born in Warsaw. She won two Nobel prizes. "]), selfcheck_samples=2),
+    "drift-stop": lambda: fake_pipeline(text=numbered(17), labels=DRIFT, stages=FakeStages(delay=0.02),
+                                        stop_at_drift=True, drift_threshold=0.75),
     "repetition": lambda: fake_pipeline(text="Marie Curie was born in Warsaw in 1867. She died in 1934. "
                                         "Marie Curie was born in Warsaw in 1867. She won a prize. "),
     "error": lambda: CheckPipeline(FakeGenerator(numbered(6)), FakeExtractor(), FakeRetriever(),

@@ -84,13 +84,14 @@ async def test_a_long_text_streams_into_a_window_that_follows_its_end():
     """While a text longer than the pane's window streams, the pane shows its end from a start
     that moves in steps (with a notice that does not change as the text grows), and once done the
     window around the selected fact as for any saved session."""
-    from mfact.core.fake import fake_pipeline
+    from mfact.core.fake import FakeStages, fake_pipeline
     from mfact.tui.screens.check_panes import TEXT_WINDOW
 
     text = " ".join(f"In {1800 + i} Marie Curie wrote paper number {i} on radioactivity." for i in range(150))
     assert len(text) > 2 * TEXT_WINDOW
     app = MfactApp(Config(workers=1, max_tokens=5000), lang="en", entity="Marie Curie",
-                   pipeline_factory=lambda c, p=None: fake_pipeline(text=text, cfg=c, chunk_size=8, delay=0.001))
+                   pipeline_factory=lambda c, p=None: fake_pipeline(text=text, cfg=c,
+                                                                    stages=FakeStages(delay=0.001, chunk_size=8)))
     seen: list[str] = []
     starts: list[int] = []
     async with app.run_test(size=(140, 36)) as pilot:

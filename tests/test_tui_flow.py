@@ -9,7 +9,7 @@ import pytest
 from _pilot import wait_for
 
 from mfact.core.config import Config
-from mfact.core.fake import DEFAULT_TEXT, fake_pipeline
+from mfact.core.fake import DEFAULT_TEXT, FakeStages, fake_pipeline
 from mfact.core.errors import MfactError
 from mfact.core.session import Session
 from mfact.core.store import Store
@@ -222,7 +222,7 @@ async def test_untrusted_text_is_literal_and_scripts_render(tmp_path):
 
 async def test_quit_while_generating_saves_within_a_second():
     long_text = LONG_TEXT
-    app = make_app(pipeline_factory=factory(labels=None, text=long_text, delay=0.02),
+    app = make_app(pipeline_factory=factory(labels=None, text=long_text, stages=FakeStages(delay=0.02)),
                    lang="en", entity="Marie Curie")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen)
@@ -244,7 +244,7 @@ async def test_quit_while_generating_saves_within_a_second():
 
 async def test_stop_and_regenerate():
     long_text = LONG_TEXT
-    app = make_app(pipeline_factory=factory(labels=None, text=long_text, delay=0.01),
+    app = make_app(pipeline_factory=factory(labels=None, text=long_text, stages=FakeStages(delay=0.01)),
                    lang="en", entity="Marie Curie")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen)

@@ -137,14 +137,14 @@ async def run(n_keys: int, pace: Pace, size: tuple[int, int],
     if model:
         from mfact.core.fake import FakeEmbedder, FakeExtractor, FakeRetriever, FakeVerifier
         from mfact.core.models import load_generator
-        from mfact.core.pipeline import CheckPipeline
+        from mfact.core.pipeline import CheckPipeline, Stages
 
         real = load_generator(Config(model=model))
         cfg.max_tokens = 300
 
         def factory(c, p=None):
-            return CheckPipeline(real, FakeExtractor(), FakeRetriever(), FakeVerifier(delay=verify_delay),
-                                 c, embedder=FakeEmbedder())
+            return CheckPipeline(Stages(real, FakeExtractor(), FakeRetriever(), FakeVerifier(delay=verify_delay),
+                                        embedder=FakeEmbedder()), c)
     app = MfactApp(cfg, lang="en", entity="Marie Curie", pipeline_factory=factory)
     lat: list[float] = []
     during: list[bool] = []              # a refit ran when the key was pressed

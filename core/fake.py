@@ -351,7 +351,7 @@ def fake_pipeline(text: str = DEFAULT_TEXT, labels: Sequence[str] | Mapping[str,
     `cfg_overrides` set Config fields (e.g. `stop_at_drift=True`, `workers=1`, `k=3`).
     """
     from .config import Config
-    from .pipeline import CheckPipeline
+    from .pipeline import CheckPipeline, Stages
 
     label_map: dict[str, str] | None = None
     if labels is not None:
@@ -370,8 +370,7 @@ def fake_pipeline(text: str = DEFAULT_TEXT, labels: Sequence[str] | Mapping[str,
     gen = FakeGenerator(text, chunk_size=stages.chunk_size, delay=stages.delay, samples=stages.samples)
     verifier = FakeVerifier(labels=label_map, delay=stages.verify_delay) if label_map is not None \
         else FakeVerifier(delay=stages.verify_delay)
-    return CheckPipeline(gen, FakeExtractor(), FakeRetriever(passages), verifier, cfg,
-                         embedder=FakeEmbedder())
+    return CheckPipeline(Stages(gen, FakeExtractor(), FakeRetriever(passages), verifier, FakeEmbedder()), cfg)
 
 
 def _norm_label(v: str) -> str:

@@ -22,7 +22,7 @@ from mfact.core.fake import (FakeEmbedder, FakeExtractor, FakeGenerator, FakeRet
 from mfact.core.figures import (Agreement, Calm, CheckError, Checks, Counts, DriftStop, Metrics,
                                 SelfCheck)
 from mfact.core.formats import read_sessions
-from mfact.core.pipeline import CheckPipeline
+from mfact.core.pipeline import CheckPipeline, Stages
 from mfact.core.session import Entity, Session, SessionFormatError
 from mfact.core.store import Store
 
@@ -57,8 +57,8 @@ RUNS = {
                                         stop_at_drift=True, drift_threshold=0.75),
     "repetition": lambda: fake_pipeline(text="Marie Curie was born in Warsaw in 1867. She died in 1934. "
                                         "Marie Curie was born in Warsaw in 1867. She won a prize. "),
-    "error": lambda: CheckPipeline(FakeGenerator(numbered(6)), FakeExtractor(), FakeRetriever(),
-                                   FakeVerifier(fail_on="echo"), embedder=FakeEmbedder()),
+    "error": lambda: CheckPipeline(Stages(FakeGenerator(numbered(6)), FakeExtractor(), FakeRetriever(),
+                                          FakeVerifier(fail_on="echo"), embedder=FakeEmbedder())),
 }
 
 

@@ -10,7 +10,7 @@ from mfact.core.events import (EvidenceEvent, FactEvent, MetricsEvent, NoticeEve
                                SentenceEvent, StopEvent, TokenEvent, VerdictEvent)
 from mfact.core.fake import (DEFAULT_TEXT, FakeEmbedder, FakeExtractor, FakeGenerator, FakeRetriever, FakeStages,
                              FakeVerifier, Persona, fake_pipeline, sentence_texts)
-from mfact.core.pipeline import CheckPipeline, VerdictCache, selfcheck_scores
+from mfact.core.pipeline import CheckPipeline, Stages, VerdictCache, selfcheck_scores
 from mfact.core.errors import MfactError
 from mfact.core.session import Session
 
@@ -94,7 +94,7 @@ def test_session_records_generator_and_stage_versions():
 
 def test_given_text_is_checked_without_generating_and_last_sentence_kept():
     gen = FakeGenerator("never streamed")
-    p = CheckPipeline(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(), embedder=FakeEmbedder())
+    p = CheckPipeline(Stages(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(), embedder=FakeEmbedder()))
     text = "Marie Curie was born in Warsaw in 1867. She died in 1934 in France"
     s = final_session(run_all(p, text=text))
     assert gen.calls == []
@@ -276,7 +276,7 @@ def test_a_failing_stage_ends_with_an_error_and_the_partial_session(where):
     gen = FakeGenerator(text, fail_after=30 if where == "generator" else None)
     retr = FakeRetriever(fail=where == "retriever")
     ver = FakeVerifier(fail_on="echo" if where == "verifier" else None)
-    p = CheckPipeline(gen, FakeExtractor(), retr, ver, embedder=FakeEmbedder())
+    p = CheckPipeline(Stages(gen, FakeExtractor(), retr, ver, embedder=FakeEmbedder()))
     t0 = time.monotonic()
     events = run_all(p, entity="Ada Example")
     assert time.monotonic() - t0 < 5
@@ -295,7 +295,7 @@ def test_unexpected_exception_in_a_stage_is_reported_not_raised():
         def extract(self, *a, **kw):
             raise ZeroDivisionError("boom")
 
-    p = CheckPipeline(FakeGenerator(), Broken(), FakeRetriever(), FakeVerifier())
+    p = CheckPipeline(Stages(FakeGenerator(), Broken(), FakeRetriever(), FakeVerifier()))
     events = run_all(p)
     assert events[-1].reason == "error"
     err = [e for e in events if isinstance(e, NoticeEvent) and e.level == "error"][0]
@@ -386,7 +386,7 @@ def test_streamed_tokens_never_show_markup_that_cleaning_removes():
 def test_completion_prompt_name_starts_the_text():
     gen = FakeGenerator(" was born in Warsaw in 1867. She died in 1934 in France.",
                         persona=Persona(prompt_template="This is a Wikipedia article about {entity}. {entity}"))
-    p = CheckPipeline(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(), embedder=FakeEmbedder())
+    p = CheckPipeline(Stages(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(), embedder=FakeEmbedder()))
     events = run_all(p)
     s = final_session(events)
     assert s.text.startswith("Marie Curie was born in Warsaw in 1867.")
@@ -410,7 +410,8 @@ def test_a_verifier_answer_outside_the_session_format_is_caught():
             v.evidence = v.evidence + ["not-a-retrieved-id"]
             return v
 
-    s = final_session(run_all(CheckPipeline(FakeGenerator(), FakeExtractor(), FakeRetriever(), Sloppy(), cache=False)))
+    s = final_session(run_all(CheckPipeline(Stages(FakeGenerator(), FakeExtractor(), FakeRetriever(), Sloppy()),
+                                            cache=False)))
     assert all(f.auto.confidence == 1.0 and "not-a-retrieved-id" not in f.auto.evidence for f in s.facts)
     Session.from_dict(s.to_dict())
 
@@ -420,7 +421,7 @@ def test_a_verifier_answer_outside_the_session_format_is_caught():
             v.label = "TRUE"
             return v
 
-    events = run_all(CheckPipeline(FakeGenerator(), FakeExtractor(), FakeRetriever(), Wrong(), cache=False))
+    events = run_all(CheckPipeline(Stages(FakeGenerator(), FakeExtractor(), FakeRetriever(), Wrong()), cache=False))
     assert events[-1].reason == "error"
     assert any(isinstance(e, NoticeEvent) and "unknown label 'TRUE'" in e.message for e in events)
     with pytest.raises(ValueError):

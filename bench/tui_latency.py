@@ -126,7 +126,7 @@ async def run(n_keys: int, pace: Pace, size: tuple[int, int],
 
     from mfact.core.config import Config
     from mfact.core.fake import FakeStages, fake_pipeline
-    from mfact.tui.app import MfactApp
+    from mfact.tui.app import MfactApp, Services
     from mfact.tui.screens.check import CheckScreen
 
     text = " ".join(f"In {1890 + i} Marie Curie wrote paper number {i} on radioactivity."
@@ -145,7 +145,7 @@ async def run(n_keys: int, pace: Pace, size: tuple[int, int],
         def factory(c, p=None):
             return CheckPipeline(Stages(real, FakeExtractor(), FakeRetriever(), FakeVerifier(delay=verify_delay),
                                         embedder=FakeEmbedder()), c)
-    app = MfactApp(cfg, lang="en", entity="Marie Curie", pipeline_factory=factory)
+    app = MfactApp(cfg, lang="en", entity="Marie Curie", services=Services(pipeline_factory=factory))
     lat: list[float] = []
     during: list[bool] = []              # a refit ran when the key was pressed
     refits: list[float] = []

@@ -13,7 +13,7 @@ from mfact.core.fake import DEFAULT_TEXT, FakeStages, fake_pipeline
 from mfact.core.errors import MfactError
 from mfact.core.session import Session
 from mfact.core.store import Store
-from mfact.tui.app import MfactApp, load_session_arg, main
+from mfact.tui.app import MfactApp, Services, load_session_arg, main
 from mfact.tui.screens.check import CheckScreen
 from mfact.tui.screens.export import ExportScreen
 from mfact.tui.screens.help import HelpScreen
@@ -42,12 +42,17 @@ def factory(labels=LABELS, **kw):
 
 
 def make_app(**kw) -> MfactApp:
-    kw.setdefault("pipeline_factory", factory())
-    kw.setdefault("suggest", lambda prefix, lang, cfg, limit: [
-        t for t in ("Marie Curie", "Marie Antoinette", "Pierre Curie") if t.lower().startswith(prefix.lower())])
-    kw.setdefault("resolve", lambda name, lang, cfg: None)
-    kw.setdefault("suggest_delay", 0.01)
-    return MfactApp(kw.pop("cfg", None) or Config(workers=1), **kw)
+    """The app with fake services; `pipeline_factory`, `suggest`, `resolve` and `suggest_delay` in
+    `kw` replace them, the rest goes to MfactApp."""
+    services: dict = {
+        "pipeline_factory": factory(),
+        "suggest": lambda prefix, lang, cfg, limit: [
+            t for t in ("Marie Curie", "Marie Antoinette", "Pierre Curie") if t.lower().startswith(prefix.lower())],
+        "resolve": lambda name, lang, cfg: None,
+        "suggest_delay": 0.01,
+    }
+    services.update({k: kw.pop(k) for k in list(kw) if k in services})
+    return MfactApp(kw.pop("cfg", None) or Config(workers=1), services=Services(**services), **kw)
 
 
 def done(app) -> bool:

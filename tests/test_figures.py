@@ -338,17 +338,17 @@ def test_core_reads_the_figures_by_attribute_and_batch_events_are_typed():
 
 def test_the_tui_header_reads_the_typed_figures(mfact_home):
     from mfact.tui.render import Palette
-    from mfact.tui.widgets.metrics_bar import metrics_text
+    from mfact.tui.widgets.metrics_bar import RunState, metrics_text
 
     s, _ = final(RUNS["drift-stop"]())
-    typed = metrics_text(s, s.metrics, s.checks, Palette(), running=False).plain
+    typed = metrics_text(s, s.metrics, s.checks, Palette(), RunState(running=False)).plain
     assert f"FActScore {100 * s.metrics.factscore:.1f}" in typed
     assert f"SD {s.metrics.semantic_drift:.2f} @ fact {s.metrics.drift_point + 1}" in typed
     d = s.to_dict()
-    assert metrics_text(s, d["metrics"], d["checks"], Palette(), running=False).plain == typed
+    assert metrics_text(s, d["metrics"], d["checks"], Palette(), RunState(running=False)).plain == typed
     # the run's checks win over the last metrics' CaLM figures; nothing known: "…"
     wrong = metrics_text(s, s.metrics, {"language_ok": False, "detected_language": "fr"}, Palette(),
-                         running=True).plain
+                         RunState(running=True)).plain
     assert "fr" in wrong and "FActScore" in wrong
-    empty = metrics_text(s, Metrics.empty(), Checks.empty(), Palette(), running=True).plain
+    empty = metrics_text(s, Metrics.empty(), Checks.empty(), Palette(), RunState(running=True)).plain
     assert "FActScore — S/all" in empty and "lang …" in empty and "repetition …" in empty

@@ -146,7 +146,8 @@ def main() -> int:
 
             def run(self, *a, **kw):
                 first = last = None
-                streamed = "generated" not in kw
+                generation = kw.get("generation")
+                streamed = generation is None or generation.generated is None
                 for ev in pipeline.run(*a, **kw):
                     if streamed and isinstance(ev, TokenEvent):
                         now = time.monotonic()

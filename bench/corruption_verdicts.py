@@ -56,8 +56,9 @@ def dev_examples(pickle_path: Path, per_lang: int, extra: int, xnli_n: int = 0,
     arts, _rep = pickle.loads(pickle_path.read_bytes())
     _train, dev_a = dd.split_articles(arts)
     rows = dd.load_xnli_rows(xnli_dir, heldout=True) if xnli_n and xnli_dir.is_dir() else []
-    return dd.dev_set(dev_a, dd.Pools.build(dev_a), per_lang=per_lang, extra=extra, xnli_rows=rows,
-                      xnli_n=xnli_n if rows else 0, extensions=extensions)
+    return dd.dev_set(dev_a, dd.Pools.build(dev_a), per_lang=per_lang,
+                      extras=dd.DevExtras(xnli_rows=rows, xnli_n=xnli_n if rows else 0, extra=extra,
+                                          extensions=extensions))
 
 
 def kind_of(ex: dd.Example) -> str:

@@ -39,11 +39,11 @@ def build(args):
     if args.fake:
         from mfact.core.fake import (DEFAULT_TEXT, FakeEmbedder, FakeExtractor, FakeGenerator,
                                      FakeRetriever, FakeVerifier)
-        from mfact.core.pipeline import CheckPipeline
+        from mfact.core.pipeline import CheckPipeline, Stages
 
         gen = FakeGenerator(DEFAULT_TEXT * 4, delay=0.01)
-        return cfg, CheckPipeline(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(delay=0.005), cfg,
-                                  embedder=FakeEmbedder(), cache=False)
+        return cfg, CheckPipeline(Stages(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(delay=0.005),
+                                         embedder=FakeEmbedder()), cfg, cache=False)
     from mfact.core.pipeline import build_pipeline
 
     p = build_pipeline(cfg, on_progress=lambda pr: print(f"# {pr.stage}: {pr.message}", file=sys.stderr))

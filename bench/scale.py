@@ -85,8 +85,8 @@ def make_pipeline(cfg, fake: bool = False):
     """The pipeline of one worker, the verdict cache off. Defined in this script (__main__), so
     Ray's cloudpickle sends it to the actors by value; it must not refer to locks (the timing)."""
     if fake:
-        from mfact.core.fake import fake_pipeline
-        p = fake_pipeline(delay=0.02, cfg=cfg)
+        from mfact.core.fake import FakeStages, fake_pipeline
+        p = fake_pipeline(stages=FakeStages(delay=0.02), cfg=cfg)
     else:
         from mfact.core.pipeline import build_pipeline
         p = build_pipeline(cfg)
@@ -167,7 +167,7 @@ def main() -> int:
 
     from mfact.core.batch import EntitySpec, plan_jobs
     from mfact.core.config import load_config
-    from mfact.core.executors import LocalExecutor
+    from mfact.core.executors import ExecutorOptions, LocalExecutor
     from mfact.core.executors.ray_executor import RayExecutor, connect
     from mfact.core.store import Store
 
@@ -186,8 +186,8 @@ def main() -> int:
     connect(num_cpus=max(os.cpu_count() or 1, args.workers), object_store_memory=128 * 1024 * 1024)
     ray_start = time.monotonic() - t
     store = TimedStore(Store(home / "ray.sqlite3"))
-    ex = RayExecutor(store, functools.partial(make_pipeline, cfg, args.fake), cfg, workers=args.workers,
-                     batch_size=args.batch_size)
+    ex = RayExecutor(store, functools.partial(make_pipeline, cfg, args.fake), cfg,
+                     options=ExecutorOptions(workers=args.workers, batch_size=args.batch_size))
     t = time.monotonic()
     info = ex.wait_ready()
     ray_load = time.monotonic() - t

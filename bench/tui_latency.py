@@ -125,26 +125,27 @@ async def run(n_keys: int, pace: Pace, size: tuple[int, int],
     from textual import events
 
     from mfact.core.config import Config
-    from mfact.core.fake import fake_pipeline
-    from mfact.tui.app import MfactApp
+    from mfact.core.fake import FakeStages, fake_pipeline
+    from mfact.tui.app import MfactApp, Services
     from mfact.tui.screens.check import CheckScreen
 
     text = " ".join(f"In {1890 + i} Marie Curie wrote paper number {i} on radioactivity."
                     for i in range(45))
     cfg = Config(workers=2)
-    factory = lambda c, p=None: fake_pipeline(text=text, cfg=c, delay=delay, verify_delay=verify_delay)  # noqa: E731
+    stages = FakeStages(delay=delay, verify_delay=verify_delay)
+    factory = lambda c, p=None: fake_pipeline(text=text, cfg=c, stages=stages)  # noqa: E731
     if model:
         from mfact.core.fake import FakeEmbedder, FakeExtractor, FakeRetriever, FakeVerifier
         from mfact.core.models import load_generator
-        from mfact.core.pipeline import CheckPipeline
+        from mfact.core.pipeline import CheckPipeline, Stages
 
         real = load_generator(Config(model=model))
         cfg.max_tokens = 300
 
         def factory(c, p=None):
-            return CheckPipeline(real, FakeExtractor(), FakeRetriever(), FakeVerifier(delay=verify_delay),
-                                 c, embedder=FakeEmbedder())
-    app = MfactApp(cfg, lang="en", entity="Marie Curie", pipeline_factory=factory)
+            return CheckPipeline(Stages(real, FakeExtractor(), FakeRetriever(), FakeVerifier(delay=verify_delay),
+                                        embedder=FakeEmbedder()), c)
+    app = MfactApp(cfg, lang="en", entity="Marie Curie", services=Services(pipeline_factory=factory))
     lat: list[float] = []
     during: list[bool] = []              # a refit ran when the key was pressed
     refits: list[float] = []

@@ -183,6 +183,8 @@ class BatchedGeneration:
         it has ended and its job is prepared (`prepared`: the future of `_prepare`), the others
         when the batch is done. Each (job, Session | None | exception) is put in `outcomes` as soon
         as it is known, so progress advances job by job."""
+        from .pipeline.context import Generation
+
         checked: set[int] = set()
 
         def check(i: int, res: Any) -> None:
@@ -195,8 +197,8 @@ class BatchedGeneration:
                 outcomes.put((job, None))   # interrupted: not finished, will be redone
                 return
             try:
-                outcomes.put((job, self._run_job(job, text=res.text, seed=batch.seed, prompt=batch.prompts[i],
-                                                 params=batch.params, generated=(res.tokens, res.stop_reason),
+                generation = Generation(batch.seed, batch.prompts[i], batch.params, (res.tokens, res.stop_reason))
+                outcomes.put((job, self._run_job(job, text=res.text, generation=generation,
                                                  _batch_size=len(batch.jobs))))
             except Exception as exc:  # noqa: BLE001
                 outcomes.put((job, exc))
@@ -284,10 +286,12 @@ class BatchRunner(Executor):
         return final, errors
 
     def _run_job(self, job: Job, **run_kw: Any) -> Session | None:
+        from .pipeline.context import Generation
+
         pipeline = self._pipeline()
         batch_size = run_kw.pop("_batch_size", None)
         self.on_event(JobStarted(job))
-        run_kw.setdefault("seed", self.cfg.seed + job.sample)
+        run_kw.setdefault("generation", Generation(seed=self.cfg.seed + job.sample))
         spec = job.text
         if spec is not None:
             run_kw["text"] = spec.text

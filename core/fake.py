@@ -20,6 +20,7 @@ import hashlib
 import re
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -66,29 +67,36 @@ def _words(text: str) -> set[str]:
 # --------------------------------------------------------------------------- generation
 
 
+@dataclass(frozen=True)
+class Persona:
+    """The model a FakeGenerator passes for: its name (the session's generator model) and the
+    template of its default prompt (`{entity}`, `{lang}`)."""
+    model: str = "fake"
+    prompt_template: str = "Tell me a bio of {entity}."
+
+
 class FakeGenerator(GeneratorBase):
     """Streams `text` in pieces of `chunk_size` tokens, sleeping `delay` seconds per chunk.
 
     `samples` are the texts of the second, third, ... call to `stream` (SelfCheck samples); after
     they run out the main text is streamed again. `fail_after=N` raises MfactError after N tokens
     (to test error handling). The stop reason is `user` when `stop` is set, `max_tokens` when the
-    budget ran out first, else `eos`.
+    budget ran out first, else `eos`. `persona`: the model's name and its default prompt.
     """
 
     backend = "fake"
 
     def __init__(self, text: str = DEFAULT_TEXT, chunk_size: int = 1, delay: float = 0.0,
-                 model: str = "fake", samples: Sequence[str] = (), fail_after: int | None = None,
-                 prompt_template: str = "Tell me a bio of {entity}."):
+                 samples: Sequence[str] = (), fail_after: int | None = None, persona: Persona = Persona()):
         if chunk_size < 1:
             raise ValueError("chunk_size must be >= 1")
         self.text = text
         self.chunk_size = chunk_size
         self.delay = delay
-        self.model = model
+        self.model = persona.model
         self.samples = list(samples)
         self.fail_after = fail_after
-        self.prompt_template = prompt_template
+        self.prompt_template = persona.prompt_template
         self.calls: list[tuple[str, DecodingParams]] = []
         self._lock = threading.Lock()
 
@@ -209,23 +217,34 @@ class FakeRetriever(Stage):
 Rule = tuple[str, str]   # (regular expression searched in the fact, label)
 
 
+@dataclass(frozen=True)
+class Fallback:
+    """How a FakeVerifier labels a fact its labels or rules do not name: `default` where a mapping
+    or a rule list has no entry; with neither, S when at least `threshold` of the fact's words are
+    in one passage, else NS."""
+    default: str = "S"
+    threshold: float = 0.5
+
+
 class FakeVerifier(VerifierBase):
     """Labels facts deterministically.
 
     - `labels`: a mapping fact text -> label (exact text, or the text stripped);
     - `rules`: a list of (regex, label), the first match wins; or a callable
       (fact, entity, lang, passages) -> label;
-    - otherwise: S when at least `threshold` of the fact's words are in one passage, else NS.
-    `default` is used when a mapping or rule list has no entry. `delay` sleeps per call; `fail_on`
-    is a regex: facts matching it raise MfactError.
+    - otherwise: S when at least the fallback's `threshold` of the fact's words are in one passage,
+      else NS.
+    The fallback's `default` is used when a mapping or rule list has no entry. `delay` sleeps per
+    call; `fail_on` is a regex: facts matching it raise MfactError.
     """
 
     name = "fake"
     version = "1"
 
     def __init__(self, rules: Sequence[Rule] | Callable[..., str] | None = None,
-                 labels: Mapping[str, str] | None = None, default: str = "S", threshold: float = 0.5,
+                 labels: Mapping[str, str] | None = None, fallback: Fallback = Fallback(),
                  delay: float = 0.0, fail_on: str | None = None, confidence: float = 0.9):
+        default, threshold = fallback.default, fallback.threshold
         self.rules = rules
         self.labels = {k.strip(): v for k, v in (labels or {}).items()}
         self.default = default
@@ -311,18 +330,28 @@ def sentence_texts(text: str, lang: str = "en") -> list[str]:
     return [s.text.strip() for s in sentences_of(text, lang) if s.text.strip()]
 
 
+@dataclass(frozen=True)
+class FakeStages:
+    """How the stages of `fake_pipeline` run: the generator streams `chunk_size` tokens at a time,
+    `delay` seconds apart, and `samples` on its later calls (SelfCheck's); the verifier takes
+    `verify_delay` seconds a fact."""
+    delay: float = 0.0
+    chunk_size: int = 1
+    samples: Sequence[str] = ()
+    verify_delay: float = 0.0
+
+
 def fake_pipeline(text: str = DEFAULT_TEXT, labels: Sequence[str] | Mapping[str, str] | None = None,
                   passages: Iterable[str | Evidence] = DEFAULT_PASSAGES, *, lang: str = "en",
-                  delay: float = 0.0, chunk_size: int = 1, verify_delay: float = 0.0,
-                  samples: Sequence[str] = (), cfg: Any = None, **cfg_overrides: Any):
-    """A real `CheckPipeline` over fake stages.
+                  stages: FakeStages = FakeStages(), cfg: Any = None, **cfg_overrides: Any):
+    """A real `CheckPipeline` over fake stages (run as `stages` says).
 
     `labels`: one label per sentence of `text` in order (S / NS / IR, or "N" for NS), or a mapping
     sentence -> label; otherwise the verifier labels by word overlap with `passages`.
     `cfg_overrides` set Config fields (e.g. `stop_at_drift=True`, `workers=1`, `k=3`).
     """
     from .config import Config
-    from .pipeline import CheckPipeline
+    from .pipeline import CheckPipeline, Stages
 
     label_map: dict[str, str] | None = None
     if labels is not None:
@@ -338,11 +367,10 @@ def fake_pipeline(text: str = DEFAULT_TEXT, labels: Sequence[str] | Mapping[str,
         if not hasattr(cfg, k):
             raise TypeError(f"unknown config option {k!r}")
         setattr(cfg, k, v)
-    gen = FakeGenerator(text, chunk_size=chunk_size, delay=delay, samples=samples)
-    verifier = FakeVerifier(labels=label_map, delay=verify_delay) if label_map is not None \
-        else FakeVerifier(delay=verify_delay)
-    return CheckPipeline(gen, FakeExtractor(), FakeRetriever(passages), verifier, cfg,
-                         embedder=FakeEmbedder())
+    gen = FakeGenerator(text, chunk_size=stages.chunk_size, delay=stages.delay, samples=stages.samples)
+    verifier = FakeVerifier(labels=label_map, delay=stages.verify_delay) if label_map is not None \
+        else FakeVerifier(delay=stages.verify_delay)
+    return CheckPipeline(Stages(gen, FakeExtractor(), FakeRetriever(passages), verifier, FakeEmbedder()), cfg)
 
 
 def _norm_label(v: str) -> str:

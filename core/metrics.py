@@ -533,15 +533,23 @@ def hallucination_from(h: float, n: int, by_person: bool, calibration: Calibrati
             "hallucination_precision": calibration.precision, "hallucination_recall": calibration.recall}
 
 
-def session_metrics(session: "Session", *, p_value: bool = True, m: int = DRIFT_MARGIN,
-                    gamma: int = GAMMA, checks: Checks | None = None,
-                    calibration: Calibration | None = None,
+@dataclass(frozen=True)
+class FigureSettings:
+    """The settings of a session's figures: the semantic drift's margin `m` (the facts a drift point
+    needs on either side) and FActScore's length penalty `gamma`."""
+    m: int = DRIFT_MARGIN
+    gamma: int = GAMMA
+
+
+def session_metrics(session: "Session", *, p_value: bool = True, settings: FigureSettings = FigureSettings(),
+                    checks: Checks | None = None, calibration: Calibration | None = None,
                     n_permutations: int = PERMUTATIONS) -> Metrics:
     """Every figure of one session from its effective labels (core/figures.py `Metrics`).
 
     `checks`: CaLMScore checks already computed (`checks.calm_checks`); when None they are taken from
     `session.checks` if present, else computed. `p_value=False` skips the permutation test (cheap
     enough to run after every verdict); the p-value is then None."""
+    m, gamma = settings.m, settings.gamma
     labels = labels_of(session)
     s, ns, ir = _counts(labels)
     labelled = s + ns + ir

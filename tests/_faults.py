@@ -231,7 +231,7 @@ def _ok_json(path: str) -> dict:
 def clients(server: FaultServer, idle: float = 0.5, total: float = 2.0):
     """(name, callable) for each service, with short deadlines: calling runs one request."""
     from mfact.core.knowledge.web import WebSearch
-    from mfact.core.knowledge.wikipedia import WikipediaClient
+    from mfact.core.knowledge.wikipedia import WaitPolicy, WikipediaClient
     from mfact.core.models.openai import OpenAIGenerator
     from mfact.core.net import Deadlines
     from mfact.core.protocols import DecodingParams
@@ -246,7 +246,8 @@ def clients(server: FaultServer, idle: float = 0.5, total: float = 2.0):
             gen.close()
 
     def wiki():
-        return WikipediaClient(base_url=server.wiki_url, deadlines=d, sleep=lambda s: None).page_info("X", "en")
+        return WikipediaClient(base_url=server.wiki_url,
+                               waits=WaitPolicy(d, sleep=lambda s: None)).page_info("X", "en")
 
     def searx():
         return WebSearch(server.searxng_url, deadlines=d).search("Marie Curie", "en")

@@ -112,10 +112,10 @@ def test_a_failing_job_is_reported_and_others_finish():
     from mfact.core.store import Store
 
     class Broken:
-        def run(self, entity, lang, stop=None, seed=None):
+        def run(self, entity, lang, stop=None, generation=None):
             if entity.name == "Bad Person":
                 raise MfactError("the server went away", "start it again")
-            yield from fake_pipeline(workers=1).run(entity, lang, stop=stop, seed=seed)
+            yield from fake_pipeline(workers=1).run(entity, lang, stop=stop, generation=generation)
 
     cfg = Config()
     jobs = plan_jobs([EntitySpec("Bad Person"), EntitySpec("Marie Curie")], ["en"], 1, cfg)

@@ -111,7 +111,7 @@ def test_sampled_batches_are_reproducible(tok, models):
 
 def _factory(model, tok, cfg, calls: list):
     from mfact.core.fake import FakeExtractor, FakeRetriever, FakeVerifier
-    from mfact.core.pipeline import CheckPipeline
+    from mfact.core.pipeline import CheckPipeline, Stages
 
     gen = HFGenerator(model, tok, name="tiny-gpt2", prompt_style="completion")
     real = model.generate
@@ -124,7 +124,7 @@ def _factory(model, tok, cfg, calls: list):
                                       "generation_config": model.generation_config})()
 
     def factory():
-        return CheckPipeline(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(), cfg=cfg, cache=False)
+        return CheckPipeline(Stages(gen, FakeExtractor(), FakeRetriever(), FakeVerifier()), cfg=cfg, cache=False)
     return factory
 
 
@@ -305,7 +305,7 @@ def test_embedded_default_batched_run(model_cache):
 def test_embedded_default_batched_runner_sessions_are_complete(model_cache):
     from mfact.core.fake import FakeExtractor, FakeRetriever, FakeVerifier
     from mfact.core.models import load_generator
-    from mfact.core.pipeline import CheckPipeline
+    from mfact.core.pipeline import CheckPipeline, Stages
 
     cfg = Config(max_tokens=40, greedy=True, workers=1, offline=True)
     gen = load_generator(cfg)
@@ -313,7 +313,7 @@ def test_embedded_default_batched_runner_sessions_are_complete(model_cache):
     store = Store()
 
     def factory():
-        return CheckPipeline(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(), cfg=cfg, cache=False)
+        return CheckPipeline(Stages(gen, FakeExtractor(), FakeRetriever(), FakeVerifier()), cfg=cfg, cache=False)
 
     summary = BatchRunner(store, factory, cfg, batch_size=3).run(jobs)
     assert len(summary.done) == 3 and not summary.failed

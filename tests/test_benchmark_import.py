@@ -115,13 +115,13 @@ def test_a_benchmark_file_of_an_unknown_language_is_refused_in_one_line(tmp_path
 async def test_the_tui_shows_an_imported_answer_with_its_annotators_marks(tmp_path, monkeypatch):
     from mfact.core.config import Config
     from mfact.core.formats import read_sessions
-    from mfact.tui.app import MfactApp
+    from mfact.tui.app import MfactApp, Services
     from mfact.tui.screens.check import CheckScreen
 
     from _pilot import wait_for
     monkeypatch.setenv("MFACT_HOME", str(tmp_path / "home"))
     (s,) = read_sessions(_mushroom_file(tmp_path))
-    app = MfactApp(Config(workers=1), session=s, resolve=lambda *a: None, suggest=lambda *a: [])
+    app = MfactApp(Config(workers=1), session=s, services=Services(resolve=lambda *a: None, suggest=lambda *a: []))
     app.animation_level = "none"
     async with app.run_test(size=(150, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen))
@@ -147,14 +147,14 @@ async def test_the_tui_lists_each_fact_with_the_annotators_label(tmp_path, monke
     evidence."""
     from mfact.core.config import Config
     from mfact.core.formats import read_sessions
-    from mfact.tui.app import MfactApp
+    from mfact.tui.app import MfactApp, Services
     from mfact.tui.screens.check import CheckScreen
 
     from _pilot import wait_for
     monkeypatch.setenv("MFACT_HOME", str(tmp_path / "home"))
     (s,) = read_sessions(_mushroom_file(tmp_path) if kind == "mushroom" else _mfava_file(tmp_path))
     assert (kind == "mfava") == bool(s.evidence)
-    app = MfactApp(Config(workers=1), session=s, resolve=lambda *a: None, suggest=lambda *a: [])
+    app = MfactApp(Config(workers=1), session=s, services=Services(resolve=lambda *a: None, suggest=lambda *a: []))
     app.animation_level = "none"
     async with app.run_test(size=(150, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen))

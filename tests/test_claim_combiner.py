@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mfact.core.checking.verify.claim_combiner import ClaimCombiner, load_combiner
+from mfact.core.checking.verify.claim_combiner import ClaimCombiner, CombinerOrigin, load_combiner
 
 ROOT = Path(__file__).resolve().parents[1]
 XNLI = ROOT.parent / "shared" / "data" / "xnli-dev"
@@ -42,7 +42,8 @@ def test_the_penalty_is_chosen_by_folds_that_keep_a_group_together():
 
 
 def test_a_combiner_file_round_trips_and_bad_files_are_refused(tmp_path):
-    c = ClaimCombiner([0.0, 1.0], [1.0, 2.0], [0.5, -1.0], 0.25, "abcdef12" * 8, "basis123", {"lambda": 0.1})
+    c = ClaimCombiner([0.0, 1.0], [1.0, 2.0], [0.5, -1.0], 0.25,
+                      CombinerOrigin("abcdef12" * 8, "basis123", meta={"lambda": 0.1}))
     d = json.loads(json.dumps(c.to_json()))
     back = ClaimCombiner.from_json(d)
     assert back.digest == c.digest and back.prob([1.0, 3.0]) == pytest.approx(c.prob([1.0, 3.0]))

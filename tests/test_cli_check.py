@@ -25,8 +25,8 @@ def fake_build(monkeypatch):
 
     def build(cfg, on_progress=None, *, generator=None, need_generator=True):
         gen = FakeGenerator(BIO, delay=0.0)
-        p = pipeline_mod.CheckPipeline(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(), cfg,
-                                       embedder=FakeEmbedder())
+        p = pipeline_mod.CheckPipeline(pipeline_mod.Stages(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(),
+                                                           embedder=FakeEmbedder()), cfg)
         built["cfg"] = cfg
         built["need_generator"] = need_generator
         built["pipeline"] = p
@@ -101,7 +101,8 @@ def test_untrusted_text_is_printed_without_terminal_escapes(monkeypatch, tmp_pat
     f.write_text(nasty, encoding="utf-8")
 
     def build(cfg, on_progress=None, **kw):
-        return pipeline_mod.CheckPipeline(None, FakeExtractor(), FakeRetriever(), FakeVerifier(), cfg)
+        return pipeline_mod.CheckPipeline(pipeline_mod.Stages(None, FakeExtractor(), FakeRetriever(), FakeVerifier()),
+                                          cfg)
 
     monkeypatch.setattr(pipeline_mod, "build_pipeline", build)
     rc = cli.main(["check", "--lang", "en", "--entity", "Marie Curie", "--text-file", str(f), "--no-save"])
@@ -138,8 +139,8 @@ def test_non_utf8_and_empty_files(fake_build, tmp_path, capsys):
 
 def test_stage_error_exits_1_and_keeps_the_partial_session(monkeypatch, capsys):
     def build(cfg, on_progress=None, **kw):
-        return pipeline_mod.CheckPipeline(FakeGenerator(BIO), FakeExtractor(), FakeRetriever(fail=True),
-                                          FakeVerifier(), cfg)
+        return pipeline_mod.CheckPipeline(pipeline_mod.Stages(FakeGenerator(BIO), FakeExtractor(),
+                                                              FakeRetriever(fail=True), FakeVerifier()), cfg)
 
     monkeypatch.setattr(pipeline_mod, "build_pipeline", build)
     rc = cli.main(["check", "--lang", "en", "--entity", "Marie Curie"])
@@ -184,8 +185,8 @@ def test_ctrl_c_stops_generation_saves_the_partial_session_and_exits_130(monkeyp
                 yield chunk
 
     def build(cfg, on_progress=None, **kw):
-        return pipeline_mod.CheckPipeline(Interrupting(long_text, delay=0.02), FakeExtractor(),
-                                          FakeRetriever(), FakeVerifier(), cfg)
+        return pipeline_mod.CheckPipeline(pipeline_mod.Stages(Interrupting(long_text, delay=0.02), FakeExtractor(),
+                                                              FakeRetriever(), FakeVerifier()), cfg)
 
     monkeypatch.setattr(pipeline_mod, "build_pipeline", build)
     # Ctrl-C as a fresh process has it (KeyboardInterrupt), whatever handler an earlier test left

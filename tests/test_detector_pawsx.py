@@ -191,12 +191,13 @@ def test_dev_set_takes_held_out_pawsx_pairs_after_the_rest(tmp_path):
     held_ids = {f"pawsx-{r['id']}" for r in held}
     arts = _articles()
     pools = dd.Pools.build(arts)
-    base = dd.dev_set(arts, pools, per_lang=10, extra=2)
-    with_p = dd.dev_set(arts, pools, per_lang=10, extra=2, pawsx_rows=held)
+    base = dd.dev_set(arts, pools, per_lang=10, extras=dd.DevExtras(extra=2))
+    with_p = dd.dev_set(arts, pools, per_lang=10, extras=dd.DevExtras(extra=2, pawsx_rows=held))
     assert [e.sentence for e in with_p[:len(base)]] == [e.sentence for e in base]
     added = with_p[len(base):]
     assert len(added) == 2 * 2 * len(dd.PAWSX_LANGS) and all(e.article in held_ids for e in added)
-    assert len(dd.dev_set(arts, pools, per_lang=10, pawsx_rows=held)) == len(dd.dev_set(arts, pools, per_lang=10))
+    assert len(dd.dev_set(arts, pools, per_lang=10, extras=dd.DevExtras(pawsx_rows=held))) == len(
+        dd.dev_set(arts, pools, per_lang=10))
 
 
 def test_bags_are_scored_apart():
@@ -369,9 +370,10 @@ def test_dev_set_takes_extensions_last(tmp_path):
     held = dd.load_pawsx(write_pawsx(tmp_path / "pawsx"), heldout=True)
     arts = _articles()
     pools = dd.Pools.build(arts)
-    base = dd.dev_set(arts, pools, per_lang=10, extra=2, pawsx_rows=held)
-    with_e = dd.dev_set(arts, pools, per_lang=10, extra=2, pawsx_rows=held, extensions=True)
+    base = dd.dev_set(arts, pools, per_lang=10, extras=dd.DevExtras(extra=2, pawsx_rows=held))
+    with_e = dd.dev_set(arts, pools, per_lang=10, extras=dd.DevExtras(extra=2, pawsx_rows=held, extensions=True))
     assert [e.sentence for e in with_e[:len(base)]] == [e.sentence for e in base]
     added = with_e[len(base):]
     assert len(added) == 2 and all(e.kind == "extension" and e.spans for e in added)
-    assert dd.dev_set(arts, pools, per_lang=10, extensions=True) == dd.dev_set(arts, pools, per_lang=10)
+    assert dd.dev_set(arts, pools, per_lang=10, extras=dd.DevExtras(extensions=True)) == dd.dev_set(
+        arts, pools, per_lang=10)

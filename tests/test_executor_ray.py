@@ -18,9 +18,9 @@ ray = pytest.importorskip("ray")
 
 from mfact.core.batch import EntitySpec, JobDone, plan_jobs  # noqa: E402
 from mfact.core.config import Config  # noqa: E402
-from mfact.core.executors import make_executor  # noqa: E402
+from mfact.core.executors import ExecutorOptions, make_executor  # noqa: E402
 from mfact.core.executors.ray_executor import RayExecutor, connect  # noqa: E402
-from mfact.core.fake import fake_pipeline  # noqa: E402
+from mfact.core.fake import FakeStages, fake_pipeline  # noqa: E402
 from mfact.core.errors import MfactError
 from mfact.core.store import Store  # noqa: E402
 
@@ -73,8 +73,8 @@ def test_ray_executor_runs_every_job_once_and_a_rerun_skips_them(local_ray):
     jobs = plan_jobs(PEOPLE, ["en", "es"], 1, cfg)
     store = Store()
     seen, on_event = _events()
-    ex = make_executor("ray", store, functools.partial(fake_pipeline, delay=0.001), cfg, workers=2,
-                       on_event=on_event)
+    ex = make_executor("ray", store, functools.partial(fake_pipeline, stages=FakeStages(delay=0.001)), cfg,
+                       on_event=on_event, options=ExecutorOptions(workers=2))
     summary = ex.run(jobs)
     assert not summary.failed
     assert sorted(summary.done) == sorted(j.session_id for j in jobs)
@@ -92,8 +92,8 @@ def test_ray_executor_runs_every_job_once_and_a_rerun_skips_them(local_ray):
     assert len(pids) == 2 and os.getpid() not in pids
     # again: everything is skipped, without asking Ray for anything
     seen2, on_event2 = _events()
-    again = make_executor("ray", store, functools.partial(fake_pipeline), cfg, workers=2,
-                          on_event=on_event2).run(jobs)
+    again = make_executor("ray", store, functools.partial(fake_pipeline), cfg,
+                          on_event=on_event2, options=ExecutorOptions(workers=2)).run(jobs)
     assert again.done == [] and sorted(again.skipped) == sorted(j.session_id for j in jobs)
     assert {k for k, _ in seen2} == {"skipped"}
 
@@ -102,7 +102,8 @@ def test_ray_workers_that_cannot_build_their_pipeline_fail_each_job_with_the_rea
     cfg = Config()
     jobs = plan_jobs(PEOPLE[:2], ["en"], 1, cfg)
     store = Store()
-    summary = RayExecutor(store, functools.partial(fake_pipeline, no_such_option=1), cfg, workers=1).run(jobs)
+    summary = RayExecutor(store, functools.partial(fake_pipeline, no_such_option=1), cfg,
+                          options=ExecutorOptions(workers=1)).run(jobs)
     assert summary.done == [] and len(summary.failed) == 2
     assert all("unknown config option 'no_such_option'" in reason for _, reason in summary.failed)
     assert store.count() == 0
@@ -142,7 +143,8 @@ def test_a_killed_ray_worker_loses_nothing_and_every_session_is_saved_once(local
     def ex_actor_pid():
         raise AssertionError("the first worker did not report its pid")
 
-    ex = RayExecutor(store, functools.partial(fake_pipeline, delay=0.01), cfg, workers=2, on_event=on_event)
+    ex = RayExecutor(store, functools.partial(fake_pipeline, stages=FakeStages(delay=0.01)), cfg, on_event=on_event,
+                     options=ExecutorOptions(workers=2))
     summary = ex.run(jobs)
     assert killed, "no worker was killed"
     assert not summary.failed

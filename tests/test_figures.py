@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from mfact.core import metrics as M
 from mfact.core.checks import calm_checks
 from mfact.core.events import MetricsEvent
-from mfact.core.fake import (FakeEmbedder, FakeExtractor, FakeGenerator, FakeRetriever, FakeVerifier,
+from mfact.core.fake import (FakeEmbedder, FakeExtractor, FakeGenerator, FakeRetriever, FakeStages, FakeVerifier,
                              fake_pipeline)
 from mfact.core.figures import (Agreement, Calm, CheckError, Checks, Counts, DriftStop, Metrics,
                                 SelfCheck)
 from mfact.core.formats import read_sessions
-from mfact.core.pipeline import CheckPipeline
+from mfact.core.pipeline import CheckPipeline, Stages
 from mfact.core.session import Entity, Session, SessionFormatError
 from mfact.core.store import Store
 
@@ -51,14 +51,14 @@ RUNS = {
     "plain": lambda: fake_pipeline(),
     "selfcheck": lambda: fake_pipeline(
         text="Marie Curie was born in Warsaw. She was the first president of Brazil. ",
-        samples=["Marie Curie was born in Warsaw in Poland. She studied physics in Paris. ",
-                 "Marie Curie was born in Warsaw. She won two Nobel prizes. "], selfcheck_samples=2),
-    "drift-stop": lambda: fake_pipeline(text=numbered(17), labels=DRIFT, delay=0.02, stop_at_drift=True,
-                                        drift_threshold=0.75),
+        stages=FakeStages(samples=["Marie Curie was born in Warsaw in Poland. She studied physics in Paris. ",
+                                   "Marie Curie was born in Warsaw. She won two Nobel prizes. "]), selfcheck_samples=2),
+    "drift-stop": lambda: fake_pipeline(text=numbered(17), labels=DRIFT, stages=FakeStages(delay=0.02),
+                                        stop_at_drift=True, drift_threshold=0.75),
     "repetition": lambda: fake_pipeline(text="Marie Curie was born in Warsaw in 1867. She died in 1934. "
                                         "Marie Curie was born in Warsaw in 1867. She won a prize. "),
-    "error": lambda: CheckPipeline(FakeGenerator(numbered(6)), FakeExtractor(), FakeRetriever(),
-                                   FakeVerifier(fail_on="echo"), embedder=FakeEmbedder()),
+    "error": lambda: CheckPipeline(Stages(FakeGenerator(numbered(6)), FakeExtractor(), FakeRetriever(),
+                                          FakeVerifier(fail_on="echo"), embedder=FakeEmbedder())),
 }
 
 
@@ -338,17 +338,17 @@ def test_core_reads_the_figures_by_attribute_and_batch_events_are_typed():
 
 def test_the_tui_header_reads_the_typed_figures(mfact_home):
     from mfact.tui.render import Palette
-    from mfact.tui.widgets.metrics_bar import metrics_text
+    from mfact.tui.widgets.metrics_bar import RunState, metrics_text
 
     s, _ = final(RUNS["drift-stop"]())
-    typed = metrics_text(s, s.metrics, s.checks, Palette(), running=False).plain
+    typed = metrics_text(s, s.metrics, s.checks, Palette(), RunState(running=False)).plain
     assert f"FActScore {100 * s.metrics.factscore:.1f}" in typed
     assert f"SD {s.metrics.semantic_drift:.2f} @ fact {s.metrics.drift_point + 1}" in typed
     d = s.to_dict()
-    assert metrics_text(s, d["metrics"], d["checks"], Palette(), running=False).plain == typed
+    assert metrics_text(s, d["metrics"], d["checks"], Palette(), RunState(running=False)).plain == typed
     # the run's checks win over the last metrics' CaLM figures; nothing known: "…"
     wrong = metrics_text(s, s.metrics, {"language_ok": False, "detected_language": "fr"}, Palette(),
-                         running=True).plain
+                         RunState(running=True)).plain
     assert "fr" in wrong and "FActScore" in wrong
-    empty = metrics_text(s, Metrics.empty(), Checks.empty(), Palette(), running=True).plain
+    empty = metrics_text(s, Metrics.empty(), Checks.empty(), Palette(), RunState(running=True)).plain
     assert "FActScore — S/all" in empty and "lang …" in empty and "repetition …" in empty

@@ -9,10 +9,10 @@ import pytest
 
 from mfact.core import __version__
 from mfact.core.config import Config
-from mfact.core.knowledge import HybridRetriever
+from mfact.core.knowledge import CachePolicy, HybridRetriever
 from mfact.core.knowledge.cache import PageCache
 from mfact.core.knowledge.entities import resolve
-from mfact.core.knowledge.wikipedia import WikipediaClient, WikipediaSource, sections_from_extract
+from mfact.core.knowledge.wikipedia import WaitPolicy, WikipediaClient, WikipediaSource, sections_from_extract
 from mfact.core.errors import MfactError
 
 # Replies shaped like those of es/en.wikipedia.org/w/api.php and www.wikidata.org/w/api.php, trimmed
@@ -175,9 +175,10 @@ class Recorder:
                                          "success": 1})
 
 
-def client(rec: Recorder, **kw) -> WikipediaClient:
+def client(rec: Recorder, max_retries: int = 4, **kw) -> WikipediaClient:
     waits: list[float] = []
-    c = WikipediaClient("ops@example.org", transport=httpx.MockTransport(rec), sleep=waits.append, **kw)
+    c = WikipediaClient("ops@example.org", transport=httpx.MockTransport(rec),
+                        waits=WaitPolicy(max_retries=max_retries, sleep=waits.append), **kw)
     c.waits = waits  # type: ignore[attr-defined]
     return c
 
@@ -282,7 +283,7 @@ def test_stale_pages_are_refreshed(tmp_path):
     page.fetched_at -= 40 * 86400
     cache.put_page(page)
     from mfact.core.session import Entity
-    HybridRetriever([src], None, cache=cache, max_age_days=30).retrieve(
+    HybridRetriever([src], None, cache=cache, policy=CachePolicy(max_age_days=30)).retrieve(
         Entity("Marie Curie", titles={"en": "Marie Curie"}), "born in Warsaw", ["en"])
     assert any("extracts" in r.url.params.get("prop", "") for r in rec.seen)
 

@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mfact.core.checking.verify.claim_combiner import ClaimCombiner  # noqa: E402
+from mfact.core.checking.verify.claim_combiner import ClaimCombiner, CombinerOrigin  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 XNLI = ROOT.parent / "shared" / "data" / "xnli-dev"
@@ -88,14 +88,15 @@ def test_a_reader_trained_on_other_detector_weights_is_not_used(det, tmp_path):
 
 
 def test_a_combiner_that_reads_a_pair_reader_fits_only_with_that_reader():
-    c = ClaimCombiner([0.0, 0.0], [1.0, 1.0], [0.5, 2.0], 0.0, "abcdef12" * 8, "basis123", reader="feed" * 16)
+    c = ClaimCombiner([0.0, 0.0], [1.0, 1.0], [0.5, 2.0], 0.0,
+                      CombinerOrigin("abcdef12" * 8, "basis123", reader="feed" * 16))
     back = ClaimCombiner.from_json(json.loads(json.dumps(c.to_json())))
     assert back.reader == c.reader and back.digest == c.digest
     assert c.fits("abcdef12", "basis123", "feedfeed") and not c.fits("abcdef12", "basis123", "")
     assert not c.fits("abcdef12", "basis123", "00000000")
-    plain = ClaimCombiner([0.0], [1.0], [0.5], 0.0, "abcdef12" * 8, "basis123")
+    plain = ClaimCombiner([0.0], [1.0], [0.5], 0.0, CombinerOrigin("abcdef12" * 8, "basis123"))
     assert plain.fits("abcdef12", "basis123") and plain.digest != ClaimCombiner(
-        [0.0], [1.0], [0.5], 0.0, "abcdef12" * 8, "basis123", reader="feed" * 16).digest
+        [0.0], [1.0], [0.5], 0.0, CombinerOrigin("abcdef12" * 8, "basis123", reader="feed" * 16)).digest
 
 
 def test_a_claim_alone_is_judged_with_the_readers_logit_after_its_features(det):

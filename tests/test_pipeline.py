@@ -8,9 +8,9 @@ import pytest
 
 from mfact.core.events import (EvidenceEvent, FactEvent, MetricsEvent, NoticeEvent, ProgressEvent,
                                SentenceEvent, StopEvent, TokenEvent, VerdictEvent)
-from mfact.core.fake import (DEFAULT_TEXT, FakeEmbedder, FakeExtractor, FakeGenerator, FakeRetriever,
-                             FakeVerifier, fake_pipeline, sentence_texts)
-from mfact.core.pipeline import CheckPipeline, VerdictCache, selfcheck_scores
+from mfact.core.fake import (DEFAULT_TEXT, FakeEmbedder, FakeExtractor, FakeGenerator, FakeRetriever, FakeStages,
+                             FakeVerifier, Persona, fake_pipeline, sentence_texts)
+from mfact.core.pipeline import CheckPipeline, Stages, VerdictCache, selfcheck_scores
 from mfact.core.errors import MfactError
 from mfact.core.session import Session
 
@@ -94,7 +94,7 @@ def test_session_records_generator_and_stage_versions():
 
 def test_given_text_is_checked_without_generating_and_last_sentence_kept():
     gen = FakeGenerator("never streamed")
-    p = CheckPipeline(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(), embedder=FakeEmbedder())
+    p = CheckPipeline(Stages(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(), embedder=FakeEmbedder()))
     text = "Marie Curie was born in Warsaw in 1867. She died in 1934 in France"
     s = final_session(run_all(p, text=text))
     assert gen.calls == []
@@ -103,7 +103,7 @@ def test_given_text_is_checked_without_generating_and_last_sentence_kept():
 
 
 def test_tokens_report_speed_and_counts():
-    events = run_all(fake_pipeline(chunk_size=2))
+    events = run_all(fake_pipeline(stages=FakeStages(chunk_size=2)))
     toks = [e for e in events if isinstance(e, TokenEvent)]
     totals = [t.total_tokens for t in toks]
     assert totals == sorted(totals) and totals[-1] == final_session(events).tokens > 0
@@ -123,7 +123,7 @@ def test_events_carry_copies_not_the_live_session():
 
 
 def test_verification_overlaps_generation():
-    p = fake_pipeline(delay=0.01, workers=2)
+    p = fake_pipeline(stages=FakeStages(delay=0.01), workers=2)
     events = run_all(p)
     kinds = [type(e) for e in events]
     last_token = max(i for i, k in enumerate(kinds) if k is TokenEvent)
@@ -151,7 +151,8 @@ def test_drift_example_of_science_md_from_verifier_labels():
 
 def test_drift_example_from_human_labels_set_during_the_run():
     text = numbered_text(len(DRIFT_LABELS))
-    p = fake_pipeline(text=text, labels=["S"] * len(DRIFT_LABELS), delay=0.002)  # the verifier: all S
+    p = fake_pipeline(text=text, labels=["S"] * len(DRIFT_LABELS),  # the verifier: all S
+                      stages=FakeStages(delay=0.002))
     order = iter(DRIFT_LABELS)
     metrics = []
     events = []
@@ -171,7 +172,7 @@ def test_drift_example_from_human_labels_set_during_the_run():
 
 def test_stop_at_drift_ends_generation_early():
     text = numbered_text(len(DRIFT_LABELS))
-    p = fake_pipeline(text=text, labels=DRIFT_LABELS, delay=0.02, stop_at_drift=True,
+    p = fake_pipeline(text=text, labels=DRIFT_LABELS, stages=FakeStages(delay=0.02), stop_at_drift=True,
                       drift_threshold=0.75, workers=2)
     events = run_all(p, entity="Ada Example")
     s = final_session(events)
@@ -186,7 +187,7 @@ def test_stop_at_drift_ends_generation_early():
 
 def test_no_drift_stop_for_a_consistent_text():
     text = numbered_text(10)
-    p = fake_pipeline(text=text, labels=["S"] * 10, stop_at_drift=True, delay=0.005)
+    p = fake_pipeline(text=text, labels=["S"] * 10, stop_at_drift=True, stages=FakeStages(delay=0.005))
     s = final_session(run_all(p, entity="Ada Example"))
     assert s.stop_reason == "eos" and len(s.facts) == 10
 
@@ -227,7 +228,7 @@ def test_unfinished_last_sentence_is_not_checked_at_max_tokens():
 
 def test_stop_from_another_thread_ends_promptly():
     text = numbered_text(20) * 3
-    p = fake_pipeline(text=text, delay=0.02, verify_delay=0.05, stop_on_repeat=False)
+    p = fake_pipeline(text=text, stages=FakeStages(delay=0.02, verify_delay=0.05), stop_on_repeat=False)
     stop = threading.Event()
     events = []
     t_set = None
@@ -251,12 +252,12 @@ def test_stop_from_another_thread_ends_promptly():
 def test_stop_before_first_token():
     stop = threading.Event()
     stop.set()
-    s = final_session(run_all(fake_pipeline(delay=0.01), stop=stop))
+    s = final_session(run_all(fake_pipeline(stages=FakeStages(delay=0.01)), stop=stop))
     assert s.stop_reason == "user" and s.facts == []
 
 
 def test_closing_the_iterator_stops_generation():
-    p = fake_pipeline(text=numbered_text(20), delay=0.01)
+    p = fake_pipeline(text=numbered_text(20), stages=FakeStages(delay=0.01))
     it = p.run("Ada Example", "en")
     for ev in it:
         if isinstance(ev, SentenceEvent):
@@ -275,7 +276,7 @@ def test_a_failing_stage_ends_with_an_error_and_the_partial_session(where):
     gen = FakeGenerator(text, fail_after=30 if where == "generator" else None)
     retr = FakeRetriever(fail=where == "retriever")
     ver = FakeVerifier(fail_on="echo" if where == "verifier" else None)
-    p = CheckPipeline(gen, FakeExtractor(), retr, ver, embedder=FakeEmbedder())
+    p = CheckPipeline(Stages(gen, FakeExtractor(), retr, ver, embedder=FakeEmbedder()))
     t0 = time.monotonic()
     events = run_all(p, entity="Ada Example")
     assert time.monotonic() - t0 < 5
@@ -294,7 +295,7 @@ def test_unexpected_exception_in_a_stage_is_reported_not_raised():
         def extract(self, *a, **kw):
             raise ZeroDivisionError("boom")
 
-    p = CheckPipeline(FakeGenerator(), Broken(), FakeRetriever(), FakeVerifier())
+    p = CheckPipeline(Stages(FakeGenerator(), Broken(), FakeRetriever(), FakeVerifier()))
     events = run_all(p)
     assert events[-1].reason == "error"
     err = [e for e in events if isinstance(e, NoticeEvent) and e.level == "error"][0]
@@ -344,7 +345,7 @@ def test_selfcheck_scores_inconsistent_sentences_higher():
     text = "Marie Curie was born in Warsaw. She was the first president of Brazil. "
     samples = ["Marie Curie was born in Warsaw in Poland. She studied physics in Paris. ",
                "Marie Curie was born in Warsaw. She won two Nobel prizes. "]
-    p = fake_pipeline(text=text, samples=samples, selfcheck_samples=2)
+    p = fake_pipeline(text=text, stages=FakeStages(samples=samples), selfcheck_samples=2)
     events = run_all(p)
     s = final_session(events)
     sc = s.checks["selfcheck"]
@@ -384,8 +385,8 @@ def test_streamed_tokens_never_show_markup_that_cleaning_removes():
 
 def test_completion_prompt_name_starts_the_text():
     gen = FakeGenerator(" was born in Warsaw in 1867. She died in 1934 in France.",
-                        prompt_template="This is a Wikipedia article about {entity}. {entity}")
-    p = CheckPipeline(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(), embedder=FakeEmbedder())
+                        persona=Persona(prompt_template="This is a Wikipedia article about {entity}. {entity}"))
+    p = CheckPipeline(Stages(gen, FakeExtractor(), FakeRetriever(), FakeVerifier(), embedder=FakeEmbedder()))
     events = run_all(p)
     s = final_session(events)
     assert s.text.startswith("Marie Curie was born in Warsaw in 1867.")
@@ -409,7 +410,8 @@ def test_a_verifier_answer_outside_the_session_format_is_caught():
             v.evidence = v.evidence + ["not-a-retrieved-id"]
             return v
 
-    s = final_session(run_all(CheckPipeline(FakeGenerator(), FakeExtractor(), FakeRetriever(), Sloppy(), cache=False)))
+    s = final_session(run_all(CheckPipeline(Stages(FakeGenerator(), FakeExtractor(), FakeRetriever(), Sloppy()),
+                                            cache=False)))
     assert all(f.auto.confidence == 1.0 and "not-a-retrieved-id" not in f.auto.evidence for f in s.facts)
     Session.from_dict(s.to_dict())
 
@@ -419,7 +421,7 @@ def test_a_verifier_answer_outside_the_session_format_is_caught():
             v.label = "TRUE"
             return v
 
-    events = run_all(CheckPipeline(FakeGenerator(), FakeExtractor(), FakeRetriever(), Wrong(), cache=False))
+    events = run_all(CheckPipeline(Stages(FakeGenerator(), FakeExtractor(), FakeRetriever(), Wrong()), cache=False))
     assert events[-1].reason == "error"
     assert any(isinstance(e, NoticeEvent) and "unknown label 'TRUE'" in e.message for e in events)
     with pytest.raises(ValueError):

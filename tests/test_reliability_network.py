@@ -59,12 +59,13 @@ def test_429_with_an_http_date_says_the_wait_in_words(days, words):
 
 
 def test_wikipedia_429_blocks_the_host_for_later_lookups_without_waiting():
-    from mfact.core.knowledge.wikipedia import WikipediaClient
+    from mfact.core.knowledge.wikipedia import WaitPolicy, WikipediaClient
     from mfact.core.net import Deadlines
 
     waits: list[float] = []
     with FaultServer("429") as server:
-        c = WikipediaClient(base_url=server.wiki_url, deadlines=Deadlines(idle=IDLE, total=TOTAL), sleep=waits.append)
+        c = WikipediaClient(base_url=server.wiki_url,
+                            waits=WaitPolicy(Deadlines(idle=IDLE, total=TOTAL), sleep=waits.append))
         with pytest.raises(MfactError, match="asked us to wait 3600 s"):
             c.page_info("X", "en")
         with pytest.raises(MfactError, match="asked us to wait"):

@@ -13,7 +13,7 @@ from _pilot import wait_for
 
 from mfact.core.config import Config
 from mfact.core.store import Store
-from mfact.tui.app import MfactApp, load_session_arg
+from mfact.tui.app import MfactApp, Services, load_session_arg
 from mfact.tui.screens.check import CheckScreen
 
 pytestmark = pytest.mark.anyio
@@ -50,7 +50,7 @@ def _stored_session() -> str:
 
 
 def _app(sid: str) -> MfactApp:
-    return MfactApp(Config(workers=1), session=load_session_arg(sid), store=Store())
+    return MfactApp(Config(workers=1), session=load_session_arg(sid), services=Services(store=Store()))
 
 
 _until = functools.partial(wait_for, timeout=5.0, step=0.05)

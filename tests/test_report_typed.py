@@ -163,13 +163,13 @@ def test_the_cli_writes_the_same_files(tmp_path, capsys):
 @pytest.mark.anyio
 async def test_the_tui_report_screen_shows_the_same_cells():
     from mfact.core.config import Config
-    from mfact.tui.app import MfactApp
+    from mfact.tui.app import MfactApp, Services
     from mfact.tui.screens.report import ReportScreen
     from _pilot import wait_for
 
     store_built_sessions()
-    app = MfactApp(Config(workers=1), suggest=lambda prefix, lang, c, n: [],
-                   resolve=lambda name, lang, c: None, suggest_delay=0.0)
+    app = MfactApp(Config(workers=1), services=Services(suggest=lambda prefix, lang, c, n: [],
+                                                        resolve=lambda name, lang, c: None, suggest_delay=0.0))
     app.animation_level = "none"
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("ctrl+r")

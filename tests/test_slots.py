@@ -347,7 +347,7 @@ def test_marks_survive_the_store(tmp_path, capsys):
 def test_tui_underlines_the_wrong_words_and_highlights_the_evidence(tmp_path, capsys, snap_compare):
     from mfact.core.config import Config
     from mfact.core.store import Store
-    from mfact.tui.app import MfactApp
+    from mfact.tui.app import MfactApp, Services
     from mfact.tui.screens.check import CheckScreen
 
     _check_curie(tmp_path, capsys)
@@ -363,7 +363,7 @@ def test_tui_underlines_the_wrong_words_and_highlights_the_evidence(tmp_path, ca
             f.auto.reason = re.sub(r"p\(supported\)=(\d\.\d+)",
                                    lambda m: f"p(supported)={math.floor(float(m.group(1)) * 10) / 10:.1f}",
                                    f.auto.reason or "")
-    app = MfactApp(Config(workers=1), session=s, resolve=lambda *a: None, suggest=lambda *a: [])
+    app = MfactApp(Config(workers=1), session=s, services=Services(resolve=lambda *a: None, suggest=lambda *a: []))
     app.animation_level = "none"
 
     async def before(pilot):

@@ -14,7 +14,7 @@ from mfact.core.config import Config
 from mfact.core.figures import Checks
 from mfact.core.session import Session
 from mfact.core.store import Store
-from mfact.tui.app import MfactApp
+from mfact.tui.app import MfactApp, Services
 from mfact.tui.live_metrics import P_VALUE_MAX_FACTS
 
 pytestmark = pytest.mark.anyio
@@ -52,7 +52,7 @@ async def test_relabels_on_a_big_session_give_the_full_recompute_figures(monkeyp
     real_repr = Session.__repr__
     # a worker started without a description gets repr() of its work: a whole session's repr
     monkeypatch.setattr(Session, "__repr__", lambda self: reprs.append(1) or real_repr(self))
-    app = MfactApp(Config(workers=1), session=s, store=Store())
+    app = MfactApp(Config(workers=1), session=s, services=Services(store=Store()))
     async with app.run_test(size=(140, 36)) as pilot:
         scr = app.screen
         await pilot.press("n")                      # the first relabel starts the build...
@@ -84,13 +84,14 @@ async def test_a_long_text_streams_into_a_window_that_follows_its_end():
     """While a text longer than the pane's window streams, the pane shows its end from a start
     that moves in steps (with a notice that does not change as the text grows), and once done the
     window around the selected fact as for any saved session."""
-    from mfact.core.fake import fake_pipeline
+    from mfact.core.fake import FakeStages, fake_pipeline
     from mfact.tui.screens.check_panes import TEXT_WINDOW
 
     text = " ".join(f"In {1800 + i} Marie Curie wrote paper number {i} on radioactivity." for i in range(150))
     assert len(text) > 2 * TEXT_WINDOW
+    stages = FakeStages(delay=0.001, chunk_size=8)
     app = MfactApp(Config(workers=1, max_tokens=5000), lang="en", entity="Marie Curie",
-                   pipeline_factory=lambda c, p=None: fake_pipeline(text=text, cfg=c, chunk_size=8, delay=0.001))
+                   services=Services(pipeline_factory=lambda c, p=None: fake_pipeline(text=text, cfg=c, stages=stages)))
     seen: list[str] = []
     starts: list[int] = []
     async with app.run_test(size=(140, 36)) as pilot:

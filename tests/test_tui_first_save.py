@@ -16,7 +16,7 @@ from mfact.core.config import Config
 from mfact.core.formats import write_sessions
 from mfact.core.session import Entity, Session
 from mfact.core.store import Store
-from mfact.tui.app import MfactApp, load_session_arg
+from mfact.tui.app import MfactApp, Services, load_session_arg
 from mfact.tui.screens.check import CheckScreen
 
 pytestmark = pytest.mark.anyio
@@ -75,7 +75,7 @@ async def opened(tmp_path, busy_s: float):
     """The exported session open in mfact-tui on a store whose save gives up after `busy_s`, and
     another connection ready to hold the store's write lock."""
     store = app_store(busy_s)
-    app = MfactApp(Config(workers=1), session=load_session_arg(exported(tmp_path)), store=store)
+    app = MfactApp(Config(workers=1), session=load_session_arg(exported(tmp_path)), services=Services(store=store))
     with write_lock(store) as lock:
         async with app.run_test(size=SIZE) as pilot:
             yield app, pilot, lock
@@ -128,8 +128,8 @@ def errors(app) -> list:
 async def test_labels_pressed_while_the_first_save_runs_land_in_order(tmp_path):
     path = exported(tmp_path)
     store = app_store(busy_s=20)
-    a = MfactApp(Config(workers=1), session=load_session_arg(path), store=store)
-    b = MfactApp(Config(workers=1), session=load_session_arg(path), store=Store())   # a second window
+    a = MfactApp(Config(workers=1), session=load_session_arg(path), services=Services(store=store))
+    b = MfactApp(Config(workers=1), session=load_session_arg(path), services=Services(store=Store()))  # a second window
     with write_lock(store) as lock:
         async with a.run_test(size=SIZE) as pa, b.run_test(size=SIZE) as pb:
             sa, sb = a.screen, b.screen
@@ -241,8 +241,8 @@ async def test_a_failed_look_at_the_store_is_tried_again(tmp_path):
                 raise MfactError("database is locked", "try again")
             return labels
 
-    a = MfactApp(Config(workers=1), session=load_session_arg(path), store=Store())
-    b = MfactApp(Config(workers=1), session=load_session_arg(path), store=Flaky())
+    a = MfactApp(Config(workers=1), session=load_session_arg(path), services=Services(store=Store()))
+    b = MfactApp(Config(workers=1), session=load_session_arg(path), services=Services(store=Flaky()))
     async with a.run_test(size=SIZE) as pa, b.run_test(size=SIZE) as pb:
         sa, sb = a.screen, b.screen
         sid = sa.session.id

@@ -9,11 +9,11 @@ import pytest
 from _pilot import wait_for
 
 from mfact.core.config import Config
-from mfact.core.fake import DEFAULT_TEXT, fake_pipeline
+from mfact.core.fake import DEFAULT_TEXT, FakeStages, fake_pipeline
 from mfact.core.errors import MfactError
 from mfact.core.session import Session
 from mfact.core.store import Store
-from mfact.tui.app import MfactApp, load_session_arg, main
+from mfact.tui.app import MfactApp, Services, load_session_arg, main
 from mfact.tui.screens.check import CheckScreen
 from mfact.tui.screens.export import ExportScreen
 from mfact.tui.screens.help import HelpScreen
@@ -42,12 +42,17 @@ def factory(labels=LABELS, **kw):
 
 
 def make_app(**kw) -> MfactApp:
-    kw.setdefault("pipeline_factory", factory())
-    kw.setdefault("suggest", lambda prefix, lang, cfg, limit: [
-        t for t in ("Marie Curie", "Marie Antoinette", "Pierre Curie") if t.lower().startswith(prefix.lower())])
-    kw.setdefault("resolve", lambda name, lang, cfg: None)
-    kw.setdefault("suggest_delay", 0.01)
-    return MfactApp(kw.pop("cfg", None) or Config(workers=1), **kw)
+    """The app with fake services; `pipeline_factory`, `suggest`, `resolve` and `suggest_delay` in
+    `kw` replace them, the rest goes to MfactApp."""
+    services: dict = {
+        "pipeline_factory": factory(),
+        "suggest": lambda prefix, lang, cfg, limit: [
+            t for t in ("Marie Curie", "Marie Antoinette", "Pierre Curie") if t.lower().startswith(prefix.lower())],
+        "resolve": lambda name, lang, cfg: None,
+        "suggest_delay": 0.01,
+    }
+    services.update({k: kw.pop(k) for k in list(kw) if k in services})
+    return MfactApp(kw.pop("cfg", None) or Config(workers=1), services=Services(**services), **kw)
 
 
 def done(app) -> bool:
@@ -222,7 +227,7 @@ async def test_untrusted_text_is_literal_and_scripts_render(tmp_path):
 
 async def test_quit_while_generating_saves_within_a_second():
     long_text = LONG_TEXT
-    app = make_app(pipeline_factory=factory(labels=None, text=long_text, delay=0.02),
+    app = make_app(pipeline_factory=factory(labels=None, text=long_text, stages=FakeStages(delay=0.02)),
                    lang="en", entity="Marie Curie")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen)
@@ -244,7 +249,7 @@ async def test_quit_while_generating_saves_within_a_second():
 
 async def test_stop_and_regenerate():
     long_text = LONG_TEXT
-    app = make_app(pipeline_factory=factory(labels=None, text=long_text, delay=0.01),
+    app = make_app(pipeline_factory=factory(labels=None, text=long_text, stages=FakeStages(delay=0.01)),
                    lang="en", entity="Marie Curie")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen)

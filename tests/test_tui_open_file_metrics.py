@@ -13,7 +13,7 @@ from mfact.core.config import Config
 from mfact.core.errors import MfactError
 from mfact.core.session import Entity, Fact, Session, Verdict
 from mfact.core.store import Store
-from mfact.tui.app import MfactApp, load_session_arg
+from mfact.tui.app import MfactApp, Services, load_session_arg
 from mfact.tui.screens.check import CheckScreen
 
 pytestmark = pytest.mark.anyio
@@ -53,7 +53,7 @@ class LookFails(Store):
 async def test_a_file_without_figures_shows_factscore_and_drift_on_open(tmp_path):
     session = load_session_arg(session_file(tmp_path))
     assert session.metrics.factscore is None
-    app = MfactApp(Config(workers=1), session=session, store=Store())
+    app = MfactApp(Config(workers=1), session=session, services=Services(store=Store()))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen))
         scr = app.screen
@@ -66,7 +66,8 @@ async def test_a_file_without_figures_shows_factscore_and_drift_on_open(tmp_path
 
 async def test_a_failing_store_look_is_logged_once(tmp_path, caplog):
     caplog.set_level(logging.DEBUG, logger="mfact")
-    app = MfactApp(Config(workers=1), session=load_session_arg(session_file(tmp_path)), store=LookFails())
+    app = MfactApp(Config(workers=1), session=load_session_arg(session_file(tmp_path)),
+                   services=Services(store=LookFails()))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen))
         await pilot.pause(3.5)         # three or four looks, one a second

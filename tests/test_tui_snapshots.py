@@ -12,7 +12,7 @@ from textual.widgets import Input
 from mfact.core.config import Config
 from mfact.core.fake import fake_pipeline
 from mfact.core.store import Store
-from mfact.tui.app import MfactApp
+from mfact.tui.app import MfactApp, Services
 from mfact.tui.screens.check import CheckScreen
 from mfact.tui.screens.report import ReportScreen
 
@@ -22,9 +22,10 @@ LABELS = ["S", "S", "S", "S", "S", "N", "N", "N"]
 
 def app_for(theme: str = "mfact-dark", **kw) -> MfactApp:
     cfg = Config(workers=1, theme=theme)
-    app = MfactApp(cfg, pipeline_factory=lambda c, p=None: fake_pipeline(labels=LABELS, cfg=c),
-                   suggest=lambda prefix, lang, c, n: ["Marie Curie", "Marie Antoinette"],
-                   resolve=lambda name, lang, c: None, suggest_delay=0.0, **kw)
+    services = Services(pipeline_factory=lambda c, p=None: fake_pipeline(labels=LABELS, cfg=c),
+                        suggest=lambda prefix, lang, c, n: ["Marie Curie", "Marie Antoinette"],
+                        resolve=lambda name, lang, c: None, suggest_delay=0.0)
+    app = MfactApp(cfg, services=services, **kw)
     app.animation_level = "none"
     return app
 

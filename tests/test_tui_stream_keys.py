@@ -9,8 +9,8 @@ import pytest
 from textual import events
 
 from mfact.core.config import Config
-from mfact.core.fake import fake_pipeline
-from mfact.tui.app import MfactApp
+from mfact.core.fake import FakeStages, fake_pipeline
+from mfact.tui.app import MfactApp, Services
 from mfact.tui.render import GLYPHS
 from mfact.tui.screens.check import CheckScreen
 
@@ -31,8 +31,9 @@ def words(shown: str) -> str:
 
 
 async def test_keys_while_streaming_show_every_token_once(mfact_home):
+    stages = FakeStages(delay=0.02)
     app = MfactApp(Config(workers=1, max_tokens=3000), lang="en", entity="Marie Curie",
-                   pipeline_factory=lambda c, p=None: fake_pipeline(text=TEXT, cfg=c, delay=0.02))
+                   services=Services(pipeline_factory=lambda c, p=None: fake_pipeline(text=TEXT, cfg=c, stages=stages)))
     async with app.run_test(size=(140, 36)) as pilot:
         t0 = time.monotonic()
         while not isinstance(app.screen, CheckScreen) or len(app.screen.session.facts) < 3:
@@ -80,8 +81,10 @@ async def test_a_keys_frame_is_composed_right_after_its_action(mfact_home, monke
             inside.pop()
 
     monkeypatch.setattr(app_module, "frame_now", spy)
+    stages = FakeStages(delay=0.0)
     app = MfactApp(Config(workers=1), lang="en", entity="Marie Curie",
-                   pipeline_factory=lambda c, p=None: fake_pipeline(text=TEXT[:400], cfg=c, delay=0.0))
+                   services=Services(pipeline_factory=lambda c, p=None: fake_pipeline(text=TEXT[:400], cfg=c,
+                                                                                      stages=stages)))
     async with app.run_test(size=(140, 36)) as pilot:
         t0 = time.monotonic()
         while not isinstance(app.screen, CheckScreen) or app.screen.running or not app.screen.session.facts:

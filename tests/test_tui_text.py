@@ -12,7 +12,7 @@ from textual.widgets import Input, Label, Select, TextArea
 from mfact.core.config import Config
 from mfact.core.fake import fake_pipeline
 from mfact.core.store import Store
-from mfact.tui.app import MfactApp
+from mfact.tui.app import MfactApp, Services
 from mfact.tui.screens.check import CheckScreen
 from mfact.tui.screens.start import StartScreen
 from mfact.tui.screens.text_input import TextCheckScreen
@@ -37,9 +37,9 @@ def make_app(**kw) -> MfactApp:
         p = fake_pipeline(passages=PASSAGES, cfg=cfg)
         p.extractor = RuleExtractor()
         return p
-    return MfactApp(Config(workers=1), pipeline_factory=factory,
-                    suggest=lambda prefix, lang, cfg, limit: [], resolve=lambda name, lang, cfg: None,
-                    suggest_delay=0.01, **kw)
+    return MfactApp(Config(workers=1), services=Services(
+        pipeline_factory=factory, suggest=lambda prefix, lang, cfg, limit: [],
+        resolve=lambda name, lang, cfg: None, suggest_delay=0.01), **kw)
 
 
 wait_for = functools.partial(_pilot.wait_for, timeout=15.0)

@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import threading
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -52,8 +53,21 @@ def _default_suggest(prefix: str, lang: str, cfg: Config, limit: int = 10) -> li
     return suggest(prefix, lang, cfg, limit=limit)
 
 
+@dataclass(frozen=True)
+class Services:
+    """What the app works with, each the real one when not given (tests give fakes): the session
+    store (opened on first use), the pipeline factory, the entity suggestions and resolution, and
+    how long the start screen waits after a keystroke before it asks for suggestions."""
+    store: Any = None
+    pipeline_factory: PipelineFactory | None = None
+    suggest: SuggestFn | None = None
+    resolve: Callable | None = None
+    suggest_delay: float = 0.25
+
+
 class MfactApp(App):
-    """The mfact terminal workbench."""
+    """The mfact terminal workbench. It opens on `session`, or checks `entity` in `lang` at once
+    (`lang` alone: the start screen's language); `services` are what it works with."""
 
     TITLE = "mfact"
     SUB_TITLE = "check the facts in what language models write"
@@ -61,20 +75,17 @@ class MfactApp(App):
     BINDINGS = bindings("app")
     ENABLE_COMMAND_PALETTE = True
 
-    def __init__(self, cfg: Config | None = None, *, store=None,
-                 pipeline_factory: PipelineFactory | None = None,
-                 suggest: SuggestFn | None = None, resolve: Callable | None = None,
-                 lang: str | None = None, entity: str | None = None,
+    def __init__(self, cfg: Config | None = None, *, lang: str | None = None, entity: str | None = None,
                  session: Session | None = None, export_dir: str | Path | None = None,
-                 suggest_delay: float = 0.25):
+                 services: Services = Services()):
         super().__init__()
         self.cfg = cfg or Config()
-        self._store = store
+        self._store = services.store
         self._store_failed = False
-        self.pipeline_factory = pipeline_factory or _default_pipeline_factory
-        self.suggest_fn = suggest or _default_suggest
-        self.resolve_fn = resolve or _default_resolve
-        self.suggest_delay = max(0.01, float(suggest_delay))
+        self.pipeline_factory = services.pipeline_factory or _default_pipeline_factory
+        self.suggest_fn = services.suggest or _default_suggest
+        self.resolve_fn = services.resolve or _default_resolve
+        self.suggest_delay = max(0.01, float(services.suggest_delay))
         self.initial: dict[str, Any] = {"lang": lang, "entity": entity, "session": session}
         self.export_dir = Path(export_dir) if export_dir else None
         self._pipeline: Any = None

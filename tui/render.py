@@ -7,6 +7,7 @@ the text stay valid) and is appended to a `Text` with a style object, never form
 from __future__ import annotations
 
 import bisect
+from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
 
 from rich.style import Style
@@ -32,17 +33,29 @@ def one_line(s: object, limit: int | None = None) -> str:
     return t
 
 
+@dataclass(frozen=True)
+class Colours:
+    """The colours of a Palette: one per label (pending: no label yet), the drift marker's, and the
+    backgrounds of the selected fact and of a matched term."""
+    supported: str = "#4caf50"
+    not_supported: str = "#e05252"
+    irrelevant: str = "#8a8a8a"
+    pending: str = "#9e9e9e"
+    drift: str = "#d4a017"
+    select_bg: str = "#3a3f58"
+    highlight_bg: str = "#5c4b00"
+
+
 class Palette:
     """Label colours taken from the active Textual theme (success / error / secondary)."""
 
-    def __init__(self, supported: str = "#4caf50", not_supported: str = "#e05252",
-                 irrelevant: str = "#8a8a8a", pending: str = "#9e9e9e", drift: str = "#d4a017",
-                 select_bg: str = "#3a3f58", highlight_bg: str = "#5c4b00"):
-        self.colors = {"S": supported, "NS": not_supported, "IR": irrelevant, None: pending}
-        self.drift = drift
-        self.select_bg = select_bg
-        self.highlight_bg = highlight_bg
-        self.key = (tuple(self.colors.values()), drift, select_bg, highlight_bg)
+    def __init__(self, colours: Colours = Colours()):
+        c = colours
+        self.colors = {"S": c.supported, "NS": c.not_supported, "IR": c.irrelevant, None: c.pending}
+        self.drift = c.drift
+        self.select_bg = c.select_bg
+        self.highlight_bg = c.highlight_bg
+        self.key = (tuple(self.colors.values()), c.drift, c.select_bg, c.highlight_bg)
         self._styles: dict = {}           # made once: rebuilding a text of 45 facts made ~180 styles
 
     @classmethod
@@ -50,13 +63,13 @@ class Palette:
         if theme is None:
             return cls()
         v = getattr(theme, "variables", {}) or {}
-        return cls(supported=v.get("label-supported") or theme.success or "#4caf50",
-                   not_supported=v.get("label-not-supported") or theme.error or "#e05252",
-                   irrelevant=v.get("label-irrelevant") or "#8a8a8a",
-                   pending=v.get("label-pending") or "#9e9e9e",
-                   drift=v.get("drift-marker") or theme.warning or "#d4a017",
-                   select_bg=v.get("fact-selected") or "#3a3f58",
-                   highlight_bg=v.get("match-highlight") or "#5c4b00")
+        return cls(Colours(supported=v.get("label-supported") or theme.success or "#4caf50",
+                           not_supported=v.get("label-not-supported") or theme.error or "#e05252",
+                           irrelevant=v.get("label-irrelevant") or "#8a8a8a",
+                           pending=v.get("label-pending") or "#9e9e9e",
+                           drift=v.get("drift-marker") or theme.warning or "#d4a017",
+                           select_bg=v.get("fact-selected") or "#3a3f58",
+                           highlight_bg=v.get("match-highlight") or "#5c4b00"))
 
     def label_style(self, label: str | None) -> Style:
         st = self._styles.get(label)

@@ -21,14 +21,15 @@ LABELS = ["S", "S", "S", "S", "S", "N", "S", "N"]
 def _app(**kw):
     from mfact.core.config import Config
     from mfact.core.fake import fake_pipeline
-    from mfact.tui.app import MfactApp
+    from mfact.tui.app import MfactApp, Services
 
     cfg = Config(workers=1)
-    app = MfactApp(cfg, pipeline_factory=lambda c, p=None: fake_pipeline(labels=LABELS, cfg=c),
-                   suggest=lambda prefix, lang, c, n: [t for t in (
-                       "Marie Curie", "Marie Antoinette", "Marie de' Medici", "Marie Laurencin")
-                       if t.lower().startswith(prefix.lower())],
-                   resolve=lambda name, lang, c: None, **kw)
+    services = Services(pipeline_factory=lambda c, p=None: fake_pipeline(labels=LABELS, cfg=c),
+                        suggest=lambda prefix, lang, c, n: [t for t in (
+                            "Marie Curie", "Marie Antoinette", "Marie de' Medici", "Marie Laurencin")
+                            if t.lower().startswith(prefix.lower())],
+                        resolve=lambda name, lang, c: None)
+    app = MfactApp(cfg, services=services, **kw)
     app.animation_level = "none"
     return app
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import Calibration, fit
+from .model import Calibration, Prior, fit
 
 LAMBDAS = (100.0, 10.0, 1.0)     # from the strongest prior: each fit starts from the last
 INNER_FOLDS = 3
@@ -96,7 +96,7 @@ def fit_features(x: np.ndarray, phi: np.ndarray, y: np.ndarray, lam: float,
         if start is not None and len(start.w) == u.shape[1]
         else None
     )
-    cal = fit(xs, y, centre, strength, start=first)
+    cal = fit(xs, y, Prior(centre, strength), start=first)
     return FeatureModel(mu, sd, cal.w[1:].copy(), cal.b, lam)
 
 

@@ -20,7 +20,7 @@ from .. import metrics as M
 from .detfit import FeatureModel, adapted_probs, choose_and_fit, deal_folds
 from .features import (FEATURE_LIMIT, FEATURES, THRESHOLD, Row, clip_features, feature_row, p_supported, phi_of,
                        verifier_matches)
-from .model import Calibration, fit
+from .model import Calibration, Prior, fit
 
 FOLDS = 5
 MIN_LABELS = 10      # fewer labels in a language: not judged, not adopted
@@ -217,15 +217,15 @@ def fit_models(data: Data, idx: np.ndarray, own_langs: set[str]) -> Models:
     the pooled calibration of the other languages' rows (its own labels are not counted twice;
     with no other language, towards the identity)."""
     identity = Calibration.identity()
-    pooled = fit(data.xb[idx], data.y[idx], identity, with_bias=True)
+    pooled = fit(data.xb[idx], data.y[idx], Prior(identity), with_bias=True)
     own = {}
     for lang in own_langs:
         mine = data.lang[idx] == lang
         li, others = idx[mine], idx[~mine]
         if len(li):
-            centre = (fit(data.xb[others], data.y[others], identity, start=pooled, with_bias=True)
+            centre = (fit(data.xb[others], data.y[others], Prior(identity), start=pooled, with_bias=True)
                       if len(others) else identity)
-            own[lang] = fit(data.xb[li], data.y[li], centre, start=centre, with_bias=True)
+            own[lang] = fit(data.xb[li], data.y[li], Prior(centre), start=centre, with_bias=True)
     return Models(pooled, own)
 
 

@@ -60,21 +60,29 @@ class Calibration:
         return cls(w, float(d["b"]))
 
 
-def fit(x: np.ndarray, y: np.ndarray, prior: Calibration, strength: np.ndarray | float | None = None,
-        iterations: int = 50, start: Calibration | None = None, with_bias: bool = False) -> Calibration:
+@dataclass(frozen=True)
+class Prior:
+    """A Gaussian prior on a calibration's parameters: centred on `centre`, of precision `strength`
+    per parameter (default `prior_precision()`; weights in FEATURES order, then the bias)."""
+    centre: Calibration
+    strength: np.ndarray | float | None = None
+
+
+def fit(x: np.ndarray, y: np.ndarray, prior: Prior, iterations: int = 50, start: Calibration | None = None,
+        with_bias: bool = False) -> Calibration:
     """The maximum a posteriori calibration of labels `y` (1: supported) on rows `x` (`with_bias`:
-    rows that end in a column of ones already), with a Gaussian prior centred on `prior`, of
-    precision `strength` per parameter (default `prior_precision()`; weights in FEATURES order,
-    then the bias), from `start` (default: the prior's centre; a fit near the answer takes fewer
-    steps). Newton steps, halved until the penalised log-loss falls: a full step can overshoot where
-    the labels are nearly separable."""
+    rows that end in a column of ones already), with the Gaussian `prior`, from `start` (default:
+    the prior's centre; a fit near the answer takes fewer steps). Newton steps, halved until the
+    penalised log-loss falls: a full step can overshoot where the labels are nearly separable."""
+    centre = prior.centre
     y = np.asarray(y, dtype=np.float64)
     if len(y) == 0:
-        return Calibration(prior.w.copy(), prior.b)
+        return Calibration(centre.w.copy(), centre.b)
     x = np.asarray(x, dtype=np.float64)
     xb = x if with_bias else np.hstack([x, np.ones((len(x), 1))])
-    t0 = prior.theta()
-    strength = prior_precision() if strength is None else np.broadcast_to(np.asarray(strength, float), t0.shape)
+    t0 = centre.theta()
+    strength = (prior_precision() if prior.strength is None
+                else np.broadcast_to(np.asarray(prior.strength, float), t0.shape))
 
     def objective(t: np.ndarray) -> tuple[float, np.ndarray]:
         z = xb @ t

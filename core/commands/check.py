@@ -215,10 +215,12 @@ class _EventPump:
     waiting, never the pipeline itself (its StopEvent with the partial session still arrives)."""
 
     def __init__(self, pipeline, entity, lang, stop, text, question: str = ""):
+        from ..pipeline import Generation
         from ..pipeline.pump import pump
 
         # with a question and no text, the model is asked the question
-        kw = {"question": question, **({"prompt": question} if text is None else {})} if question else {}
+        kw = ({"question": question, **({"generation": Generation(prompt=question)} if text is None else {})}
+              if question else {})
         self.q: queue.Queue = queue.Queue()
         self.thread = pump(lambda: pipeline.run(entity, lang, stop=stop, text=text, **kw), self.q.put,
                            name="mfact-check-cli", on_error=self.q.put, on_end=lambda: self.q.put(_DONE))

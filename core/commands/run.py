@@ -89,12 +89,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     on_event = _RunProgress(console, not args.no_progress and console.is_terminal, len(jobs), out_dir)
     progress = on_event.progress
 
-    from ..executors import make_executor
+    from ..executors import ExecutorOptions, make_executor
 
-    runner = make_executor(executor_name, store, factory, cfg, workers=workers, on_event=on_event,
-                           batch_size=batch_size, ray_address=args.ray_address,
-                           **({"worker_gpus": args.worker_gpus, "verbose": bool(getattr(args, "verbose", False))}
-                              if executor_name == "ray" else {}))
+    ray = ({"worker_gpus": args.worker_gpus, "verbose": bool(getattr(args, "verbose", False))}
+           if executor_name == "ray" else {})
+    options = ExecutorOptions(workers=workers, batch_size=batch_size, address=args.ray_address, **ray)
+    runner = make_executor(executor_name, store, factory, cfg, on_event=on_event, options=options)
     interrupted = False
     with progress:
         try:

@@ -1,6 +1,6 @@
 """Executors: where the jobs of `mfact run` are computed.
 
-    executor = make_executor("local" | "ray", store, pipeline_factory, cfg, ...)
+    executor = make_executor("local" | "ray", store, pipeline_factory, cfg, options=ExecutorOptions(...))
     summary = executor.run(jobs)          # -> batch.RunSummary
 
 Every executor has the same contract, whichever machine the work runs on:
@@ -21,6 +21,7 @@ from typing import Any, Callable
 from ..batch import BatchEvent, BatchRunner
 from ..errors import MfactError
 from ..jobs import Executor
+from .options import DEFAULTS, ExecutorOptions
 
 EXECUTORS = ("local", "ray")
 
@@ -33,18 +34,15 @@ class LocalExecutor(BatchRunner):
     name = "local"
 
 
-def make_executor(name: str, store, pipeline_factory: Callable[[], Any], cfg, *, workers: int = 1,
-                  on_event: OnEvent | None = None, batch_size: int = 1, ray_address: str | None = None,
-                  worker_threads: int = 1, **ray_options: Any) -> Executor:
-    """The executor called `name`. `workers`: threads (local) or Ray actors (ray);
-    `worker_threads`: with ray, concurrent server requests per actor."""
+def make_executor(name: str, store, pipeline_factory: Callable[[], Any], cfg, *, on_event: OnEvent | None = None,
+                  options: ExecutorOptions = DEFAULTS) -> Executor:
+    """The executor called `name`. The options' `workers`: threads (local) or Ray actors (ray);
+    `worker_threads` and the rest: with ray, concurrent server requests per actor and so on."""
     if name == "local":
-        return LocalExecutor(store, pipeline_factory, cfg, workers=workers, on_event=on_event,
-                             batch_size=batch_size)
+        return LocalExecutor(store, pipeline_factory, cfg, workers=options.workers, on_event=on_event,
+                             batch_size=options.batch_size)
     if name == "ray":
         from .ray_executor import RayExecutor
 
-        return RayExecutor(store, pipeline_factory, cfg, workers=workers, on_event=on_event,
-                           batch_size=batch_size, address=ray_address, worker_threads=worker_threads,
-                           **ray_options)
+        return RayExecutor(store, pipeline_factory, cfg, on_event=on_event, options=options)
     raise MfactError(f"unknown executor {name!r}", "choose local or ray")

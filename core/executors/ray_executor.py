@@ -34,10 +34,11 @@ from ..batch import (BatchEvent, BatchRunner, Job, JobDone, JobFailed, JobInterr
                      RunSummary)
 from ..errors import MfactError
 from ..jobs import Executor
+from .options import ExecutorOptions
 
 INSTALL_HINT = "install the extra: pip install 'mfact[ray]'"
 LOCAL_OBJECT_STORE = 256 * 1024 * 1024     # finished sessions are small; Ray's default is 30% of memory
-MAX_ATTEMPTS = 3
+RAY_DEFAULTS = ExecutorOptions(workers=2)     # a RayExecutor made without options: two actors
 FORWARD_ENV = ("MFACT_", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
@@ -169,20 +170,17 @@ class RayExecutor(Executor):
 
     name = "ray"
 
-    def __init__(self, store, pipeline_factory: Callable[[], Any], cfg, workers: int = 2,
-                 on_event: Callable[[BatchEvent], None] | None = None, batch_size: int = 1,
-                 address: str | None = None, worker_threads: int = 1, worker_cpus: float = 1.0,
-                 worker_gpus: float = 0.0, max_attempts: int = MAX_ATTEMPTS, max_restarts: int = 2,
-                 in_flight: int = 2, verbose: bool = False):
-        super().__init__(store, pipeline_factory, cfg, workers, on_event, batch_size)
-        self.address = address or None
-        self.worker_threads = max(1, int(worker_threads))
-        self.worker_cpus = float(worker_cpus)
-        self.worker_gpus = float(worker_gpus)
-        self.max_attempts = max(1, int(max_attempts))
-        self.max_restarts = max(0, int(max_restarts))
-        self.in_flight = max(1, int(in_flight))
-        self.verbose = verbose
+    def __init__(self, store, pipeline_factory: Callable[[], Any], cfg,
+                 on_event: Callable[[BatchEvent], None] | None = None, options: ExecutorOptions = RAY_DEFAULTS):
+        super().__init__(store, pipeline_factory, cfg, options.workers, on_event, options.batch_size)
+        self.address = options.address or None
+        self.worker_threads = max(1, int(options.worker_threads))
+        self.worker_cpus = float(options.worker_cpus)
+        self.worker_gpus = float(options.worker_gpus)
+        self.max_attempts = max(1, int(options.max_attempts))
+        self.max_restarts = max(0, int(options.max_restarts))
+        self.in_flight = max(1, int(options.in_flight))
+        self.verbose = options.verbose
         self.worker_info: list[dict[str, Any]] = []     # per actor slot: pid, host, error
         self.retried = 0                                 # units Ray could not finish, put back in the queue
         self.replaced = 0                                # actors dead for good, replaced

@@ -15,14 +15,14 @@ from ..errors import MfactError
 from ..protocols import Embedder
 from .base import KnowledgeSource, Page, TitleMatch
 from .entities import EntityMatch, resolve
-from .retrieval import HybridRetriever, default_langs, evidence_id
+from .retrieval import CachePolicy, HybridRetriever, default_langs, evidence_id
 from .vital import NOTICE as OFFLINE_NOTICE
 
 log = logging.getLogger("mfact.knowledge")
 
 __all__ = ["build_retriever", "resolve_entity", "suggest", "build_sources", "EntityMatch", "HybridRetriever",
-           "KnowledgeSource", "Page", "TitleMatch", "OFFLINE_NOTICE", "NO_NETWORK_NOTICE", "default_langs",
-           "evidence_id", "source_notices"]
+           "CachePolicy", "KnowledgeSource", "Page", "TitleMatch", "OFFLINE_NOTICE", "NO_NETWORK_NOTICE",
+           "default_langs", "evidence_id", "source_notices"]
 
 NO_NETWORK_NOTICE = "No network: using the local page cache and offline sources only."
 
@@ -107,8 +107,8 @@ def build_retriever(cfg: Config, embedder: Embedder | None) -> HybridRetriever:
 
         web = WebSearch(cfg.searxng_url, contact=cfg.wikipedia_contact,
                         deadlines=Deadlines.from_config(cfg, "lookup_timeout", DEFAULT_LOOKUP_TOTAL))
-    r = HybridRetriever(sources, embedder, max_age_days=cfg.cache_max_age_days, web=web,
-                        use_cache="cache" in (cfg.sources or []))
+    policy = CachePolicy(cfg.cache_max_age_days, use_cache="cache" in (cfg.sources or []))
+    r = HybridRetriever(sources, embedder, policy=policy, web=web)
     if web is None:
         source_notices(sources, notices)
     for n in notices:

@@ -57,18 +57,26 @@ class _Candidates:
     built_at: float = field(default_factory=time.time)
 
 
+@dataclass(frozen=True)
+class CachePolicy:
+    """How the retriever uses the page cache: a live source's page cached more than `max_age_days`
+    ago is fetched again; `use_cache`: also serve pages cached earlier by sources not in use now."""
+    max_age_days: float = 30.0
+    use_cache: bool = True
+
+
 class HybridRetriever(Stage):
     """A `Retriever` over the configured knowledge sources; safe to call from several threads."""
 
     def __init__(self, sources: Sequence[KnowledgeSource], embedder: Embedder | None,
-                 cache: PageCache | None = None, max_age_days: float = 30.0,
-                 web=None, dense_weight: float = DENSE_WEIGHT, use_cache: bool = True):
+                 cache: PageCache | None = None, policy: CachePolicy = CachePolicy(),
+                 web=None, dense_weight: float = DENSE_WEIGHT):
         self.sources = list(sources)
         self.embedder = embedder
         self._cache = cache
-        self.max_age_days = max_age_days
+        self.max_age_days = policy.max_age_days
         self.web = web
-        self.use_cache = use_cache     # also serve pages cached earlier by sources not in use now
+        self.use_cache = policy.use_cache     # also serve pages cached earlier by sources not in use now
         self.dense_weight = dense_weight if embedder is not None else 0.0
         self.notices: list[str] = []
         self._lock = threading.Lock()

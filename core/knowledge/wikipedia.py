@@ -24,6 +24,7 @@ import re
 import socket
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 from urllib.parse import quote
 
@@ -244,14 +245,25 @@ def fault(message: str, hint: str = "") -> MfactError:
     return MfactError(message, hint)
 
 
+@dataclass(frozen=True)
+class WaitPolicy:
+    """How long a WikipediaClient waits for MediaWiki: its `deadlines` (None: `timeout`, else
+    DEFAULT_IDLE, between bytes, and DEFAULT_LOOKUP_TOTAL in all), and how often it sends again a
+    request refused for load (`max_retries`), sleeping with `sleep` in between."""
+    deadlines: Deadlines | None = None
+    timeout: float | None = None
+    max_retries: int = 4
+    sleep: Callable[[float], None] = time.sleep
+
+
 class WikipediaClient:
     """mfact's own MediaWiki calls: title lookup with the QID, search, prefix search, the links of a
     disambiguation page, Wikidata sitelinks. Page text, sections and language links go through
     Wikipedia-API (`wikipedia_api()`), over the same transport."""
 
-    def __init__(self, contact: str = "", transport: httpx.BaseTransport | None = None,
-                 timeout: float | None = None, max_retries: int = 4, sleep: Callable[[float], None] = time.sleep,
-                 base_url: str = "", wikidata_url: str = WIKIDATA_API, deadlines: Deadlines | None = None):
+    def __init__(self, contact: str = "", transport: httpx.BaseTransport | None = None, base_url: str = "",
+                 wikidata_url: str = WIKIDATA_API, waits: WaitPolicy = WaitPolicy()):
+        deadlines, timeout = waits.deadlines, waits.timeout
         self.contact = contact
         base = (base_url or "").strip()
         if base and not base.startswith(("http://", "https://")):
@@ -261,7 +273,7 @@ class WikipediaClient:
         self.wikidata_url = wikidata_url
         self.deadlines = deadlines or Deadlines(idle=timeout or DEFAULT_IDLE, total=DEFAULT_LOOKUP_TOTAL)
         self.timeout = self.deadlines.timeout()
-        self.transport = MediaWikiTransport(contact, transport, max_retries=max_retries, sleep=sleep,
+        self.transport = MediaWikiTransport(contact, transport, max_retries=waits.max_retries, sleep=waits.sleep,
                                             deadlines=self.deadlines)
         self._http = httpx.Client(transport=self.transport, timeout=self.timeout,
                                   headers={"User-Agent": self.transport.user_agent, "Accept": "application/json"},
@@ -616,7 +628,7 @@ class WikipediaSource:
 
     def __init__(self, contact: str = "", client: WikipediaClient | None = None, base_url: str = "",
                  deadlines: Deadlines | None = None):
-        self.client = client or WikipediaClient(contact, base_url=base_url, deadlines=deadlines)
+        self.client = client or WikipediaClient(contact, base_url=base_url, waits=WaitPolicy(deadlines))
 
     def languages(self) -> None:
         return None

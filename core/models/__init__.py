@@ -51,9 +51,9 @@ def _load_llamacpp(model: str, cfg: Config, on_progress: ProgressCallback | None
 
 
 def _load_transformers(model: str, cfg: Config, on_progress: ProgressCallback | None) -> GeneratorBase:
-    from .hf import load_transformers
+    from .hf import Placement, load_transformers
 
-    return load_transformers(model, device=cfg.decoding.device, quantize=cfg.decoding.quantize or "",
+    return load_transformers(model, Placement(cfg.decoding.device, cfg.decoding.quantize or ""),
                              prompt_style=cfg.decoding.prompt_style, on_progress=on_progress)
 
 

@@ -15,6 +15,7 @@ import os
 import queue
 import re
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -589,14 +590,22 @@ def _quantization(quantize: str, dev: str, dtype: Any) -> Any:
     raise MfactError(f"unknown --quantize {quantize!r}", "use 4bit or 8bit")
 
 
-def load_transformers(spec: str, device: str = "auto", quantize: str = "", prompt_style: str = "auto",
+@dataclass(frozen=True)
+class Placement:
+    """Where a model's weights go and in what form: `--device` (auto: CUDA in bfloat16 when
+    available, else CPU float32) and `--quantize` ("", 4bit or 8bit)."""
+    device: str = "auto"
+    quantize: str = ""
+
+
+def load_transformers(spec: str, placement: Placement = Placement(), prompt_style: str = "auto",
                       on_progress: ProgressCb = None, name: str | None = None,
                       backend: str = "transformers") -> HFGenerator:
     """Load a Hub id, a local model folder or a `.gguf` file with transformers."""
     spec = str(spec).strip()
     source, gguf_file = _model_source(spec)
-    dev, dtype = pick_device(device)
-    qconfig = _quantization(quantize, dev, dtype)
+    dev, dtype = pick_device(placement.device)
+    qconfig = _quantization(placement.quantize, dev, dtype)
 
     def progress(stage: str, done: float, total: float | None, message: str) -> None:
         if on_progress is not None:

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 from .cache import VerdictCache
 from .check_pipeline import PIPELINE_VERSION, CheckPipeline, build_pipeline
+from .context import Generation, Stages
 from .describe import decoding_params, evidence_langs, stage_info
 from .run import STOP_GRACE_S
 from .selfcheck import selfcheck_scores
 from .stats import RunStats
 
-__all__ = ["CheckPipeline", "build_pipeline", "VerdictCache", "RunStats", "selfcheck_scores",
+__all__ = ["CheckPipeline", "Stages", "Generation", "build_pipeline", "VerdictCache", "RunStats", "selfcheck_scores",
            "decoding_params", "evidence_langs", "stage_info", "PIPELINE_VERSION", "STOP_GRACE_S"]

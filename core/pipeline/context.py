@@ -13,13 +13,26 @@ from .text import TextStream
 
 @dataclass(frozen=True)
 class Stages:
-    """The stages of one run, taken from the pipeline when the run starts."""
+    """The stages of a pipeline (`CheckPipeline(stages, ...)`), and of one run, taken from the
+    pipeline when the run starts."""
     generator: GeneratorBase | None
     extractor: Extractor
     retriever: Retriever
     verifier: Verifier
     embedder: Embedder | None = None
     detector: LanguageDetector | None = None
+
+
+@dataclass(frozen=True)
+class Generation:
+    """How a run's text is generated: the seed, the prompt (None: the generator's default for the
+    entity) and the decoding params (None: the configuration's, with the seed). `generated=(tokens,
+    stop_reason)` with a given text: this pipeline's generator generated it already (a batch,
+    core/batch.py) for that prompt and those params."""
+    seed: int | None = None
+    prompt: str | None = None
+    params: DecodingParams | None = None
+    generated: tuple[int, str] | None = None
 
 
 @dataclass(frozen=True)

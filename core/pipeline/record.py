@@ -10,7 +10,7 @@ from typing import Iterator, Sequence
 from ..checks import calm_checks
 from ..events import Event, MetricsEvent, NoticeEvent
 from ..figures import DriftStop, SelfCheck, SelfCheckSentence
-from ..metrics import semantic_drift, session_metrics
+from ..metrics import FigureSettings, semantic_drift, session_metrics
 from ..session import Fact, Session, status_for
 from .context import RecordContext
 from .selfcheck import selfcheck_scores
@@ -61,7 +61,7 @@ class Record:
         self.sync(final)
         s = self.session
         try:
-            s.metrics = session_metrics(s, p_value=final, m=self.ctx.drift_margin)
+            s.metrics = session_metrics(s, p_value=final, settings=FigureSettings(m=self.ctx.drift_margin))
         except Exception as exc:  # noqa: BLE001
             log.warning("metrics failed: %s", exc)
         if s.checks.selfcheck is not None:

@@ -38,6 +38,7 @@ import pickle
 import random
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from ..checking.text.segment import split_sentences
 from ..checking.text.textutil import SPACELESS
@@ -517,13 +518,25 @@ def split_articles(articles: list[Article]) -> tuple[list[Article], list[Article
     return train, dev
 
 
+@dataclass(frozen=True)
+class DevExtras:
+    """What a dev set holds after its fixed corruptions: `xnli_n` XNLI examples from `xnli_rows`;
+    with `extra`, supported variants and translated premises, then (with `pawsx_rows`, the held-out
+    groups) 2 x `extra` PAWS-X pairs per PAWS-X language, then (`extensions`) `extra` sentences
+    with an unsupported clause appended per language."""
+    xnli_rows: list | None = None
+    xnli_n: int = 0
+    extra: int = 0
+    pawsx_rows: list | None = None
+    extensions: bool = False
+
+
 def dev_set(dev_articles: list[Article], pools: Pools, per_lang: int, seed: int = 4242,
-            xnli_rows: list | None = None, xnli_n: int = 0, extra: int = 0,
-            pawsx_rows: list | None = None, extensions: bool = False) -> list[Example]:
-    """A fixed corruption dev set: per language `per_lang` examples, every kind in turn; with
-    `extra`, supported variants and translated premises after it, then (with `pawsx_rows`, the
-    held-out groups) 2 x `extra` PAWS-X pairs per PAWS-X language, then (`extensions`) `extra`
-    sentences with an unsupported clause appended per language."""
+            extras: DevExtras = DevExtras()) -> list[Example]:
+    """A fixed corruption dev set: per language `per_lang` examples, every kind in turn; then the
+    `extras` (none by default), each set after the ones before, which stay as they were."""
+    xnli_rows, xnli_n, extra = extras.xnli_rows, extras.xnli_n, extras.extra
+    pawsx_rows, extensions = extras.pawsx_rows, extras.extensions
     rng = random.Random(seed)
     gen = Generator(dev_articles, pools)
     out: list[Example] = []

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..checking.verify.claim_combiner import ClaimCombiner, default_path
+from ..checking.verify.claim_combiner import ClaimCombiner, CombinerOrigin, default_path
 from ..checking.verify.offline import OfflineVerifier, reader_logits
 from . import detector_data as dd
 from .train_cross import ALL_LANGS, HELDOUT_LANGS, fit_temperature
@@ -212,14 +212,15 @@ def main(argv=None) -> int:
             "verifier": f"{verifier.name}/{verifier.version}",
             "data": {f"xnli-dev/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
                      for p in sorted(folder.glob("dev-*.tsv"))}}
-    comb = ClaimCombiner(mu, sd, w, b, det.digest, verifier.basis.digest, meta, reader=rdigest)
+    origin = CombinerOrigin(det.digest, verifier.basis.digest, rdigest, meta)
+    comb = ClaimCombiner(mu, sd, w, b, origin)
     if args.calibrate > 0 and not set(fit_langs) & set(CALIBRATION_LANGS):
         cal = pairs_of(folder, CALIBRATION_LANGS, False, args.calibrate, args.seed)
         log(f"train_combiner: {len(cal)} calibration pairs (training premises of {', '.join(CALIBRATION_LANGS)})")
         cg = [(f, y) for (f, _lab), (_l, _p, _h, y, _g) in zip(check(verifier, cal, log), cal) if f is not None]
         t = fit_temperature(np.array([comb.logit(f) for f, _y in cg]), np.array([y for _f, y in cg]))
         meta.update(temperature=t, calibration_pairs=len(cg))
-        comb = ClaimCombiner(mu, sd, w, b, det.digest, verifier.basis.digest, meta, temperature=t, reader=rdigest)
+        comb = ClaimCombiner(mu, sd, w, b, origin, temperature=t)
     if args.heldout:
         meta["heldout"] = heldout_figures(verifier, comb, pairs_of(folder, ALL_LANGS, True, args.heldout_per_lang,
                                                                    args.seed), log)

@@ -78,9 +78,9 @@ def build(args):
         pools.build_forms(train_a)
     side = side_data(args, mix, {a.lang for a in train_a})
     gen = dd.Generator(train_a, pools, side["xnli"], mix=mix, vitc=side["vitc"], pawsx=side["pawsx"])
-    dev = dd.dev_set(dev_a, dd.Pools.build(dev_a), per_lang=args.dev_per_lang, xnli_rows=side["xnli_held"],
-                     xnli_n=args.dev_xnli, extra=getattr(args, "dev_extra", 0), pawsx_rows=side["pawsx_held"],
-                     extensions=getattr(args, "dev_extensions", False))
+    extras = dd.DevExtras(xnli_rows=side["xnli_held"], xnli_n=args.dev_xnli, extra=getattr(args, "dev_extra", 0),
+                          pawsx_rows=side["pawsx_held"], extensions=getattr(args, "dev_extensions", False))
+    dev = dd.dev_set(dev_a, dd.Pools.build(dev_a), per_lang=args.dev_per_lang, extras=extras)
     files = {p.name: p for p in (sorted(wiki.glob("wiki_references*.csv")) if wiki else [])}
     files.update(side["files"])
     info = {"articles": rep, "train_articles": len(train_a), "dev_articles": len(dev_a),

@@ -11,7 +11,7 @@ key press; a window of 4,000 characters (more than a pane holds) keeps every key
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Literal
 
 from rich.text import Text
@@ -24,7 +24,7 @@ from mfact.core.session import Fact
 from ..render import FactTextMemo, Palette, SpanIndex, fact_text, facts_in_window
 from ..widgets.evidence_view import EvidenceMemo, EvidenceView
 from ..widgets.fact_list import HEADER, FactList
-from ..widgets.metrics_bar import MetricsBar, metrics_text
+from ..widgets.metrics_bar import MetricsBar, RunState, metrics_text
 from ..widgets.text_view import FactText
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,13 +72,34 @@ def text_window(text: str, center: int, following: bool = False) -> tuple[int, i
     return start, end
 
 
-def windowed_fact_text(text: str, facts: list[Fact], palette: Palette, selected: str | None,
-                       drift_point: int | None, show_drift: bool, start: int, end: int,
-                       index: SpanIndex | None = None, following: bool = False,
-                       make: Callable[..., Text] = fact_text) -> Text:
-    """`fact_text` of text[start:end] (the facts in it, their spans moved), with a notice above
-    and below of which part of the text this is. `index`: the facts' SpanIndex (a finished
-    session's spans do not move); `make`: what colours the part (`fact_text` or a memo of it)."""
+@dataclass(frozen=True)
+class FactDrawing:
+    """How a text's facts are drawn (`fact_text`'s arguments after the facts): the palette, the
+    selected fact, the drift point (the index of the fact it comes before) and whether it shows."""
+    palette: Palette
+    selected: str | None = None
+    drift_point: int | None = None
+    show_drift: bool = True
+
+
+@dataclass(frozen=True)
+class TextWindow:
+    """The part [start, end) of a long text the pane shows (`text_window`); `following`: the end of
+    a text being written."""
+    start: int
+    end: int
+    following: bool = False
+
+
+def windowed_fact_text(text: str, facts: list[Fact], drawing: FactDrawing, window: TextWindow,
+                       index: SpanIndex | None = None, make: Callable[..., Text] = fact_text) -> Text:
+    """`fact_text` of the window's part of the text (the facts in it, their spans moved), with a
+    notice above and below of which part of the text this is. `index`: the facts' SpanIndex (a
+    finished session's spans do not move); `make`: what colours the part (`fact_text` or a memo of
+    it)."""
+    start, end, following = window.start, window.end, window.following
+    palette, selected = drawing.palette, drawing.selected
+    drift_point, show_drift = drawing.drift_point, drawing.show_drift
     shown = [replace(f, span=(max(f.span[0], start) - start, min(f.span[1], end) - start))
              for f in (facts[i] for i in facts_in_window(facts, start, end, index))]
     dp, drift = drift_point, None
@@ -208,16 +229,15 @@ class CheckPanes:
                 index = self._span_index
                 if index is None or not index.fits(facts):
                     index = self._span_index = SpanIndex(facts)
-            out = windowed_fact_text(text, facts, self.palette, view.selected, dp, view.show_drift,
-                                     start, end, index, following, self._fact_text)
+            out = windowed_fact_text(text, facts, FactDrawing(self.palette, view.selected, dp, view.show_drift),
+                                     TextWindow(start, end, following), index, self._fact_text)
         scr.query_one(FactText).set_text(out, follow=view.running)
 
     def render_header(self) -> None:
         scr, view = self.screen, self.view
-        text = metrics_text(
-            view.session, view.metrics, view.checks, self.palette, running=view.running,
-            tokens_per_s=view.tokens_per_s, max_tokens=view.max_tokens,
-            status=view.run_status or (view.session.stop_reason or ""), counted=self.live.counted())
+        run = RunState(view.running, view.tokens_per_s, view.max_tokens,
+                       view.run_status or (view.session.stop_reason or ""))
+        text = metrics_text(view.session, view.metrics, view.checks, self.palette, run, counted=self.live.counted())
         adapted = scr.app.adapt.indicator(view.session.language) if hasattr(scr.app, "adapt") else ""
         if adapted:
             text.append(f"  {adapted}", style="dim")

@@ -3,6 +3,7 @@ check, repetition flag, tokens per second and progress. Updated live."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from rich.style import Style
 from rich.text import Text
@@ -28,11 +29,21 @@ def label_counts(facts) -> tuple[int, dict]:
     return done, counts
 
 
-def metrics_text(session, metrics: Metrics | Mapping, checks: Checks | Mapping, palette: Palette, *,
-                 running: bool, tokens_per_s: float = 0.0, max_tokens: int | None = None,
-                 status: str = "", counted: tuple[int, dict] | None = None) -> Text:
+@dataclass(frozen=True)
+class RunState:
+    """The run as the header shows it: whether it is running, its tokens per second, the token
+    budget (None: not shown) and its status line ("": checking, or done)."""
+    running: bool
+    tokens_per_s: float = 0.0
+    max_tokens: int | None = None
+    status: str = ""
+
+
+def metrics_text(session, metrics: Metrics | Mapping, checks: Checks | Mapping, palette: Palette, run: RunState,
+                 counted: tuple[int, dict] | None = None) -> Text:
     """The header. `counted`: `label_counts(session.facts)` when the caller keeps it (a big
     session's header is drawn after every key)."""
+    running, tokens_per_s, max_tokens, status = run.running, run.tokens_per_s, run.max_tokens, run.status
     m = metrics if isinstance(metrics, Metrics) else Metrics.from_dict(dict(metrics or {}), "metrics")
     checks = checks if isinstance(checks, Checks) else Checks.from_dict(dict(checks or {}), "checks")
     calm = (m.calm or Calm()).copy()

@@ -19,6 +19,7 @@ import functools
 import hashlib
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -35,13 +36,24 @@ def default_path() -> Path:
     return Path(str(resources.files("mfact.core").joinpath("checking", "data", COMBINER_FILE)))
 
 
+@dataclass(frozen=True)
+class CombinerOrigin:
+    """What a claim combiner was fitted on: the detector (its SHA-256), the fact basis (its digest),
+    the pair reader whose logit is its last input ("": no such input), and the fit's own record
+    (`meta`: the command, the data, the penalty and the figures)."""
+    detector: str = ""
+    basis: str = ""
+    reader: str = ""
+    meta: dict | None = None
+
+
 class ClaimCombiner:
-    """z = w . (u - mu) / sd + b over the fact features u (and, when `reader` names a pair reader,
-    its logit after them); p(supported) = sigmoid(z / temperature)."""
+    """z = w . (u - mu) / sd + b over the fact features u (and, when the origin's `reader` names a
+    pair reader, its logit after them); p(supported) = sigmoid(z / temperature)."""
 
     def __init__(self, mu: Sequence[float], sd: Sequence[float], w: Sequence[float], b: float,
-                 detector: str = "", basis: str = "", meta: dict | None = None, temperature: float = 1.0,
-                 reader: str = ""):
+                 origin: CombinerOrigin = CombinerOrigin(), temperature: float = 1.0):
+        detector, basis, reader, meta = origin.detector, origin.basis, origin.reader, origin.meta
         self.mu = np.asarray(mu, np.float64)
         self.sd = np.asarray(sd, np.float64)
         self.w = np.asarray(w, np.float64)
@@ -94,9 +106,9 @@ class ClaimCombiner:
     def from_json(cls, d: dict) -> "ClaimCombiner":
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise ValueError(f"not a claim combiner file (format {FORMAT})")
-        return cls(d["mu"], d["sd"], d["w"], d["b"], str(d.get("detector", "")), str(d.get("basis", "")),
-                   d.get("meta") if isinstance(d.get("meta"), dict) else {}, float(d.get("temperature", 1.0)),
-                   str(d.get("reader", "")))
+        origin = CombinerOrigin(str(d.get("detector", "")), str(d.get("basis", "")), str(d.get("reader", "")),
+                                d.get("meta") if isinstance(d.get("meta"), dict) else {})
+        return cls(d["mu"], d["sd"], d["w"], d["b"], origin, float(d.get("temperature", 1.0)))
 
 
 @functools.lru_cache(maxsize=4)

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Sequence
 
-from .checking.text.textutil import COMBINING_MARKS
+from .checking.text.textutil import COMBINING_MARKS, MARKED_WORD
 from .checks import session_checks
 from .figures import Agreement, Calm, Checks, Counts, Metrics
 
@@ -243,10 +243,6 @@ def _text_tokens(text: str) -> tuple[tuple[int, int], ...]:
 _EDGE = " \t\r\n.,;:!?，。；：！？、،؛۔।"
 
 
-# a word of a mark, with its combining marks (Devanagari vowel signs, Arabic harakat) and the
-# inner dots, commas, apostrophes and hyphens of "1.005", "d'argent", "Mayen-Koblenz"
-_MARK_PART = rf"(?:[^\W_][{COMBINING_MARKS}]*)+"
-_MARK_WORD = re.compile(rf"{_MARK_PART}(?:[.,'’\-]{_MARK_PART})*")
 _LETTER = re.compile(r"[^\W_]")
 MARK_REACH = 300        # characters around a reworded fact's span where its marked words are looked for
 MARK_FOUND = 0.5        # ... at least this share of a mark's words found, else the fact's span counts
@@ -266,7 +262,7 @@ def _found_words(text: str, mark: str, span: tuple[int, int]) -> list[tuple[int,
     fewer than MARK_FOUND of them are found."""
     a0, b0 = span
     lo, hi = max(0, a0 - MARK_REACH), min(len(text), b0 + MARK_REACH)
-    words = _MARK_WORD.findall(mark)
+    words = MARKED_WORD.findall(mark)
     found: list[tuple[int, int]] = []
     for w in words:
         at = _word_at(text, w, found[-1][1] if found else lo, hi)

@@ -21,10 +21,10 @@ Words = tuple[tuple[str, int, int], ...]      # a sentence's words with their of
 
 
 @functools.lru_cache(maxsize=4096)
-def sentence_words(text: str, lang: str) -> tuple[tuple[str, Words], ...]:
-    """The sentences of an evidence passage, each with its words: split once per passage for every
-    check of this module that reads it (a fact's checks read the same passages)."""
-    return tuple((sent.text, tuple(words_with_offsets(sent.text))) for sent in split_sentences(text, lang))
+def sentence_words(text: str, lang: str) -> tuple[Words, ...]:
+    """The words of each sentence of an evidence passage: split once per passage for every check of
+    this module that reads it (a fact's checks read the same passages)."""
+    return tuple(tuple(words_with_offsets(sent.text)) for sent in split_sentences(text, lang))
 
 
 # relation swaps (events, roles) and antonyms
@@ -238,7 +238,7 @@ def award_status_swap(fact: str, lang: str, texts: Sequence[str]) -> tuple[int, 
     if len(content) < 3:
         return None
     for text in texts:
-        for _sent, ew in sentence_words(text, lang):
+        for ew in sentence_words(text, lang):
             et = [w.lower() for w, _a, _b in ew]
             theirs = _status_words(et, other, lang)
             if not theirs or _said(et, _status_words(et, mine, lang)):
@@ -277,7 +277,7 @@ def _swaps(ft: list[str], lang: str, texts: Sequence[str], most: int = 1) -> Ite
     words `ft`) nearly copies (difflib ratio or `_covered` >= NEAR_COPY_RATIO) but for its words
     i1..i2, which stand where the sentence has its words j1..j2 (at most `most` on either side)."""
     for text in texts:
-        for _sent, ew in sentence_words(text, lang):
+        for ew in sentence_words(text, lang):
             et = [w.lower() for w, _a, _b in ew]
             if len(et) < MIN_WORDS:
                 continue
@@ -368,7 +368,7 @@ def _short_swaps(ft: list[str], lang: str, texts: Sequence[str]) -> Iterator[tup
     all of them in order but one, which stands where it has one other word ("1921'de Paris'e gitti"
     against "1921'de Moskova'ya gitti ve ...": Turkish drops the subject, so such facts are short)."""
     for text in texts:
-        for _sent, ew in sentence_words(text, lang):
+        for ew in sentence_words(text, lang):
             sm = difflib.SequenceMatcher(None, ft, [w.lower() for w, _a, _b in ew], autojunk=False)
             # what differs on the fact's side (the sentence's own extra words aside): one word for one
             inner = [op for op in sm.get_opcodes() if op[0] != "equal" and op[1] < op[2]]
@@ -399,9 +399,13 @@ def _first_name(words: Sequence[tuple[str, int, int]], i1: int, i2: int) -> int:
     return i1
 
 
+def _prefixes(words: Sequence[tuple[str, int, int]]) -> set[str]:
+    return {w.lower()[:5] for w, _a, _b in words}
+
+
 def word_prefixes(text: str) -> set[str]:
     """The first five letters of each word of `text`, lower case: a word in any of its forms."""
-    return {w.lower()[:5] for w, _a, _b in words_with_offsets(text)}
+    return _prefixes(words_with_offsets(text))
 
 
 SEEN_SHARE = 0.4    # a sentence holding this share of a fact's other words (two at least) may say its name in its place
@@ -424,8 +428,8 @@ def _seen_names(rest: Sequence[str], theirs: Sequence[str], lang: str, texts: Se
     need = max(need, len(content & {w[:5] for w in copied}))
     out: set[str] = set()
     for text in texts:
-        for _sent, ew in sentence_words(text, lang):
-            words = {w.lower()[:5] for w, _a, _b in ew}
+        for ew in sentence_words(text, lang):
+            words = _prefixes(ew)
             if (words & tie) or len(words & content) >= need:
                 out |= words
     return out

@@ -29,6 +29,10 @@ def _mark_class() -> str:
 
 # the combining marks as the body of a regex class: a word keeps them, it is not cut at them
 COMBINING_MARKS = _mark_class()
+# a word's letters with their combining marks (Devanagari vowel signs, Arabic harakat), and a word of
+# them with the inner dots, commas, apostrophes and hyphens of "1.005", "d'argent", "Mayen-Koblenz"
+WORD_PART = rf"(?:[^\W_][{COMBINING_MARKS}]*)+"
+MARKED_WORD = re.compile(rf"{WORD_PART}(?:[.,'’\-]{WORD_PART})*")
 _W = r"[\w" + COMBINING_MARKS + r"]"
 _WORD = re.compile(_W + r"+(?:['’\-]" + _W + r"+)*", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f\uac00-\ud7af]")

@@ -32,7 +32,7 @@ import re
 from collections import Counter, defaultdict
 from typing import Sequence
 
-from ..text.textutil import COMBINING_MARKS, SPACELESS, STOPWORDS, fold_accents, normalise_digits
+from ..text.textutil import MARKED_WORD, SPACELESS, STOPWORDS, WORD_PART, fold_accents, normalise_digits
 
 PREFIX = 5              # letters two words share to be one word inflected
 MIN_PREFIXED = 6        # ... in words of at least this many letters
@@ -44,9 +44,8 @@ GAP_CHARACTERS = 1      # where a character is about a word: characters between 
 WINDOW_SENTENCES = 2    # sentences of the evidence read together against a sentence of the answer
 WINDOWS = 1             # windows read per sentence of the answer
 
-_PART = rf"(?:[^\W_][{COMBINING_MARKS}]*)+"
-_WORD = re.compile(rf"{_PART}(?:[.,'’\-]{_PART})*")
-_PARTS = re.compile(_PART)
+_WORD = MARKED_WORD
+_PARTS = re.compile(WORD_PART)
 _HAN_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+|[^\W_]+")
 _DIGITS = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")

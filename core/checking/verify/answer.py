@@ -225,7 +225,7 @@ def local_evidence(sentence: str, question: str, evidence: Sequence[str], lang: 
     if len(wins) <= WINDOWS:
         return wins
     want = _keys(sentence, lang) | _keys(question, lang)
-    score = [sum(weight[k] for k in ks & want) for ks in keys]
+    score = [math.fsum(weight[k] for k in ks & want) for ks in keys]       # exact: no set order in it
     best = sorted(range(len(wins)), key=lambda i: (-score[i], i))[:WINDOWS]
     return [wins[i] for i in sorted(best)]
 

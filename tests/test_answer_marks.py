@@ -2,7 +2,8 @@
 fact around it), as annotators of answers mark them (core/checking/verify/answer.py)."""
 from __future__ import annotations
 
-from mfact.core.checking.verify.answer import edits_within, local_evidence, merge, unsaid, without_asked
+from mfact.core.checking.verify.answer import (edits_within, local_evidence, merge, unsaid, whole_names,
+                                              without_asked)
 
 
 def _marked(text, spans):
@@ -138,3 +139,35 @@ def test_a_verdicts_marks_on_the_questions_words_move_to_the_facts_own():
     question = "Secondo la leggenda chi sono stati i fondatori di Lugdunum?"
     got = AnsweringVerifier(Marking(), None, None, Question(question, fact)).verify_many([(fact, "Lugdunum", "it", ev)])
     assert [fact[a:b] for a, b in got[0][0].marks] == ["Romani"]
+
+
+def test_a_value_is_marked_without_the_words_that_frame_it():
+    """A mark that holds a value (digits, a month's name, a number's word from CLDR) and at most two
+    other words is cut to the value: annotators mark "10,4", not "beträgt 10,4"; a longer mark is a
+    claim of its own and stays whole."""
+    ev = ["Delley-Portalban ist eine politische Gemeinde im Kanton Freiburg. Der Anteil der Bevölkerung beträgt 2 %."]
+    text = "Der albanischsprachige Anteil der Bevölkerung in Portalban beläuft sich auf 10,4 %."
+    assert _marked(text, unsaid(text, "de", ev, "Wie hoch ist der albanischsprachige Anteil?")) == ["10,4"]
+    text = "Er wurde am 15. Oktober 1932 geboren."
+    assert _marked(text, unsaid(text, "de", ["Er wurde am 10. Januar 1895 geboren."])) == ["15. Oktober 1932"]
+    text = "Die Stadt zählte 1,5 Millionen Einwohner."
+    assert _marked(text, unsaid(text, "de", ["Die Stadt zählte 700.000 Einwohner."])) == ["1,5 Millionen"]
+    text = "He died in 1808 fighting bravely for the Russian cavalry near Hörnefors."
+    assert _marked(text, unsaid(text, "en", ["He was an officer."])) == [
+        "died in 1808 fighting bravely for the Russian cavalry near Hörnefors"]
+
+
+def test_a_wrong_name_is_marked_whole():
+    """A mark inside a name is carried to the whole name, the words the question says included;
+    the capitalised first word of the text is not taken for a name."""
+    q = "Wie heißt die Frau von Bruce Sterling?"
+    text = "Die Frau des Science-Fiction-Autors ist Elizabeth Sterling."
+    ev = ["Bruce Sterling ist ein US-amerikanischer Science-Fiction-Autor. Er ist mit Nancy Baxter verheiratet."]
+    asked = without_asked(text, unsaid(text, "de", ev, q), "de", q)
+    assert _marked(text, asked) == ["Elizabeth"]
+    assert _marked(text, whole_names(text, asked, "de")) == ["Elizabeth Sterling"]
+    film = "His first film was The Long Tomorrow in 1955."
+    assert _marked(film, whole_names(film, [(23, 36)], "en")) == ["The Long Tomorrow"]
+    start = "Lugdunum Romans founded it."
+    assert _marked(start, whole_names(start, [(9, 15)], "en")) == ["Romans"]
+    assert whole_names("他是李四。", [(2, 4)], "zh") == [(2, 4)]

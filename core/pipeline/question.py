@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..checking.verify.answer import local_evidence, unsaid, without_asked
+from ..checking.verify.answer import local_evidence, unsaid, whole_names, without_asked
 from ..protocols import FactContext, Stage
 from ..session import Entity, Evidence, Verdict
 from .check import CachedVerifier
@@ -173,7 +173,7 @@ class AnsweringVerifier(CachedVerifier):
                                      c.sentence if c is not None else "", self.evidence)
                 q = self.question.text
                 if marks:       # each holds a word the question does not say: none is cut away whole
-                    v = unsaid_verdict(v, fact, without_asked(fact, marks, lang, q))
+                    v = unsaid_verdict(v, fact, whole_names(fact, without_asked(fact, marks, lang, q), lang))
                 elif v.label == "NS":     # the verifier's marks less the question's words, else the fact's
                     kept = without_asked(fact, v.marks, lang, q) or without_asked(fact, [(0, len(fact))], lang, q)
                     if kept:

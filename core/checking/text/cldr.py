@@ -8,7 +8,7 @@ import json
 import re
 import unicodedata
 from typing import Iterable
-from .textutil import lowered
+from .textutil import MARKED_WORD, lowered
 from ...languages import CLDR_LOCALES
 # Babel's locale names for mfact's language codes (several scripts where a language has them)
 _BABEL = CLDR_LOCALES     # core/languages.py
@@ -155,3 +155,21 @@ def number_symbols(lang: str) -> tuple[str, str]:
         return get_group_symbol(loc), get_decimal_symbol(loc)
     except Exception:  # noqa: BLE001 - unknown locale: English symbols
         return ",", "."
+
+
+@functools.lru_cache(maxsize=None)
+def magnitude_words(lang: str) -> frozenset[str]:
+    """The words of `lang`'s long compact numbers in CLDR ("Millionen", "tuhatta", "करोड़"), folded,
+    English's with them: a number's own words ("1,5 Millionen")."""
+    out: set[str] = set()
+    for code in dict.fromkeys([lang, "en"]):
+        try:
+            from babel import Locale
+            formats = Locale.parse(_BABEL.get(code, (code,))[0]).compact_decimal_formats.get("long", {})
+        except Exception:  # noqa: BLE001 - unknown locale: no words of its own
+            continue
+        for plural in formats.values():
+            for pattern in plural.values():
+                text = getattr(pattern, "pattern", str(pattern))
+                out.update(_fold(w) for w in re.findall(MARKED_WORD, text.replace("'", " ")) if not w.isdigit())
+    return frozenset(out)

@@ -32,6 +32,7 @@ import re
 from collections import Counter, defaultdict
 from typing import Sequence
 
+from ..text.cldr import magnitude_words, month_names_of
 from ..text.textutil import MARKED_WORD, SPACELESS, STOPWORDS, WORD_PART, fold_accents, normalise_digits
 
 PREFIX = 5              # letters two words share to be one word inflected
@@ -41,6 +42,7 @@ MIN_FUZZY = 4           # ... in words of at least this many letters
 GAP_WORDS = 2           # words between two marks that still make them one
 GAP_CHARS = 20          # ... in at most this many characters
 GAP_CHARACTERS = 1      # where a character is about a word: characters between two marks that join them
+VALUE_FRAME = 2         # content words beside a value that a mark of the value drops ("beträgt 10,4")
 WINDOW_SENTENCES = 2    # sentences of the evidence read together against a sentence of the answer
 WINDOWS = 1             # windows read per sentence of the answer
 
@@ -184,13 +186,38 @@ def merge(text: str, marks: Sequence[tuple[int, int]], by_character: bool = Fals
 
 def unsaid(text: str, lang: str, evidence: Sequence[str], question: str = "") -> list[tuple[int, int]]:
     """The spans of `text` that neither the evidence nor the question says, joined as annotators
-    mark them."""
+    mark them, a value's mark cut to the value (`values_only`)."""
     sources = tuple([*evidence, question])
     if lang in SPACELESS:
         return merge(text, _by_character(text, _lowered(sources)), by_character=True)
     said = _said_words(sources)
     found = [(m.start(), m.end()) for m in _WORD.finditer(text) if not _word_said(m.group(), said)]
-    return merge(text, found)
+    return values_only(text, merge(text, found), lang)
+
+
+@functools.lru_cache(maxsize=None)
+def _value_words(lang: str) -> frozenset[str]:
+    return frozenset(fold(w).strip(".") for w in magnitude_words(lang) | month_names_of([lang]))
+
+
+def _is_value(word: str, lang: str) -> bool:
+    """A word of a value: it has a digit, or it is a month's name or a number's word ("Millionen")
+    in CLDR."""
+    return bool(_DIGITS.search(word)) or fold(word).strip(".") in _value_words(lang)
+
+
+def values_only(text: str, marks: Sequence[tuple[int, int]], lang: str) -> list[tuple[int, int]]:
+    """Each mark that holds a value and at most VALUE_FRAME other words (function words aside) cut
+    to the value, from its first word to its last: annotators mark "10,4" in "beträgt 10,4", "200 und
+    300" in "wiegen zwischen 200 und 300", "15. Oktober 1932", not the words that frame them. A longer
+    mark is a claim of its own and stays whole."""
+    out: list[tuple[int, int]] = []
+    for a, b in marks:
+        words = list(_WORD.finditer(text, a, b))
+        value = [w for w in words if _is_value(w.group(), lang)]
+        frame = [w for w in words if not _is_value(w.group(), lang) and fold(w.group()) not in STOPWORDS]
+        out.append((value[0].start(), value[-1].end()) if value and len(frame) <= VALUE_FRAME else (a, b))
+    return out
 
 
 # --------------------------------------------------------------------------- the window that says it
@@ -228,6 +255,41 @@ def local_evidence(sentence: str, question: str, evidence: Sequence[str], lang: 
     score = [math.fsum(weight[k] for k in ks & want) for ks in keys]       # exact: no set order in it
     best = sorted(range(len(wins)), key=lambda i: (-score[i], i))[:WINDOWS]
     return [wins[i] for i in sorted(best)]
+
+
+def whole_names(text: str, marks: Sequence[tuple[int, int]], lang: str) -> list[tuple[int, int]]:
+    """Each mark that begins or ends inside a name carried to the whole name: the capitalised words a
+    space apart around it (not the text's first word, which is capitalised as the start of a
+    sentence). Annotators mark a wrong name whole ("Elizabeth Sterling" where the question says
+    Sterling, "The Long Tomorrow"), not the part the evidence and the question do not say."""
+    if lang in SPACELESS or not marks:
+        return list(marks)
+    words = list(_WORD.finditer(text))
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(marks):
+        inside = [i for i, w in enumerate(words) if w.start() < b and w.end() > a]
+        if not inside:
+            out.append((a, b))
+            continue
+        i, j = inside[0], inside[-1]
+        if words[i].group()[:1].isupper():
+            while i > 0 and words[i - 1].start() > 0 and _joined(text, words[i - 1], words[i]):
+                i -= 1
+        if words[j].group()[:1].isupper():
+            while j + 1 < len(words) and _joined(text, words[j], words[j + 1]):
+                j += 1
+        a, b = min(a, words[i].start()), max(b, words[j].end())
+        if out and a <= out[-1][1]:         # two marks of one name are one
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _joined(text: str, left: re.Match[str], right: re.Match[str]) -> bool:
+    """Whether two words are of one name: both capitalised, one space apart."""
+    return (left.group()[:1].isupper() and right.group()[:1].isupper()
+            and text[left.end():right.start()] == " ")
 
 
 def without_asked(text: str, marks: Sequence[tuple[int, int]], lang: str, question: str) -> list[tuple[int, int]]:

@@ -18,7 +18,9 @@ says (`without_asked`). A word is its letters with their combining marks (the vo
 Devanagari, Arabic harakat), not cut at them. In a language read by character (Chinese, Japanese) a
 run of characters is said where the evidence has each of its two-character pieces. Marked words a
 word or two apart, on one line, are one mark, as annotators mark a phrase ("Bordarztes Dr. Simon
-Brice").
+Brice"). A mark of a value with at most two words beside it is the value ("beträgt 10,4" -> "10,4":
+`values_only`); a mark inside a name is the whole name, the question's words included ("Elizabeth
+Sterling": `whole_names`).
 
 Which evidence says it: a long page says most words somewhere, so a sentence of the answer is read
 against the evidence window that shares most with it and the question (`local_evidence`: windows of

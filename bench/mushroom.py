@@ -141,7 +141,13 @@ def read_pages(folder: Path, lang: str) -> dict[str, str]:
         return {}
     out: dict[str, str] = {}
     aliases: dict[str, str] = {}
-    with tarfile.open(path, "r:gz") as tar:
+    try:
+        tar = tarfile.open(path, "r:gz")
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        print(f"{path}: not a readable .tar.gz ({exc}; an empty file or a Git LFS pointer is what a clone without "
+              f"LFS gives): the {lang} answers are run without the pages setting", file=sys.stderr)
+        return {}
+    with tar:
         for member in tar:
             if not member.isfile() or not member.name.endswith(".html"):
                 continue

@@ -264,3 +264,14 @@ def test_export_mushroom_is_scored_by_the_task_definitions_and_spans_carry_p(tmp
     assert B.rho(len(text), gold_soft, [(s["start"], s["end"], s["prob"]) for s in pred["soft_labels"]]) == 1.0
     spans = json.loads((tmp_path / "spans.jsonl").read_text(encoding="utf-8"))["spans"]
     assert len(spans) == 1 and spans[0][2] == "NS" and spans[0][3] == pred["soft_labels"][0]["prob"]
+
+
+def test_an_unreadable_pages_archive_is_named_and_its_answers_keep_the_context(tmp_path, capsys):
+    (tmp_path / "url-pages").mkdir()
+    (tmp_path / "url-pages" / "ar.tar.gz").write_bytes(b"")
+    (tmp_path / "url-pages" / "zh.tar.gz").write_text("version https://git-lfs.github.com/spec/v1\noid sha256:0\n")
+    assert B.read_pages(tmp_path, "ar") == {} and B.read_pages(tmp_path, "zh") == {}
+    err = capsys.readouterr().err
+    for lang in ("ar", "zh"):
+        assert f"url-pages/{lang}.tar.gz: not a readable .tar.gz" in err
+        assert f"the {lang} answers are run without the pages setting" in err

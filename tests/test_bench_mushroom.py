@@ -17,6 +17,11 @@ assert _spec is not None and _spec.loader is not None
 B = importlib.util.module_from_spec(_spec)
 sys.modules["mushroom_bench"] = B
 _spec.loader.exec_module(B)
+_spec_r = importlib.util.spec_from_file_location("mushroom_remark_bench", _PATH.with_name("mushroom_remark.py"))
+assert _spec_r is not None and _spec_r.loader is not None
+R = importlib.util.module_from_spec(_spec_r)
+sys.modules["mushroom_remark_bench"] = R
+_spec_r.loader.exec_module(R)
 
 
 def test_iou_is_of_characters_and_one_when_nothing_is_marked_on_either_side():
@@ -146,6 +151,24 @@ def test_a_small_layout_runs_through_the_cli_in_both_settings(tmp_path, capsys, 
     assert B.main(argv[:-2]) == 0
     captured = capsys.readouterr()
     assert captured.err.count("(cached; --fresh runs it)") == 2 and captured.out.splitlines()[-2:] == out[-2:]
+    # the kept run marked again by bench/mushroom_remark.py: the same figures as stored, in both settings
+    remark = ["--data", str(tmp_path / "data"), "--keep", str(tmp_path / "runs"), "--half", "all"]
+    assert R.main(remark) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("|")[1:3] for line in lines if line.startswith("| de")] == [[" de ", " pages "],
+                                                                                   [" de ", " context "]]
+    assert lines[-3:] == ["remark_stored_mean: 1.0000", "remark_mean: 1.0000", "remark_below_median: 0"]
+    # a constant set for the run: with no evidence window read, every word but the asked ones is unsaid
+    from mfact.core.checking.verify import answer
+    monkeypatch.setattr(answer, "WINDOWS", answer.WINDOWS)
+    assert R.main(remark + ["--set", "WINDOWS=0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-3] == "remark_stored_mean: 1.0000" and float(out[-2].split()[-1]) < 0.6
+    for bad, why in (("NOPE=1", "not a constant of the answer marks; one of: "), ("GAP_WORDS=two", "GAP_WORDS is int")):
+        assert R.main(remark + ["--set", bad]) == 2
+        assert why in capsys.readouterr().err
+    assert R.main(["--data", str(tmp_path / "data"), "--keep", str(tmp_path / "nothing")]) == 2
+    assert "no kept run in" in capsys.readouterr().err
 
 
 def test_missing_data_says_where_it_comes_from(tmp_path, capsys, monkeypatch):

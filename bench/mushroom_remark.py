@@ -1,0 +1,173 @@
+"""Mu-SHROOM validation, re-marked: the facts and verdicts of a kept `bench/mushroom.py` run marked
+again by the answer marks as the code now has them, in seconds instead of a fresh run of the whole
+pipeline. For choosing the answer marks' constants on the tuning half:
+
+    python bench/mushroom.py --half all --keep DIR          # once: runs mfact, keeps each setting's home
+    python bench/mushroom_remark.py --keep DIR [--half tuning|reported|all] [--set NAME=VALUE ...]
+
+`--set GAP_WORDS=3` (repeatable) sets a constant of `core/checking/verify/answer.py` for this run
+only (its upper-case int and float constants: PREFIX, FUZZY, GAP_WORDS, GAP_CHARS, VALUE_FRAME,
+WINDOW_SENTENCES, WINDOWS, ...). Data as bench/mushroom.py reads it (`--data DIR`, else
+`$MFACT_MUSHROOM`).
+
+Method: each stored session (the answer's facts, their sentences, the verdicts the run gave them) is
+read from the kept home's SQLite store; every fact that is not IR and not the wrong person is marked
+again as `core/pipeline/question.py`'s AnsweringVerifier marks it: the words of the fact that the
+evidence window of its sentence and the question do not say (`answer_marks`), less the question's
+words, carried to whole names. The evidence is split into passages as the run split it (the given
+passages of `core/knowledge/given.py`). What the store does not keep is the verifier's own verdict
+before the answer marks: for a fact that was marked at its unsaid words, p(not supported) comes
+back from the confidence (0.5 + p/2), and where the new marks are empty it is NS (the whole fact
+less the question's words) above 0.5, else S. So the re-marked figure of unchanged code is close to
+the stored one, not equal: the table prints both, and a constant is judged by the re-marked figures
+with and without it. Scores as bench/mushroom.py: the task's character IoU, per language and
+setting, beside the median team.
+
+The last lines are `remark_stored_mean: X`, `remark_mean: X` and `remark_below_median: N` (cells
+below the median team with the re-marked marks) for the chosen half.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import statistics
+import sys
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location("mushroom_bench_main", _HERE / "mushroom.py")
+assert _spec is not None and _spec.loader is not None
+_mushroom = importlib.util.module_from_spec(_spec)
+sys.modules["mushroom_bench_main"] = _mushroom
+_spec.loader.exec_module(_mushroom)
+
+SETTINGS = ("pages", "context")
+
+
+def set_constants(pairs: list[str]) -> str:
+    """Apply NAME=VALUE to the answer marks' module; '' when done, else the message that says why not."""
+    from mfact.core.checking.verify import answer
+    for pair in pairs:
+        name, _, raw = pair.partition("=")
+        name = name.strip()
+        old = getattr(answer, name, None)
+        if not name.isupper() or type(old) not in (int, float):
+            names = sorted(k for k, v in vars(answer).items() if k.isupper() and type(v) in (int, float))
+            return f"--set {pair!r}: not a constant of the answer marks; one of: {', '.join(names)}"
+        try:
+            setattr(answer, name, type(old)(raw))
+        except ValueError:
+            return f"--set {pair!r}: {name} is {type(old).__name__}, {raw!r} is not"
+    for fn in (answer._said_words, answer._windows, answer._lowered):
+        fn.cache_clear()
+    return ""
+
+
+def sessions_of(home: Path) -> dict:
+    """answer id -> its stored session, from a kept setting's MFACT_HOME."""
+    from mfact.core.store import Store
+    store = Store(home / "data" / "sessions.sqlite3")
+    try:
+        out = {}
+        for summary in store.list_sessions():
+            s = store.get_session(summary.id)
+            out[s.name or s.id] = s
+        return out
+    finally:
+        store.close()
+
+
+def given_evidence(text: str) -> list[str]:
+    """The passages a run made of an answer's evidence (the bench gives it as one titled passage)."""
+    from mfact.core.knowledge.given import GivenRetriever
+    return [e.text for e in GivenRetriever([{"title": "evidence", "text": text}]).evidence]
+
+
+def remark(session, question: str, lang: str, evidence: list[str]) -> None:
+    """Mark the session's facts again with the answer marks (in place)."""
+    from mfact.core.checking.verify.answer import whole_names, without_asked
+    from mfact.core.pipeline import question as q
+    from mfact.core.pipeline.text import fact_contexts
+
+    contexts = fact_contexts(session.text, lang, [f.span for f in session.facts])
+    for f, c in zip(session.facts, contexts):
+        v = f.auto
+        if v is None or v.label == "IR" or v.reason == q.WRONG_PERSON:
+            continue
+        was_unsaid = (v.reason or "").startswith(q.UNSAID)
+        p_ns = 2 * v.confidence - 1 if was_unsaid else (1 - v.confidence if v.label == "S" else v.confidence)
+        base = dataclasses.replace(v, label="S" if p_ns <= 0.5 else "NS", confidence=1 - p_ns if p_ns <= 0.5 else p_ns)
+        marks = q.answer_marks(f.text, lang, [], question, c.sentence if c is not None else "", evidence)
+        if marks:
+            kept = without_asked(f.text, marks, lang, question)
+            f.auto = q.unsaid_verdict(base, f.text, whole_names(f.text, kept, lang))
+        elif was_unsaid:
+            whole = without_asked(f.text, [(0, len(f.text))], lang, question)
+            f.auto = dataclasses.replace(base, marks=whole, reason="") if base.label == "NS" and whole else \
+                dataclasses.replace(base, label="S", marks=[], reason="")
+
+
+def spans(session) -> list[tuple[int, int]]:
+    from mfact.core.formats import session_to_spans
+    return [(a, b) for a, b, _lab, _p in session_to_spans(session)["spans"]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--keep", required=True, help="the folder a `bench/mushroom.py --keep DIR` run kept")
+    ap.add_argument("--data", help=f"the data folder (default: ${_mushroom.ENV})")
+    ap.add_argument("--half", choices=("tuning", "reported", "all"), default="tuning")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="a constant of core/checking/verify/answer.py for this run")
+    args = ap.parse_args(argv)
+    folder = _mushroom.data_dir(args.data)
+    answers = _mushroom.load_answers(folder, list(_mushroom.LANGS)) if folder is not None else {}
+    if not answers:
+        print(_mushroom.missing_message(folder), file=sys.stderr)
+        return 2
+    assert folder is not None
+    keep = Path(args.keep).expanduser()
+    homes = {s: keep / s / "home" for s in SETTINGS if (keep / s / "home" / "data" / "sessions.sqlite3").is_file()}
+    if not homes:
+        print(f"no kept run in {keep}: run `python bench/mushroom.py --half all --keep {keep}` first "
+              "(it keeps <setting>/home/ with the sessions' store)", file=sys.stderr)
+        return 2
+    why = set_constants(args.set)
+    if why:
+        print(why, file=sys.stderr)
+        return 2
+    _mushroom.select(answers, args.half, 0)
+    teams = _mushroom.team_figures(folder)
+    print("| lang | setting | answers | stored IoU | re-marked IoU | median team |")
+    print("|---|---|---:|---:|---:|---:|")
+    stored_all, new_all, below = [], [], 0
+    for setting, home in homes.items():
+        sessions = sessions_of(home)
+        for lang in sorted(answers):
+            rows = [a for a in answers[lang] if setting in a.evidence and a.id in sessions]
+            if not rows:
+                continue
+            old, new = [], []
+            for a in rows:
+                s = sessions[a.id]
+                old.append(_mushroom.iou(a.hard, spans(s)))
+                remark(s, a.question, lang, given_evidence(a.evidence[setting]))
+                new.append(_mushroom.iou(a.hard, spans(s)))
+            median = teams[lang].median_iou if lang in teams else float("nan")
+            o, n = statistics.fmean(old), statistics.fmean(new)
+            print(f"| {lang} | {setting} | {len(rows)} | {o:.3f} | {n:.3f} | {median:.3f} |")
+            stored_all.append(o)
+            new_all.append(n)
+            below += n < median
+    if not new_all:
+        print(f"no answer of the {args.half} half in the kept run {keep}", file=sys.stderr)
+        return 1
+    print(f"remark_stored_mean: {statistics.fmean(stored_all):.4f}")
+    print(f"remark_mean: {statistics.fmean(new_all):.4f}")
+    print(f"remark_below_median: {below}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -12,8 +12,8 @@ WINDOW_SENTENCES, WINDOWS, ...). Data as bench/mushroom.py reads it (`--data DIR
 
 Method: each stored session (the answer's facts, their sentences, the verdicts the run gave them) is
 read from the kept home's SQLite store; every fact that is not IR and not the wrong person is marked
-again as `core/pipeline/question.py`'s AnsweringVerifier marks it: the words of the fact that the
-evidence window of its sentence and the question do not say (`answer_marks`), less the question's
+again by `answer_verdict` (`core/pipeline/question.py`), the AnsweringVerifier's own decision: at the
+words that the evidence window of its sentence and the question do not say, less the question's
 words, carried to whole names. The evidence is split into passages as the run split it (the given
 passages of `core/knowledge/given.py`). What the store does not keep is the verifier's own verdict
 before the answer marks: for a fact that was marked at its unsaid words, p(not supported) comes
@@ -85,8 +85,8 @@ def given_evidence(text: str) -> list[str]:
 
 
 def remark(session, question: str, lang: str, evidence: list[str]) -> None:
-    """Mark the session's facts again with the answer marks (in place)."""
-    from mfact.core.checking.verify.answer import whole_names, without_asked
+    """Mark the session's facts again with the answer marks (in place), by the AnsweringVerifier's
+    own decision (`question.answer_verdict`) from the verifier's verdict as far as the store keeps it."""
     from mfact.core.pipeline import question as q
     from mfact.core.pipeline.text import fact_contexts
 
@@ -96,16 +96,14 @@ def remark(session, question: str, lang: str, evidence: list[str]) -> None:
         if v is None or v.label == "IR" or v.reason == q.WRONG_PERSON:
             continue
         was_unsaid = (v.reason or "").startswith(q.UNSAID)
-        p_ns = 2 * v.confidence - 1 if was_unsaid else (1 - v.confidence if v.label == "S" else v.confidence)
-        base = dataclasses.replace(v, label="S" if p_ns <= 0.5 else "NS", confidence=1 - p_ns if p_ns <= 0.5 else p_ns)
-        marks = q.answer_marks(f.text, lang, [], question, c.sentence if c is not None else "", evidence)
-        if marks:
-            kept = without_asked(f.text, marks, lang, question)
-            f.auto = q.unsaid_verdict(base, f.text, whole_names(f.text, kept, lang))
-        elif was_unsaid:
-            whole = without_asked(f.text, [(0, len(f.text))], lang, question)
-            f.auto = dataclasses.replace(base, marks=whole, reason="") if base.label == "NS" and whole else \
-                dataclasses.replace(base, label="S", marks=[], reason="")
+        if was_unsaid:      # the verifier's p(not supported) read back from the confidence (0.5 + p/2)
+            p_ns = 2 * v.confidence - 1
+            v = dataclasses.replace(v, label="NS" if p_ns > 0.5 else "S", confidence=max(p_ns, 1 - p_ns),
+                                    marks=[], reason="")
+        new = q.answer_verdict(v, f.text, lang, question, c.sentence if c is not None else "", evidence)
+        if was_unsaid and new.label == "NS" and not new.marks:      # every word the question's: S
+            new = dataclasses.replace(new, label="S")
+        f.auto = new
 
 
 def spans(session) -> list[tuple[int, int]]:

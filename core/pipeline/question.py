@@ -119,14 +119,6 @@ def name_marks(fact: str) -> list[tuple[int, int]]:
     return found[:1]
 
 
-def answer_marks(fact: str, lang: str, passages: Sequence[Evidence], question: str, sentence: str = "",
-                 evidence: Sequence[str] | None = None) -> list[tuple[int, int]]:
-    """The words of a fact of an answer that neither the evidence nor the question says
-    (`checking.verify.answer.unsaid`), read against the window of `evidence` (the whole evidence of
-    the text, else the fact's passages) that shares most with its `sentence` and the question ([]
-    where every word is said)."""
-    texts = list(evidence) if evidence else [p.text for p in passages if p.text]
-    return unsaid(fact, lang, local_evidence(sentence or fact, question, texts, lang), question)
 
 
 def _p_hallucinated(v: Verdict) -> float:
@@ -144,6 +136,24 @@ def unsaid_verdict(v: Verdict, fact: str, marks: list[tuple[int, int]]) -> Verdi
         words = words[:MAX_REASON_WORDS - 1] + "…"
     return dataclasses.replace(v, label="NS", confidence=round(0.5 + 0.5 * _p_hallucinated(v), 4),
                                reason=UNSAID + words, marks=marks)
+
+
+def answer_verdict(v: Verdict, fact: str, lang: str, question: str, sentence: str,
+                   texts: Sequence[str]) -> Verdict:
+    """The verdict of a fact of an answer to `question`, from the verifier's `v`: NS at the words
+    that neither the evidence nor the question says (`checking.verify.answer.unsaid`), read against
+    the window of `texts` (the whole evidence of the text, else the fact's passages) that shares most
+    with its `sentence` and the question; where every word is said, an NS keeps its marks less the
+    question's words (else the fact's), any other verdict stays as it is."""
+    marks = unsaid(fact, lang, local_evidence(sentence or fact, question, texts, lang), question)
+    if marks:       # each holds a word the question does not say: none is cut away whole
+        return unsaid_verdict(v, fact, whole_names(fact, without_asked(fact, marks, lang, question), lang))
+    if v.label == "NS":
+        kept = (without_asked(fact, v.marks, lang, question)
+                or without_asked(fact, [(0, len(fact))], lang, question))
+        if kept:
+            return dataclasses.replace(v, marks=kept)
+    return v
 
 
 class AnsweringVerifier(CachedVerifier):
@@ -169,15 +179,8 @@ class AnsweringVerifier(CachedVerifier):
             if named:       # a name the question does not say (its own name misspelt is not someone else)
                 v = Verdict("NS", WRONG_PERSON_CONFIDENCE, v.verifier, [], WRONG_PERSON, marks=named)
             elif v.label != "IR" or other:
-                marks = answer_marks(fact, lang, passages, self.question.text,
-                                     c.sentence if c is not None else "", self.evidence)
-                q = self.question.text
-                if marks:       # each holds a word the question does not say: none is cut away whole
-                    v = unsaid_verdict(v, fact, whole_names(fact, without_asked(fact, marks, lang, q), lang))
-                elif v.label == "NS":     # the verifier's marks less the question's words, else the fact's
-                    kept = without_asked(fact, v.marks, lang, q) or without_asked(fact, [(0, len(fact))], lang, q)
-                    if kept:
-                        v = dataclasses.replace(v, marks=kept)
+                texts = self.evidence or [p.text for p in passages if p.text]
+                v = answer_verdict(v, fact, lang, self.question.text, c.sentence if c is not None else "", texts)
             out.append((v, cached))
         return out
 

@@ -22,6 +22,11 @@ assert _spec_r is not None and _spec_r.loader is not None
 R = importlib.util.module_from_spec(_spec_r)
 sys.modules["mushroom_remark_bench"] = R
 _spec_r.loader.exec_module(R)
+_spec_w = importlib.util.spec_from_file_location("mushroom_windows_bench", _PATH.with_name("mushroom_windows.py"))
+assert _spec_w is not None and _spec_w.loader is not None
+W = importlib.util.module_from_spec(_spec_w)
+sys.modules["mushroom_windows_bench"] = W
+_spec_w.loader.exec_module(W)
 
 
 def test_iou_is_of_characters_and_one_when_nothing_is_marked_on_either_side():
@@ -158,6 +163,10 @@ def test_a_small_layout_runs_through_the_cli_in_both_settings(tmp_path, capsys, 
     assert [line.split("|")[1:3] for line in lines if line.startswith("| de")] == [[" de ", " pages "],
                                                                                    [" de ", " context "]]
     assert lines[-3:] == ["remark_stored_mean: 1.0000", "remark_mean: 1.0000", "remark_below_median: 0"]
+    # bench/mushroom_windows.py on the kept run: one window per evidence, so the ceiling is the run
+    assert W.main(remark) == 0
+    assert capsys.readouterr().out.splitlines()[-2:] == ["windows_remark_mean: 1.0000",
+                                                         "windows_ceiling_mean: 1.0000"]
     # a constant set for the run: with no evidence window read, every word but the asked ones is unsaid
     from mfact.core.checking.verify import answer
     monkeypatch.setattr(answer, "WINDOWS", answer.WINDOWS)
@@ -298,3 +307,30 @@ def test_an_unreadable_pages_archive_is_named_and_its_answers_keep_the_context(t
     for lang in ("ar", "zh"):
         assert f"url-pages/{lang}.tar.gz: not a readable .tar.gz" in err
         assert f"the {lang} answers are run without the pages setting" in err
+
+
+def test_the_windows_bench_finds_the_window_that_settles_a_sentence(tmp_path, capsys):
+    # the chooser reads the window with the rarest shared stems ("Warschau", "1869"), which says the
+    # wrong year; the window that settles the sentence says its right words and not the wrong one
+    text = "Marie Curie wurde 1869 in Warschau geboren."
+    row = {"id": "val-de-1", "lang": "de", "model_input": "Wann kam Marie Curie zur Welt?",
+           "model_output_text": text, "hard_labels": [[text.index("1869"), text.index("1869") + 4]],
+           "soft_labels": [], "wikipedia_url": "https://de.wikipedia.org/wiki/Marie_Curie"}
+    (tmp_path / "val").mkdir()
+    (tmp_path / "val" / "mushroom.de-val.v2.extra.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    ctx = tmp_path / "context" / "de-val.v2_perplexity-sonar-pro"
+    ctx.mkdir(parents=True)
+    (ctx / "val-de-1.context.txt").write_text(
+        "Marie Curie wurde 1867 geboren. Marie Curie wurde Physikerin. Marie Curie wurde berühmt. "
+        "Warschau feierte 1869 ein Fest. Das Fest war groß.", encoding="utf-8")
+    assert W.main(["--data", str(tmp_path), "--half", "all"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    cells = [c.strip() for c in next(x for x in out if x.startswith("| de | context")).split("|")[1:-1]]
+    # one sentence, not settled by the chosen window, settled by the chooser's second
+    assert cells[2:5] == ["1", "0.00", "1.00"]
+    # right words said: chosen (not "geboren") / settling (not "Warschau") / the whole evidence;
+    # the wrong year: said by the chosen window and the whole evidence, not by the settling one
+    assert cells[5:] == ["0.75 / 0.75 / 1.00", "1.00 / 0.00 / 1.00"]
+    assert out[-2:] == ["windows_settled_mean: 0.000", "windows_top3_mean: 1.000"]
+    assert W.main(["--data", str(tmp_path / "none")]) == 2
+    assert "val" in capsys.readouterr().err

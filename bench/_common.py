@@ -82,7 +82,35 @@ def articles_pickle(given: str = "") -> Path | None:
     path = Path(given) if given else max((cache_dir() / "detector").glob("articles-*.pkl"),
                                         key=lambda p: p.stat().st_mtime, default=None)
     if path is None or not path.is_file():
-        print("no articles pickle: build it with `python -m mfact.core.training.train_detector --articles FILE ...`",
+        print("no articles pickle: build it with `python bench/corruption_verdicts.py --wiki DIR --silver DIR` "
+              "(DIR: the wiki_references*.csv files of WorldHellow/mHallucinations-LLM "
+              "datasets/hallucination_evaluation/; the mFAVA silver files, whose articles are left out)",
               file=sys.stderr)
         return None
+    return path
+
+
+def build_articles(wiki: str, silver: str) -> Path | None:
+    """The articles pickle made from `wiki`'s wiki_references*.csv files and the bundled leads (less
+    the articles of the mFAVA silver files in `silver`), as `python -m mfact.core.training.train_detector
+    --wiki` reads them; kept in mfact's cache dir under a digest of the files' names and sizes, so a
+    second run reads it back. None (and why, on stderr) when `wiki` holds no such file."""
+    import hashlib
+    import pickle
+    from mfact.core.paths import cache_dir
+    from mfact.core.training import detector_data as dd
+    folder = Path(wiki).expanduser()
+    files = sorted(folder.glob("wiki_references*.csv"))
+    if not files:
+        print(f"no wiki_references*.csv in {wiki}", file=sys.stderr)
+        return None
+    key = hashlib.sha256(repr([(p.name, p.stat().st_size) for p in files] + [str(silver)]).encode()).hexdigest()
+    path = cache_dir() / "detector" / f"articles-wiki-{key[:12]}.pkl"
+    if path.is_file():
+        return path
+    arts, rep = dd.load_articles(folder, leads=True, silver_dir=Path(silver).expanduser(), cache=None)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps((arts, rep)))
+    print(f"articles: {len(arts)} from {len(files)} files and the bundled leads, "
+          f"{sum(rep.get('dropped_silver', {}).values())} left out as silver's -> {path}", file=sys.stderr)
     return path

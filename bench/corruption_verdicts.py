@@ -1,7 +1,13 @@
 """The default verifier's verdicts on the detector's corruption dev set: recall per error kind and
 kept sentences judged S (issue 21's target row), next to the slot checks' own share.
 
-    python bench/corruption_verdicts.py [--articles PICKLE] [--per-lang 70] [--extra 10] [--verifiers offline,lite]
+    python bench/corruption_verdicts.py [--articles PICKLE | --wiki DIR --silver DIR] [--per-lang 70] [--extra 10]
+        [--verifiers offline,lite]
+
+The articles: `--articles PICKLE`, else one built from `--wiki DIR` (the `wiki_references*.csv` files
+of WorldHellow/mHallucinations-LLM `datasets/hallucination_evaluation/`, as the shipped detector was
+trained; with the bundled leads, less the articles of the mFAVA silver files in `--silver DIR`) and
+kept in mfact's cache dir, else the newest pickle there.
 
 The dev set is the one `python -m mfact.core.training.train_detector --table` scores the detector on
 (the same seed, articles and order; its XNLI rows left out): held-out articles of every language
@@ -41,7 +47,7 @@ from mfact.core.session import Evidence
 from mfact.core.training import detector_data as dd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import articles_pickle  # noqa: E402
+from _common import articles_pickle, build_articles  # noqa: E402
 
 ERROR_KINDS = ("entity", "relation", "contradiction", "invented", "unverifiable")
 GOOD_KINDS = ("kept", "clause", "paraphrase")
@@ -153,6 +159,8 @@ def report(names: list[str], tallies: list[dict]) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--articles", default="", help="the articles pickle (default: the newest in the cache)")
+    ap.add_argument("--wiki", default="", help="build the articles from the wiki_references*.csv files here")
+    ap.add_argument("--silver", default="", help="with --wiki: the mFAVA silver files, whose articles are left out")
     ap.add_argument(
         "--per-lang", type=int, default=70, help="examples per language (as train_detector's --dev-per-lang)"
     )
@@ -165,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="also --extra sentences a language with an unsupported clause appended (row 'extension')")
     ap.add_argument("--langs", default="", help="only these languages (comma-separated)")
     args = ap.parse_args(argv)
-    path = articles_pickle(args.articles)
+    path = build_articles(args.wiki, args.silver) if args.wiki and not args.articles else articles_pickle(args.articles)
     if path is None:
         return 2
     examples = dev_examples(path, args.per_lang, args.extra, args.xnli, extensions=args.extensions)

@@ -61,3 +61,42 @@ def test_the_bench_runs_the_verifier_over_the_dev_set(tmp_path, capsys):
     assert "| kept (judged S) |" in out and "| invented (caught) |" in out
     last = out.strip().splitlines()[-1]
     assert last.startswith("corruption_verdict_min_recall: ") and 0.0 <= float(last.split(": ")[1]) <= 100.0
+
+
+def test_the_articles_are_built_from_the_wiki_references_files_and_kept(tmp_path, capsys, monkeypatch):
+    import csv
+    monkeypatch.setenv("MFACT_HOME", str(tmp_path / "home"))
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    people = [("Miren Etxeberria", "Donostia", "1901", "margolaria"), ("Jon Agirre", "Bilbo", "1877", "idazlea"),
+              ("Ane Lasa", "Tolosa", "1920", "musikaria")]
+    with (wiki / "wiki_references_and_queries_filtered_eu.csv").open("w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["Category", "Article Title", "URL", "reference_1"])
+        for name, town, year, job in people:
+            text = (f"{name} {town} hirian jaio zen {year} urtean eta bizitza osoa han eman zuen. "
+                    f"{name} euskal {job} ezaguna izan zen bere garaian eta gaur egun ere bai. "
+                    f"Bere lanak {town} hiriko museoan daude ikusgai urte osoan zehar. "
+                    f"Gazte zela Parisera joan zen ikastera eta hiru urte egon zen han. "
+                    f"Itzuli zenean {town} hirian eskola bat sortu zuen lagun batzuekin batera.")
+            w.writerow(["Pertsonak", name, "https://eu.wikipedia.org/wiki/x", text])
+    argv = ["--wiki", str(wiki), "--per-lang", "7", "--extra", "0", "--xnli", "0", "--verifiers", "lite",
+            "--langs", "eu"]
+    assert M.main(argv) == 0
+    captured = capsys.readouterr()
+    assert "articles: " in captured.err and "from 1 files and the bundled leads" in captured.err
+    kept = list((tmp_path / "home" / "cache" / "detector").glob("articles-wiki-*.pkl"))
+    assert len(kept) == 1
+    arts, _rep = pickle.loads(kept[0].read_bytes())
+    assert {a.title for a in arts if a.lang == "eu"} == {p[0] for p in people}
+    assert "| kept (judged S) |" in captured.out
+    # a second run reads the kept pickle back: the same table, nothing built
+    assert M.main(argv) == 0
+    again = capsys.readouterr()
+    assert "articles: " not in again.err and again.out == captured.out
+    # a folder without the files, and no pickle anywhere: say what to pass
+    assert M.main(["--wiki", str(tmp_path / "empty")]) == 2
+    assert "no wiki_references*.csv in" in capsys.readouterr().err
+    kept[0].unlink()
+    assert M.main([]) == 2
+    assert "--wiki DIR --silver DIR" in capsys.readouterr().err

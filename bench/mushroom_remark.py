@@ -111,35 +111,33 @@ def spans(session) -> list[tuple[int, int]]:
     return [(a, b) for a, b, _lab, _p in session_to_spans(session)["spans"]]
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--keep", required=True, help="the folder a `bench/mushroom.py --keep DIR` run kept")
+def add_data_args(ap: argparse.ArgumentParser) -> None:
+    """The options of the data, the half and the answer marks' constants (this bench and
+    bench/mushroom_windows.py)."""
     ap.add_argument("--data", help=f"the data folder (default: ${_mushroom.ENV})")
     ap.add_argument("--half", choices=("tuning", "reported", "all"), default="tuning")
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                     help="a constant of core/checking/verify/answer.py for this run")
-    args = ap.parse_args(argv)
+
+
+def load(args: argparse.Namespace) -> tuple[Path, dict] | None:
+    """The data folder and its answers, None (and where the data comes from, on stderr) when there are none."""
     folder = _mushroom.data_dir(args.data)
     answers = _mushroom.load_answers(folder, list(_mushroom.LANGS)) if folder is not None else {}
-    if not answers:
+    if folder is None or not answers:
         print(_mushroom.missing_message(folder), file=sys.stderr)
-        return 2
-    assert folder is not None
-    keep = Path(args.keep).expanduser()
-    homes = {s: keep / s / "home" for s in SETTINGS if (keep / s / "home" / "data" / "sessions.sqlite3").is_file()}
-    if not homes:
-        print(f"no kept run in {keep}: run `python bench/mushroom.py --half all --keep {keep}` first "
-              "(it keeps <setting>/home/ with the sessions' store)", file=sys.stderr)
-        return 2
-    why = set_constants(args.set)
-    if why:
-        print(why, file=sys.stderr)
-        return 2
-    _mushroom.select(answers, args.half, 0)
-    teams = _mushroom.team_figures(folder)
-    print("| lang | setting | answers | stored IoU | re-marked IoU | median team |")
-    print("|---|---|---:|---:|---:|---:|")
-    stored_all, new_all, below = [], [], 0
+        return None
+    return folder, answers
+
+
+def kept_homes(keep: Path) -> dict[str, Path]:
+    """Each setting's MFACT_HOME of a kept run (those that hold a store)."""
+    return {s: keep / s / "home" for s in SETTINGS if (keep / s / "home" / "data" / "sessions.sqlite3").is_file()}
+
+
+def remark_cells(answers: dict, homes: dict[str, Path]) -> list[tuple[str, str, int, float, float]]:
+    """Per setting and language of the kept run: (setting, lang, answers, stored IoU, re-marked IoU)."""
+    out = []
     for setting, home in homes.items():
         sessions = sessions_of(home)
         for lang in sorted(answers):
@@ -152,17 +150,44 @@ def main(argv: list[str] | None = None) -> int:
                 old.append(_mushroom.iou(a.hard, spans(s)))
                 remark(s, a.question, lang, given_evidence(a.evidence[setting]))
                 new.append(_mushroom.iou(a.hard, spans(s)))
-            median = teams[lang].median_iou if lang in teams else float("nan")
-            o, n = statistics.fmean(old), statistics.fmean(new)
-            print(f"| {lang} | {setting} | {len(rows)} | {o:.3f} | {n:.3f} | {median:.3f} |")
-            stored_all.append(o)
-            new_all.append(n)
-            below += n < median
-    if not new_all:
+            out.append((setting, lang, len(rows), statistics.fmean(old), statistics.fmean(new)))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--keep", required=True, help="the folder a `bench/mushroom.py --keep DIR` run kept")
+    add_data_args(ap)
+    args = ap.parse_args(argv)
+    loaded = load(args)
+    if loaded is None:
+        return 2
+    folder, answers = loaded
+    keep = Path(args.keep).expanduser()
+    homes = kept_homes(keep)
+    if not homes:
+        print(f"no kept run in {keep}: run `python bench/mushroom.py --half all --keep {keep}` first "
+              "(it keeps <setting>/home/ with the sessions' store)", file=sys.stderr)
+        return 2
+    why = set_constants(args.set)
+    if why:
+        print(why, file=sys.stderr)
+        return 2
+    _mushroom.select(answers, args.half, 0)
+    teams = _mushroom.team_figures(folder)
+    print("| lang | setting | answers | stored IoU | re-marked IoU | median team |")
+    print("|---|---|---:|---:|---:|---:|")
+    cells = remark_cells(answers, homes)
+    if not cells:
         print(f"no answer of the {args.half} half in the kept run {keep}", file=sys.stderr)
         return 1
-    print(f"remark_stored_mean: {statistics.fmean(stored_all):.4f}")
-    print(f"remark_mean: {statistics.fmean(new_all):.4f}")
+    below = 0
+    for setting, lang, n, o, new in cells:
+        median = teams[lang].median_iou if lang in teams else float("nan")
+        print(f"| {lang} | {setting} | {n} | {o:.3f} | {new:.3f} | {median:.3f} |")
+        below += new < median
+    print(f"remark_stored_mean: {statistics.fmean(c[3] for c in cells):.4f}")
+    print(f"remark_mean: {statistics.fmean(c[4] for c in cells):.4f}")
     print(f"remark_below_median: {below}")
     return 0
 

@@ -35,9 +35,7 @@ means over the cells, and with `--keep`, `windows_remark_mean: X` and `windows_c
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib.util
-import io
 import math
 import statistics
 import sys
@@ -56,8 +54,8 @@ def _load(name: str, file: str):
     return mod
 
 
-_mushroom = _load("mushroom_bench_main", "mushroom.py")
 _remark = _load("mushroom_bench_remark", "mushroom_remark.py")
+_mushroom = _remark._mushroom         # bench/mushroom.py, as the re-marking bench loaded it
 SETTINGS = ("pages", "context")
 
 
@@ -85,25 +83,15 @@ def words_of(sentence: str, start: int, lang: str) -> list[tuple[int, int]]:
 def said_by(sentence: str, start: int, words: list[tuple[int, int]], lang: str, texts: list[str],
             question: str) -> list[bool]:
     """For each word, whether `texts` (with the question) say it, word by word as the answer marks
-    decide it (before their marks are joined and cut to values)."""
-    from mfact.core.checking.text.textutil import SPACELESS
+    decide it (`answer.unsaid_words`: before their marks are joined and cut to values)."""
     from mfact.core.checking.verify import answer
-    sources = (*texts, question)
-    if lang in SPACELESS:
-        marks = [(a + start, b + start) for a, b in answer._by_character(sentence, answer._lowered(sources))]
-        return [not any(a < mb and ma < b for ma, mb in marks) for a, b in words]
-    said = answer._said_words(sources)
-    return [answer._word_said(sentence[a - start:b - start], said) for a, b in words]
+    marks = [(a + start, b + start) for a, b in answer.unsaid_words(sentence, lang, [*texts, question])]
+    return [not any(a < mb and ma < b for ma, mb in marks) for a, b in words]
 
 
-def chooser_order(sentence: str, question: str, evidence: list[str], lang: str) -> tuple[list[str], list[int]]:
-    """The evidence windows and their order by the answer marks' chooser (best first), as
-    `answer.local_evidence` ranks them."""
-    from mfact.core.checking.verify import answer
-    wins, keys, weight = answer._windows(tuple(evidence), lang)
-    want = answer._keys(sentence, lang) | answer._keys(question, lang)
-    score = [math.fsum(weight[k] for k in ks & want) for ks in keys]
-    return wins, sorted(range(len(wins)), key=lambda i: (-score[i], i))
+def settling_score(said: list[bool], wrong: list[bool]) -> int:
+    """How well a window settles a sentence: its right words it says less its wrong words it says."""
+    return sum(ok and not bad for ok, bad in zip(said, wrong)) - sum(ok and bad for ok, bad in zip(said, wrong))
 
 
 def measure(a, setting: str, cell: Cell) -> None:
@@ -116,13 +104,12 @@ def measure(a, setting: str, cell: Cell) -> None:
         wrong = [any(i in gold for i in range(x, y)) for x, y in words]
         if not words:
             continue
-        wins, order = chooser_order(s.text, a.question, evidence, a.lang)
+        wins, order = answer.ranked_windows(s.text, a.question, evidence, a.lang)
         if not wins:
             continue
         chosen = answer.local_evidence(s.text, a.question, evidence, a.lang)
         said = [said_by(s.text, s.start, words, a.lang, [w], a.question) for w in wins]
-        settle = [sum(ok and not bad for ok, bad in zip(sv, wrong)) - sum(ok and bad for ok, bad in zip(sv, wrong))
-                  for sv in said]
+        settle = [settling_score(sv, wrong) for sv in said]
         best = max(settle)
         cell.sentences += 1
         if best > min(settle):
@@ -154,41 +141,30 @@ def settling_chooser(answers: dict, among: int):
         words = words_of(sentence, at, lang)
         gold = _mushroom._chars(a.hard)
         wrong = [any(i in gold for i in range(x, y)) for x, y in words]
-        wins, order = chooser_order(sentence, question, list(evidence), lang)
+        wins, order = answer.ranked_windows(sentence, question, evidence, lang)
         best, pick = -math.inf, None
         for i in order[:among] if among else order:
             said = said_by(sentence, at, words, lang, [wins[i]], question)
-            score = sum(ok and not bad for ok, bad in zip(said, wrong)) - sum(
-                ok and bad for ok, bad in zip(said, wrong))
+            score = settling_score(said, wrong)
             if score > best:
                 best, pick = score, i
         return [wins[pick]] if pick is not None else []
     return choose
 
 
-def remark_mean(argv: list[str]) -> str:
-    """bench/mushroom_remark.py's `remark_mean` for `argv` ('' when it printed none)."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        _remark.main(argv)
-    return next((ln.split(":", 1)[1].strip() for ln in out.getvalue().splitlines()
-                 if ln.startswith("remark_mean:")), "")
-
-
-def ceiling(answers: dict, args: argparse.Namespace) -> None:
-    """Print the re-marked IoU with the chosen windows and with the settling ones."""
+def ceiling(answers: dict, keep: str, among: int) -> None:
+    """Print the kept run's re-marked mean IoU with the chosen windows and with the settling ones."""
     from mfact.core.pipeline import question
-    argv = ["--keep", args.keep, "--half", args.half, *(["--data", args.data] if args.data else []),
-            *[x for pair in args.set for x in ("--set", pair)]]
-    chosen = remark_mean(argv)
+    homes = _remark.kept_homes(Path(keep).expanduser())
+    chosen = [c[4] for c in _remark.remark_cells(answers, homes)]
     original = question.local_evidence
-    question.local_evidence = settling_chooser(answers, args.among)
+    question.local_evidence = settling_chooser(answers, among)
     try:
-        settled = remark_mean(argv)
+        settled = [c[4] for c in _remark.remark_cells(answers, homes)]
     finally:
         question.local_evidence = original
-    print(f"windows_remark_mean: {chosen or 'none'}")
-    print(f"windows_ceiling_mean: {settled or 'none'}")
+    print(f"windows_remark_mean: {statistics.fmean(chosen):.4f}" if chosen else "windows_remark_mean: none")
+    print(f"windows_ceiling_mean: {statistics.fmean(settled):.4f}" if settled else "windows_ceiling_mean: none")
 
 
 def _share(n: int, d: int) -> str:
@@ -197,20 +173,16 @@ def _share(n: int, d: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", help=f"the data folder (default: ${_mushroom.ENV})")
-    ap.add_argument("--half", choices=("tuning", "reported", "all"), default="tuning")
-    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                    help="a constant of core/checking/verify/answer.py for this run")
+    _remark.add_data_args(ap)
     ap.add_argument("--keep", help="a kept `bench/mushroom.py --half all --keep DIR` run: also print the "
                     "re-marked IoU with the chosen and with the settling windows")
     ap.add_argument("--among", type=int, default=0, metavar="N",
                     help="with --keep: the settling window of the chooser's first N windows (default: all)")
     args = ap.parse_args(argv)
-    folder = _mushroom.data_dir(args.data)
-    answers = _mushroom.load_answers(folder, list(_mushroom.LANGS)) if folder is not None else {}
-    if not answers:
-        print(_mushroom.missing_message(folder), file=sys.stderr)
+    loaded = _remark.load(args)
+    if loaded is None:
         return 2
+    answers = loaded[1]
     why = _remark.set_constants(args.set)
     if why:
         print(why, file=sys.stderr)
@@ -242,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"windows_settled_mean: {statistics.fmean(settled):.3f}")
     print(f"windows_top3_mean: {statistics.fmean(top3):.3f}")
     if args.keep:
-        ceiling(answers, args)
+        ceiling(answers, args.keep, args.among)
     return 0
 
 

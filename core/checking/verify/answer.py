@@ -186,14 +186,21 @@ def merge(text: str, marks: Sequence[tuple[int, int]], by_character: bool = Fals
     return out
 
 
+def unsaid_words(text: str, lang: str, sources: Sequence[str]) -> list[tuple[int, int]]:
+    """The spans of the words of `text` (the characters, in a language read by character) that
+    `sources` do not say, each on its own: before `unsaid` joins them and cuts them to values."""
+    if lang in SPACELESS:
+        return _by_character(text, _lowered(tuple(sources)))
+    said = _said_words(tuple(sources))
+    return [(m.start(), m.end()) for m in _WORD.finditer(text) if not _word_said(m.group(), said)]
+
+
 def unsaid(text: str, lang: str, evidence: Sequence[str], question: str = "") -> list[tuple[int, int]]:
     """The spans of `text` that neither the evidence nor the question says, joined as annotators
     mark them, a value's mark cut to the value (`values_only`)."""
-    sources = tuple([*evidence, question])
+    found = unsaid_words(text, lang, [*evidence, question])
     if lang in SPACELESS:
-        return merge(text, _by_character(text, _lowered(sources)), by_character=True)
-    said = _said_words(sources)
-    found = [(m.start(), m.end()) for m in _WORD.finditer(text) if not _word_said(m.group(), said)]
+        return merge(text, found, by_character=True)
     return values_only(text, merge(text, found), lang)
 
 
@@ -247,16 +254,24 @@ def _windows(evidence: tuple[str, ...], lang: str) -> tuple[list[str], list[froz
     return wins, keys, {k: math.log(1 + n / c) for k, c in df.items()}
 
 
-def local_evidence(sentence: str, question: str, evidence: Sequence[str], lang: str) -> list[str]:
-    """The evidence windows that `sentence` (of an answer to `question`) is read against: the WINDOWS
-    that share most with the sentence and the question, each shared key weighted by its rarity."""
+def ranked_windows(sentence: str, question: str, evidence: Sequence[str], lang: str) -> tuple[list[str], list[int]]:
+    """The evidence's windows and their indices from the one that shares most with `sentence` (of
+    an answer to `question`) to the one that shares least, each shared key weighted by its rarity
+    (ties in the evidence's order)."""
     wins, keys, weight = _windows(tuple(evidence), lang)
-    if len(wins) <= WINDOWS:
-        return wins
     want = _keys(sentence, lang) | _keys(question, lang)
     score = [math.fsum(weight[k] for k in ks & want) for ks in keys]       # exact: no set order in it
-    best = sorted(range(len(wins)), key=lambda i: (-score[i], i))[:WINDOWS]
-    return [wins[i] for i in sorted(best)]
+    return wins, sorted(range(len(wins)), key=lambda i: (-score[i], i))
+
+
+def local_evidence(sentence: str, question: str, evidence: Sequence[str], lang: str) -> list[str]:
+    """The evidence windows that `sentence` (of an answer to `question`) is read against: the WINDOWS
+    first of `ranked_windows`, in the evidence's order."""
+    wins = _windows(tuple(evidence), lang)[0]
+    if len(wins) <= WINDOWS:
+        return wins
+    wins, order = ranked_windows(sentence, question, evidence, lang)
+    return [wins[i] for i in sorted(order[:WINDOWS])]
 
 
 def whole_names(text: str, marks: Sequence[tuple[int, int]], lang: str) -> list[tuple[int, int]]:
